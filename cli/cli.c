@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.c - error reporting and formatting shared by the perfev commands.
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "perfev: %s: ", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning", fmt, ap);
+	va_end(ap);
+}
+
+void cli_print_error(const struct pev_error *err)
+{
+	char buf[2 * PEV_ERROR_MESSAGE_MAX + 256];
+
+	pev_error_format(err, buf, sizeof(buf));
+	fprintf(stderr, "perfev: error: %s", buf);
+}
+
+int cli_usage(const char *usage)
+{
+	fprintf(stderr, "usage: %s\n", usage);
+	return 129;
+}
+
+char *cli_group_digits(uint64_t v, char *buf, size_t size)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
+	size_t out = 0;
+
+	for (int i = 0; i < n && out + 1 < size; i++) {
+		if (i > 0 && (n - i) % 3 == 0 && out + 2 < size)
+			buf[out++] = ',';
+		buf[out++] = digits[i];
+	}
+	buf[out] = '\0';
+	return buf;
+}
+
+char *cli_first_sentence(const char *text, char *buf, size_t size)
+{
+	const char *end = strstr(text, ". ");
+	size_t n = end ? (size_t)(end - text) + 1 : strlen(text);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+	return buf;
+}

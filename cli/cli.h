@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - what the perfev commands share: the command table entry, error
+ * reporting in git's style, and number formatting.
+ */
+#ifndef PERFEV_CLI_H
+#define PERFEV_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "perfev.h"
+
+/* One perfev command: `perfev <name> ...` runs fn(argc, argv) with argv[0] = name. */
+struct cli_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_check(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+
+/* Prints "perfev: error: <formatted>" to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "perfev: warning: <formatted>" to stderr. */
+void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints a library error: "perfev: error: <message>" then "hint: ..." lines. */
+void cli_print_error(const struct pev_error *err);
+
+/* Prints "usage: <usage>" and returns the exit status for bad usage (129, as git). */
+int cli_usage(const char *usage);
+
+/* Formats v with thousands separators into buf ("1,234,567"). Returns buf. */
+char *cli_group_digits(uint64_t v, char *buf, size_t size);
+
+/* Copies the first sentence of text (up to ". ") into buf. Returns buf. */
+char *cli_first_sentence(const char *text, char *buf, size_t size);
+
+#endif /* PERFEV_CLI_H */

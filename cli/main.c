@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - `perfev <command> [args]`: finds the command in the table and runs it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct cli_command commands[] = {
+	{"check", cmd_check, "what perf_event_open can do on this machine, and fixes"},
+	{"stat", cmd_stat, "run a command and count events"},
+};
+
+static void print_help(FILE *out)
+{
+	fprintf(out, "usage: perfev [--version] [--help] <command> [<args>]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "   %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'perfev <command> --help' describes a command; 'man perfev-<command>' "
+		     "has the details.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_help(stderr);
+		return 129;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		print_help(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("perfev %d.%d.%d\n", PEV_VERSION_MAJOR, PEV_VERSION_MINOR, PEV_VERSION_PATCH);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	cli_error("'%s' is not a perfev command; see 'perfev --help'", argv[1]);
+	return 129;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfev.h - everything libperfev offers, in one include.
+ */
+#ifndef PERFEV_H
+#define PERFEV_H
+
+#include "perfev/common.h"
+#include "perfev/abi.h"
+#include "perfev/error.h"
+#include "perfev/log.h"
+#include "perfev/event.h"
+#include "perfev/opts.h"
+#include "perfev/machine.h"
+#include "perfev/counter.h"
+#include "perfev/ring.h"
+
+#endif /* PERFEV_H */

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfev/event.h - what to count: an event's identity.
+ *
+ * A struct pev_event names one event (its type, config words, breakpoint
+ * fields) apart from how it is opened (struct pev_opts, perfev/opts.h). The
+ * constructors below cover the fixed event kinds; probes read their PMU type
+ * from sysfs. Strings an event points to are borrowed, never owned.
+ */
+#ifndef PERFEV_EVENT_H
+#define PERFEV_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfev/abi.h"
+#include "perfev/common.h"
+#include "perfev/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * An event's identity. For breakpoints config1 is the address and config2
+ * the length; for uprobes/kprobes config1 points to the path or function
+ * name (which must stay valid until the event is opened) and config2 is
+ * the offset.
+ */
+struct pev_event {
+	uint32_t type;    /**< enum pev_type or a PMU's dynamic type */
+	uint32_t bp_type; /**< breakpoints: enum pev_bp_type */
+	uint64_t config;
+	uint64_t config1;
+	uint64_t config2;
+	uint64_t config3;
+	const char *name; /**< how the user named it, for messages; may be NULL */
+	const char *pmu;  /**< the PMU's sysfs name, for messages; may be NULL */
+};
+
+/** A generic hardware event (cycles, instructions, ...). */
+static inline struct pev_event pev_event_hardware(enum pev_hw_id id)
+{
+	struct pev_event ev = {.type = PEV_TYPE_HARDWARE, .config = (uint64_t)id};
+	return ev;
+}
+
+/** A software event (cpu-clock, task-clock, page-faults, ...). */
+static inline struct pev_event pev_event_software(enum pev_sw_id id)
+{
+	struct pev_event ev = {.type = PEV_TYPE_SOFTWARE, .config = (uint64_t)id};
+	return ev;
+}
+
+/** A generic cache event: level, operation and result. */
+static inline struct pev_event pev_event_cache(enum pev_hw_cache_id id, enum pev_hw_cache_op op,
+					       enum pev_hw_cache_result result)
+{
+	struct pev_event ev = {.type = PEV_TYPE_HW_CACHE,
+			       .config = PEV_HW_CACHE_CONFIG(id, op, result)};
+	return ev;
+}
+
+/** A CPU-specific raw event code (the core PMU's config). */
+static inline struct pev_event pev_event_raw(uint64_t config)
+{
+	struct pev_event ev = {.type = PEV_TYPE_RAW, .config = config};
+	return ev;
+}
+
+/** A tracepoint by its tracefs id (events/<subsystem>/<event>/id). */
+static inline struct pev_event pev_event_tracepoint(uint64_t id)
+{
+	struct pev_event ev = {.type = PEV_TYPE_TRACEPOINT, .config = id};
+	return ev;
+}
+
+/** A hardware breakpoint on len bytes at addr, for the accesses in bp_type. */
+static inline struct pev_event pev_event_breakpoint(uint64_t addr, uint64_t len,
+						    enum pev_bp_type bp_type)
+{
+	struct pev_event ev = {.type = PEV_TYPE_BREAKPOINT,
+			       .bp_type = (uint32_t)bp_type,
+			       .config1 = addr,
+			       .config2 = len};
+	return ev;
+}
+
+/**
+ * Describes a uprobe (or, with retprobe, a uretprobe) at byte offset
+ * `offset` of the file at `path`, on the `uprobe` PMU. Reads the PMU type and
+ * the retprobe bit from sysfs under `sysfs_root` (NULL means "/sys").
+ * `path` is borrowed until the event is opened.
+ * Returns 0, or PEV_ENOENT when this kernel has no uprobe PMU (with err filled).
+ */
+PEV_API int pev_event_uprobe(struct pev_event *ev, const char *path, uint64_t offset,
+			     bool retprobe, const char *sysfs_root, struct pev_error *err);
+
+/**
+ * Describes a kprobe (or kretprobe) on kernel function `func` plus `offset`,
+ * on the `kprobe` PMU, as pev_event_uprobe does for uprobes.
+ * Returns 0, or PEV_ENOENT when this kernel has no kprobe PMU.
+ */
+PEV_API int pev_event_kprobe(struct pev_event *ev, const char *func, uint64_t offset,
+			     bool retprobe, const char *sysfs_root, struct pev_error *err);
+
+/**
+ * Looks up a PMU's dynamic type in sysfs (`<sysfs_root>/bus/event_source/
+ * devices/<name>/type`, sysfs_root NULL meaning "/sys"). Returns the type
+ * (>= 0), or PEV_ENOENT when there is no such PMU.
+ */
+PEV_API int pev_pmu_type(const char *name, const char *sysfs_root);
+
+/**
+ * Finds a generic event by perf's name or alias: hardware ("cycles",
+ * "instructions", "branch-misses", ...), software ("cpu-clock", "cs",
+ * "page-faults", ...) and cache ("L1-dcache-load-misses", "LLC-loads", ...).
+ * On success fills ev (ev->name points into a static table) and returns 0;
+ * returns PEV_ENOTFOUND for other names.
+ */
+PEV_API int pev_event_lookup(const char *name, struct pev_event *ev);
+
+/**
+ * Writes a short human name for ev into buf (at most size bytes): its name
+ * when set, else perf's name for generic events ("task-clock"), else a
+ * description ("breakpoint w 4 bytes at 0x...", "type 10 config 0x1").
+ * Returns buf.
+ */
+PEV_API char *pev_event_describe(const struct pev_event *ev, char *buf, size_t size);
+
+/** Returns perf's name of a hardware event id, or NULL if out of range. */
+PEV_API const char *pev_hw_name(uint64_t id);
+/** Returns perf's name of a software event id, or NULL if out of range. */
+PEV_API const char *pev_sw_name(uint64_t id);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFEV_EVENT_H */

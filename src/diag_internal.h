@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diag_internal.h - pieces shared by validation (validate.c) and the
+ * diagnosis of kernel errors (diagnose.c).
+ */
+#ifndef PERFEV_DIAG_INTERNAL_H
+#define PERFEV_DIAG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error_internal.h"
+#include "perfev/event.h"
+#include "perfev/machine.h"
+
+/* Writes "on the calling thread", "on every task of CPU 3", ... for req. */
+void pev__describe_target(const struct pev_open_request *req, char *buf, size_t size);
+
+/*
+ * Starts an open error: code, errno, "perf_event_open", the event name, and
+ * the message prefix "cannot open '<event>' <target>: ". Returns code.
+ */
+int pev__open_error(struct pev_error *err, const struct pev_open_request *req, int code,
+		    bool before_syscall);
+
+/* Returns the event name of req, or a description of its attr. */
+const char *pev__request_event(const struct pev_open_request *req, char *buf, size_t size);
+
+/* True when the caller may do what perf_event_paranoid forbids (CAP_PERFMON or CAP_SYS_ADMIN). */
+bool pev__privileged(const struct pev_machine *m);
+
+/* True when addr lies in the kernel's half of the address space on m's architecture. */
+bool pev__kernel_address(const struct pev_machine *m, uint64_t addr);
+
+/* True when attr's type is a hardware event kind (generic, cache, raw or a core PMU). */
+bool pev__is_hardware_type(const struct pev_machine *m, uint32_t type);
+
+/* The name of attr's PMU: "software", "cpu", a sysfs name, or "type N". */
+const char *pev__pmu_of(const struct pev_machine *m, uint32_t type, char *buf, size_t size);
+
+/*
+ * Reads a NUL-terminated string at addr in this process without faulting
+ * (process_vm_readv). Returns true and fills buf when the memory is readable.
+ */
+bool pev__read_user_string(uint64_t addr, char *buf, size_t size);
+
+#endif /* PERFEV_DIAG_INTERNAL_H */

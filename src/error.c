@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * error.c - the error table (names, texts) and helpers that fill struct pev_error.
+ */
+#include "error_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct error_entry {
+	int code;
+	const char *name;
+	const char *text;
+};
+
+static const struct error_entry error_table[] = {
+#define PEV_ERROR_ROW_(code, value, name, text) {code, name, text},
+	PEV_ERROR_TABLE(PEV_ERROR_ROW_)
+#undef PEV_ERROR_ROW_
+};
+
+static const struct error_entry *find_entry(int code)
+{
+	for (size_t i = 0; i < PEV_ARRAY_SIZE(error_table); i++)
+		if (error_table[i].code == code)
+			return &error_table[i];
+	return NULL;
+}
+
+PEV_API const char *pev_strerror(int code)
+{
+	const struct error_entry *e = find_entry(code);
+
+	return e ? e->text : "unexpected error";
+}
+
+PEV_API const char *pev_error_name(int code)
+{
+	const struct error_entry *e = find_entry(code);
+
+	return e ? e->name : "Unexpected";
+}
+
+PEV_API int pev_error_from_errno(int errnum)
+{
+	if (errnum <= 0)
+		return PEV_EUNEXPECTED;
+	if (errnum == EWOULDBLOCK)
+		return PEV_EAGAIN;
+	if (errnum == ENOTSUP)
+		return PEV_EOPNOTSUPP;
+	return -errnum;
+}
+
+PEV_API char *pev_error_format(const struct pev_error *err, char *buf, unsigned long size)
+{
+	if (!buf || size == 0)
+		return buf;
+	buf[0] = '\0';
+	if (!err)
+		return buf;
+	pev__appendf(buf, size, "%s\n", err->message[0] ? err->message : pev_strerror(err->code));
+	const char *line = err->hint;
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		int len = nl ? (int)(nl - line) : (int)strlen(line);
+		pev__appendf(buf, size, "hint: %.*s\n", len, line);
+		line += len + (nl ? 1 : 0);
+	}
+	return buf;
+}
+
+int pev__error_start(struct pev_error *err, int code, int sys_errno, const char *syscall,
+		     const char *event, bool before_syscall)
+{
+	if (!err)
+		return code;
+	memset(err, 0, sizeof(*err));
+	err->code = code;
+	err->sys_errno = sys_errno;
+	err->before_syscall = before_syscall;
+	if (syscall)
+		pev__strlcpy(err->syscall, syscall, sizeof(err->syscall));
+	if (event)
+		pev__strlcpy(err->event, event, sizeof(err->event));
+	return code;
+}
+
+void pev__error_field(struct pev_error *err, const char *field)
+{
+	if (err && field)
+		pev__strlcpy(err->field, field, sizeof(err->field));
+}
+
+void pev__error_msg(struct pev_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	pev__vappendf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+}
+
+void pev__error_hint(struct pev_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	if (err->hint[0])
+		pev__appendf(err->hint, sizeof(err->hint), "\n");
+	va_start(ap, fmt);
+	pev__vappendf(err->hint, sizeof(err->hint), fmt, ap);
+	va_end(ap);
+}
+
+int pev__bad_arg(struct pev_error *err, const char *func, const char *arg, const char *fmt, ...)
+{
+	va_list ap;
+
+	pev__error_start(err, PEV_EBADARG, 0, NULL, NULL, true);
+	pev__error_field(err, arg);
+	pev__error_msg(err, "%s: bad argument '%s': ", func ? func : "perfev", arg ? arg : "?");
+	if (err) {
+		va_start(ap, fmt);
+		pev__vappendf(err->message, sizeof(err->message), fmt, ap);
+		va_end(ap);
+	}
+	return PEV_EBADARG;
+}

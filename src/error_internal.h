@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * error_internal.h - building a struct pev_error step by step.
+ *
+ * pev__error_start() resets the error and records the code and context;
+ * pev__error_msg() and pev__error_hint() append sentences. All of them accept
+ * a NULL error, so callers never need to check whether the user asked for one.
+ */
+#ifndef PERFEV_ERROR_INTERNAL_H
+#define PERFEV_ERROR_INTERNAL_H
+
+#include "perfev/error.h"
+#include "util.h"
+
+/*
+ * Resets err and records the code, the errno, the failing call and the event
+ * name (any may be NULL). Returns code, so callers can `return pev__error_start(...)`.
+ */
+int pev__error_start(struct pev_error *err, int code, int sys_errno, const char *syscall,
+		     const char *event, bool before_syscall);
+
+/* Names the attribute or argument at fault. */
+void pev__error_field(struct pev_error *err, const char *field);
+
+/* Appends to the message. */
+void pev__error_msg(struct pev_error *err, const char *fmt, ...) PEV_PRINTF(2, 3);
+
+/* Adds one line of advice to the hint. */
+void pev__error_hint(struct pev_error *err, const char *fmt, ...) PEV_PRINTF(2, 3);
+
+/*
+ * Reports a bad argument to a perfev function: sets PEV_EBADARG, names the
+ * argument and the function. Returns PEV_EBADARG.
+ */
+int pev__bad_arg(struct pev_error *err, const char *func, const char *arg, const char *fmt, ...)
+	PEV_PRINTF(4, 5);
+
+#endif /* PERFEV_ERROR_INTERNAL_H */

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+size_t pev__strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strlen(src);
+
+	if (size) {
+		size_t n = len < size - 1 ? len : size - 1;
+		memcpy(dst, src, n);
+		dst[n] = '\0';
+	}
+	return len;
+}
+
+void pev__vappendf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	size_t used = strnlen(buf, size);
+
+	if (used + 1 >= size)
+		return;
+	vsnprintf(buf + used, size - used, fmt, ap);
+}
+
+void pev__appendf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pev__vappendf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+void pev__path(char *buf, size_t size, const char *root, const char *fmt, ...)
+{
+	va_list ap;
+
+	pev__strlcpy(buf, root ? root : "", size);
+	va_start(ap, fmt);
+	pev__vappendf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+int pev__read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+
+	if (size == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (fd < 0)
+		return -errno;
+	while (len + 1 < size) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		buf[--len] = '\0';
+	return (int)len;
+}
+
+int pev__read_long(const char *path, long long *out)
+{
+	char buf[64];
+	char *end;
+	int r = pev__read_text(path, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	errno = 0;
+	long long v = strtoll(buf, &end, 0);
+	if (end == buf || errno)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+bool pev__parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * util.h - small internal helpers: bounded string building and reading
+ * short text files from procfs and sysfs (optionally under a fake root).
+ */
+#ifndef PERFEV_UTIL_H
+#define PERFEV_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PEV_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Marks printf-like functions so the compiler checks their arguments. */
+#define PEV_PRINTF(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
+
+/* Copies src into dst (size bytes, always terminated). Returns strlen(src). */
+size_t pev__strlcpy(char *dst, const char *src, size_t size);
+
+/* Appends formatted text to the string in buf (size bytes, always terminated). */
+void pev__appendf(char *buf, size_t size, const char *fmt, ...) PEV_PRINTF(3, 4);
+void pev__vappendf(char *buf, size_t size, const char *fmt, va_list ap) PEV_PRINTF(3, 0);
+
+/* Writes root + formatted path into buf; root NULL or "" means the real root. */
+void pev__path(char *buf, size_t size, const char *root, const char *fmt, ...) PEV_PRINTF(4, 5);
+
+/*
+ * Reads at most size-1 bytes of a file into buf and terminates it, dropping a
+ * trailing newline. Returns the length, or -errno.
+ */
+int pev__read_text(const char *path, char *buf, size_t size);
+
+/* Reads a file holding one integer. Returns 0 or -errno (-EINVAL if not a number). */
+int pev__read_long(const char *path, long long *out);
+
+/* Parses a whole decimal or 0x-hex unsigned number. Returns true on success. */
+bool pev__parse_u64(const char *s, uint64_t *out);
+
+#endif /* PERFEV_UTIL_H */
