@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * helpers.c - shared test helpers (see helpers.h).
+ */
+#include "helpers.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sys.h"
+
+/* ---- leaks ------------------------------------------------------------- */
+
+static int count_fd_links(const char *match)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0, dfd = d ? dirfd(d) : -1;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[300], target[256];
+		if (e->d_name[0] == '.' || atoi(e->d_name) == dfd)
+			continue;
+		if (!match) {
+			n++;
+			continue;
+		}
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		ssize_t len = readlink(path, target, sizeof(target) - 1);
+		if (len > 0) {
+			target[len] = '\0';
+			if (strstr(target, match))
+				n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+int th_count_fds(void)
+{
+	return count_fd_links(NULL);
+}
+
+int th_count_perf_fds(void)
+{
+	return count_fd_links("[perf_event]");
+}
+
+int th_count_perf_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "perf_event"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static int leak_fds, leak_perf_fds, leak_maps;
+
+void th_leak_init(void)
+{
+	leak_fds = th_count_fds();
+	leak_perf_fds = th_count_perf_fds();
+	leak_maps = th_count_perf_maps();
+}
+
+void th_leak_fini(void)
+{
+	th_inject_reset();
+	cr_expect_eq(th_count_perf_fds(), leak_perf_fds, "perf event descriptors leaked: %d -> %d",
+		     leak_perf_fds, th_count_perf_fds());
+	cr_expect_eq(th_count_fds(), leak_fds, "descriptors leaked: %d -> %d", leak_fds,
+		     th_count_fds());
+	cr_expect_eq(th_count_perf_maps(), leak_maps, "perf mappings leaked: %d -> %d", leak_maps,
+		     th_count_perf_maps());
+}
+
+/* ---- privileges -------------------------------------------------------- */
+
+void th_require_root(void)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root (to drop to nobody or mount tracefs); running as uid %d",
+			     (int)geteuid());
+}
+
+static bool run_child(void (*fn)(void *ctx), void *ctx, size_t ctx_size, bool drop)
+{
+	size_t size = ctx_size ? ctx_size : 1;
+	void *shared = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int status;
+
+	cr_assert_neq(shared, MAP_FAILED, "mmap: %s", strerror(errno));
+	if (ctx_size)
+		memcpy(shared, ctx, ctx_size);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (drop) {
+			if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+			    setresuid(65534, 65534, 65534) < 0)
+				_exit(90);
+			if (prctl(PR_SET_DUMPABLE, 1) < 0)
+				_exit(91);
+		}
+		fn(shared);
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (ctx_size)
+		memcpy(ctx, shared, ctx_size);
+	munmap(shared, size);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+bool th_as_nobody(void (*fn)(void *ctx), void *ctx, size_t ctx_size)
+{
+	th_require_root();
+	return run_child(fn, ctx, ctx_size, true);
+}
+
+bool th_in_child(void (*fn)(void *ctx), void *ctx, size_t ctx_size)
+{
+	return run_child(fn, ctx, ctx_size, false);
+}
+
+/* ---- tracefs ----------------------------------------------------------- */
+
+const char *th_tracefs(void)
+{
+	static const char path[] = "/sys/kernel/tracing";
+	struct stat st;
+	char events[64];
+
+	snprintf(events, sizeof(events), "%s/events", path);
+	if (stat(events, &st) == 0)
+		return path;
+	if (geteuid() != 0)
+		return NULL;
+	if (mount("nodev", path, "tracefs", 0, NULL) < 0 && errno != EBUSY)
+		return NULL;
+	return stat(events, &st) == 0 ? path : NULL;
+}
+
+uint64_t th_tracepoint_id(const char *subsys, const char *name)
+{
+	const char *fs = th_tracefs();
+	char path[256];
+	long long id;
+	FILE *f;
+
+	if (!fs)
+		return 0;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", fs, subsys, name);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	if (fscanf(f, "%lld", &id) != 1)
+		id = 0;
+	fclose(f);
+	return id > 0 ? (uint64_t)id : 0;
+}
+
+/* ---- error injection --------------------------------------------------- */
+
+static struct pev_sys injected;
+static int inject_errno, inject_skip, inject_count, open_calls;
+static uint64_t refuse_flags, refuse_sample, refuse_read;
+
+static int open_with_errno(struct pev_attr *attr, pid_t pid, int cpu, int group_fd,
+			   unsigned long flags)
+{
+	open_calls++;
+	if (inject_skip > 0) {
+		inject_skip--;
+		return pev__sys_real.perf_event_open(attr, pid, cpu, group_fd, flags);
+	}
+	if (inject_count != 0) {
+		if (inject_count > 0)
+			inject_count--;
+		return -inject_errno;
+	}
+	return pev__sys_real.perf_event_open(attr, pid, cpu, group_fd, flags);
+}
+
+void th_inject_open_errno(int err, int skip, int count)
+{
+	injected = pev__sys_real;
+	injected.perf_event_open = open_with_errno;
+	inject_errno = err;
+	inject_skip = skip;
+	inject_count = count;
+	open_calls = 0;
+	pev__sys_set(&injected);
+}
+
+static int call_errno;
+static int failing_ioctl(int fd, unsigned long request, unsigned long arg)
+{
+	(void)fd, (void)request, (void)arg;
+	return -call_errno;
+}
+static ssize_t failing_read(int fd, void *buf, size_t count)
+{
+	(void)fd, (void)buf, (void)count;
+	return -call_errno;
+}
+static void *failing_mmap(size_t length, int prot, int flags, int fd, off_t offset, int *err)
+{
+	(void)length, (void)prot, (void)flags, (void)fd, (void)offset;
+	*err = call_errno;
+	return NULL;
+}
+
+void th_inject_call_errno(const char *call, int err)
+{
+	injected = pev__sys_real;
+	call_errno = err;
+	if (strcmp(call, "ioctl") == 0)
+		injected.ioctl = failing_ioctl;
+	else if (strcmp(call, "read") == 0)
+		injected.read = failing_read;
+	else if (strcmp(call, "mmap") == 0)
+		injected.mmap = failing_mmap;
+	else
+		cr_assert_fail("cannot inject into '%s'", call);
+	pev__sys_set(&injected);
+}
+
+static int open_refusing_bits(struct pev_attr *attr, pid_t pid, int cpu, int group_fd,
+			      unsigned long flags)
+{
+	struct pev_attr dummy = {
+		.type = PEV_TYPE_SOFTWARE,
+		.size = PEV_ATTR_SIZE_VER0,
+		.config = PEV_SW_DUMMY,
+		.flags = PEV_ATTR_DISABLED | PEV_ATTR_EXCLUDE_KERNEL | PEV_ATTR_EXCLUDE_HV,
+	};
+
+	open_calls++;
+	if ((attr->flags & refuse_flags) || (attr->sample_type & refuse_sample) ||
+	    (attr->read_format & refuse_read))
+		return -EINVAL;
+	(void)pid, (void)cpu, (void)group_fd;
+	return pev__sys_real.perf_event_open(&dummy, 0, -1, -1, flags & PEV_FLAG_FD_CLOEXEC);
+}
+
+void th_inject_refuse_bits(uint64_t flags_mask, uint64_t sample_mask, uint64_t read_mask)
+{
+	injected = pev__sys_real;
+	injected.perf_event_open = open_refusing_bits;
+	refuse_flags = flags_mask;
+	refuse_sample = sample_mask;
+	refuse_read = read_mask;
+	open_calls = 0;
+	pev__sys_set(&injected);
+}
+
+int th_open_calls(void)
+{
+	return open_calls;
+}
+
+void th_inject_reset(void)
+{
+	pev__sys_set(NULL);
+}
+
+/* ---- misc -------------------------------------------------------------- */
+
+const char *th_perfev_bin(void)
+{
+	const char *p = getenv("PERFEV_BIN");
+	cr_assert(p && *p, "PERFEV_BIN is not set (run the tests through meson test)");
+	return p;
+}
+
+const char *th_fixtures(void)
+{
+	const char *p = getenv("PERFEV_FIXTURES");
+	cr_assert(p && *p, "PERFEV_FIXTURES is not set (run the tests through meson test)");
+	return p;
+}
+
+int th_run(char *const argv[], bool as_nobody, char **out, char **err)
+{
+	int po[2], pe[2], status;
+
+	if (as_nobody)
+		th_require_root();
+	cr_assert(pipe2(po, O_CLOEXEC) == 0 && pipe2(pe, O_CLOEXEC) == 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		dup2(null, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		if (as_nobody && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+				  setresuid(65534, 65534, 65534) < 0))
+			_exit(90);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	/* Drain both pipes together so neither can fill up and block the child. */
+	struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+	char *bufs[2] = {NULL, NULL};
+	size_t lens[2] = {0, 0}, caps[2] = {0, 0};
+	int open_pipes = 2;
+	while (open_pipes > 0) {
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			if (lens[i] + 4096 + 1 > caps[i]) {
+				caps[i] = caps[i] ? caps[i] * 2 : 8192;
+				bufs[i] = realloc(bufs[i], caps[i]);
+				cr_assert(bufs[i]);
+			}
+			ssize_t n = read(fds[i].fd, bufs[i] + lens[i], 4096);
+			if (n > 0) {
+				lens[i] += (size_t)n;
+			} else {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				open_pipes--;
+			}
+		}
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	for (int i = 0; i < 2; i++) {
+		if (!bufs[i])
+			bufs[i] = malloc(1);
+		bufs[i][lens[i]] = '\0';
+	}
+	if (out)
+		*out = bufs[0];
+	else
+		free(bufs[0]);
+	if (err)
+		*err = bufs[1];
+	else
+		free(bufs[1]);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+pid_t th_reaped_pid(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, &status, 0);
+	return pid;
+}

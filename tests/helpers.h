@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * helpers.h - what perfev's Criterion tests share: leak checks, running a
+ * function as an unprivileged user, tracefs, error injection at the
+ * syscall seam, and small utilities.
+ */
+#ifndef PERFEV_TEST_HELPERS_H
+#define PERFEV_TEST_HELPERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <criterion/criterion.h>
+
+#include "perfev.h"
+
+/* ---- leaks ------------------------------------------------------------- */
+
+/* Descriptors open in this process. */
+int th_count_fds(void);
+/* Descriptors open in this process that are perf events. */
+int th_count_perf_fds(void);
+/* Mappings of perf event descriptors in this process. */
+int th_count_perf_maps(void);
+
+/*
+ * Criterion .init/.fini pair: the fini asserts that the test left exactly as
+ * many descriptors, perf descriptors and perf mappings as there were at init.
+ * Use as Test(suite, name, .init = th_leak_init, .fini = th_leak_fini).
+ */
+void th_leak_init(void);
+void th_leak_fini(void);
+
+/* ---- privileges -------------------------------------------------------- */
+
+/*
+ * Runs fn(ctx) in a child process that has dropped to uid/gid 65534
+ * (nobody) with no capabilities. ctx (ctx_size bytes) is shared with the
+ * child, so fn's writes to it are visible afterwards. Returns true when the
+ * child ran fn and exited normally. Skips the test when not root.
+ */
+bool th_as_nobody(void (*fn)(void *ctx), void *ctx, size_t ctx_size);
+
+/* Same, without dropping privileges: for code that changes process state (rlimits, seccomp). */
+bool th_in_child(void (*fn)(void *ctx), void *ctx, size_t ctx_size);
+
+/* Skips the test (with the reason printed) unless running as root. */
+void th_require_root(void);
+
+/* ---- tracefs ----------------------------------------------------------- */
+
+/* Returns the tracefs mount point, mounting it at /sys/kernel/tracing if needed (root). NULL if impossible. */
+const char *th_tracefs(void);
+
+/* Reads the id of tracepoint subsys:name from tracefs; returns 0 when unavailable. */
+uint64_t th_tracepoint_id(const char *subsys, const char *name);
+
+/* ---- error injection --------------------------------------------------- */
+
+/*
+ * Makes the next perf_event_open calls fail: the first `skip` calls go to
+ * the kernel, the following `count` calls fail with errno `err` (count < 0:
+ * every following call). th_inject_reset() restores the real kernel.
+ */
+void th_inject_open_errno(int err, int skip, int count);
+
+/* Makes every call to `call` ("ioctl", "read", "mmap", "close") fail with errno err. */
+void th_inject_call_errno(const char *call, int err);
+
+/* Installs a fake perf_event_open that refuses (EINVAL) any attr with a bit of `flags_mask`,
+ * `sample_mask` or `read_mask` set, and accepts everything else (returning real fds of a
+ * software dummy event). */
+void th_inject_refuse_bits(uint64_t flags_mask, uint64_t sample_mask, uint64_t read_mask);
+
+/* How many perf_event_open calls reached the seam since the last injection. */
+int th_open_calls(void);
+
+/* Restores the real kernel behind the seam. */
+void th_inject_reset(void);
+
+/* ---- misc -------------------------------------------------------------- */
+
+/* Returns the path of the built perfev binary (from $PERFEV_BIN). */
+const char *th_perfev_bin(void);
+
+/* Returns the path of the fixture directory (from $PERFEV_FIXTURES). */
+const char *th_fixtures(void);
+
+/*
+ * Runs argv (argv[0] a path), with stdin from /dev/null, optionally as nobody;
+ * collects stdout and stderr into malloc'ed strings (caller frees) and
+ * returns the exit status (or -1).
+ */
+int th_run(char *const argv[], bool as_nobody, char **out, char **err);
+
+/* Returns a pid that existed and has been reaped: nothing has it now. */
+pid_t th_reaped_pid(void);
+
+#endif /* PERFEV_TEST_HELPERS_H */
