@@ -1,0 +1,53 @@
+#!/bin/sh
+# Installs every Debian package perfev's build, tests, sanitizer and fuzz runs
+# need. Does nothing when all of them are present; otherwise runs
+# `apt-get update` first, then installs the missing ones. Run as root.
+set -eu
+
+packages="
+	gcc
+	clang
+	libclang-rt-14-dev
+	llvm
+	meson
+	ninja-build
+	pkg-config
+	libcriterion-dev
+	libjson-c-dev
+	libdw-dev
+	libelf-dev
+	libtraceevent-dev
+	libtracefs-dev
+	libpfm4-dev
+	libprotobuf-c-dev
+	protobuf-c-compiler
+	zlib1g-dev
+	linux-perf
+	util-linux
+	groff-base
+	man-db
+"
+
+missing=""
+for p in $packages; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages:$missing" >&2
+	echo "install-deps: run this script as root to install them" >&2
+	exit 1
+fi
+
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+# shellcheck disable=SC2086
+apt-get install -y --no-install-recommends $missing
