@@ -53,6 +53,8 @@ static void record_failure(struct check *c, const struct pev_error *err)
 static void try_event(struct check *c, const struct pev_event *ev, const struct pev_opts *opts,
 		      const struct pev_target *target, const char *ok_detail)
 {
+	/* Tracepoints fire in the kernel: a user-space-only one opens but counts nothing. */
+	bool user_only_counts = ev->type != PEV_TYPE_TRACEPOINT;
 	struct pev_opts o = *opts;
 	struct pev_counter *counter;
 	struct pev_error err;
@@ -64,7 +66,7 @@ static void try_event(struct check *c, const struct pev_event *ev, const struct 
 		snprintf(c->detail, sizeof(c->detail), "%s", ok_detail);
 		return;
 	}
-	if ((r == PEV_EACCES || r == PEV_EPERM) && !o.exclude_kernel) {
+	if ((r == PEV_EACCES || r == PEV_EPERM) && !o.exclude_kernel && user_only_counts) {
 		struct pev_error first = err;
 		o.exclude_kernel = true;
 		o.exclude_hv = true;

@@ -254,6 +254,10 @@ PEV_API int pev_attr_decode(const void *bytes, size_t len, struct pev_event *ev,
 		*opt_bool(o, flag_map[i].offset) = (a.flags & flag_map[i].bit) != 0;
 	for (size_t i = 0; i < PEV_ARRAY_SIZE(aux_map); i++)
 		*opt_bool(o, aux_map[i].offset) = (a.aux_action & aux_map[i].bit) != 0;
+	/* opts.enable_on_exec implies disabled (encode sets both), so decode does too:
+	 * otherwise a block with only bit 12 would decode differently once re-encoded. */
+	if (o->enable_on_exec)
+		o->disabled = true;
 	if (a.flags & PEV_ATTR_INHERIT)
 		o->inherit = a.flags & PEV_ATTR_INHERIT_THREAD ? PEV_INHERIT_THREADS : PEV_INHERIT_ALL;
 	o->skid = (enum pev_skid)PEV_ATTR_PRECISE_IP(a.flags);

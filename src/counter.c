@@ -73,10 +73,18 @@ static int expand_cpus(const struct pev_target *t, const struct pev_machine *m, 
 	}
 	int n = pev__cpulist_parse(m->cpus_online_list, NULL, 0);
 	if (n <= 0) {
-		pev__error_start(err, PEV_ENOENT, ENOENT, NULL, NULL, true);
-		pev__error_msg(err, "cannot list the online CPUs (/sys/devices/system/cpu/online "
-				    "is unreadable)");
-		return PEV_ENOENT;
+		/* Say why: at the descriptor limit this is EMFILE, not a missing file. */
+		char list[sizeof(m->cpus_online_list)];
+		int e = pev__read_text("/sys/devices/system/cpu/online", list, sizeof(list));
+		int errnum = e < 0 ? -e : ENOENT;
+		int code = pev_error_from_errno(errnum);
+		pev__error_start(err, code, errnum, "open", NULL, true);
+		pev__error_msg(err, "cannot list the online CPUs: /sys/devices/system/cpu/online: %s",
+			       strerror(errnum));
+		if (errnum == EMFILE)
+			pev__error_hint(err, "every descriptor RLIMIT_NOFILE allows is in use: close "
+					     "some, or raise the limit (ulimit -n)");
+		return code;
 	}
 	*cpus = malloc(sizeof(int) * (size_t)n);
 	if (!*cpus)
@@ -97,7 +105,9 @@ static int diagnose(const struct pev_open_request *req, int errnum, uint32_t siz
 	pev_machine_read(m, NULL);
 	code = pev_diagnose_open(m, req, errnum, size_back, err);
 	free(m);
-	if ((errnum == EINVAL || errnum == EOPNOTSUPP) && !(open_flags & PEV_OPEN_NO_PROBE)) {
+	/* Probe only when the diagnosis has not named the field already. */
+	if ((errnum == EINVAL || errnum == EOPNOTSUPP) && !(open_flags & PEV_OPEN_NO_PROBE) &&
+	    !(err && err->field[0])) {
 		char field[64];
 		if (pev__probe_refused_field(req->attr, req->pid, req->cpu, req->group_fd,
 					     req->flags, field, sizeof(field))) {
@@ -108,8 +118,9 @@ static int diagnose(const struct pev_open_request *req, int errnum, uint32_t siz
 			pev__error_hint(err, "drop %s from the event", field);
 		} else {
 			pev__error_msg(err, " Retrying without each optional field in turn did not "
-					    "help, so the event itself (type and config) is what "
-					    "the kernel refuses.");
+					    "help: no single field explains the refusal, so the "
+					    "kernel refuses the event itself (type and config), its "
+					    "target, or a combination of fields.");
 		}
 	}
 	return code;
@@ -357,14 +368,20 @@ PEV_API int pev_counter_id(const struct pev_counter *c, int i, uint64_t *id)
 	return r < 0 ? pev_error_from_errno(-r) : 0;
 }
 
-/* Adds one descriptor's read(2) result, laid out by read_format, to out. */
-static int add_reading(const uint64_t *v, size_t words, uint64_t rf, struct pev_count *out)
+/*
+ * Adds one descriptor's read(2) result, laid out by read_format, to out.
+ * A PEV_FORMAT_GROUP read lists the whole group whichever member's fd is
+ * read; with PEV_FORMAT_ID the entry whose id is `id` is this event's own
+ * (otherwise the first, the leader's).
+ */
+static int add_reading(const uint64_t *v, size_t words, uint64_t rf, uint64_t id,
+		       struct pev_count *out)
 {
 	size_t i = 0;
-	uint64_t value;
+	uint64_t value, nr = 1;
 
 	if (rf & PEV_FORMAT_GROUP) {
-		if (words < 1 || v[i++] < 1)
+		if (words < 1 || (nr = v[i++]) < 1)
 			return PEV_EFORMAT;
 	}
 	if (!(rf & PEV_FORMAT_GROUP))
@@ -373,8 +390,19 @@ static int add_reading(const uint64_t *v, size_t words, uint64_t rf, struct pev_
 		out->time_enabled += v[i++];
 	if (rf & PEV_FORMAT_TOTAL_TIME_RUNNING)
 		out->time_running += v[i++];
-	if (rf & PEV_FORMAT_GROUP)
+	if (rf & PEV_FORMAT_GROUP) {
+		size_t entry = 1 + !!(rf & PEV_FORMAT_ID) + !!(rf & PEV_FORMAT_LOST);
+		if (nr > (words - (i < words ? i : words)) / entry)
+			return PEV_EFORMAT;
+		if ((rf & PEV_FORMAT_ID) && id) {
+			for (uint64_t k = 0; k < nr; k++)
+				if (v[i + k * entry + 1] == id) {
+					i += k * entry;
+					break;
+				}
+		}
 		value = v[i++];
+	}
 	if (rf & PEV_FORMAT_ID)
 		i++;
 	if (rf & PEV_FORMAT_LOST)
@@ -396,7 +424,12 @@ PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out)
 		ssize_t n = pev__sys_read(c->slots[i].fd, buf, sizeof(buf));
 		if (n < 0)
 			return pev_error_from_errno((int)-n);
-		int r = add_reading(buf, (size_t)n / sizeof(uint64_t), c->attr.read_format, out);
+		uint64_t id = 0;
+		if ((c->attr.read_format & (PEV_FORMAT_GROUP | PEV_FORMAT_ID)) ==
+			    (PEV_FORMAT_GROUP | PEV_FORMAT_ID) &&
+		    pev__sys_ioctl(c->slots[i].fd, PEV_IOC_ID, (unsigned long)(uintptr_t)&id) < 0)
+			id = 0;
+		int r = add_reading(buf, (size_t)n / sizeof(uint64_t), c->attr.read_format, id, out);
 		if (r < 0)
 			return r;
 	}

@@ -8,6 +8,7 @@
  * the machine's root so that tests can fake them.
  */
 #include <dirent.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,9 +114,10 @@ void pev__describe_target(const struct pev_open_request *req, char *buf, size_t 
 int pev__open_error(struct pev_error *err, const struct pev_open_request *req, int code,
 		    bool before_syscall)
 {
-	char name[96], target[160];
+	char buf[96], target[160];
+	/* The caller's name, or a description written into buf. */
+	const char *name = pev__request_event(req, buf, sizeof(buf));
 
-	pev__request_event(req, name, sizeof(name));
 	pev__describe_target(req, target, sizeof(target));
 	pev__error_start(err, code, -code < 4000 ? -code : 0, "perf_event_open", name,
 			 before_syscall);
@@ -136,8 +138,8 @@ static void hint_capability(const struct pev_machine *m, struct pev_error *err)
 				     "Linux 5.8 and this is %s",
 				m->kernel_release);
 	else
-		pev__error_hint(err, "or grant the capability: setcap cap_perfmon+ep <program> "
-				     "(or run as root)");
+		pev__error_hint(err, "or grant CAP_PERFMON: setcap cap_perfmon+ep <program> (or run "
+				     "as root)");
 }
 
 static void say_privileges(const struct pev_machine *m, struct pev_error *err)
@@ -179,13 +181,22 @@ static long owner_of(const struct pev_machine *m, pid_t pid)
 
 /* ---- per-errno diagnoses ----------------------------------------------- */
 
+/* Lowers *need to level when level is stricter (smaller). */
+static void need_level(int *need, int level)
+{
+	if (level < *need)
+		*need = level;
+}
+
 static void diagnose_access(const struct pev_machine *m, const struct pev_open_request *req,
 			    int errnum, struct pev_error *err)
 {
 	const struct pev_attr *a = req->attr;
 	int p = m->paranoid;
 	bool priv = pev__privileged(m);
-	bool explained = false;
+	bool explained = false, kernel_only_blocker = true;
+	/* The highest perf_event_paranoid value that would allow the whole request. */
+	int need = INT_MAX;
 
 	pev__error_msg(err, "%s. ", errnum == EPERM ? "operation not permitted (EPERM)"
 						    : "permission denied (EACCES)");
@@ -193,41 +204,50 @@ static void diagnose_access(const struct pev_machine *m, const struct pev_open_r
 		pev__error_msg(err, "This kernel has no perf events support.");
 		return;
 	}
-	pev__error_msg(err, "perf_event_paranoid is %d: %s.", p, pev_paranoid_meaning(p));
+	if (p == PEV_UNKNOWN)
+		pev__error_msg(err, "perf_event_paranoid is unreadable.");
+	else
+		pev__error_msg(err, "perf_event_paranoid is %d: %s.", p, pev_paranoid_meaning(p));
 	say_privileges(m, err);
 
-	if (is_probe_type(m, a->type, "uprobe") || is_probe_type(m, a->type, "kprobe")) {
+	if (!priv && (is_probe_type(m, a->type, "uprobe") || is_probe_type(m, a->type, "kprobe"))) {
 		pev__error_msg(err, " Creating %s events needs CAP_PERFMON or CAP_SYS_ADMIN "
 				    "whatever the paranoid level.",
 			       pev_machine_pmu_name(m, a->type));
 		explained = true;
+		kernel_only_blocker = false;
 	}
 	if (!priv && p >= 3) {
 		pev__error_msg(err, " At level 3 no unprivileged use is allowed.");
-		pev__error_hint(err, "lower the level: sysctl kernel.perf_event_paranoid=2 (user "
-				     "space of your own processes)");
-		hint_capability(m, err);
+		need_level(&need, 2);
 		explained = true;
 	}
 	if (!priv && a->type == PEV_TYPE_TRACEPOINT && (a->sample_type & PEV_SAMPLE_RAW) && p >= 0) {
 		pev__error_msg(err, " The event samples raw tracepoint data (PEV_SAMPLE_RAW), which "
 				    "unprivileged users may read only at level -1.");
-		pev__error_hint(err, "drop PEV_SAMPLE_RAW, or: sysctl kernel.perf_event_paranoid=-1");
+		pev__error_hint(err, "drop PEV_SAMPLE_RAW from sample_type");
+		need_level(&need, -1);
 		explained = true;
+		kernel_only_blocker = false;
 	}
 	if (!priv && a->type == PEV_TYPE_BREAKPOINT && pev__kernel_address(m, a->bp_addr)) {
-		pev__error_msg(err, " The breakpoint address 0x%" PRIx64 " is kernel memory.",
+		pev__error_msg(err, " The breakpoint address 0x%" PRIx64 " is kernel memory, which "
+				    "needs level 1 or less.",
 			       a->bp_addr);
-		pev__error_hint(err, "watch user-space memory, or run with CAP_PERFMON");
+		pev__error_hint(err, "watch user-space memory instead");
+		need_level(&need, 1);
 		explained = true;
+		kernel_only_blocker = false;
 	}
 	if (!priv && req->pid == -1 && p >= 1) {
 		pev__error_msg(err, " The event counts every task on %s (CPU-wide), which needs "
 				    "level 0 or less.",
 			       req->cpu >= 0 ? "a CPU" : "the CPUs");
-		pev__error_hint(err, "measure your own process instead (a command, or -p PID)");
-		pev__error_hint(err, "or allow CPU-wide events: sysctl kernel.perf_event_paranoid=0");
+		pev__error_hint(err, "measure your own processes instead of whole CPUs (a command "
+				     "you start, or a process you own)");
+		need_level(&need, 0);
 		explained = true;
+		kernel_only_blocker = false;
 	}
 	if (!priv && req->pid > 0 && !m->cap_sys_ptrace) {
 		long owner = owner_of(m, req->pid);
@@ -238,21 +258,37 @@ static void diagnose_access(const struct pev_machine *m, const struct pev_open_r
 				       (int)req->pid, owner, (int)m->euid);
 			pev__error_hint(err, "run as uid %ld, or grant CAP_SYS_PTRACE", owner);
 			explained = true;
+			kernel_only_blocker = false;
 		}
 	}
-	if (!priv && p >= 2 && !(a->flags & PEV_ATTR_EXCLUDE_KERNEL)) {
+	if (!priv && p >= 2 && !(a->flags & PEV_ATTR_EXCLUDE_KERNEL) &&
+	    a->type == PEV_TYPE_TRACEPOINT) {
+		pev__error_msg(err, " Tracepoints fire inside the kernel, so counting one needs "
+				    "kernel-side access (level 1 or less); with ':u' it opens but "
+				    "counts nothing.");
+		need_level(&need, 1);
+		explained = true;
+	} else if (!priv && p >= 2 && !(a->flags & PEV_ATTR_EXCLUDE_KERNEL)) {
 		pev__error_msg(err, " The event also counts the kernel (exclude_kernel is off), "
 				    "which needs level 1 or less.");
-		pev__error_hint(err, "exclude the kernel: add ':u' to the event (opts.exclude_kernel)");
-		pev__error_hint(err, "or allow kernel measurement: sysctl kernel.perf_event_paranoid=1");
+		/* ':u' is the fix only when nothing else stands in the way. */
+		if (kernel_only_blocker && p < 3)
+			pev__error_hint(err, "exclude the kernel: add ':u' to the event "
+					     "(opts.exclude_kernel)");
+		need_level(&need, 1);
 		explained = true;
 	}
 	if (!priv && p >= 2 && (a->sample_type & PEV_SAMPLE_BRANCH_STACK) &&
 	    (a->branch_sample_type & PEV_BRANCH_KERNEL)) {
-		pev__error_msg(err, " The branch stack filter includes kernel branches.");
-		pev__error_hint(err, "drop PEV_BRANCH_KERNEL from branch_sample_type");
+		pev__error_msg(err, " The branch stack filter includes kernel branches, which needs "
+				    "level 1 or less.");
+		pev__error_hint(err, "or drop PEV_BRANCH_KERNEL from branch_sample_type");
+		need_level(&need, 1);
 		explained = true;
 	}
+	if (need != INT_MAX && p != PEV_UNKNOWN && need < p)
+		pev__error_hint(err, "or allow it for everyone: sysctl kernel.perf_event_paranoid=%d",
+				need);
 	if (explained && !priv)
 		hint_capability(m, err);
 	say_seccomp(m, err);
@@ -278,6 +314,15 @@ static const char *software_stand_in(const struct pev_attr *a)
 	return NULL;
 }
 
+/* For a hardware event on a machine that has a PMU: the software event that can stand in. */
+static void hint_stand_in(const struct pev_attr *a, struct pev_error *err)
+{
+	const char *stand_in = software_stand_in(a);
+
+	if (stand_in)
+		pev__error_hint(err, "or use a software event instead: %s", stand_in);
+}
+
 static void diagnose_no_pmu(const struct pev_machine *m, const struct pev_open_request *req,
 			    struct pev_error *err)
 {
@@ -285,7 +330,7 @@ static void diagnose_no_pmu(const struct pev_machine *m, const struct pev_open_r
 	const char *stand_in = software_stand_in(a);
 
 	if (m->hypervisor)
-		pev__error_msg(err, "this machine has no hardware PMU: it is a virtual machine%s%s%s "
+		pev__error_msg(err, "this machine has no hardware PMU; it is a virtual machine%s%s%s "
 				    "whose hypervisor does not pass the CPU's performance counters "
 				    "through.",
 			       m->vm_vendor[0] ? " (" : "", m->vm_vendor, m->vm_vendor[0] ? ")" : "");
@@ -303,31 +348,65 @@ static void diagnose_no_pmu(const struct pev_machine *m, const struct pev_open_r
 				     "that exposes the PMU)");
 }
 
+/*
+ * The core PMU a hardware or cache event goes to: the one named by the
+ * extended type in config's upper half (hybrid CPUs), else the first core PMU.
+ */
+static const char *core_pmu_of(const struct pev_machine *m, uint64_t config, char *buf,
+			       size_t size)
+{
+	const char *name = config >> PEV_PMU_TYPE_SHIFT
+				   ? pev_machine_pmu_name(m, (uint32_t)(config >> PEV_PMU_TYPE_SHIFT))
+				   : NULL;
+
+	if (name)
+		snprintf(buf, size, "%s", name);
+	else if (m->core_pmus[0])
+		snprintf(buf, size, "%s", m->core_pmus);
+	else
+		snprintf(buf, size, "cpu");
+	return buf;
+}
+
+/* True when the PMU of `type` has `file` in its sysfs directory (e.g. "cpumask"). */
+static bool pmu_has_file(const struct pev_machine *m, uint32_t type, const char *file)
+{
+	const char *name = pev_machine_pmu_name(m, type);
+	char path[512];
+
+	if (!name)
+		return false;
+	pev__path(path, sizeof(path), m->root, "/sys/bus/event_source/devices/%s/%s", name, file);
+	return access(path, F_OK) == 0;
+}
+
 static void diagnose_noent(const struct pev_machine *m, const struct pev_open_request *req,
 			   struct pev_error *err)
 {
 	const struct pev_attr *a = req->attr;
-	char pmu[64], s[256];
+	char pmu[128], s[256];
 
 	pev__error_msg(err, "no such event (ENOENT): ");
 	if (pev__is_hardware_type(m, a->type) && !m->has_core_pmu) {
 		diagnose_no_pmu(m, req, err);
 		return;
 	}
-	if (a->type == PEV_TYPE_HARDWARE) {
-		pev__error_msg(err, "the %s PMU does not implement generic hardware event %" PRIu64
-				    " (%s).",
-			       m->core_pmus[0] ? m->core_pmus : "CPU's", a->config & PEV_HW_EVENT_MASK,
-			       pev_hw_name(a->config & PEV_HW_EVENT_MASK)
-				       ? pev_hw_name(a->config & PEV_HW_EVENT_MASK)
-				       : "unknown id");
-		pev__error_hint(err, "see which events this CPU has: perfev list");
-		return;
-	}
-	if (a->type == PEV_TYPE_HW_CACHE) {
-		pev__error_msg(err, "the CPU's PMU has no counter for cache event 0x%" PRIx64 ".",
-			       a->config);
-		pev__error_hint(err, "see which cache events this CPU has: perfev list cache");
+	if (a->type == PEV_TYPE_HARDWARE || a->type == PEV_TYPE_HW_CACHE) {
+		uint64_t id = a->config & PEV_HW_EVENT_MASK;
+		const char *core = core_pmu_of(m, a->config, pmu, sizeof(pmu));
+		if (a->type == PEV_TYPE_HARDWARE)
+			pev__error_msg(err, "the %s PMU does not implement generic hardware event "
+					    "%" PRIu64 " (%s).",
+				       core, id, pev_hw_name(id) ? pev_hw_name(id) : "unknown id");
+		else
+			pev__error_msg(err, "the %s PMU has no counter for cache event 0x%" PRIx64
+					    "; generic cache events map to CPU-specific ones, and "
+					    "many combinations do not exist.",
+				       core, id);
+		pev__error_hint(err, "see the events this PMU offers: ls "
+				     "/sys/bus/event_source/devices/%.*s/events",
+				(int)strcspn(core, ","), core);
+		hint_stand_in(a, err);
 		return;
 	}
 	if (a->type == PEV_TYPE_SOFTWARE) {
@@ -393,12 +472,12 @@ static void diagnose_inval(const struct pev_machine *m, const struct pev_open_re
 			       a->config2);
 		pev__error_hint(err, "give the file offset of an instruction (a symbol's address "
 				     "minus its section's address plus the section's file offset)");
-	} else if (!pev__is_hardware_type(m, a->type) && a->type != PEV_TYPE_SOFTWARE &&
-		   a->type != PEV_TYPE_BREAKPOINT && req->pid != -1 && a->type >= PEV_TYPE_FIXED_MAX &&
-		   !is_probe_type(m, a->type, "kprobe")) {
-		pev__error_msg(err, " The %s PMU may count only per CPU, not per task.",
+	} else if (req->pid != -1 && a->type >= PEV_TYPE_FIXED_MAX &&
+		   pmu_has_file(m, a->type, "cpumask")) {
+		pev__error_msg(err, " The %s PMU counts per CPU only (it has a cpumask, like uncore "
+				    "PMUs), not per task.",
 			       pev__pmu_of(m, a->type, pmu, sizeof(pmu)));
-		pev__error_hint(err, "open it CPU-wide (target every CPU; perfev stat -a)");
+		pev__error_hint(err, "open it CPU-wide: pid -1 on each CPU of its cpumask");
 	}
 }
 
@@ -411,12 +490,17 @@ static void diagnose_opnotsupp(const struct pev_machine *m, const struct pev_ope
 
 	pev__pmu_of(m, a->type, pmu, sizeof(pmu));
 	pev__error_msg(err, "the %s PMU does not support what the event asks (EOPNOTSUPP).", pmu);
+	if (hw && !m->has_core_pmu) {
+		pev__error_msg(err, " In fact ");
+		diagnose_no_pmu(m, req, err);
+		return;
+	}
 	if ((a->sample_type & PEV_SAMPLE_BRANCH_STACK) && !hw) {
 		pev__error_msg(err, " Branch stacks (PEV_SAMPLE_BRANCH_STACK) come from a hardware "
 				    "branch recorder (LBR, BRBE), which %s events do not have.",
 			       pmu);
-		pev__error_hint(err, "sample branch stacks on a hardware event (cycles:u -b), on a "
-				     "machine with a PMU");
+		pev__error_hint(err, "sample branch stacks on a hardware event, on a machine whose "
+				     "PMU records branches");
 	} else if (a->flags & PEV_ATTR_AUX_OUTPUT) {
 		pev__error_msg(err, " aux_output needs a group leader on an AUX-area PMU such as "
 				    "intel_pt.");
@@ -453,9 +537,14 @@ static void diagnose_nodev(const struct pev_machine *m, const struct pev_open_re
 	}
 	if (a->sample_type & PEV_SAMPLE_BRANCH_STACK)
 		pev__error_msg(err, " Branch stacks need LBR (Intel), BRS/LbrExtV2 (AMD) or BRBE (Arm).");
-	if (!m->has_core_pmu)
+	if (!m->has_core_pmu) {
 		pev__error_msg(err, " This machine has no hardware PMU at all%s.",
 			       m->hypervisor ? " (a virtual machine)" : "");
+	} else if (pev__is_hardware_type(m, a->type)) {
+		pev__error_msg(err, " This machine has a hardware PMU (%s), but not this feature.",
+			       m->core_pmus);
+		hint_stand_in(a, err);
+	}
 }
 
 static void diagnose_nospc(const struct pev_machine *m, const struct pev_open_request *req,
@@ -488,7 +577,8 @@ static void diagnose_mfile(const struct pev_machine *m, const struct pev_open_re
 	if (m->nofile_soft != PEV_UNLIMITED) {
 		if (m->open_fds != PEV_UNKNOWN)
 			pev__error_msg(err, " %d are open already;", m->open_fds);
-		pev__error_msg(err, " the limit (RLIMIT_NOFILE) is %" PRIu64 " soft, ", m->nofile_soft);
+		pev__error_msg(err, " %s limit (RLIMIT_NOFILE) is %" PRIu64 " soft, ",
+			       m->open_fds != PEV_UNKNOWN ? "the" : "The", m->nofile_soft);
 		if (m->nofile_hard == PEV_UNLIMITED)
 			pev__error_msg(err, "unlimited hard.");
 		else
@@ -501,7 +591,7 @@ static void diagnose_mfile(const struct pev_machine *m, const struct pev_open_re
 	else
 		pev__error_hint(err, "raise the hard limit as root (limits.conf nofile, or "
 				     "systemd's LimitNOFILE=) and then ulimit -n");
-	pev__error_hint(err, "or open fewer descriptors: fewer events, fewer CPUs (-C), or one "
+	pev__error_hint(err, "or open fewer descriptors: fewer events, fewer CPUs, or one "
 			     "thread instead of all");
 }
 
@@ -540,16 +630,18 @@ static void diagnose_badf(const struct pev_machine *m, const struct pev_open_req
 	pev__error_msg(err, "bad file descriptor (EBADF): ");
 	pev__path(path, sizeof(path), m->root, "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(path, target, sizeof(target) - 1);
-	if (fd < 0 || n < 0) {
-		pev__error_msg(err, "%s %d is not an open descriptor.", what, fd);
-	} else {
+	if (n >= 0)
 		target[n] = '\0';
-		if (req->flags & PEV_FLAG_PID_CGROUP)
-			pev__error_msg(err, "cgroup fd %d is '%s', not a cgroup directory.", fd,
-				       target);
-		else
-			pev__error_msg(err, "group fd %d is '%s', not a perf event.", fd, target);
-	}
+	if ((req->flags & PEV_FLAG_PID_CGROUP) && req->cgroup)
+		pev__error_msg(err, "'%s' is not usable as a cgroup (%s).", req->cgroup,
+			       n >= 0 ? "its descriptor is not a cgroup directory"
+				      : "its descriptor is not open");
+	else if (fd < 0 || n < 0)
+		pev__error_msg(err, "%s %d is not an open descriptor.", what, fd);
+	else if (req->flags & PEV_FLAG_PID_CGROUP)
+		pev__error_msg(err, "cgroup fd %d is '%s', not a cgroup directory.", fd, target);
+	else
+		pev__error_msg(err, "group fd %d is '%s', not a perf event.", fd, target);
 	pev__error_hint(err, (req->flags & PEV_FLAG_PID_CGROUP)
 				     ? "open the cgroup's directory (cgroup v2, /sys/fs/cgroup/...) "
 				       "and pass that descriptor"
@@ -656,8 +748,12 @@ static void diagnose_e2big(const struct pev_open_request *req, uint32_t size_bac
 	uint32_t size = req->attr->size;
 
 	pev__error_msg(err, "the attribute block's size is not acceptable (E2BIG): attr.size is "
-			    "%u, and this kernel expects %u.",
-		       size, size_back);
+			    "%u",
+		       size);
+	if (size_back)
+		pev__error_msg(err, ", and this kernel expects %u.", size_back);
+	else
+		pev__error_msg(err, ", and the kernel did not write back the size it expects.");
 	if (size && size < PEV_ATTR_SIZE_VER0)
 		pev__error_msg(err, " No kernel accepts less than %d bytes.", PEV_ATTR_SIZE_VER0);
 	else if (size > 4096)
@@ -675,12 +771,20 @@ static void diagnose_overflow(const struct pev_machine *m, const struct pev_open
 			      struct pev_error *err)
 {
 	pev__error_field(err, "sample_max_stack");
+	if (m->max_stack == PEV_UNKNOWN) {
+		pev__error_msg(err, "sample_max_stack %u frames is above the limit in "
+				    "kernel.perf_event_max_stack (EOVERFLOW).",
+			       req->attr->sample_max_stack);
+		pev__error_hint(err, "ask for fewer frames (the default limit is %d)",
+				PEV_MAX_STACK_DEPTH);
+		return;
+	}
 	pev__error_msg(err, "sample_max_stack %u frames is above this machine's limit of %d "
-			    "(kernel.perf_event_max_stack) (EOVERFLOW).",
+			    "frames, kernel.perf_event_max_stack (EOVERFLOW).",
 		       req->attr->sample_max_stack, m->max_stack);
-	pev__error_hint(err, "ask for %d frames or fewer, or raise the limit: sysctl "
-			     "kernel.perf_event_max_stack=%u",
-			m->max_stack, req->attr->sample_max_stack);
+	pev__error_hint(err, "ask for %d frames or fewer", m->max_stack);
+	pev__error_hint(err, "or raise the limit: sysctl kernel.perf_event_max_stack=%u",
+			req->attr->sample_max_stack);
 }
 
 static void diagnose_intr(struct pev_error *err)
@@ -689,6 +793,34 @@ static void diagnose_intr(struct pev_error *err)
 			    "tracefs (uprobe_events), and perf and ftrace cannot share it.");
 	pev__error_hint(err, "remove the ftrace probe (echo '-:<name>' >> "
 			     "/sys/kernel/tracing/uprobe_events) or retry");
+}
+
+/*
+ * EINVAL from the kernel for a request the caller did not validate
+ * (PEV_OPEN_NO_VALIDATE, or its own syscall): when one of the rules checked
+ * before the syscall explains it, that rule's field, message and hint are the
+ * diagnosis. Returns true when a rule did.
+ */
+static bool explain_by_rules(const struct pev_machine *m, const struct pev_open_request *req,
+			     struct pev_error *err)
+{
+	struct pev_error *rule;
+	bool found = false;
+
+	if (!err || !(rule = calloc(1, sizeof(*rule))))
+		return false;
+	if (pev_attr_check(m, req, rule) == PEV_EINVAL) {
+		/* Both messages start with the same "cannot open '<event>' <target>: ". */
+		size_t prefix = strlen(err->message);
+		pev__error_field(err, rule->field);
+		pev__error_msg(err, "the kernel refused the request (EINVAL): %s.",
+			       strlen(rule->message) > prefix ? rule->message + prefix : rule->message);
+		if (rule->hint[0])
+			pev__error_hint(err, "%s", rule->hint);
+		found = true;
+	}
+	free(rule);
+	return found;
 }
 
 PEV_API int pev_diagnose_open(const struct pev_machine *m, const struct pev_open_request *req,
@@ -711,7 +843,8 @@ PEV_API int pev_diagnose_open(const struct pev_machine *m, const struct pev_open
 		diagnose_noent(m, req, err);
 		break;
 	case EINVAL:
-		diagnose_inval(m, req, err);
+		if (!explain_by_rules(m, req, err))
+			diagnose_inval(m, req, err);
 		break;
 	case EOPNOTSUPP:
 		diagnose_opnotsupp(m, req, err);
@@ -803,21 +936,25 @@ PEV_API int pev_diagnose_mmap(const struct pev_machine *m, const char *event, si
 		else
 			pev__error_msg(err, ", and RLIMIT_MEMLOCK adds %" PRIu64 " KiB.",
 				       m->memlock_soft / 1024);
-		if (pev__privileged(m) || m->cap_ipc_lock)
-			pev__error_msg(err, " This process is privileged, so the budget should not "
-					    "apply: the kernel itself may be short of memory.");
+		if (m->cap_ipc_lock || (m->perf_events && m->paranoid == -1))
+			pev__error_msg(err, " This process is privileged (%s), so the budget should "
+					    "not apply: the kernel itself may be short of memory.",
+				       m->cap_ipc_lock ? "CAP_IPC_LOCK" : "perf_event_paranoid -1");
+		else if (pev__privileged(m))
+			pev__error_msg(err, " CAP_PERFMON and CAP_SYS_ADMIN do not lift this budget; "
+					    "CAP_IPC_LOCK does.");
 		if (budget_kb > mapped_kb + page_kb) {
 			uint64_t fit = (budget_kb - mapped_kb) / page_kb - 1;
 			size_t pow2 = 1;
 			while (pow2 * 2 <= fit)
 				pow2 *= 2;
-			pev__error_hint(err, "map fewer pages: %zu data pages fit (perfev record -m %zu)",
-					pow2, pow2);
+			pev__error_hint(err, "map fewer pages: %zu data pages fit", pow2);
 		} else {
 			pev__error_hint(err, "unmap other rings first, or map fewer pages");
 		}
+		/* The sysctl is per CPU: the user's budget is it times the online CPUs. */
 		pev__error_hint(err, "or raise the budget: sysctl kernel.perf_event_mlock_kb=%" PRIu64,
-				want_kb + mapped_kb);
+				(want_kb + mapped_kb + (uint64_t)cpus - 1) / (uint64_t)cpus);
 		pev__error_hint(err, "or raise RLIMIT_MEMLOCK (ulimit -l), or grant CAP_IPC_LOCK");
 		return code;
 	}

@@ -105,15 +105,19 @@ void pev__error_msg(struct pev_error *err, const char *fmt, ...)
 
 void pev__error_hint(struct pev_error *err, const char *fmt, ...)
 {
+	char line[PEV_ERROR_MESSAGE_MAX];
+	const char *text = line;
 	va_list ap;
 
 	if (!err)
 		return;
-	if (err->hint[0])
-		pev__appendf(err->hint, sizeof(err->hint), "\n");
 	va_start(ap, fmt);
-	pev__vappendf(err->hint, sizeof(err->hint), fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	/* Hints are alternatives written "or ...": the first one drops its "or". */
+	if (!err->hint[0] && strncmp(line, "or ", 3) == 0)
+		text += 3;
+	pev__appendf(err->hint, sizeof(err->hint), "%s%s", err->hint[0] ? "\n" : "", text);
 }
 
 int pev__bad_arg(struct pev_error *err, const char *func, const char *arg, const char *fmt, ...)

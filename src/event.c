@@ -6,6 +6,7 @@
 #include "perfev/event.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -274,7 +275,8 @@ PEV_API int pev_pmu_type(const char *name, const char *sysfs_root)
 		return PEV_EBADARG;
 	pev__path(path, sizeof(path), sysfs_root ? sysfs_root : "/sys",
 		  "/bus/event_source/devices/%s/type", name);
-	if (pev__read_long(path, &type) < 0 || type < 0 || type > UINT32_MAX)
+	/* The type is returned as an int: one above INT_MAX would read as an error code. */
+	if (pev__read_long(path, &type) < 0 || type < 0 || type > INT_MAX)
 		return PEV_ENOENT;
 	return (int)type;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -142,6 +143,23 @@ static void read_limits(struct pev_machine *m, const char *root)
 	if (pev__read_text(path, text, sizeof(text)) > 0) {
 		limit_values(text, "Max open files", &m->nofile_soft, &m->nofile_hard);
 		limit_values(text, "Max locked memory", &m->memlock_soft, &m->memlock_hard);
+	} else if (!root || !*root) {
+		/* No descriptor to spare (EMFILE is what is being diagnosed): ask directly. */
+		struct rlimit rl;
+		m->nofile_soft = m->nofile_hard = PEV_UNLIMITED;
+		m->memlock_soft = m->memlock_hard = PEV_UNLIMITED;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+			if (rl.rlim_cur != RLIM_INFINITY)
+				m->nofile_soft = rl.rlim_cur;
+			if (rl.rlim_max != RLIM_INFINITY)
+				m->nofile_hard = rl.rlim_max;
+		}
+		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+			if (rl.rlim_cur != RLIM_INFINITY)
+				m->memlock_soft = rl.rlim_cur;
+			if (rl.rlim_max != RLIM_INFINITY)
+				m->memlock_hard = rl.rlim_max;
+		}
 	} else {
 		m->nofile_soft = m->nofile_hard = PEV_UNLIMITED;
 		m->memlock_soft = m->memlock_hard = PEV_UNLIMITED;

@@ -1,3 +1,682 @@
 /* SPDX-License-Identifier: MIT */
-/* test_cli.c - placeholder, being written. */
+/*
+ * test_cli.c - the perfev binary as a user runs it: the command table,
+ * `perfev check` (text and JSON, as root and as nobody, with and without
+ * tracefs) and `perfev stat` (output, exit codes, and counts compared with
+ * Debian's perf).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <json-c/json.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "helpers.h"
+
+/*
+ * Leak checks. th_leak_init/th_leak_fini run around every test, but
+ * Criterion 2.4 only logs assertions that fail in a .fini and still counts
+ * the test as passed; so each test body also ends with expect_no_leaks(),
+ * against counts taken at the same moment as th_leak_init's. LEAK_TEST
+ * declares a test that does.
+ */
+static int base_fds, base_perf_fds, base_maps;
+
+static void leak_init(void)
+{
+	th_leak_init();
+	base_fds = th_count_fds();
+	base_perf_fds = th_count_perf_fds();
+	base_maps = th_count_perf_maps();
+}
+
+static void expect_no_leaks(void)
+{
+	cr_expect_eq(th_count_perf_fds(), base_perf_fds, "perf event descriptors leaked: %d -> %d",
+		     base_perf_fds, th_count_perf_fds());
+	cr_expect_eq(th_count_fds(), base_fds, "descriptors leaked: %d -> %d", base_fds,
+		     th_count_fds());
+	cr_expect_eq(th_count_perf_maps(), base_maps, "perf mappings leaked: %d -> %d", base_maps,
+		     th_count_perf_maps());
+}
+
+#define LEAK_TEST(suite, name)                                                                     \
+	static void suite##_##name##_body(void);                                                   \
+	Test(suite, name)                                                                          \
+	{                                                                                          \
+		suite##_##name##_body();                                                           \
+		expect_no_leaks();                                                                 \
+	}                                                                                          \
+	static void suite##_##name##_body(void)
+
+TestSuite(cli, .init = leak_init, .fini = th_leak_fini, .timeout = 120);
+
+/* ---- running perfev ---------------------------------------------------- */
+
+struct run {
+	int status;
+	char *out;
+	char *err;
+};
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+/* Runs `perfev ARGS...` (NULL-terminated), optionally as nobody. */
+static struct run perfev_as(bool nobody, const char *first, ...)
+{
+	const char *argv[32];
+	struct run r;
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = th_perfev_bin();
+	va_start(ap, first);
+	for (const char *a = first; a; a = va_arg(ap, const char *)) {
+		cr_assert_lt(n, 31);
+		argv[n++] = a;
+	}
+	va_end(ap);
+	argv[n] = NULL;
+	r.status = th_run((char *const *)argv, nobody, &r.out, &r.err);
+	return r;
+}
+
+#define perfev(...) perfev_as(false, __VA_ARGS__, (const char *)NULL)
+#define perfev_nobody(...) perfev_as(true, __VA_ARGS__, (const char *)NULL)
+
+/* Finds an executable in $PATH; returns a malloc'ed path or NULL. */
+static char *which(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
+	char *save = NULL, *found = NULL;
+
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char full[4096];
+		snprintf(full, sizeof(full), "%s/%s", dir, name);
+		if (access(full, X_OK) == 0)
+			found = strdup(full);
+	}
+	free(copy);
+	return found;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* ---- the command table -------------------------------------------------- */
+
+LEAK_TEST(cli, version)
+{
+	struct run r = perfev("--version");
+	char want[64];
+
+	snprintf(want, sizeof(want), "perfev %d.%d.%d\n", PEV_VERSION_MAJOR, PEV_VERSION_MINOR,
+		 PEV_VERSION_PATCH);
+	cr_expect_eq(r.status, 0);
+	cr_expect_str_eq(r.out, want);
+	cr_expect_str_eq(r.err, "");
+	run_free(&r);
+}
+
+LEAK_TEST(cli, help_lists_the_commands)
+{
+	struct run r = perfev("--help");
+
+	cr_expect_eq(r.status, 0);
+	cr_expect(starts_with(r.out, "usage: perfev"), "%s", r.out);
+	cr_expect(strstr(r.out, "   check "), "help lists check: %s", r.out);
+	cr_expect(strstr(r.out, "   stat "), "help lists stat: %s", r.out);
+	cr_expect_str_eq(r.err, "");
+	run_free(&r);
+}
+
+LEAK_TEST(cli, no_command_prints_help_and_fails)
+{
+	struct run r = perfev_as(false, NULL);
+
+	cr_expect_eq(r.status, 129);
+	cr_expect(strstr(r.err, "usage: perfev"), "%s", r.err);
+	cr_expect_str_eq(r.out, "");
+	run_free(&r);
+}
+
+LEAK_TEST(cli, an_unknown_command_exits_129_and_names_it)
+{
+	struct run r = perfev("frobnicate", "--now");
+
+	cr_expect_eq(r.status, 129);
+	cr_expect(starts_with(r.err, "perfev: error:"), "%s", r.err);
+	cr_expect(strstr(r.err, "frobnicate"), "the message names the command: %s", r.err);
+	cr_expect_str_eq(r.out, "");
+	run_free(&r);
+}
+
+/* ---- perfev check ------------------------------------------------------- */
+
+/* The checks perfev reports, in order: id and the human name of the text output. */
+static const char *const check_ids[][2] = {
+	{"software", "software events"},
+	{"hardware", "hardware events"},
+	{"cache", "cache events"},
+	{"tracepoint", "tracepoints"},
+	{"breakpoint", "breakpoints"},
+	{"uprobe", "uprobes"},
+	{"kprobe", "kprobes"},
+	{"cpu_wide", "CPU-wide counting"},
+	{"kernel_sampling", "kernel-side sampling"},
+	{"callchains", "callchains"},
+	{"ring_buffer", "ring buffer (mlock budget)"},
+};
+#define NR_CHECKS (sizeof(check_ids) / sizeof(check_ids[0]))
+
+static bool sysfs_pmu(const char *name)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", name);
+	return stat(path, &st) == 0;
+}
+
+/* Whether this machine has a core PMU for hardware events (x86 names; hybrid parts). */
+static bool have_core_pmu(void)
+{
+	return sysfs_pmu("cpu") || sysfs_pmu("cpu_core") || sysfs_pmu("cpu_atom");
+}
+
+static json_object *parse_json(const char *text)
+{
+	enum json_tokener_error jerr;
+	json_object *root = json_tokener_parse_verbose(text, &jerr);
+
+	cr_assert_not_null(root, "perfev check --json is not JSON (%s): %s",
+			   json_tokener_error_desc(jerr), text);
+	cr_assert(json_object_is_type(root, json_type_object));
+	return root;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	cr_assert(json_object_object_get_ex(o, key, &v), "no key '%s' in %s", key,
+		  json_object_to_json_string(o));
+	return v;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+	json_object *v = get(o, key);
+
+	cr_assert(json_object_is_type(v, json_type_string), "'%s' is not a string", key);
+	return json_object_get_string(v);
+}
+
+/* Returns the check object with this id. */
+static json_object *check_of(json_object *root, const char *id)
+{
+	json_object *checks = get(root, "checks");
+
+	cr_assert(json_object_is_type(checks, json_type_array));
+	for (size_t i = 0; i < json_object_array_length(checks); i++) {
+		json_object *c = json_object_array_get_idx(checks, i);
+		if (strcmp(get_str(c, "id"), id) == 0)
+			return c;
+	}
+	cr_assert_fail("no check '%s'", id);
+	return NULL;
+}
+
+static void expect_status(json_object *root, const char *id, const char *status)
+{
+	json_object *c = check_of(root, id);
+	const char *got = get_str(c, "status");
+
+	cr_expect_str_eq(got, status, "check %s is '%s', expected '%s' (detail: %s; fix: %s)", id,
+			 got, status, get_str(c, "detail"), get_str(c, "fix"));
+	cr_expect_eq(json_object_get_boolean(get(c, "works")), strcmp(status, "no") != 0,
+		     "check %s: works agrees with status", id);
+	if (strcmp(status, "no") == 0)
+		cr_expect_str_neq(get_str(c, "detail"), "", "check %s says why not", id);
+}
+
+static void expect_every_check_once(json_object *root)
+{
+	json_object *checks = get(root, "checks");
+
+	cr_expect_eq(json_object_array_length(checks), NR_CHECKS);
+	for (size_t i = 0; i < NR_CHECKS && i < json_object_array_length(checks); i++) {
+		json_object *c = json_object_array_get_idx(checks, i);
+		cr_expect_str_eq(get_str(c, "id"), check_ids[i][0]);
+		cr_expect_str_eq(get_str(c, "what"), check_ids[i][1]);
+		const char *s = get_str(c, "status");
+		cr_expect(strcmp(s, "yes") == 0 || strcmp(s, "partial") == 0 ||
+				  strcmp(s, "no") == 0,
+			  "status '%s'", s);
+	}
+}
+
+LEAK_TEST(cli, check_text_has_the_machine_and_one_line_per_class)
+{
+	struct run r = perfev("check");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(starts_with(r.out, "machine\n"), "%s", r.out);
+	const char *facts[] = {"  kernel ", "  perf_event_paranoid ", "  hardware PMU ",
+			       "  CPUs ", "  limits ", "  rlimits ", "  tracefs "};
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
+		cr_expect(strstr(r.out, facts[i]), "no '%s' fact: %s", facts[i], r.out);
+
+	const char *section = strstr(r.out, "\nwhat works here\n");
+	cr_assert(section, "no checks section: %s", r.out);
+	for (size_t i = 0; i < NR_CHECKS; i++) {
+		/* "  <what>  <padding> yes|partial|no  <detail>" at the start of a line. */
+		char head[64];
+		int lines = 0;
+		snprintf(head, sizeof(head), "\n  %s ", check_ids[i][1]);
+		for (const char *p = section; (p = strstr(p, head)); p++)
+			lines++;
+		cr_expect_eq(lines, 1, "one line for %s: %s", check_ids[i][1], section);
+		const char *line = strstr(section, head);
+		if (!line)
+			continue;
+		line += strlen(head);
+		line += strspn(line, " ");
+		cr_expect(starts_with(line, "yes ") || starts_with(line, "partial ") ||
+				  starts_with(line, "no "),
+			  "%s: status word: %.80s", check_ids[i][1], line);
+	}
+	cr_expect_str_eq(r.err, "");
+	run_free(&r);
+}
+
+LEAK_TEST(cli, check_json_as_root_on_this_machine)
+{
+	th_require_root();
+	cr_assert(th_tracefs(), "cannot mount tracefs");
+	struct run r = perfev("check", "--json");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	json_object *root = parse_json(r.out);
+	json_object *m = get(root, "machine");
+	expect_every_check_once(root);
+
+	cr_expect_eq(json_object_get_int(get(m, "euid")), 0);
+	cr_expect(json_object_get_boolean(get(m, "tracefs_mounted")));
+	cr_expect_eq(json_object_get_int(get(m, "cpus_online")), sysconf(_SC_NPROCESSORS_ONLN));
+	cr_expect_eq(json_object_get_boolean(get(m, "hardware_pmu")), have_core_pmu());
+
+	expect_status(root, "software", "yes");
+	expect_status(root, "breakpoint", "yes");
+	expect_status(root, "uprobe", sysfs_pmu("uprobe") ? "yes" : "no");
+	expect_status(root, "cpu_wide", "yes");
+	expect_status(root, "kernel_sampling", "yes");
+	expect_status(root, "callchains", "yes");
+	expect_status(root, "ring_buffer", "yes");
+	expect_status(root, "tracepoint", "yes");
+	cr_expect(strstr(get_str(check_of(root, "tracepoint"), "detail"), "/sys/kernel/tracing"),
+		  "the tracepoint check says where tracefs is");
+
+	if (have_core_pmu()) {
+		expect_status(root, "hardware", "yes");
+	} else {
+		/* This development VM: no PMU, so neither hardware nor cache events. */
+		expect_status(root, "hardware", "no");
+		expect_status(root, "cache", "no");
+		const char *detail = get_str(check_of(root, "hardware"), "detail");
+		cr_expect(strstr(detail, "no hardware PMU"), "hardware detail: %s", detail);
+		cr_expect(strstr(get_str(check_of(root, "hardware"), "fix"), "cpu-clock"),
+			  "the fix offers a software event");
+		detail = get_str(check_of(root, "cache"), "detail");
+		cr_expect(strstr(detail, "no hardware PMU"), "cache detail: %s", detail);
+	}
+	if (sysfs_pmu("kprobe")) {
+		expect_status(root, "kprobe", "yes");
+	} else {
+		expect_status(root, "kprobe", "no");
+		cr_expect(strstr(get_str(check_of(root, "kprobe"), "detail"), "no kprobe PMU"));
+		cr_expect_str_neq(get_str(check_of(root, "kprobe"), "fix"), "");
+	}
+	json_object_put(root);
+	run_free(&r);
+}
+
+LEAK_TEST(cli, check_json_as_nobody)
+{
+	struct run r = perfev_nobody("check", "--json");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	json_object *root = parse_json(r.out);
+	expect_every_check_once(root);
+	cr_expect_eq(json_object_get_int(get(get(root, "machine"), "euid")), 65534);
+	cr_expect_not(json_object_get_boolean(get(get(root, "machine"), "cap_perfmon")));
+
+	int paranoid = json_object_get_int(get(get(root, "machine"), "paranoid"));
+	if (paranoid >= 2) {
+		/* User space only: the kernel part of software events is refused. */
+		expect_status(root, "software", "partial");
+		const char *detail = get_str(check_of(root, "software"), "detail");
+		cr_expect(strstr(detail, "user space only"), "software detail: %s", detail);
+		cr_expect(strstr(get_str(check_of(root, "software"), "fix"), "perf_event_paranoid"),
+			  "the fix names the sysctl");
+	}
+	if (paranoid >= 1) {
+		expect_status(root, "cpu_wide", "no");
+		cr_expect_str_neq(get_str(check_of(root, "cpu_wide"), "fix"), "",
+				  "CPU-wide counting as nobody comes with a fix");
+	}
+	/* The uprobe PMU wants CAP_PERFMON (or CAP_SYS_ADMIN) whatever the paranoid level. */
+	expect_status(root, "uprobe", "no");
+	cr_expect_str_neq(get_str(check_of(root, "uprobe"), "fix"), "");
+	expect_status(root, "breakpoint", "yes");
+	expect_status(root, "ring_buffer", "yes");
+	json_object_put(root);
+	run_free(&r);
+}
+
+/* Runs `perfev check --json` in a private mount namespace with every tracefs unmounted. */
+static int check_without_tracefs(char **out)
+{
+	int pipefd[2], status;
+
+	const char *bin = th_perfev_bin(); /* before the fork: it may fail the test */
+
+	cr_assert_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 2) < 0 || dup2(pipefd[1], 1) < 0)
+			_exit(100);
+		if (unshare(CLONE_NEWNS) < 0)
+			_exit(101);
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			_exit(102);
+		/* Unmount every tracefs this namespace sees (stacked mounts too). */
+		for (int round = 0; round < 16; round++) {
+			FILE *f = fopen("/proc/self/mounts", "re");
+			char dev[256], dir[512], type[64];
+			bool any = false;
+			if (!f)
+				_exit(103);
+			while (fscanf(f, "%255s %511s %63s %*[^\n]", dev, dir, type) == 3)
+				if (strcmp(type, "tracefs") == 0) {
+					any = true;
+					if (umount2(dir, MNT_DETACH) < 0)
+						_exit(104);
+				}
+			fclose(f);
+			if (!any)
+				break;
+		}
+		char *const argv[] = {(char *)bin, "check", "--json", NULL};
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	size_t len = 0, cap = 8192;
+	char *buf = malloc(cap);
+	cr_assert(buf);
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			cr_assert(buf);
+		}
+		ssize_t n = read(pipefd[0], buf + len, 4096);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*out = buf;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+LEAK_TEST(cli, check_json_without_tracefs_says_how_to_mount_it)
+{
+	char *out;
+
+	th_require_root();
+	/* Mounted in the real namespace, so the child really has something to unmount. */
+	cr_assert(th_tracefs(), "cannot mount tracefs");
+	int status = check_without_tracefs(&out);
+	cr_assert_eq(status, 0, "the child failed at step %d", status);
+	json_object *root = parse_json(out);
+	cr_expect_not(json_object_get_boolean(get(get(root, "machine"), "tracefs_mounted")));
+	cr_expect(json_object_get_boolean(get(get(root, "machine"), "tracefs_supported")));
+	expect_status(root, "tracepoint", "no");
+	const char *fix = get_str(check_of(root, "tracepoint"), "fix");
+	cr_expect(strstr(fix, "mount -t tracefs"), "fix: %s", fix);
+	cr_expect(strstr(get_str(check_of(root, "tracepoint"), "detail"), "not mounted"));
+	json_object_put(root);
+	free(out);
+	/* The real namespace still has it. */
+	cr_expect_not_null(th_tracefs());
+}
+
+LEAK_TEST(cli, check_rejects_extra_arguments)
+{
+	struct run r = perfev("check", "extra-arg");
+
+	cr_expect_eq(r.status, 129);
+	cr_expect(starts_with(r.err, "perfev: error:"), "%s", r.err);
+	cr_expect(strstr(r.err, "extra-arg"), "%s", r.err);
+	cr_expect(strstr(r.err, "usage: perfev check"), "%s", r.err);
+	cr_expect_str_eq(r.out, "");
+	run_free(&r);
+
+	r = perfev("check", "--bogus");
+	cr_expect_eq(r.status, 129);
+	run_free(&r);
+}
+
+/* ---- perfev stat -------------------------------------------------------- */
+
+LEAK_TEST(cli, stat_true_prints_perf_stat_style_counts)
+{
+	struct run r = perfev("stat", "--", "true");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, "", "perf stat writes its table to stderr");
+	const char *e = r.err;
+	cr_expect(strstr(e, "Performance counter stats for 'true'"), "%s", e);
+	cr_expect(strstr(e, " msec task-clock "), "task-clock line: %s", e);
+	cr_expect(strstr(e, "      page-faults "), "page-faults line: %s", e);
+	cr_expect(strstr(e, " seconds time elapsed"), "%s", e);
+	if (!have_core_pmu()) {
+		const char *cycles = strstr(e, "<not supported>      cycles");
+		cr_expect(cycles, "cycles is <not supported>: %s", e);
+		const char *note = strstr(e, "\n note: cycles is not supported here: ");
+		cr_expect(note, "a note explains why: %s", e);
+		if (note)
+			cr_expect(strstr(note, "hardware PMU"), "the note names the missing PMU: %s",
+				  note);
+		cr_expect(strstr(e, "\n hint: "), "and what to use instead: %s", e);
+	}
+	cr_expect_null(strstr(e, "perfev: error"), "%s", e);
+	run_free(&r);
+}
+
+LEAK_TEST(cli, stat_passes_on_the_exit_status)
+{
+	struct run r = perfev("stat", "-e", "task-clock", "--", "sh", "-c", "exit 7");
+
+	cr_expect_eq(r.status, 7, "%s", r.err);
+	cr_expect(strstr(r.err, "Performance counter stats for 'sh -c exit 7'"), "%s", r.err);
+	run_free(&r);
+}
+
+LEAK_TEST(cli, stat_of_a_missing_command_exits_127)
+{
+	struct run r = perfev("stat", "--", "/nonexistent/perfev-no-such-command");
+
+	cr_expect_eq(r.status, 127, "%s", r.err);
+	cr_expect(starts_with(r.err, "perfev: error:"), "%s", r.err);
+	cr_expect(strstr(r.err, "cannot run"), "%s", r.err);
+	cr_expect(strstr(r.err, "/nonexistent/perfev-no-such-command"), "%s", r.err);
+	cr_expect_null(strstr(r.err, "Performance counter stats"), "%s", r.err);
+	run_free(&r);
+}
+
+LEAK_TEST(cli, stat_without_a_command_exits_129)
+{
+	struct run r = perfev("stat");
+
+	cr_expect_eq(r.status, 129);
+	cr_expect(starts_with(r.err, "perfev: error:"), "%s", r.err);
+	cr_expect(strstr(r.err, "usage: perfev stat"), "%s", r.err);
+	run_free(&r);
+
+	r = perfev("stat", "-e", "task-clock");
+	cr_expect_eq(r.status, 129, "%s", r.err);
+	run_free(&r);
+}
+
+LEAK_TEST(cli, stat_with_an_unknown_event_exits_129_and_names_it)
+{
+	struct run r = perfev("stat", "-e", "bogus-event", "--", "true");
+
+	cr_expect_eq(r.status, 129);
+	cr_expect(starts_with(r.err, "perfev: error:"), "%s", r.err);
+	cr_expect(strstr(r.err, "bogus-event"), "%s", r.err);
+	cr_expect_null(strstr(r.err, "Performance counter stats"), "%s", r.err);
+	run_free(&r);
+
+	r = perfev("stat", "-e", "task-clock,bogus-event", "--", "true");
+	cr_expect_eq(r.status, 129);
+	cr_expect(strstr(r.err, "bogus-event"), "%s", r.err);
+	run_free(&r);
+}
+
+/*
+ * Reads the count of `event` from perfev stat's table ("   1,234      page-faults")
+ * or from perf stat -x, ("1234,,page-faults,..."). Returns -1 when absent.
+ */
+static long long count_of(const char *text, const char *event, bool csv)
+{
+	char want[96];
+
+	snprintf(want, sizeof(want), csv ? ",%s," : "      %s", event);
+	for (const char *line = text, *end; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char buf[512];
+		if (len >= sizeof(buf))
+			continue;
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		if (!strstr(buf, want))
+			continue;
+		long long v = 0;
+		bool digits = false;
+		for (const char *p = buf + strspn(buf, " "); *p; p++) {
+			if (*p >= '0' && *p <= '9') {
+				v = v * 10 + (*p - '0');
+				digits = true;
+			} else if (*p == ',' && !csv) {
+				continue; /* perfev groups digits */
+			} else {
+				break;
+			}
+		}
+		if (digits)
+			return v;
+	}
+	return -1;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+#define RUNS 5
+
+/* Median page faults of `cmd` over RUNS runs, by perfev and by perf. */
+static void compare_page_faults(char *perf, char *const cmd[], int ncmd)
+{
+	long long ours[RUNS], theirs[RUNS];
+
+	for (int i = 0; i < RUNS; i++) {
+		const char *a[24];
+		int n = 0;
+		a[n++] = th_perfev_bin();
+		a[n++] = "stat";
+		a[n++] = "-e";
+		a[n++] = "page-faults";
+		a[n++] = "--";
+		for (int j = 0; j < ncmd; j++)
+			a[n++] = cmd[j];
+		a[n] = NULL;
+		char *out, *err;
+		cr_assert_eq(th_run((char *const *)a, false, &out, &err), 0, "%s", err);
+		ours[i] = count_of(err, "page-faults", false);
+		cr_assert_geq(ours[i], 0, "no page-faults count in perfev's output: %s", err);
+		free(out);
+		free(err);
+
+		n = 0;
+		a[n++] = perf;
+		a[n++] = "stat";
+		a[n++] = "-e";
+		a[n++] = "page-faults";
+		a[n++] = "-x,";
+		a[n++] = "--";
+		for (int j = 0; j < ncmd; j++)
+			a[n++] = cmd[j];
+		a[n] = NULL;
+		cr_assert_eq(th_run((char *const *)a, false, &out, &err), 0, "%s", err);
+		theirs[i] = count_of(err, "page-faults", true);
+		if (theirs[i] < 0)
+			theirs[i] = count_of(err, "page-faults:u", true);
+		cr_assert_geq(theirs[i], 0, "no page-faults count in perf's output: %s", err);
+		free(out);
+		free(err);
+	}
+	qsort(ours, RUNS, sizeof(ours[0]), cmp_ll);
+	qsort(theirs, RUNS, sizeof(theirs[0]), cmp_ll);
+	long long a = ours[RUNS / 2], b = theirs[RUNS / 2];
+	long long diff = a > b ? a - b : b - a;
+	long long allowed = b * 2 / 100 > 3 ? b * 2 / 100 : 3;
+	cr_expect_leq(diff, allowed,
+		      "page-faults of '%s': perfev %lld, perf %lld (medians of %d; allowed +-%lld)",
+		      cmd[0], a, b, RUNS, allowed);
+	cr_expect_gt(a, 0, "a command that runs takes page faults");
+}
+
+LEAK_TEST(cli, stat_page_faults_agree_with_perf)
+{
+	char *perf = which("perf");
+
+	if (!perf)
+		cr_skip_test("Debian's perf (package linux-perf) is not installed: nothing to "
+			     "compare with");
+	char *dd[] = {"dd", "if=/dev/zero", "of=/dev/null", "bs=1M", "count=20", "status=none"};
+	char *tru[] = {"/bin/true"};
+	compare_page_faults(perf, dd, 6);
+	compare_page_faults(perf, tru, 1);
+	free(perf);
+}

@@ -140,8 +140,9 @@ struct pev_count {
 };
 
 /**
- * Reads c's count, summed over its descriptors (for a group leader read with
- * PEV_FORMAT_GROUP, the leader's own value). Returns 0 or a negative code.
+ * Reads c's count, summed over its descriptors. With PEV_FORMAT_GROUP the
+ * kernel returns the whole group; the value taken is c's own when read_format
+ * also has PEV_FORMAT_ID, else the leader's. Returns 0 or a negative code.
  */
 PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out);
 

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /** A fact that could not be read. */
-#define PEV_UNKNOWN (-1)
+#define PEV_UNKNOWN (-0x7fffffff - 1)
 /** An unlimited resource limit. */
 #define PEV_UNLIMITED UINT64_MAX
 /** Most PMUs pev_machine records. */

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_open.c - what perfev costs over the bare system calls, side by side
+ * in one run:
+ *
+ *   (a) pev_counter_open + pev_counter_close of task-clock on the calling
+ *       thread, against syscall(SYS_perf_event_open) + close(2) with the very
+ *       attribute block perfev built;
+ *   (b) pev_counter_read, against read(2) of the same descriptor.
+ *
+ * Each measurement runs in batches; a batch times ITERS operations and gives
+ * one ns/op figure. The two sides of a pair alternate batch by batch (and
+ * which goes first alternates too), so drift hits both alike. The report is
+ * the median of the batches, with the fastest and slowest batch beside it,
+ * and the median of the per-batch ratios perfev / raw.
+ *
+ *   usage: bench_open [BATCHES [OPEN_ITERS [READ_ITERS]]]
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perfev.h"
+
+#define MAX_BATCHES 1001
+
+static volatile uint64_t sink; /* keeps the reads from being optimized away */
+
+static void die(const char *what, const char *why)
+{
+	fprintf(stderr, "bench_open: %s: %s\n", what, why);
+	exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static long parse_count(const char *text, long min, long max, const char *what)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+
+	if (errno || *end || v < min || v > max) {
+		fprintf(stderr, "bench_open: %s must be a number from %ld to %ld, not '%s'\n", what,
+			min, max, text);
+		exit(2);
+	}
+	return v;
+}
+
+/* ---- the four timed loops ---------------------------------------------- */
+
+static const struct pev_event task_clock = {.type = PEV_TYPE_SOFTWARE,
+					    .config = PEV_SW_TASK_CLOCK,
+					    .name = "task-clock"};
+
+static double time_lib_open(long iters)
+{
+	struct pev_target self = pev_target_self();
+	struct pev_counter *c;
+	struct pev_error err;
+
+	uint64_t t0 = now_ns();
+	for (long i = 0; i < iters; i++) {
+		if (pev_counter_open(&task_clock, NULL, &self, NULL, &c, &err) < 0)
+			die("pev_counter_open", err.message);
+		pev_counter_close(c);
+	}
+	return (double)(now_ns() - t0) / (double)iters;
+}
+
+static double time_raw_open(long iters, const struct pev_attr *attr)
+{
+	uint64_t t0 = now_ns();
+	for (long i = 0; i < iters; i++) {
+		long fd = syscall(SYS_perf_event_open, attr, 0, -1, -1, PEV_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			die("perf_event_open", strerror(errno));
+		close((int)fd);
+	}
+	return (double)(now_ns() - t0) / (double)iters;
+}
+
+static double time_lib_read(long iters, const struct pev_counter *c)
+{
+	struct pev_count count;
+	uint64_t sum = 0;
+
+	uint64_t t0 = now_ns();
+	for (long i = 0; i < iters; i++) {
+		if (pev_counter_read(c, &count) < 0)
+			die("pev_counter_read", "failed");
+		sum += count.value;
+	}
+	double ns = (double)(now_ns() - t0) / (double)iters;
+	sink += sum;
+	return ns;
+}
+
+static double time_raw_read(long iters, int fd)
+{
+	uint64_t value, sum = 0;
+
+	uint64_t t0 = now_ns();
+	for (long i = 0; i < iters; i++) {
+		if (read(fd, &value, sizeof(value)) != (ssize_t)sizeof(value))
+			die("read", strerror(errno));
+		sum += value;
+	}
+	double ns = (double)(now_ns() - t0) / (double)iters;
+	sink += sum;
+	return ns;
+}
+
+/* ---- statistics and output --------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+struct stats {
+	double median, min, max;
+};
+
+static struct stats summarize(double *v, int n)
+{
+	struct stats s;
+
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	s.min = v[0];
+	s.max = v[n - 1];
+	return s;
+}
+
+/*
+ * Prints one pair. The ratio is the median of the per-batch ratios: the two
+ * batches of a pair run back to back, so a change of pace of the machine
+ * (another VM on the host, a busy neighbour process) affects both alike.
+ */
+static void print_pair(const char *what, const char *lib_name, double *lib, const char *raw_name,
+		       double *raw, int n)
+{
+	static double ratios[MAX_BATCHES];
+
+	for (int i = 0; i < n; i++)
+		ratios[i] = lib[i] / raw[i];
+	struct stats r = summarize(ratios, n), l = summarize(lib, n), w = summarize(raw, n);
+
+	printf("%s\n", what);
+	printf("  %-38s %10.1f ns/op  (batches %.1f .. %.1f)\n", lib_name, l.median, l.min, l.max);
+	printf("  %-38s %10.1f ns/op  (batches %.1f .. %.1f)\n", raw_name, w.median, w.min, w.max);
+	printf("  %-38s %10.2fx  (batches %.2f .. %.2f; +%.1f ns/op)\n", "ratio perfev / raw",
+	       r.median, r.min, r.max, l.median - w.median);
+}
+
+int main(int argc, char **argv)
+{
+	static double lib_open[MAX_BATCHES], raw_open[MAX_BATCHES];
+	static double lib_read[MAX_BATCHES], raw_read[MAX_BATCHES];
+	long batches = 21, open_iters = 2000, read_iters = 200000;
+	struct pev_target self = pev_target_self();
+	struct pev_counter *c;
+	struct pev_error err;
+	struct utsname u;
+
+	if (argc > 4 || (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))) {
+		fprintf(stderr, "usage: bench_open [BATCHES [OPEN_ITERS [READ_ITERS]]]\n");
+		return argc > 4 ? 2 : 0;
+	}
+	if (argc > 1)
+		batches = parse_count(argv[1], 1, MAX_BATCHES, "BATCHES");
+	if (argc > 2)
+		open_iters = parse_count(argv[2], 1, 100000000, "OPEN_ITERS");
+	if (argc > 3)
+		read_iters = parse_count(argv[3], 1, 1000000000, "READ_ITERS");
+
+	/* One counter for the reads, and the attribute block perfev builds for the raw opens. */
+	if (pev_counter_open(&task_clock, NULL, &self, NULL, &c, &err) < 0)
+		die("pev_counter_open", err.message);
+	struct pev_attr attr = *pev_counter_attr(c);
+	int fd = pev_counter_fd(c, 0);
+
+	/* Warm up both paths (page faults, caches, the machine facts perfev reads). */
+	time_lib_open(open_iters / 10 + 1);
+	time_raw_open(open_iters / 10 + 1, &attr);
+	time_lib_read(read_iters / 10 + 1, c);
+	time_raw_read(read_iters / 10 + 1, fd);
+
+	for (long b = 0; b < batches; b++) {
+		if (b % 2 == 0) {
+			lib_open[b] = time_lib_open(open_iters);
+			raw_open[b] = time_raw_open(open_iters, &attr);
+			lib_read[b] = time_lib_read(read_iters, c);
+			raw_read[b] = time_raw_read(read_iters, fd);
+		} else {
+			raw_open[b] = time_raw_open(open_iters, &attr);
+			lib_open[b] = time_lib_open(open_iters);
+			raw_read[b] = time_raw_read(read_iters, fd);
+			lib_read[b] = time_lib_read(read_iters, c);
+		}
+	}
+	pev_counter_close(c);
+
+	if (uname(&u) == 0)
+		printf("bench_open: Linux %s %s, %ld CPUs online\n", u.release, u.machine,
+		       sysconf(_SC_NPROCESSORS_ONLN));
+	printf("%ld batches of %ld opens and %ld reads; median of the batches\n\n", batches,
+	       open_iters, read_iters);
+	print_pair("(a) open + close task-clock on the calling thread",
+		   "pev_counter_open + pev_counter_close", lib_open, "syscall(perf_event_open) + close",
+		   raw_open, (int)batches);
+	printf("\n");
+	print_pair("(b) read the count", "pev_counter_read", lib_read, "read(2), 8 bytes", raw_read,
+		   (int)batches);
+	return 0;
+}
