@@ -184,7 +184,7 @@ static void explain(const struct pev_attr *attr, const uint8_t *data, size_t siz
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pev_event ev1, ev2;
-	struct pev_opts o1, o2;
+	struct pev_opts o1 = PEV_OPTS_INIT, o2 = PEV_OPTS_INIT;
 	struct pev_attr *raw, *encoded;
 	struct pev_error err;
 

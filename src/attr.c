@@ -118,9 +118,14 @@ PEV_API uint32_t pev_attr_min_size(const struct pev_attr *attr)
 }
 
 PEV_API int pev_attr_encode(struct pev_attr *attr, const struct pev_event *ev,
-			    const struct pev_opts *user_opts, struct pev_error *err)
+			    const struct pev_opts *opts, struct pev_error *err)
 {
-	static const char func[] = "pev_attr_encode";
+	return pev__attr_encode(attr, ev, opts, "pev_attr_encode", err);
+}
+
+int pev__attr_encode(struct pev_attr *attr, const struct pev_event *ev,
+		     const struct pev_opts *user_opts, const char *func, struct pev_error *err)
+{
 	struct pev_opts o;
 	char name[96];
 	int r;
@@ -212,12 +217,14 @@ PEV_API int pev_attr_encode(struct pev_attr *attr, const struct pev_event *ev,
 }
 
 PEV_API int pev_attr_decode(const void *bytes, size_t len, struct pev_event *ev,
-			    struct pev_opts *o)
+			    struct pev_opts *out_opts)
 {
+	struct pev_opts *o = out_opts;
+	struct pev_opts full;
 	struct pev_attr a;
-	size_t n;
+	size_t n, keep;
 
-	if (!bytes || !ev || !o)
+	if (!bytes || !ev || !o || o->sz < sizeof(o->sz))
 		return PEV_EBADARG;
 	if (len < PEV_ATTR_SIZE_VER0)
 		return PEV_EFORMAT;
@@ -248,8 +255,12 @@ PEV_API int pev_attr_decode(const void *bytes, size_t len, struct pev_event *ev,
 	ev->config3 = a.config3;
 	ev->bp_type = a.bp_type;
 
+	/* Decode into a full struct, then hand over as much as the caller's struct holds. */
+	keep = o->sz < sizeof(full) ? o->sz : sizeof(full);
+	if (o->sz > sizeof(full))
+		memset((char *)o + sizeof(full), 0, o->sz - sizeof(full));
+	o = &full;
 	memset(o, 0, sizeof(*o));
-	o->sz = sizeof(*o);
 	for (size_t i = 0; i < PEV_ARRAY_SIZE(flag_map); i++)
 		*opt_bool(o, flag_map[i].offset) = (a.flags & flag_map[i].bit) != 0;
 	for (size_t i = 0; i < PEV_ARRAY_SIZE(aux_map); i++)
@@ -280,5 +291,7 @@ PEV_API int pev_attr_decode(const void *bytes, size_t len, struct pev_event *ev,
 	o->aux_watermark = a.aux_watermark;
 	o->clockid = o->use_clockid ? a.clockid : 0;
 	o->sig_data = o->sigtrap ? a.sig_data : 0;
+	memcpy(out_opts, &full, keep);
+	out_opts->sz = keep;
 	return 0;
 }

@@ -97,17 +97,18 @@ static int expand_cpus(const struct pev_target *t, const struct pev_machine *m, 
 static int diagnose(const struct pev_open_request *req, int errnum, uint32_t size_back,
 		    unsigned open_flags, struct pev_error *err)
 {
-	struct pev_machine *m = calloc(1, sizeof(*m));
+	struct pev_machine *m;
 	int code;
 
-	if (!m)
+	/* Without an error to fill, the facts and the retries would be wasted work. */
+	if (!err || !(m = calloc(1, sizeof(*m))))
 		return pev_error_from_errno(errnum);
 	pev_machine_read(m, NULL);
 	code = pev_diagnose_open(m, req, errnum, size_back, err);
 	free(m);
 	/* Probe only when the diagnosis has not named the field already. */
 	if ((errnum == EINVAL || errnum == EOPNOTSUPP) && !(open_flags & PEV_OPEN_NO_PROBE) &&
-	    !(err && err->field[0])) {
+	    !err->field[0]) {
 		char field[64];
 		if (pev__probe_refused_field(req->attr, req->pid, req->cpu, req->group_fd,
 					     req->flags, field, sizeof(field))) {
@@ -269,7 +270,7 @@ PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *
 	if ((r = pev__opts_copy(&o, opts, "pev_counter_open", err)) < 0)
 		return r;
 	memset(&attr, 0, sizeof(attr));
-	if ((r = pev_attr_encode(&attr.attr, ev, &o, err)) < 0)
+	if ((r = pev__attr_encode(&attr.attr, ev, &o, "pev_counter_open", err)) < 0)
 		return r;
 	pev_event_describe(ev, name, sizeof(name));
 	return open_counter(&attr, name, target, group, o.open_flags, out, err);

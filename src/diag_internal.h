@@ -30,6 +30,12 @@ const char *pev__request_event(const struct pev_open_request *req, char *buf, si
 /* True when the caller may do what perf_event_paranoid forbids (CAP_PERFMON or CAP_SYS_ADMIN). */
 bool pev__privileged(const struct pev_machine *m);
 
+/*
+ * The word size of x86 machine m in bytes (8 for x86_64, 4 for i386/i686),
+ * or 0 when m is not x86. A NULL m means the architecture perfev runs on.
+ */
+int pev__x86_word_size(const struct pev_machine *m);
+
 /* True when addr lies in the kernel's half of the address space on m's architecture. */
 bool pev__kernel_address(const struct pev_machine *m, uint64_t addr);
 
@@ -39,10 +45,5 @@ bool pev__is_hardware_type(const struct pev_machine *m, uint32_t type);
 /* The name of attr's PMU: "software", "cpu", a sysfs name, or "type N". */
 const char *pev__pmu_of(const struct pev_machine *m, uint32_t type, char *buf, size_t size);
 
-/*
- * Reads a NUL-terminated string at addr in this process without faulting
- * (process_vm_readv). Returns true and fills buf when the memory is readable.
- */
-bool pev__read_user_string(uint64_t addr, char *buf, size_t size);
 
 #endif /* PERFEV_DIAG_INTERNAL_H */

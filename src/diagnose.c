@@ -26,12 +26,44 @@ bool pev__privileged(const struct pev_machine *m)
 	return m && (m->cap_perfmon || m->cap_sys_admin);
 }
 
+/* The architecture of m, or of the running program when m has none. */
+static const char *arch_of(const struct pev_machine *m)
+{
+	if (m && m->arch[0])
+		return m->arch;
+#if defined(__x86_64__)
+	return "x86_64";
+#elif defined(__i386__)
+	return "i686";
+#elif defined(__aarch64__)
+	return "aarch64";
+#else
+	return "";
+#endif
+}
+
+int pev__x86_word_size(const struct pev_machine *m)
+{
+	const char *arch = arch_of(m);
+
+	if (strcmp(arch, "x86_64") == 0)
+		return 8;
+	if (strcmp(arch, "i386") == 0 || strcmp(arch, "i486") == 0 || strcmp(arch, "i586") == 0 ||
+	    strcmp(arch, "i686") == 0)
+		return 4;
+	return 0;
+}
+
 bool pev__kernel_address(const struct pev_machine *m, uint64_t addr)
 {
-	if (!m || strcmp(m->arch, "x86_64") == 0)
-		return addr >= 0x0000800000000000ULL;
-	if (strcmp(m->arch, "aarch64") == 0)
-		return addr >= 0xffff000000000000ULL;
+	const char *arch = arch_of(m);
+
+	if (strcmp(arch, "x86_64") == 0)
+		return addr >= UINT64_C(0x0000800000000000);
+	if (pev__x86_word_size(m) == 4)
+		return addr >= UINT64_C(0xc0000000);
+	if (strcmp(arch, "aarch64") == 0)
+		return addr >= UINT64_C(0xffff000000000000);
 	return false;
 }
 
@@ -61,22 +93,6 @@ const char *pev__pmu_of(const struct pev_machine *m, uint32_t type, char *buf, s
 	return buf;
 }
 
-bool pev__read_user_string(uint64_t addr, char *buf, size_t size)
-{
-	if (!addr || size < 2)
-		return false;
-	struct iovec local = {buf, size - 1};
-	struct iovec remote = {(void *)(uintptr_t)addr, size - 1};
-	/* Reads up to the end of the page at most, so a short string near a hole works. */
-	size_t to_page_end = 4096 - (addr & 4095);
-	if (remote.iov_len > to_page_end)
-		remote.iov_len = local.iov_len = to_page_end;
-	ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return memchr(buf, '\0', (size_t)n) != NULL || (size_t)n == size - 1;
-}
 
 const char *pev__request_event(const struct pev_open_request *req, char *buf, size_t size)
 {

@@ -21,13 +21,13 @@ struct named_id {
 };
 
 static const struct named_id hw_names[] = {
-	{"cpu-cycles", PEV_HW_CPU_CYCLES},
 	{"cycles", PEV_HW_CPU_CYCLES},
+	{"cpu-cycles", PEV_HW_CPU_CYCLES},
 	{"instructions", PEV_HW_INSTRUCTIONS},
 	{"cache-references", PEV_HW_CACHE_REFERENCES},
 	{"cache-misses", PEV_HW_CACHE_MISSES},
-	{"branch-instructions", PEV_HW_BRANCH_INSTRUCTIONS},
 	{"branches", PEV_HW_BRANCH_INSTRUCTIONS},
+	{"branch-instructions", PEV_HW_BRANCH_INSTRUCTIONS},
 	{"branch-misses", PEV_HW_BRANCH_MISSES},
 	{"bus-cycles", PEV_HW_BUS_CYCLES},
 	{"stalled-cycles-frontend", PEV_HW_STALLED_CYCLES_FRONTEND},
@@ -258,7 +258,13 @@ PEV_API char *pev_event_describe(const struct pev_event *ev, char *buf, size_t s
 			 bp_kind(ev->bp_type));
 		return buf;
 	default:
-		if (ev->pmu && ev->pmu[0])
+		if (ev->pmu && (strcmp(ev->pmu, "uprobe") == 0 || strcmp(ev->pmu, "kprobe") == 0)) {
+			char target[200];
+			if (!pev__read_user_string(ev->config1, target, sizeof(target)))
+				snprintf(target, sizeof(target), "?");
+			snprintf(buf, size, "%s%s:%s+0x%" PRIx64, ev->pmu, ev->config ? " (ret)" : "",
+				 target, ev->config2);
+		} else if (ev->pmu && ev->pmu[0])
 			snprintf(buf, size, "%s/config=0x%" PRIx64 "/", ev->pmu, ev->config);
 		else
 			snprintf(buf, size, "type %u config 0x%" PRIx64, ev->type, ev->config);

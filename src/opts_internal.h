@@ -16,4 +16,11 @@
 int pev__opts_copy(struct pev_opts *dst, const struct pev_opts *src, const char *func,
 		   struct pev_error *err);
 
+/*
+ * pev_attr_encode(), reporting argument errors as coming from func (the
+ * public function the caller called).
+ */
+int pev__attr_encode(struct pev_attr *attr, const struct pev_event *ev,
+		     const struct pev_opts *opts, const char *func, struct pev_error *err);
+
 #endif /* PERFEV_OPTS_INTERNAL_H */

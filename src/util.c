@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 size_t pev__strlcpy(char *dst, const char *src, size_t size)
@@ -106,4 +107,21 @@ bool pev__parse_u64(const char *s, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+bool pev__read_user_string(uint64_t addr, char *buf, size_t size)
+{
+	if (!addr || size < 2)
+		return false;
+	struct iovec local = {buf, size - 1};
+	struct iovec remote = {(void *)(uintptr_t)addr, size - 1};
+	/* Reads up to the end of the page at most, so a short string near a hole works. */
+	size_t to_page_end = 4096 - (addr & 4095);
+	if (remote.iov_len > to_page_end)
+		remote.iov_len = local.iov_len = to_page_end;
+	ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return memchr(buf, '\0', (size_t)n) != NULL || (size_t)n == size - 1;
 }

@@ -38,4 +38,11 @@ int pev__read_long(const char *path, long long *out);
 /* Parses a whole decimal or 0x-hex unsigned number. Returns true on success. */
 bool pev__parse_u64(const char *s, uint64_t *out);
 
+/*
+ * Reads a NUL-terminated string at addr in this process without faulting
+ * (process_vm_readv): for pointers a caller handed in that may be bad.
+ * Returns true and fills buf when the memory is readable.
+ */
+bool pev__read_user_string(uint64_t addr, char *buf, size_t size);
+
 #endif /* PERFEV_UTIL_H */

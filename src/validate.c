@@ -256,7 +256,9 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 			    struct pev_error *err)
 {
 	const struct pev_attr *a = req->attr;
-	bool x86 = m && (strcmp(m->arch, "x86_64") == 0 || strcmp(m->arch, "i686") == 0);
+	/* Without facts (m NULL) the architecture's rules are not applied. */
+	int word = m ? pev__x86_word_size(m) : 0;
+	bool x86 = word != 0;
 	uint32_t t = a->bp_type;
 
 	if (a->type != PEV_TYPE_BREAKPOINT)
@@ -275,12 +277,12 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 		return PEV_EINVAL;
 	}
 	if (t == PEV_BP_X) {
-		if (x86 && a->bp_len != sizeof(long)) {
+		if (x86 && a->bp_len != (uint64_t)word) {
 			bad_field(err, req, PEV_EINVAL, "bp_len");
 			pev__error_msg(err, "an execute breakpoint on x86 covers one instruction "
-					    "fetch and must have length %zu, not %" PRIu64,
-				       sizeof(long), a->bp_len);
-			pev__error_hint(err, "set bp_len to %zu (mem:ADDR:x without a length)", sizeof(long));
+					    "fetch and must have length %d, not %" PRIu64,
+				       word, a->bp_len);
+			pev__error_hint(err, "set bp_len to %d (mem:ADDR:x without a length)", word);
 			return PEV_EINVAL;
 		}
 	} else if (!bp_len_valid(a->bp_len)) {

@@ -66,7 +66,10 @@ uint64_t th_tracepoint_id(const char *subsys, const char *name);
  */
 void th_inject_open_errno(int err, int skip, int count);
 
-/* Makes every call to `call` ("ioctl", "read", "mmap", "close") fail with errno err. */
+/*
+ * Makes every call to `call` ("ioctl", "read", "mmap", "close") fail with
+ * errno err; an injected close still releases the descriptor, as Linux does.
+ */
 void th_inject_call_errno(const char *call, int err);
 
 /* Installs a fake perf_event_open that refuses (EINVAL) any attr with a bit of `flags_mask`,

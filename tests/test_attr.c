@@ -123,7 +123,7 @@ static void check_encode(golden_case *fill)
 static void check_round_trip(golden_case *fill)
 {
 	struct pev_event ev, ev2;
-	struct pev_opts o = PEV_OPTS_INIT, o2;
+	struct pev_opts o = PEV_OPTS_INIT, o2 = PEV_OPTS_INIT;
 	struct golden want;
 	struct pev_attr first, second;
 	struct pev_error err;
@@ -136,6 +136,7 @@ static void check_round_trip(golden_case *fill)
 
 	memset(&ev2, 0x5a, sizeof(ev2));
 	memset(&o2, 0x5a, sizeof(o2));
+	o2.sz = sizeof(o2);
 	r = pev_attr_decode(&first, first.size, &ev2, &o2);
 	cr_assert_eq(r, 0, "pev_attr_decode of a %u-byte block returned %d (%s)", first.size, r,
 		     pev_error_name(r));
@@ -1224,6 +1225,7 @@ static int decode(const struct block *blk, size_t len, struct pev_event *ev, str
 {
 	memset(ev, 0x5a, sizeof(*ev));
 	memset(o, 0x5a, sizeof(*o));
+	o->sz = sizeof(*o);
 	return pev_attr_decode(blk->b, len, ev, o);
 }
 
@@ -1562,6 +1564,7 @@ Test(attr_decode, reads_a_block_built_with_the_system_header)
 	k.inherit_thread = 1;
 	k.sig_data = 0xabc;
 	k.sample_max_stack = 20;
+	o.sz = sizeof(o);
 	cr_assert_eq(pev_attr_decode(&k, sizeof(k), &ev, &o), 0);
 	cr_assert_eq(ev.type, PEV_TYPE_BREAKPOINT);
 	cr_assert_eq(ev.bp_type, PEV_BP_W);
@@ -1578,4 +1581,53 @@ Test(attr_decode, reads_a_block_built_with_the_system_header)
 	cr_assert_eq(o.inherit, PEV_INHERIT_THREADS);
 	cr_assert_eq(o.sig_data, 0xabc);
 	cr_assert_eq(o.callchain_max_stack, 20);
+}
+
+/* ---- pev_attr_decode honours the caller's opts.sz ------------------------ */
+
+Test(attr_decode_sz, zero_sz_is_a_bad_argument)
+{
+	struct pev_attr a;
+	struct pev_event ev;
+	struct pev_opts o = {.sz = 0};
+
+	cr_assert_eq(pev_attr_encode(&a, &(struct pev_event){.type = 1}, NULL, NULL), 0);
+	cr_assert_eq(pev_attr_decode(&a, sizeof(a), &ev, &o), PEV_EBADARG);
+}
+
+Test(attr_decode_sz, an_older_smaller_struct_is_filled_only_up_to_its_size)
+{
+	struct pev_opts in = PEV_OPTS_INIT, out;
+	struct pev_attr a;
+	struct pev_event ev = {.type = PEV_TYPE_SOFTWARE};
+	size_t old_sz = offsetof(struct pev_opts, disabled);
+
+	in.exclude_kernel = true;
+	in.disabled = true;
+	cr_assert_eq(pev_attr_encode(&a, &ev, &in, NULL), 0);
+	memset(&out, 0x77, sizeof(out));
+	out.sz = old_sz;
+	cr_assert_eq(pev_attr_decode(&a, sizeof(a), &ev, &out), 0);
+	cr_assert_eq(out.sz, old_sz);
+	cr_assert(out.exclude_kernel);
+	/* Bytes past the caller's struct are not the library's to write. */
+	cr_assert_eq(((unsigned char *)&out)[old_sz], 0x77);
+}
+
+Test(attr_decode_sz, a_newer_larger_struct_gets_its_unknown_tail_zeroed)
+{
+	struct {
+		struct pev_opts opts;
+		unsigned char newer[16];
+	} out;
+	struct pev_attr a;
+	struct pev_event ev = {.type = PEV_TYPE_SOFTWARE};
+
+	cr_assert_eq(pev_attr_encode(&a, &ev, NULL, NULL), 0);
+	memset(&out, 0x77, sizeof(out));
+	out.opts.sz = sizeof(out);
+	cr_assert_eq(pev_attr_decode(&a, sizeof(a), &ev, &out.opts), 0);
+	cr_assert_eq(out.opts.sz, sizeof(struct pev_opts));
+	for (size_t i = 0; i < sizeof(out.newer); i++)
+		cr_assert_eq(out.newer[i], 0);
 }

@@ -423,9 +423,26 @@ Test(event_describe, breakpoint_as_perfs_mem_syntax)
 
 Test(event_describe, dynamic_pmu_by_its_name)
 {
-	struct pev_event ev = {.type = 8, .config = 1, .pmu = "uprobe"};
+	struct pev_event ev = {.type = 10, .config = 1, .pmu = "msr"};
 
-	check_describe(&ev, "uprobe/config=0x1/");
+	check_describe(&ev, "msr/config=0x1/");
+}
+
+Test(event_describe, uprobe_by_path_and_offset)
+{
+	struct pev_event ev = {.type = 8, .config1 = (uint64_t)(uintptr_t)"/bin/true",
+			       .config2 = 0x1040, .pmu = "uprobe"};
+
+	check_describe(&ev, "uprobe:/bin/true+0x1040");
+	ev.config = 1;
+	check_describe(&ev, "uprobe (ret):/bin/true+0x1040");
+}
+
+Test(event_describe, uprobe_with_an_unreadable_path_pointer)
+{
+	struct pev_event ev = {.type = 8, .config1 = 1, .config2 = 0, .pmu = "uprobe"};
+
+	check_describe(&ev, "uprobe:?+0x0");
 }
 
 Test(event_describe, dynamic_type_without_pmu_by_numbers)

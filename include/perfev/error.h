@@ -66,7 +66,7 @@ enum pev_error_code {
 #undef PEV_ERROR_ENUM_
 };
 
-/** The largest message perfev writes; longer ones are cut at a word. */
+/** The size of the message and hint buffers; longer text is cut at the limit. */
 #define PEV_ERROR_MESSAGE_MAX 1536
 
 /**
@@ -77,7 +77,7 @@ struct pev_error {
 	int code;              /**< the negative PEV_E* code the call returned */
 	int sys_errno;         /**< errno the kernel returned or would return; 0 if none */
 	bool before_syscall;   /**< true when perfev caught it before calling the kernel */
-	char syscall[24];      /**< "perf_event_open", "mmap", "ioctl", "read", or "" */
+	char syscall[24];      /**< the failing call ("perf_event_open", "mmap", "open", ...) or "" */
 	char event[96];        /**< the event's name, as the caller named it */
 	char field[48];        /**< the attribute or argument at fault, or "" */
 	char message[PEV_ERROR_MESSAGE_MAX]; /**< what failed and why, on this machine */
@@ -103,8 +103,9 @@ PEV_API const char *pev_error_name(int code);
 PEV_API int pev_error_from_errno(int errnum);
 
 /**
- * Writes "<message>\n" and, when there is one, "hint: <hint>\n" into buf
- * (at most size bytes, always NUL-terminated). Returns buf.
+ * Writes "<message>\n" and then "hint: <line>\n" for each line of the hint
+ * (each line is one alternative fix) into buf (at most size bytes, always
+ * NUL-terminated). Returns buf.
  */
 PEV_API char *pev_error_format(const struct pev_error *err, char *buf, unsigned long size);
 

@@ -108,16 +108,19 @@ PEV_API int pev_event_kprobe(struct pev_event *ev, const char *func, uint64_t of
 /**
  * Looks up a PMU's dynamic type in sysfs (`<sysfs_root>/bus/event_source/
  * devices/<name>/type`, sysfs_root NULL meaning "/sys"). Returns the type
- * (>= 0), or PEV_ENOENT when there is no such PMU.
+ * (>= 0), PEV_ENOENT when there is no such PMU (or its type is unreadable),
+ * or PEV_EBADARG for an empty name or one holding '/'.
  */
 PEV_API int pev_pmu_type(const char *name, const char *sysfs_root);
 
 /**
  * Finds a generic event by perf's name or alias: hardware ("cycles",
  * "instructions", "branch-misses", ...), software ("cpu-clock", "cs",
- * "page-faults", ...) and cache ("L1-dcache-load-misses", "LLC-loads", ...).
- * On success fills ev (ev->name points into a static table) and returns 0;
- * returns PEV_ENOTFOUND for other names.
+ * "page-faults", ...) and cache ("L1-dcache-load-misses", "LLC-loads", ...;
+ * case-insensitive). On success fills ev and returns 0; for hardware and
+ * software names ev->name points into a static table, for cache names it is
+ * NULL (pev_event_describe() gives the canonical name). Returns PEV_ENOTFOUND
+ * for other names and PEV_EBADARG for NULL arguments.
  */
 PEV_API int pev_event_lookup(const char *name, struct pev_event *ev);
 

@@ -146,10 +146,15 @@ PEV_API int pev_attr_encode(struct pev_attr *attr, const struct pev_event *ev,
 /**
  * The reverse of pev_attr_encode: reads an attribute block of `len` bytes
  * (as found in a perf.data file) into ev and opts. Bytes beyond
- * min(len, attr->size) count as zero. opts->sz is set by the call; ev->name
- * and ev->pmu are set to NULL.
- * Returns 0, PEV_EFORMAT when the block is shorter than PEV_ATTR_SIZE_VER0,
- * or PEV_EVERSION when it sets fields or bits this perfev does not know.
+ * min(len, attr->size) count as zero. The caller sets opts->sz (PEV_OPTS_INIT):
+ * the call fills at most that many bytes, zeroes any tail it does not know,
+ * and sets opts->sz to the bytes it filled. ev->name and ev->pmu become NULL.
+ * clockid and sig_data are kept only with use_clockid and sigtrap (the
+ * kernel ignores them otherwise), so a decoded block re-encodes identically.
+ * Returns 0; PEV_EBADARG for NULL arguments or opts->sz unset; PEV_EFORMAT
+ * when the block is shorter than PEV_ATTR_SIZE_VER0, its size field is
+ * between 1 and 63, or it sets inherit_thread without inherit; PEV_EVERSION
+ * when it sets fields or bits this perfev does not know.
  */
 PEV_API int pev_attr_decode(const void *bytes, size_t len, struct pev_event *ev,
 			    struct pev_opts *opts);
