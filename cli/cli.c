@@ -72,3 +72,26 @@ char *cli_first_sentence(const char *text, char *buf, size_t size)
 	buf[n] = '\0';
 	return buf;
 }
+
+void cli_print_wrapped(FILE *out, const char *text, int indent, int width)
+{
+	int col = indent;
+	const char *p = text;
+
+	while (*p) {
+		size_t word = strcspn(p, " ");
+		if (col > indent && col + 1 + (int)word > width) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%.*s", (int)word, p);
+		col += (int)word;
+		p += word;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', out);
+}

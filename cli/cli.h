@@ -37,6 +37,13 @@ int cli_usage(const char *usage);
 /* Formats v with thousands separators into buf ("1,234,567"). Returns buf. */
 char *cli_group_digits(uint64_t v, char *buf, size_t size);
 
+/*
+ * Prints text word-wrapped to `width` columns. The cursor is assumed to be
+ * at column `indent` already; continuation lines are indented to it.
+ * Ends with a newline.
+ */
+void cli_print_wrapped(FILE *out, const char *text, int indent, int width);
+
 /* Copies the first sentence of text (up to ". ") into buf. Returns buf. */
 char *cli_first_sentence(const char *text, char *buf, size_t size);
 

@@ -32,17 +32,62 @@ static const char *status_word(enum check_status s)
 	return s == CHECK_YES ? "yes" : s == CHECK_PARTIAL ? "partial" : "no";
 }
 
-/* The reason part of a diagnosis: the message after "cannot open 'x' on ...: ". */
-static const char *reason_of(const struct pev_error *err)
+/*
+ * The reason part of a diagnosis: the message after "cannot open 'x' on ...: ",
+ * without the sentences that repeat facts the machine section shows (the
+ * paranoid level, the process's capabilities). Returns buf.
+ */
+static const char *reason_of(const struct pev_error *err, char *buf, size_t size)
 {
+	static const char *const shown_above[] = {"perf_event_paranoid is ", "This process (uid "};
 	const char *colon = strstr(err->message, ": ");
-	return colon && strncmp(err->message, "cannot open", 11) == 0 ? colon + 2 : err->message;
+	const char *p = colon && strncmp(err->message, "cannot open", 11) == 0 ? colon + 2
+										: err->message;
+
+	buf[0] = '\0';
+	while (*p) {
+		const char *end = strstr(p, ". ");
+		size_t len = end ? (size_t)(end - p) + 1 : strlen(p);
+		bool skip = false;
+		for (size_t i = 0; i < sizeof(shown_above) / sizeof(shown_above[0]); i++)
+			if (strncmp(p, shown_above[i], strlen(shown_above[i])) == 0)
+				skip = true;
+		if (!skip)
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s%.*s", buf[0] ? " " : "",
+				 (int)len, p);
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	return buf;
+}
+
+/*
+ * Copies the hint lines that do not suggest ':u' (a partial result already
+ * is user space only), dropping the "or " of what becomes the first line.
+ */
+static void keep_fixes_without_user_only(char *out, size_t size, const char *hint)
+{
+	out[0] = '\0';
+	for (const char *line = hint; *line;) {
+		size_t len = strcspn(line, "\n");
+		if (!memmem(line, len, "':u'", 4)) {
+			bool first = out[0] == '\0';
+			const char *text = line;
+			size_t n = len;
+			if (first && n > 3 && strncmp(text, "or ", 3) == 0)
+				text += 3, n -= 3;
+			snprintf(out + strlen(out), size - strlen(out), "%s%.*s", first ? "" : "\n",
+				 (int)n, text);
+		}
+		line += len + (line[len] == '\n');
+	}
 }
 
 static void record_failure(struct check *c, const struct pev_error *err)
 {
 	c->status = CHECK_NO;
-	snprintf(c->detail, sizeof(c->detail), "%s: %s", pev_error_name(err->code), reason_of(err));
+	reason_of(err, c->detail, sizeof(c->detail));
 	snprintf(c->fix, sizeof(c->fix), "%s", err->hint);
 }
 
@@ -73,9 +118,10 @@ static void try_event(struct check *c, const struct pev_event *ev, const struct 
 		if (pev_counter_open(ev, &o, target, NULL, &counter, &err) == 0) {
 			pev_counter_close(counter);
 			c->status = CHECK_PARTIAL;
-			snprintf(c->detail, sizeof(c->detail),
-				 "user space only (':u'); with the kernel: %s", reason_of(&first));
-			snprintf(c->fix, sizeof(c->fix), "%s", first.hint);
+			char reason[PEV_ERROR_MESSAGE_MAX];
+			snprintf(c->detail, sizeof(c->detail), "user space only (':u'); with the kernel: %s",
+				 reason_of(&first, reason, sizeof(reason)));
+			keep_fixes_without_user_only(c->fix, sizeof(c->fix), first.hint);
 			return;
 		}
 		/* A refusal that is not about privilege is the more basic problem. */
@@ -288,11 +334,17 @@ static void check_ring(struct check *c, const struct pev_machine *m)
 	pev_ring_close(ring);
 	pev_counter_close(counter);
 	c->status = CHECK_YES;
-	if (m->cap_ipc_lock || m->cap_perfmon || m->cap_sys_admin)
+	if (m->mlock_kb == PEV_UNKNOWN)
 		snprintf(c->detail, sizeof(c->detail),
-			 "1+%zu pages map; this process is privileged, so the locked-memory budget "
+			 "1+%zu pages map; the locked-memory budget is unknown "
+			 "(kernel.perf_event_mlock_kb unreadable)",
+			 pages);
+	else if (m->cap_ipc_lock || m->paranoid == -1)
+		snprintf(c->detail, sizeof(c->detail),
+			 "1+%zu pages map; this process has %s, so the locked-memory budget "
 			 "(perf_event_mlock_kb %d KiB per CPU) does not limit it",
-			 pages, m->mlock_kb);
+			 pages, m->cap_ipc_lock ? "CAP_IPC_LOCK" : "perf_event_paranoid -1",
+			 m->mlock_kb);
 	else
 		snprintf(c->detail, sizeof(c->detail),
 			 "1+%zu pages map; budget: perf_event_mlock_kb %d KiB per CPU (%d KiB on %d "
@@ -337,6 +389,16 @@ static void limit_text(uint64_t v, uint64_t unit, char *buf, size_t size)
 		snprintf(buf, size, "%" PRIu64, v / unit);
 }
 
+/* A fact as text: the number, or "unknown". Returns buf. */
+static const char *fact(int v, char *buf, size_t size)
+{
+	if (v == PEV_UNKNOWN)
+		snprintf(buf, size, "unknown");
+	else
+		snprintf(buf, size, "%d", v);
+	return buf;
+}
+
 static void print_facts(const struct pev_machine *m)
 {
 	char a[32], b[32], c[32], d[32];
@@ -359,8 +421,9 @@ static void print_facts(const struct pev_machine *m)
 	for (int i = 0; i < m->nr_pmus; i++)
 		printf(" %s(%u)", m->pmus[i].name, m->pmus[i].type);
 	printf("\n");
-	printf("  %-20s %d online (%s)\n", "CPUs", m->cpus_online, m->cpus_online_list);
-	printf("  %-20s %d: %s\n", "perf_event_paranoid", m->paranoid,
+	printf("  %-20s %s online (%s)\n", "CPUs", fact(m->cpus_online, a, sizeof(a)),
+	       m->cpus_online_list);
+	printf("  %-20s %s: %s\n", "perf_event_paranoid", fact(m->paranoid, a, sizeof(a)),
 	       pev_paranoid_meaning(m->paranoid));
 	printf("  %-20s uid %d; CAP_PERFMON %s, CAP_SYS_ADMIN %s, CAP_SYS_PTRACE %s\n", "privileges",
 	       (int)m->euid, m->cap_perfmon ? "yes" : "no", m->cap_sys_admin ? "yes" : "no",
@@ -368,8 +431,9 @@ static void print_facts(const struct pev_machine *m)
 	printf("  %-20s %s%s\n", "seccomp",
 	       m->seccomp == 2 ? "filter active" : m->seccomp == 1 ? "strict" : m->seccomp == 0 ? "none" : "unknown",
 	       m->in_container ? "; running in a container" : "");
-	printf("  %-20s max sample rate %d Hz, max stack %d frames, mlock %d KiB per CPU\n",
-	       "limits", m->max_sample_rate, m->max_stack, m->mlock_kb);
+	printf("  %-20s max sample rate %s Hz, max stack %s frames, mlock %s KiB per CPU\n",
+	       "limits", fact(m->max_sample_rate, a, sizeof(a)), fact(m->max_stack, b, sizeof(b)),
+	       fact(m->mlock_kb, c, sizeof(c)));
 	limit_text(m->nofile_soft, 1, a, sizeof(a));
 	limit_text(m->nofile_hard, 1, b, sizeof(b));
 	limit_text(m->memlock_soft, 1024, c, sizeof(c));
@@ -387,14 +451,16 @@ static void print_checks(const struct check *checks, int n)
 {
 	printf("\nwhat works here\n");
 	for (int i = 0; i < n; i++) {
-		printf("  %-27s %-8s %s\n", checks[i].what, status_word(checks[i].status),
-		       checks[i].detail);
+		char fix[PEV_ERROR_MESSAGE_MAX + 8];
+		printf("  %-27s %-8s ", checks[i].what, status_word(checks[i].status));
+		cli_print_wrapped(stdout, checks[i].detail, 39, 100);
 		const char *line = checks[i].fix;
 		while (*line && checks[i].status != CHECK_YES) {
-			const char *nl = strchr(line, '\n');
-			int len = nl ? (int)(nl - line) : (int)strlen(line);
-			printf("  %-27s %-8s fix: %.*s\n", "", "", len, line);
-			line += len + (nl ? 1 : 0);
+			int len = (int)strcspn(line, "\n");
+			snprintf(fix, sizeof(fix), "%.*s", len, line);
+			printf("  %-27s %-8s fix: ", "", "");
+			cli_print_wrapped(stdout, fix, 44, 100);
+			line += len + (line[len] == '\n');
 		}
 	}
 }

@@ -82,6 +82,40 @@ static bool apply_modifiers(const char *name, struct pev_opts *o)
 	return true;
 }
 
+/* Adds the events of one -e list to rows. Returns 0 or an exit status. */
+static int add_events(const char *list, struct row *rows, int *nrows)
+{
+	char *copy = strdup(list), *save = NULL;
+	int r = 0, added = 0;
+
+	if (!copy) {
+		cli_error("out of memory");
+		return 1;
+	}
+	for (char *tok = strtok_r(copy, ",", &save); tok && r == 0;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct pev_opts check = PEV_OPTS_INIT;
+		if (*nrows == MAX_EVENTS) {
+			cli_error("too many events (at most %d)", MAX_EVENTS);
+			r = 129;
+		} else if ((r = parse_event(tok, &rows[*nrows])) == 0) {
+			if (!apply_modifiers(rows[*nrows].name, &check)) {
+				cli_error("unknown modifier in '%s' (this version knows u and k)", tok);
+				r = 129;
+			} else {
+				(*nrows)++;
+				added++;
+			}
+		}
+	}
+	if (r == 0 && added == 0) {
+		cli_error("option '-e' needs at least one event, got '%s'", list);
+		r = 129;
+	}
+	free(copy);
+	return r;
+}
+
 static bool unsupported_here(int code)
 {
 	return code == PEV_ENOENT || code == PEV_ENODEV || code == PEV_EOPNOTSUPP;
@@ -98,12 +132,13 @@ static void open_row(struct row *row, pid_t pid)
 	o.read_format = PEV_FORMAT_TOTAL_TIME_ENABLED | PEV_FORMAT_TOTAL_TIME_RUNNING;
 	apply_modifiers(row->name, &o);
 	int r = pev_counter_open(&row->ev, &o, &target, NULL, &row->counter, &row->err);
-	if ((r == PEV_EACCES || r == PEV_EPERM) && !o.exclude_kernel) {
+	/* Like perf: an event named without modifiers falls back to user space only. */
+	if ((r == PEV_EACCES || r == PEV_EPERM) && !strchr(row->name, ':')) {
 		o.exclude_kernel = true;
 		o.exclude_hv = true;
-		if (pev_counter_open(&row->ev, &o, &target, NULL, &row->counter, &row->err) == 0) {
-			if (!strchr(row->name, ':'))
-				strncat(row->name, ":u", sizeof(row->name) - strlen(row->name) - 1);
+		struct pev_error user_err;
+		if (pev_counter_open(&row->ev, &o, &target, NULL, &row->counter, &user_err) == 0) {
+			strncat(row->name, ":u", sizeof(row->name) - strlen(row->name) - 1);
 			r = 0;
 		}
 	}
@@ -132,6 +167,16 @@ static bool is_task_clock(const struct row *row)
 	       (row->ev.config == PEV_SW_TASK_CLOCK || row->ev.config == PEV_SW_CPU_CLOCK);
 }
 
+/* One counted row: value, name, and the metric column only when there is one. */
+static void print_row(FILE *out, const char *value, const char *gap, const char *name,
+		      const char *metric, const char *running)
+{
+	if (metric[0] || running[0])
+		fprintf(out, "%s%s%-32s %s%s\n", value, gap, name, metric, running);
+	else
+		fprintf(out, "%s%s%s\n", value, gap, name);
+}
+
 static void print_rows(FILE *out, struct row *rows, int n, double elapsed_ns)
 {
 	double task_ns = 0;
@@ -144,15 +189,15 @@ static void print_rows(FILE *out, struct row *rows, int n, double elapsed_ns)
 		struct row *r = &rows[i];
 		char value[48], metric[64] = "", running[32] = "";
 		if (r->state == ROW_NOT_SUPPORTED) {
-			fprintf(out, "   %15s      %-32s\n", "<not supported>", r->name);
+			fprintf(out, "   %15s      %s\n", "<not supported>", r->name);
 			continue;
 		}
 		if (r->state == ROW_ERROR) {
-			fprintf(out, "   %15s      %-32s\n", "<not opened>", r->name);
+			fprintf(out, "   %15s      %s\n", "<not counted>", r->name);
 			continue;
 		}
 		if (r->count.time_enabled && r->count.time_running == 0) {
-			fprintf(out, "   %15s      %-32s\n", "<not counted>", r->name);
+			fprintf(out, "   %15s      %s\n", "<not counted>", r->name);
 			continue;
 		}
 		double v = (double)r->count.value;
@@ -165,7 +210,7 @@ static void print_rows(FILE *out, struct row *rows, int n, double elapsed_ns)
 			snprintf(value, sizeof(value), "%18.2f msec", v / 1e6);
 			if (elapsed_ns > 0)
 				snprintf(metric, sizeof(metric), "#  %8.3f CPUs utilized", v / elapsed_ns);
-			fprintf(out, "%s %-32s %s%s\n", value, r->name, metric, running);
+			print_row(out, value, " ", r->name, metric, running);
 			continue;
 		}
 		cli_group_digits((uint64_t)(v + 0.5), value, sizeof(value));
@@ -174,7 +219,9 @@ static void print_rows(FILE *out, struct row *rows, int n, double elapsed_ns)
 			format_rate(v / (task_ns / 1e9), rate, sizeof(rate));
 			snprintf(metric, sizeof(metric), "#  %s", rate);
 		}
-		fprintf(out, "%18s      %-32s %s%s\n", value, r->name, metric, running);
+		char padded[64];
+		snprintf(padded, sizeof(padded), "%18s", value);
+		print_row(out, padded, "      ", r->name, metric, running);
 	}
 }
 
@@ -237,8 +284,8 @@ int cmd_stat(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct row *rows = calloc(MAX_EVENTS, sizeof(*rows));
-	int nrows = 0, opt, status = 0, r;
-	char *events = NULL;
+	int nrows = 0, opt, status = 0, r = 0;
+	bool any_events = false;
 
 	if (!rows)
 		return 1;
@@ -246,7 +293,11 @@ int cmd_stat(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+e:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
-			events = optarg;
+			any_events = true;
+			if ((r = add_events(optarg, rows, &nrows)) != 0) {
+				free(rows);
+				return r;
+			}
 			break;
 		case 'h':
 			printf("usage: %s\n\nRuns COMMAND and prints the counts of EVENTS (by default "
@@ -264,35 +315,9 @@ int cmd_stat(int argc, char **argv)
 		free(rows);
 		return cli_usage(usage);
 	}
-	if (events) {
-		char *copy = strdup(events), *save = NULL;
-		for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			if (nrows == MAX_EVENTS) {
-				cli_error("too many events (at most %d)", MAX_EVENTS);
-				r = 129;
-				goto bad_events;
-			}
-			struct pev_opts check = PEV_OPTS_INIT;
-			if ((r = parse_event(tok, &rows[nrows])) != 0)
-				goto bad_events;
-			if (!apply_modifiers(rows[nrows].name, &check)) {
-				cli_error("unknown modifier in '%s' (this version knows u and k)", tok);
-				r = 129;
-				goto bad_events;
-			}
-			nrows++;
-		}
-		free(copy);
-		if (false) {
-bad_events:
-			free(copy);
-			free(rows);
-			return r;
-		}
-	} else {
+	if (!any_events)
 		for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
 			parse_event(default_events[i], &rows[nrows++]);
-	}
 
 	int go[2], err_pipe[2];
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0) {
@@ -335,10 +360,15 @@ bad_events:
 	} else {
 		double elapsed_ns = (double)(t1.tv_sec - t0.tv_sec) * 1e9 +
 				    (double)(t1.tv_nsec - t0.tv_nsec);
-		for (int i = 0; i < nrows; i++)
-			if (rows[i].state == ROW_COUNTED &&
-			    pev_counter_read(rows[i].counter, &rows[i].count) < 0)
+		for (int i = 0; i < nrows; i++) {
+			int rr = rows[i].state == ROW_COUNTED
+					 ? pev_counter_read(rows[i].counter, &rows[i].count)
+					 : 0;
+			if (rr < 0) {
+				pev_diagnose_call("read", rows[i].name, -rr, &rows[i].err);
 				rows[i].state = ROW_ERROR;
+			}
+		}
 		fprintf(stderr, "\n Performance counter stats for '");
 		for (int i = optind; i < argc; i++)
 			fprintf(stderr, "%s%s", i > optind ? " " : "", argv[i]);

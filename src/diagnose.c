@@ -944,9 +944,10 @@ PEV_API int pev_diagnose_mmap(const struct pev_machine *m, const char *event, si
 		pev__error_field(err, "pages");
 		pev__error_msg(err, "the locked-memory budget is exhausted (%s). perf_event_mlock_kb "
 				    "allows %d KiB per CPU, %" PRIu64 " KiB for this user on %d "
-				    "online CPUs; %" PRIu64 " KiB are mapped already",
-			       errnum == EPERM ? "EPERM" : "ENOMEM", m->mlock_kb, budget_kb, cpus,
-			       mapped_kb);
+				    "online CPUs",
+			       errnum == EPERM ? "EPERM" : "ENOMEM", m->mlock_kb, budget_kb, cpus);
+		if (mapped_kb)
+			pev__error_msg(err, "; %" PRIu64 " KiB are mapped already", mapped_kb);
 		if (m->memlock_soft == PEV_UNLIMITED)
 			pev__error_msg(err, ", and RLIMIT_MEMLOCK is unlimited.");
 		else

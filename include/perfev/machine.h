@@ -162,8 +162,8 @@ PEV_API int pev_diagnose_open(const struct pev_machine *m, const struct pev_open
 /**
  * Explains why mapping a ring buffer of 1 + `data_pages` pages for `event`
  * failed with errno `errnum`, given `mapped_kb` KiB already locked by this
- * user's other perf mappings: the perf_event_mlock_kb and RLIMIT_MEMLOCK
- * budget against the pages asked. Fills err; returns err->code.
+ * user's other perf mappings (0 when unknown): the perf_event_mlock_kb and
+ * RLIMIT_MEMLOCK budget against the pages asked. Fills err; returns err->code.
  */
 PEV_API int pev_diagnose_mmap(const struct pev_machine *m, const char *event, size_t data_pages,
 			      uint64_t mapped_kb, int errnum, struct pev_error *err);
