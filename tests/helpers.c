@@ -306,6 +306,19 @@ void th_inject_reset(void)
 
 /* ---- misc -------------------------------------------------------------- */
 
+long th_sysctl(const char *name)
+{
+	char path[128];
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	FILE *f = fopen(path, "re");
+	cr_assert(f, "cannot read %s", path);
+	cr_assert_eq(fscanf(f, "%ld", &v), 1, "%s is not a number", path);
+	fclose(f);
+	return v;
+}
+
 const char *th_perfev_bin(void)
 {
 	const char *p = getenv("PERFEV_BIN");

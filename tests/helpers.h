@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include <criterion/criterion.h>
@@ -84,6 +85,15 @@ int th_open_calls(void);
 void th_inject_reset(void);
 
 /* ---- misc -------------------------------------------------------------- */
+
+/* Expects string hay to contain (or not to contain) needle, quoting both on failure. */
+#define expect_has(hay, needle)                                                                    \
+	cr_expect(strstr((hay), (needle)) != NULL, "expected \"%s\" in: %s", (needle), (hay))
+#define expect_lacks(hay, needle)                                                                  \
+	cr_expect(strstr((hay), (needle)) == NULL, "did not expect \"%s\" in: %s", (needle), (hay))
+
+/* Reads /proc/sys/kernel/<name> as a number (the test fails when it cannot). */
+long th_sysctl(const char *name);
 
 /* Returns the path of the built perfev binary (from $PERFEV_BIN). */
 const char *th_perfev_bin(void);

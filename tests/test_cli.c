@@ -20,43 +20,8 @@
 
 #include "helpers.h"
 
-/*
- * Leak checks. th_leak_init/th_leak_fini run around every test, but
- * Criterion 2.4 only logs assertions that fail in a .fini and still counts
- * the test as passed; so each test body also ends with expect_no_leaks(),
- * against counts taken at the same moment as th_leak_init's. LEAK_TEST
- * declares a test that does.
- */
-static int base_fds, base_perf_fds, base_maps;
-
-static void leak_init(void)
-{
-	th_leak_init();
-	base_fds = th_count_fds();
-	base_perf_fds = th_count_perf_fds();
-	base_maps = th_count_perf_maps();
-}
-
-static void expect_no_leaks(void)
-{
-	cr_expect_eq(th_count_perf_fds(), base_perf_fds, "perf event descriptors leaked: %d -> %d",
-		     base_perf_fds, th_count_perf_fds());
-	cr_expect_eq(th_count_fds(), base_fds, "descriptors leaked: %d -> %d", base_fds,
-		     th_count_fds());
-	cr_expect_eq(th_count_perf_maps(), base_maps, "perf mappings leaked: %d -> %d", base_maps,
-		     th_count_perf_maps());
-}
-
-#define LEAK_TEST(suite, name)                                                                     \
-	static void suite##_##name##_body(void);                                                   \
-	Test(suite, name)                                                                          \
-	{                                                                                          \
-		suite##_##name##_body();                                                           \
-		expect_no_leaks();                                                                 \
-	}                                                                                          \
-	static void suite##_##name##_body(void)
-
-TestSuite(cli, .init = leak_init, .fini = th_leak_fini, .timeout = 120);
+/* Every test checks that it leaves no descriptor or mapping behind. */
+TestSuite(cli, .init = th_leak_init, .fini = th_leak_fini, .timeout = 120);
 
 /* ---- running perfev ---------------------------------------------------- */
 
@@ -121,7 +86,7 @@ static bool starts_with(const char *s, const char *prefix)
 
 /* ---- the command table -------------------------------------------------- */
 
-LEAK_TEST(cli, version)
+Test(cli, version)
 {
 	struct run r = perfev("--version");
 	char want[64];
@@ -134,7 +99,7 @@ LEAK_TEST(cli, version)
 	run_free(&r);
 }
 
-LEAK_TEST(cli, help_lists_the_commands)
+Test(cli, help_lists_the_commands)
 {
 	struct run r = perfev("--help");
 
@@ -146,7 +111,7 @@ LEAK_TEST(cli, help_lists_the_commands)
 	run_free(&r);
 }
 
-LEAK_TEST(cli, no_command_prints_help_and_fails)
+Test(cli, no_command_prints_help_and_fails)
 {
 	struct run r = perfev_as(false, NULL);
 
@@ -156,7 +121,7 @@ LEAK_TEST(cli, no_command_prints_help_and_fails)
 	run_free(&r);
 }
 
-LEAK_TEST(cli, an_unknown_command_exits_129_and_names_it)
+Test(cli, an_unknown_command_exits_129_and_names_it)
 {
 	struct run r = perfev("frobnicate", "--now");
 
@@ -272,7 +237,7 @@ static void expect_every_check_once(json_object *root)
 	}
 }
 
-LEAK_TEST(cli, check_text_has_the_machine_and_one_line_per_class)
+Test(cli, check_text_has_the_machine_and_one_line_per_class)
 {
 	struct run r = perfev("check");
 
@@ -306,7 +271,7 @@ LEAK_TEST(cli, check_text_has_the_machine_and_one_line_per_class)
 	run_free(&r);
 }
 
-LEAK_TEST(cli, check_json_as_root_on_this_machine)
+Test(cli, check_json_as_root_on_this_machine)
 {
 	th_require_root();
 	cr_assert(th_tracefs(), "cannot mount tracefs");
@@ -357,7 +322,7 @@ LEAK_TEST(cli, check_json_as_root_on_this_machine)
 	run_free(&r);
 }
 
-LEAK_TEST(cli, check_json_as_nobody)
+Test(cli, check_json_as_nobody)
 {
 	struct run r = perfev_nobody("check", "--json");
 
@@ -454,7 +419,7 @@ static int check_without_tracefs(char **out)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-LEAK_TEST(cli, check_json_without_tracefs_says_how_to_mount_it)
+Test(cli, check_json_without_tracefs_says_how_to_mount_it)
 {
 	char *out;
 
@@ -476,7 +441,7 @@ LEAK_TEST(cli, check_json_without_tracefs_says_how_to_mount_it)
 	cr_expect_not_null(th_tracefs());
 }
 
-LEAK_TEST(cli, check_rejects_extra_arguments)
+Test(cli, check_rejects_extra_arguments)
 {
 	struct run r = perfev("check", "extra-arg");
 
@@ -494,7 +459,7 @@ LEAK_TEST(cli, check_rejects_extra_arguments)
 
 /* ---- perfev stat -------------------------------------------------------- */
 
-LEAK_TEST(cli, stat_true_prints_perf_stat_style_counts)
+Test(cli, stat_true_prints_perf_stat_style_counts)
 {
 	struct run r = perfev("stat", "--", "true");
 
@@ -519,7 +484,7 @@ LEAK_TEST(cli, stat_true_prints_perf_stat_style_counts)
 	run_free(&r);
 }
 
-LEAK_TEST(cli, stat_passes_on_the_exit_status)
+Test(cli, stat_passes_on_the_exit_status)
 {
 	struct run r = perfev("stat", "-e", "task-clock", "--", "sh", "-c", "exit 7");
 
@@ -528,7 +493,7 @@ LEAK_TEST(cli, stat_passes_on_the_exit_status)
 	run_free(&r);
 }
 
-LEAK_TEST(cli, stat_of_a_missing_command_exits_127)
+Test(cli, stat_of_a_missing_command_exits_127)
 {
 	struct run r = perfev("stat", "--", "/nonexistent/perfev-no-such-command");
 
@@ -540,7 +505,7 @@ LEAK_TEST(cli, stat_of_a_missing_command_exits_127)
 	run_free(&r);
 }
 
-LEAK_TEST(cli, stat_without_a_command_exits_129)
+Test(cli, stat_without_a_command_exits_129)
 {
 	struct run r = perfev("stat");
 
@@ -554,7 +519,7 @@ LEAK_TEST(cli, stat_without_a_command_exits_129)
 	run_free(&r);
 }
 
-LEAK_TEST(cli, stat_with_an_unknown_event_exits_129_and_names_it)
+Test(cli, stat_with_an_unknown_event_exits_129_and_names_it)
 {
 	struct run r = perfev("stat", "-e", "bogus-event", "--", "true");
 
@@ -667,7 +632,7 @@ static void compare_page_faults(char *perf, char *const cmd[], int ncmd)
 	cr_expect_gt(a, 0, "a command that runs takes page faults");
 }
 
-LEAK_TEST(cli, stat_page_faults_agree_with_perf)
+Test(cli, stat_page_faults_agree_with_perf)
 {
 	char *perf = which("perf");
 

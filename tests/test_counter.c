@@ -20,8 +20,6 @@
 
 #include "helpers.h"
 
-#define expect_has(hay, needle)                                                                    \
-	cr_expect(strstr((hay), (needle)) != NULL, "expected \"%s\" in: %s", (needle), (hay))
 
 static struct pev_opts opts_init(void)
 {

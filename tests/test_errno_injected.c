@@ -14,28 +14,11 @@
 
 #include "helpers.h"
 
-#define expect_has(hay, needle)                                                                    \
-	cr_expect(strstr((hay), (needle)) != NULL, "expected \"%s\" in: %s", (needle), (hay))
-#define expect_lacks(hay, needle)                                                                  \
-	cr_expect(strstr((hay), (needle)) == NULL, "did not expect \"%s\" in: %s", (needle), (hay))
 
 static struct pev_opts opts_init(void)
 {
 	struct pev_opts o = PEV_OPTS_INIT;
 	return o;
-}
-
-static long sysctl_value(const char *name)
-{
-	char path[128];
-	long v = -1;
-
-	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	FILE *f = fopen(path, "re");
-	cr_assert(f, "cannot read %s", path);
-	cr_assert_eq(fscanf(f, "%ld", &v), 1);
-	fclose(f);
-	return v;
 }
 
 /* Opens ev expecting `code`, with the kernel (here: the seam) having said errnum. */
@@ -179,7 +162,7 @@ static void check_root_access_message(int errnum, int code)
 
 	th_require_root();
 	snprintf(paranoid, sizeof(paranoid), "perf_event_paranoid is %ld",
-		 sysctl_value("perf_event_paranoid"));
+		 th_sysctl("perf_event_paranoid"));
 	th_inject_open_errno(errnum, 0, 1);
 	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, code, errnum, &err);
 	expect_has(err.message, errnum == EPERM ? "EPERM" : "EACCES");
@@ -378,7 +361,7 @@ Test(errno_injected, mmap_eperm_explains_the_locked_memory_budget, .init = th_le
 	o.sample_period = 100000;
 	o.sample_type = PEV_SAMPLE_IP;
 	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o);
-	snprintf(mlock, sizeof(mlock), "allows %ld KiB per CPU", sysctl_value("perf_event_mlock_kb"));
+	snprintf(mlock, sizeof(mlock), "allows %ld KiB per CPU", th_sysctl("perf_event_mlock_kb"));
 
 	th_inject_call_errno("mmap", EPERM);
 	int code = pev_ring_open(c, 0, 8, &r, &err);

@@ -27,28 +27,11 @@
 
 #include "helpers.h"
 
-#define expect_has(hay, needle)                                                                    \
-	cr_expect(strstr((hay), (needle)) != NULL, "expected \"%s\" in: %s", (needle), (hay))
-#define expect_lacks(hay, needle)                                                                  \
-	cr_expect(strstr((hay), (needle)) == NULL, "did not expect \"%s\" in: %s", (needle), (hay))
 
 static struct pev_opts opts_init(void)
 {
 	struct pev_opts o = PEV_OPTS_INIT;
 	return o;
-}
-
-static long sysctl_value(const char *name)
-{
-	char path[128];
-	long v = -1;
-
-	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
-	FILE *f = fopen(path, "re");
-	cr_assert(f, "cannot read %s", path);
-	cr_assert_eq(fscanf(f, "%ld", &v), 1);
-	fclose(f);
-	return v;
 }
 
 /* Opens ev and expects failure with `code`; returns the diagnosis in *err. */
@@ -215,7 +198,7 @@ Test(errno_live, ebadf_cgroup_path_is_not_a_cgroup, .init = th_leak_init, .fini 
 
 Test(errno_live, einval_sample_freq_above_the_limit, .init = th_leak_init, .fini = th_leak_fini)
 {
-	long max = sysctl_value("perf_event_max_sample_rate");
+	long max = th_sysctl("perf_event_max_sample_rate");
 	struct pev_opts o = opts_init();
 	struct pev_error err;
 	char limit[32];
@@ -328,7 +311,7 @@ Test(errno_live, e2big_caught_before_the_syscall, .init = th_leak_init, .fini = 
 Test(errno_live, eoverflow_callchain_deeper_than_max_stack, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	long max = sysctl_value("perf_event_max_stack");
+	long max = th_sysctl("perf_event_max_stack");
 	struct pev_opts o = opts_init();
 	struct pev_error err;
 	char limit[64], asked[32];
@@ -451,9 +434,9 @@ static void child_open(void *p)
 
 static void expect_paranoid_2(void)
 {
-	if (sysctl_value("perf_event_paranoid") != 2)
+	if (th_sysctl("perf_event_paranoid") != 2)
 		cr_skip_test("these checks are for perf_event_paranoid 2; it is %ld",
-			     sysctl_value("perf_event_paranoid"));
+			     th_sysctl("perf_event_paranoid"));
 }
 
 Test(errno_live, eacces_nobody_counting_the_kernel, .init = th_leak_init, .fini = th_leak_fini)

