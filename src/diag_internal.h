@@ -21,11 +21,12 @@ void pev__describe_target(const struct pev_open_request *req, char *buf, size_t 
  * Starts an open error: code, errno, "perf_event_open", the event name, and
  * the message prefix "cannot open '<event>' <target>: ". Returns code.
  */
-int pev__open_error(struct pev_error *err, const struct pev_open_request *req, int code,
-		    bool before_syscall);
+int pev__open_error(struct pev_error *err, const struct pev_machine *m,
+		    const struct pev_open_request *req, int code, bool before_syscall);
 
-/* Returns the event name of req, or a description of its attr. */
-const char *pev__request_event(const struct pev_open_request *req, char *buf, size_t size);
+/* Returns the event name of req, or a description of its attr (PMU names from m, may be NULL). */
+const char *pev__request_event(const struct pev_machine *m, const struct pev_open_request *req,
+			       char *buf, size_t size);
 
 /* True when the caller may do what perf_event_paranoid forbids (CAP_PERFMON or CAP_SYS_ADMIN). */
 bool pev__privileged(const struct pev_machine *m);

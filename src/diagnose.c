@@ -94,7 +94,8 @@ const char *pev__pmu_of(const struct pev_machine *m, uint32_t type, char *buf, s
 }
 
 
-const char *pev__request_event(const struct pev_open_request *req, char *buf, size_t size)
+const char *pev__request_event(const struct pev_machine *m, const struct pev_open_request *req,
+			       char *buf, size_t size)
 {
 	struct pev_event ev = {0};
 
@@ -105,6 +106,7 @@ const char *pev__request_event(const struct pev_open_request *req, char *buf, si
 	ev.config1 = req->attr->config1;
 	ev.config2 = req->attr->config2;
 	ev.bp_type = req->attr->bp_type;
+	ev.pmu = m ? pev_machine_pmu_name(m, ev.type) : NULL;
 	return pev_event_describe(&ev, buf, size);
 }
 
@@ -127,12 +129,12 @@ void pev__describe_target(const struct pev_open_request *req, char *buf, size_t 
 			 req->cpu >= 0 ? cpu : "");
 }
 
-int pev__open_error(struct pev_error *err, const struct pev_open_request *req, int code,
-		    bool before_syscall)
+int pev__open_error(struct pev_error *err, const struct pev_machine *m,
+		    const struct pev_open_request *req, int code, bool before_syscall)
 {
 	char buf[96], target[160];
 	/* The caller's name, or a description written into buf. */
-	const char *name = pev__request_event(req, buf, sizeof(buf));
+	const char *name = pev__request_event(m, req, buf, sizeof(buf));
 
 	pev__describe_target(req, target, sizeof(target));
 	pev__error_start(err, code, -code < 4000 ? -code : 0, "perf_event_open", name,
@@ -288,7 +290,7 @@ static void diagnose_access(const struct pev_machine *m, const struct pev_open_r
 		pev__error_msg(err, " The event also counts the kernel (exclude_kernel is off), "
 				    "which needs level 1 or less.");
 		/* ':u' is the fix only when nothing else stands in the way. */
-		if (kernel_only_blocker && p < 3)
+		if (kernel_only_blocker && p < 3 && !(a->flags & PEV_ATTR_EXCLUDE_USER))
 			pev__error_hint(err, "exclude the kernel: add ':u' to the event "
 					     "(opts.exclude_kernel)");
 		need_level(&need, 1);
@@ -365,23 +367,34 @@ static void diagnose_no_pmu(const struct pev_machine *m, const struct pev_open_r
 }
 
 /*
- * The core PMU a hardware or cache event goes to: the one named by the
- * extended type in config's upper half (hybrid CPUs), else the first core PMU.
+ * Names the core PMU a hardware, cache or raw event goes to, as the subject of
+ * a sentence ("the cpu_core PMU", "the core PMUs (cpu_atom cpu_core)"), and
+ * returns true when that subject is plural:
+ * the PMU of the extended type in config's upper half (hybrid CPUs), else every
+ * core PMU. dirs receives the sysfs directory name(s) for a path ("cpu",
+ * "{cpu_atom,cpu_core}").
  */
-static const char *core_pmu_of(const struct pev_machine *m, uint64_t config, char *buf,
-			       size_t size)
+static bool core_pmus_of(const struct pev_machine *m, uint64_t config, char *label, size_t lsize,
+			 char *dirs, size_t dsize)
 {
 	const char *name = config >> PEV_PMU_TYPE_SHIFT
 				   ? pev_machine_pmu_name(m, (uint32_t)(config >> PEV_PMU_TYPE_SHIFT))
 				   : NULL;
 
-	if (name)
-		snprintf(buf, size, "%s", name);
-	else if (m->core_pmus[0])
-		snprintf(buf, size, "%s", m->core_pmus);
-	else
-		snprintf(buf, size, "cpu");
-	return buf;
+	if (!name && m->hybrid) {
+		char list[sizeof(m->core_pmus) + 16];
+		snprintf(list, sizeof(list), "%s", m->core_pmus);
+		for (char *c = list; (c = strchr(c, ','));)
+			*c = ' ';
+		snprintf(label, lsize, "the core PMUs (%s)", list);
+		snprintf(dirs, dsize, "{%s}", m->core_pmus);
+		return true;
+	}
+	if (!name)
+		name = m->core_pmus[0] ? m->core_pmus : "cpu";
+	snprintf(label, lsize, "the %s PMU", name);
+	snprintf(dirs, dsize, "%s", name);
+	return false;
 }
 
 /* True when the PMU of `type` has `file` in its sysfs directory (e.g. "cpumask"). */
@@ -407,21 +420,27 @@ static void diagnose_noent(const struct pev_machine *m, const struct pev_open_re
 		diagnose_no_pmu(m, req, err);
 		return;
 	}
-	if (a->type == PEV_TYPE_HARDWARE || a->type == PEV_TYPE_HW_CACHE) {
+	if (a->type == PEV_TYPE_HARDWARE || a->type == PEV_TYPE_HW_CACHE ||
+	    a->type == PEV_TYPE_RAW) {
 		uint64_t id = a->config & PEV_HW_EVENT_MASK;
-		const char *core = core_pmu_of(m, a->config, pmu, sizeof(pmu));
+		char label[160], dirs[160];
+		bool plural = core_pmus_of(m, a->type == PEV_TYPE_RAW ? 0 : a->config, label,
+					   sizeof(label), dirs, sizeof(dirs));
 		if (a->type == PEV_TYPE_HARDWARE)
-			pev__error_msg(err, "the %s PMU does not implement generic hardware event "
-					    "%" PRIu64 " (%s).",
-				       core, id, pev_hw_name(id) ? pev_hw_name(id) : "unknown id");
+			pev__error_msg(err, "%s %s not implement generic hardware event %" PRIu64
+					    " (%s).",
+				       label, plural ? "do" : "does", id,
+				       pev_hw_name(id) ? pev_hw_name(id) : "unknown id");
+		else if (a->type == PEV_TYPE_HW_CACHE)
+			pev__error_msg(err, "%s %s no counter for cache event 0x%" PRIx64 "; generic "
+					    "cache events map to CPU-specific ones, and many "
+					    "combinations do not exist.",
+				       label, plural ? "have" : "has", id);
 		else
-			pev__error_msg(err, "the %s PMU has no counter for cache event 0x%" PRIx64
-					    "; generic cache events map to CPU-specific ones, and "
-					    "many combinations do not exist.",
-				       core, id);
-		pev__error_hint(err, "see the events this PMU offers: ls "
-				     "/sys/bus/event_source/devices/%.*s/events",
-				(int)strcspn(core, ","), core);
+			pev__error_msg(err, "%s %s no event with raw code 0x%" PRIx64 ".", label,
+				       plural ? "have" : "has", a->config);
+		pev__error_hint(err, "see the events offered: ls /sys/bus/event_source/devices/%s/events",
+				dirs);
 		hint_stand_in(a, err);
 		return;
 	}
@@ -456,8 +475,9 @@ static void diagnose_noent(const struct pev_machine *m, const struct pev_open_re
 	}
 	pev__error_msg(err, "the %s PMU has no event with config 0x%" PRIx64 ".",
 		       pev__pmu_of(m, a->type, pmu, sizeof(pmu)), a->config);
-	pev__error_hint(err, "see the PMU's events: ls /sys/bus/event_source/devices/%s/events",
-			pmu);
+	if (pmu_has_file(m, a->type, "events"))
+		pev__error_hint(err, "see the PMU's events: ls /sys/bus/event_source/devices/%s/events",
+				pmu);
 }
 
 static void diagnose_inval(const struct pev_machine *m, const struct pev_open_request *req,
@@ -521,7 +541,8 @@ static void diagnose_opnotsupp(const struct pev_machine *m, const struct pev_ope
 		pev__error_msg(err, " aux_output needs a group leader on an AUX-area PMU such as "
 				    "intel_pt.");
 	} else if (a->sample_period && !hw && a->type != PEV_TYPE_SOFTWARE &&
-		   a->type != PEV_TYPE_TRACEPOINT && a->type != PEV_TYPE_BREAKPOINT) {
+		   a->type != PEV_TYPE_TRACEPOINT && a->type != PEV_TYPE_BREAKPOINT &&
+		   !is_probe_type(m, a->type, "uprobe") && !is_probe_type(m, a->type, "kprobe")) {
 		pev__error_msg(err, " The %s PMU cannot sample (it raises no overflow interrupt).",
 			       pmu);
 		pev__error_hint(err, "count it instead (no sample period or frequency)");
@@ -600,10 +621,15 @@ static void diagnose_mfile(const struct pev_machine *m, const struct pev_open_re
 		else
 			pev__error_msg(err, "%" PRIu64 " hard.", m->nofile_hard);
 	}
-	if (m->nofile_hard != PEV_UNLIMITED && m->nofile_soft < m->nofile_hard)
+	if (m->nofile_soft < m->nofile_hard && m->nofile_hard != PEV_UNLIMITED)
 		pev__error_hint(err, "raise the soft limit to the hard one: ulimit -n %" PRIu64
 				     " (or setrlimit(RLIMIT_NOFILE) in the program)",
 				m->nofile_hard);
+	else if (m->nofile_soft < m->nofile_hard)
+		pev__error_hint(err, "raise the soft limit: ulimit -n %" PRIu64
+				     " (or setrlimit(RLIMIT_NOFILE) in the program)",
+				(m->open_fds != PEV_UNKNOWN ? (uint64_t)m->open_fds : m->nofile_soft) +
+					(uint64_t)need + 64);
 	else
 		pev__error_hint(err, "raise the hard limit as root (limits.conf nofile, or "
 				     "systemd's LimitNOFILE=) and then ulimit -n");
@@ -847,7 +873,7 @@ PEV_API int pev_diagnose_open(const struct pev_machine *m, const struct pev_open
 	if (!m || !req || !req->attr)
 		return pev__bad_arg(err, "pev_diagnose_open", !m ? "m" : "req",
 				    "needs machine facts and a request with an attr");
-	pev__open_error(err, req, code, false);
+	pev__open_error(err, m, req, code, false);
 	if (err)
 		err->sys_errno = errnum;
 	switch (errnum) {
@@ -939,13 +965,23 @@ PEV_API int pev_diagnose_mmap(const struct pev_machine *m, const char *event, si
 		return code;
 	}
 	if (errnum == EPERM || errnum == ENOMEM) {
-		int cpus = m->cpus_online > 0 ? m->cpus_online : 1;
-		uint64_t budget_kb = m->mlock_kb > 0 ? (uint64_t)m->mlock_kb * (uint64_t)cpus : 0;
+		bool cpus_known = m->cpus_online > 0;
+		uint64_t cpus = cpus_known ? (uint64_t)m->cpus_online : 1;
+		bool budget_known = m->mlock_kb != PEV_UNKNOWN && m->mlock_kb >= 0;
+		uint64_t budget_kb = budget_known ? (uint64_t)m->mlock_kb * cpus : 0;
 		pev__error_field(err, "pages");
-		pev__error_msg(err, "the locked-memory budget is exhausted (%s). perf_event_mlock_kb "
-				    "allows %d KiB per CPU, %" PRIu64 " KiB for this user on %d "
-				    "online CPUs",
-			       errnum == EPERM ? "EPERM" : "ENOMEM", m->mlock_kb, budget_kb, cpus);
+		pev__error_msg(err, "the locked-memory budget is exhausted (%s).",
+			       errnum == EPERM ? "EPERM" : "ENOMEM");
+		if (budget_known && cpus_known)
+			pev__error_msg(err, " perf_event_mlock_kb allows %d KiB per CPU, %" PRIu64
+					    " KiB for this user on %" PRIu64 " online CPUs",
+				       m->mlock_kb, budget_kb, cpus);
+		else if (budget_known)
+			pev__error_msg(err, " perf_event_mlock_kb allows %d KiB per online CPU",
+				       m->mlock_kb);
+		else
+			pev__error_msg(err, " The per-CPU budget (kernel.perf_event_mlock_kb) is "
+					    "unreadable");
 		if (mapped_kb)
 			pev__error_msg(err, "; %" PRIu64 " KiB are mapped already", mapped_kb);
 		if (m->memlock_soft == PEV_UNLIMITED)
@@ -960,18 +996,22 @@ PEV_API int pev_diagnose_mmap(const struct pev_machine *m, const char *event, si
 		else if (pev__privileged(m))
 			pev__error_msg(err, " CAP_PERFMON and CAP_SYS_ADMIN do not lift this budget; "
 					    "CAP_IPC_LOCK does.");
-		if (budget_kb > mapped_kb + page_kb) {
+		/* A smaller power of two that fits what is left, when smaller than the ask. */
+		if (budget_known && budget_kb > mapped_kb + page_kb) {
 			uint64_t fit = (budget_kb - mapped_kb) / page_kb - 1;
 			size_t pow2 = 1;
 			while (pow2 * 2 <= fit)
 				pow2 *= 2;
-			pev__error_hint(err, "map fewer pages: %zu data pages fit", pow2);
-		} else {
+			if (pow2 < data_pages)
+				pev__error_hint(err, "map fewer pages: %zu data pages fit", pow2);
+		} else if (mapped_kb) {
 			pev__error_hint(err, "unmap other rings first, or map fewer pages");
 		}
 		/* The sysctl is per CPU: the user's budget is it times the online CPUs. */
-		pev__error_hint(err, "or raise the budget: sysctl kernel.perf_event_mlock_kb=%" PRIu64,
-				(want_kb + mapped_kb + (uint64_t)cpus - 1) / (uint64_t)cpus);
+		uint64_t per_cpu = (want_kb + mapped_kb + cpus - 1) / cpus;
+		if (budget_known && per_cpu > (uint64_t)m->mlock_kb)
+			pev__error_hint(err, "or raise the budget: sysctl kernel.perf_event_mlock_kb=%" PRIu64,
+					per_cpu);
 		pev__error_hint(err, "or raise RLIMIT_MEMLOCK (ulimit -l), or grant CAP_IPC_LOCK");
 		return code;
 	}
@@ -1009,7 +1049,11 @@ PEV_API int pev_diagnose_call(const char *call, const char *event, int errnum,
 		pev__error_msg(err, "no data yet (EAGAIN).");
 		break;
 	default:
-		pev__error_msg(err, "%s (errno %d).", strerror(errnum), errnum);
+		if (errnum > 4000)
+			/* A perfev code, passed negated like an errno. */
+			pev__error_msg(err, "%s.", pev_strerror(-errnum));
+		else
+			pev__error_msg(err, "%s (errno %d).", strerror(errnum), errnum);
 		break;
 	}
 	return code;

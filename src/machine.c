@@ -245,8 +245,8 @@ static void read_cpu(struct pev_machine *m, const char *root)
 		pev__strlcpy(m->cpus_possible_list, m->cpus_online_list,
 			     sizeof(m->cpus_possible_list));
 
-	if (strcmp(m->arch, "x86_64") == 0 || strcmp(m->arch, "i686") == 0 ||
-	    strcmp(m->arch, "i386") == 0)
+	/* x86 has four debug registers, DR0-DR3, on every model. */
+	if (strcmp(m->arch, "x86_64") == 0 || (m->arch[0] == 'i' && strcmp(m->arch + 2, "86") == 0))
 		m->debug_registers = 4;
 	m->page_size = (int)sysconf(_SC_PAGESIZE);
 }

@@ -28,7 +28,9 @@ PEV_API int pev_ring_open(const struct pev_counter *c, int fd_index, size_t data
 	if (!out)
 		return pev__bad_arg(err, func, "out", "must not be NULL");
 	*out = NULL;
-	if (!c || (fd = pev_counter_fd(c, fd_index)) < 0)
+	if (!c)
+		return pev__bad_arg(err, func, "c", "must not be NULL");
+	if ((fd = pev_counter_fd(c, fd_index)) < 0)
 		return pev__bad_arg(err, func, "fd_index", "%d is not a descriptor of the counter",
 				    fd_index);
 	if (data_pages == 0 || (data_pages & (data_pages - 1)) || data_pages > (1UL << 30) / page)
@@ -38,12 +40,13 @@ PEV_API int pev_ring_open(const struct pev_counter *c, int fd_index, size_t data
 				    data_pages);
 	struct pev_ring *r = calloc(1, sizeof(*r));
 	if (!r)
-		return PEV_ENOMEM;
+		return pev__error_start(err, PEV_ENOMEM, ENOMEM, NULL, pev_counter_name(c), true);
 	r->map_size = (data_pages + 1) * page;
 	r->data_size = data_pages * page;
 	r->page = pev__sys_mmap(r->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0, &e);
 	if (!r->page) {
-		struct pev_machine *m = calloc(1, sizeof(*m));
+		/* Without an error to fill, reading the facts would be wasted work. */
+		struct pev_machine *m = err ? calloc(1, sizeof(*m)) : NULL;
 		int code = pev_error_from_errno(e);
 		if (m) {
 			pev_machine_read(m, NULL);

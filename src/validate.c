@@ -27,10 +27,10 @@ static int lowest_bit(uint64_t v)
 	return v ? __builtin_ctzll(v) : -1;
 }
 
-static int bad_field(struct pev_error *err, const struct pev_open_request *req, int code,
-		     const char *field)
+static int bad_field(struct pev_error *err, const struct pev_machine *m,
+		     const struct pev_open_request *req, int code, const char *field)
 {
-	pev__open_error(err, req, code, true);
+	pev__open_error(err, m, req, code, true);
 	pev__error_field(err, field);
 	return code;
 }
@@ -41,19 +41,19 @@ static int check_target(const struct pev_machine *m, const struct pev_open_reque
 	const struct pev_attr *a = req->attr;
 
 	if (req->flags & ~PEV_FLAG_ALL) {
-		bad_field(err, req, PEV_EINVAL, "flags");
+		bad_field(err, m, req, PEV_EINVAL, "flags");
 		pev__error_msg(err, "unknown perf_event_open flags 0x%lx (known: 0x%lx)",
 			       req->flags & ~PEV_FLAG_ALL, PEV_FLAG_ALL);
 		return PEV_EINVAL;
 	}
 	if ((req->flags & PEV_FLAG_PID_CGROUP) && req->cpu < 0) {
-		bad_field(err, req, PEV_EINVAL, "cpu");
+		bad_field(err, m, req, PEV_EINVAL, "cpu");
 		pev__error_msg(err, "cgroup events count per CPU, but cpu is %d", req->cpu);
 		pev__error_hint(err, "open the cgroup event once per CPU (target cpu PEV_CPU_ALL does)");
 		return PEV_EINVAL;
 	}
 	if (req->pid == -1 && req->cpu == -1) {
-		bad_field(err, req, PEV_EINVAL, "pid");
+		bad_field(err, m, req, PEV_EINVAL, "pid");
 		pev__error_msg(err, "pid -1 (every task) needs a CPU, but cpu is -1 (any CPU); "
 				    "the kernel cannot count every task everywhere with one event");
 		pev__error_hint(err, "give a CPU (one event per CPU: target cpu PEV_CPU_ALL), or a "
@@ -61,19 +61,19 @@ static int check_target(const struct pev_machine *m, const struct pev_open_reque
 		return PEV_EINVAL;
 	}
 	if (req->cpu < -1) {
-		bad_field(err, req, PEV_EINVAL, "cpu");
+		bad_field(err, m, req, PEV_EINVAL, "cpu");
 		pev__error_msg(err, "cpu %d is not a CPU number (use -1 for any CPU)", req->cpu);
 		return PEV_EINVAL;
 	}
 	if (req->cpu >= 0 && m && m->cpus_possible_list[0] &&
 	    !pev_machine_cpu_possible(m, req->cpu)) {
-		bad_field(err, req, PEV_EINVAL, "cpu");
+		bad_field(err, m, req, PEV_EINVAL, "cpu");
 		pev__error_msg(err, "CPU %d does not exist: this machine's CPUs are %s", req->cpu,
 			       m->cpus_possible_list);
 		return PEV_EINVAL;
 	}
 	if (req->cpu >= 0 && m && m->cpus_online_list[0] && !pev_machine_cpu_online(m, req->cpu)) {
-		bad_field(err, req, PEV_ENODEV, "cpu");
+		bad_field(err, m, req, PEV_ENODEV, "cpu");
 		pev__error_msg(err, "CPU %d is offline (online CPUs: %s)", req->cpu,
 			       m->cpus_online_list);
 		pev__error_hint(err, "bring it online (echo 1 > /sys/devices/system/cpu/cpu%d/online) "
@@ -82,7 +82,7 @@ static int check_target(const struct pev_machine *m, const struct pev_open_reque
 		return PEV_ENODEV;
 	}
 	if (req->group_fd != -1 && (a->flags & (PEV_ATTR_PINNED | PEV_ATTR_EXCLUSIVE))) {
-		bad_field(err, req, PEV_EINVAL,
+		bad_field(err, m, req, PEV_EINVAL,
 			  a->flags & PEV_ATTR_PINNED ? "pinned" : "exclusive");
 		pev__error_msg(err, "%s applies to a whole group and may be set only on the group "
 				    "leader, but this event joins group fd %d",
@@ -93,12 +93,13 @@ static int check_target(const struct pev_machine *m, const struct pev_open_reque
 	return 0;
 }
 
-static int check_reserved(const struct pev_open_request *req, struct pev_error *err)
+static int check_reserved(const struct pev_machine *m, const struct pev_open_request *req,
+			  struct pev_error *err)
 {
 	const struct pev_attr *a = req->attr;
 
 	if (a->size && (a->size < PEV_ATTR_SIZE_VER0 || a->size > 4096)) {
-		bad_field(err, req, PEV_E2BIG, "size");
+		bad_field(err, m, req, PEV_E2BIG, "size");
 		pev__error_msg(err, "attr.size %u is outside what any kernel accepts (%d to one page, "
 				    "4096 bytes)",
 			       a->size, PEV_ATTR_SIZE_VER0);
@@ -106,32 +107,32 @@ static int check_reserved(const struct pev_open_request *req, struct pev_error *
 		return PEV_E2BIG;
 	}
 	if (a->flags & ~PEV_ATTR_FLAGS_ALL) {
-		bad_field(err, req, PEV_EINVAL, "flags");
+		bad_field(err, m, req, PEV_EINVAL, "flags");
 		pev__error_msg(err, "reserved bit %d of the attribute flags is set (Linux 6.18 "
 				    "defines bits 0-37)",
 			       lowest_bit(a->flags & ~PEV_ATTR_FLAGS_ALL));
 		return PEV_EINVAL;
 	}
 	if (a->aux_action & ~PEV_AUX_ACTION_ALL) {
-		bad_field(err, req, PEV_EINVAL, "aux_action");
+		bad_field(err, m, req, PEV_EINVAL, "aux_action");
 		pev__error_msg(err, "reserved bit %d of aux_action is set",
 			       lowest_bit(a->aux_action & ~PEV_AUX_ACTION_ALL));
 		return PEV_EINVAL;
 	}
 	if (a->reserved_2) {
-		bad_field(err, req, PEV_EINVAL, "__reserved_2");
+		bad_field(err, m, req, PEV_EINVAL, "__reserved_2");
 		pev__error_msg(err, "the reserved field after sample_max_stack is 0x%x, not 0",
 			       a->reserved_2);
 		return PEV_EINVAL;
 	}
 	if (a->sample_type & ~PEV_SAMPLE_ALL) {
-		bad_field(err, req, PEV_EINVAL, "sample_type");
+		bad_field(err, m, req, PEV_EINVAL, "sample_type");
 		pev__error_msg(err, "sample_type bit %d is not defined (Linux 6.18 defines bits 0-24)",
 			       lowest_bit(a->sample_type & ~PEV_SAMPLE_ALL));
 		return PEV_EINVAL;
 	}
 	if (a->read_format & ~PEV_FORMAT_ALL) {
-		bad_field(err, req, PEV_EINVAL, "read_format");
+		bad_field(err, m, req, PEV_EINVAL, "read_format");
 		pev__error_msg(err, "read_format bit %d is not defined (Linux 6.18 defines bits 0-4)",
 			       lowest_bit(a->read_format & ~PEV_FORMAT_ALL));
 		return PEV_EINVAL;
@@ -146,18 +147,17 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 
 	if ((a->flags & PEV_ATTR_FREQ) && m && m->max_sample_rate != PEV_UNKNOWN &&
 	    a->sample_freq > (uint64_t)m->max_sample_rate) {
-		bad_field(err, req, PEV_EINVAL, "sample_freq");
+		bad_field(err, m, req, PEV_EINVAL, "sample_freq");
 		pev__error_msg(err, "sample_freq %" PRIu64 " Hz is above this machine's limit of %d "
 				    "Hz (kernel.perf_event_max_sample_rate)",
 			       a->sample_freq, m->max_sample_rate);
-		pev__error_hint(err, "sample at %d Hz or less (-F %d)", m->max_sample_rate,
-				m->max_sample_rate);
+		pev__error_hint(err, "sample at %d Hz or less", m->max_sample_rate);
 		pev__error_hint(err, "or raise the limit: sysctl kernel.perf_event_max_sample_rate=%" PRIu64,
 				a->sample_freq);
 		return PEV_EINVAL;
 	}
 	if (!(a->flags & PEV_ATTR_FREQ) && (a->sample_period >> 63)) {
-		bad_field(err, req, PEV_EINVAL, "sample_period");
+		bad_field(err, m, req, PEV_EINVAL, "sample_period");
 		pev__error_msg(err, "sample_period 0x%" PRIx64 " has bit 63 set; periods must be "
 				    "below 2^63",
 			       a->sample_period);
@@ -165,7 +165,7 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 	}
 	if ((a->sample_type & PEV_SAMPLE_CALLCHAIN) && m && m->max_stack != PEV_UNKNOWN &&
 	    a->sample_max_stack > m->max_stack) {
-		bad_field(err, req, PEV_EOVERFLOW, "sample_max_stack");
+		bad_field(err, m, req, PEV_EOVERFLOW, "sample_max_stack");
 		pev__error_msg(err, "sample_max_stack %u frames is above this machine's limit of %d "
 				    "(kernel.perf_event_max_stack)",
 			       a->sample_max_stack, m->max_stack);
@@ -175,7 +175,7 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 		return PEV_EOVERFLOW;
 	}
 	if ((a->sample_type & PEV_SAMPLE_WEIGHT) && (a->sample_type & PEV_SAMPLE_WEIGHT_STRUCT)) {
-		bad_field(err, req, PEV_EINVAL, "sample_type");
+		bad_field(err, m, req, PEV_EINVAL, "sample_type");
 		pev__error_msg(err, "sample_type has both WEIGHT and WEIGHT_STRUCT; they are two "
 				    "layouts of the same field");
 		pev__error_hint(err, "keep one of PEV_SAMPLE_WEIGHT and PEV_SAMPLE_WEIGHT_STRUCT");
@@ -183,7 +183,7 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 	}
 	if (a->sample_type & PEV_SAMPLE_STACK_USER) {
 		if (a->sample_stack_user >= 0xffff || a->sample_stack_user % 8) {
-			bad_field(err, req, PEV_EINVAL, "sample_stack_user");
+			bad_field(err, m, req, PEV_EINVAL, "sample_stack_user");
 			pev__error_msg(err, "sample_stack_user %u bytes must be a multiple of 8 "
 					    "below 65535 (a sample is at most 64 KiB)",
 				       a->sample_stack_user);
@@ -194,24 +194,24 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 	if (a->sample_type & PEV_SAMPLE_BRANCH_STACK) {
 		uint64_t b = a->branch_sample_type;
 		if (b & ~PEV_BRANCH_ALL) {
-			bad_field(err, req, PEV_EINVAL, "branch_sample_type");
+			bad_field(err, m, req, PEV_EINVAL, "branch_sample_type");
 			pev__error_msg(err, "branch_sample_type bit %d is not defined (Linux 6.18 "
 					    "defines bits 0-19)",
 				       lowest_bit(b & ~PEV_BRANCH_ALL));
 			return PEV_EINVAL;
 		}
 		if (!(b & ~PEV_BRANCH_PLM_ALL)) {
-			bad_field(err, req, PEV_EINVAL, "branch_sample_type");
+			bad_field(err, m, req, PEV_EINVAL, "branch_sample_type");
 			pev__error_msg(err, "sample_type asks for branch stacks but branch_sample_type "
 					    "0x%" PRIx64 " names no kind of branch",
 				       b);
-			pev__error_hint(err, "add a branch filter such as PEV_BRANCH_ANY (perf's -b)");
+			pev__error_hint(err, "add a branch filter such as PEV_BRANCH_ANY");
 			return PEV_EINVAL;
 		}
 	}
 	if ((a->flags & PEV_ATTR_INHERIT) && (a->sample_type & PEV_SAMPLE_READ) &&
 	    !(a->sample_type & PEV_SAMPLE_TID)) {
-		bad_field(err, req, PEV_EINVAL, "sample_type");
+		bad_field(err, m, req, PEV_EINVAL, "sample_type");
 		pev__error_msg(err, "an inherited event with PEV_SAMPLE_READ must also sample "
 				    "PEV_SAMPLE_TID, so each value can be tied to its thread");
 		pev__error_hint(err, "add PEV_SAMPLE_TID to sample_type, or drop inherit");
@@ -220,25 +220,26 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 	return 0;
 }
 
-static int check_flags(const struct pev_open_request *req, struct pev_error *err)
+static int check_flags(const struct pev_machine *m, const struct pev_open_request *req,
+		       struct pev_error *err)
 {
 	const struct pev_attr *a = req->attr;
 
 	if ((a->flags & PEV_ATTR_INHERIT_THREAD) && !(a->flags & PEV_ATTR_INHERIT)) {
-		bad_field(err, req, PEV_EINVAL, "inherit_thread");
+		bad_field(err, m, req, PEV_EINVAL, "inherit_thread");
 		pev__error_msg(err, "inherit_thread narrows inherit, which is not set");
 		pev__error_hint(err, "use inherit mode PEV_INHERIT_THREADS (sets both)");
 		return PEV_EINVAL;
 	}
 	if ((a->flags & PEV_ATTR_SIGTRAP) && !(a->flags & PEV_ATTR_REMOVE_ON_EXEC)) {
-		bad_field(err, req, PEV_EINVAL, "sigtrap");
+		bad_field(err, m, req, PEV_EINVAL, "sigtrap");
 		pev__error_msg(err, "sigtrap requires remove_on_exec, so a signal cannot reach a "
 				    "program exec'd later that does not expect it");
 		pev__error_hint(err, "set remove_on_exec together with sigtrap");
 		return PEV_EINVAL;
 	}
 	if ((a->flags & PEV_ATTR_USE_CLOCKID) && !clock_supported(a->clockid)) {
-		bad_field(err, req, PEV_EINVAL, "clockid");
+		bad_field(err, m, req, PEV_EINVAL, "clockid");
 		pev__error_msg(err, "clockid %d is not a clock perf events can use", a->clockid);
 		pev__error_hint(err, "use CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME, "
 				     "CLOCK_BOOTTIME or CLOCK_TAI");
@@ -264,21 +265,21 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 	if (a->type != PEV_TYPE_BREAKPOINT)
 		return 0;
 	if (t == PEV_BP_EMPTY || t > PEV_BP_X || ((t & PEV_BP_X) && (t & PEV_BP_RW))) {
-		bad_field(err, req, PEV_EINVAL, "bp_type");
+		bad_field(err, m, req, PEV_EINVAL, "bp_type");
 		pev__error_msg(err, "breakpoint kind %u is not one of r, w, rw or x (x cannot be "
 				    "combined with r or w)",
 			       t);
 		return PEV_EINVAL;
 	}
 	if (x86 && t == PEV_BP_R) {
-		bad_field(err, req, PEV_EINVAL, "bp_type");
+		bad_field(err, m, req, PEV_EINVAL, "bp_type");
 		pev__error_msg(err, "x86 debug registers cannot trap reads alone");
 		pev__error_hint(err, "use rw (PEV_BP_RW): it traps reads and writes");
 		return PEV_EINVAL;
 	}
 	if (t == PEV_BP_X) {
 		if (x86 && a->bp_len != (uint64_t)word) {
-			bad_field(err, req, PEV_EINVAL, "bp_len");
+			bad_field(err, m, req, PEV_EINVAL, "bp_len");
 			pev__error_msg(err, "an execute breakpoint on x86 covers one instruction "
 					    "fetch and must have length %d, not %" PRIu64,
 				       word, a->bp_len);
@@ -286,12 +287,12 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 			return PEV_EINVAL;
 		}
 	} else if (!bp_len_valid(a->bp_len)) {
-		bad_field(err, req, PEV_EINVAL, "bp_len");
+		bad_field(err, m, req, PEV_EINVAL, "bp_len");
 		pev__error_msg(err, "breakpoint length %" PRIu64 " is not 1, 2, 4 or 8 bytes",
 			       a->bp_len);
 		return PEV_EINVAL;
 	} else if (x86 && (a->bp_addr & (a->bp_len - 1))) {
-		bad_field(err, req, PEV_EINVAL, "bp_addr");
+		bad_field(err, m, req, PEV_EINVAL, "bp_addr");
 		pev__error_msg(err, "breakpoint address 0x%" PRIx64 " is not aligned to its length "
 				    "%" PRIu64 "",
 			       a->bp_addr, a->bp_len);
@@ -301,7 +302,7 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 		return PEV_EINVAL;
 	}
 	if (pev__kernel_address(m, a->bp_addr) && (a->flags & PEV_ATTR_EXCLUDE_KERNEL)) {
-		bad_field(err, req, PEV_EINVAL, "bp_addr");
+		bad_field(err, m, req, PEV_EINVAL, "bp_addr");
 		pev__error_msg(err, "breakpoint address 0x%" PRIx64 " is in the kernel, but the "
 				    "event excludes the kernel (:u)",
 			       a->bp_addr);
@@ -319,11 +320,11 @@ PEV_API int pev_attr_check(const struct pev_machine *m, const struct pev_open_re
 
 	if (!req || !req->attr)
 		return pev__bad_arg(err, "pev_attr_check", "req", "needs a request with an attr");
-	if ((r = check_reserved(req, err)) < 0)
+	if ((r = check_reserved(m, req, err)) < 0)
 		return r;
 	if ((r = check_target(m, req, err)) < 0)
 		return r;
-	if ((r = check_flags(req, err)) < 0)
+	if ((r = check_flags(m, req, err)) < 0)
 		return r;
 	if ((r = check_sampling(m, req, err)) < 0)
 		return r;

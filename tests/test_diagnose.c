@@ -372,10 +372,10 @@ Test(diagnose, enoent_cycles_where_the_pmu_exists)
 
 	load("hybrid");
 	diagnose(&r, ENOENT, 0, SELF);
-	HAS(err.message, "does not implement generic hardware event 9");
-	HAS(err.message, "cpu_atom,cpu_core");
+	HAS(err.message, "the core PMUs (cpu_atom cpu_core) do not implement generic hardware "
+			 "event 9");
 	HASNT(err.message, "no hardware PMU");
-	HAS(err.hint, "ls /sys/bus/event_source/devices/cpu_atom/events");
+	HAS(err.hint, "ls /sys/bus/event_source/devices/{cpu_atom,cpu_core}/events");
 	HAS(err.hint, "cpu-clock");
 }
 
@@ -1180,4 +1180,82 @@ Test(diagnose, call_errors)
 	cr_expect_eq(pev_diagnose_call(NULL, NULL, EIO, &err), PEV_EIO);
 	HAS(err.message, "call on '?' failed: ");
 	HAS(err.message, "(errno 5)");
+}
+
+Test(diagnose, mmap_eperm_hint_asks_a_per_cpu_sysctl_value)
+{
+	load("container"); /* 516 kB per CPU, 2 CPUs */
+	m.page_size = 4096;
+	pev_diagnose_mmap(&m, "cycles", 512, 0, EPERM, &err);
+	/* 2052 KiB over 2 CPUs: 1026 KiB per CPU is enough. */
+	HAS(err.hint, "sysctl kernel.perf_event_mlock_kb=1026");
+}
+
+Test(diagnose, mmap_eperm_within_the_budget_suggests_neither_fewer_pages_nor_the_sysctl)
+{
+	load("container");
+	m.page_size = 4096;
+	pev_diagnose_mmap(&m, "cycles", 8, 0, EPERM, &err);
+	HASNT(err.hint, "data pages fit");
+	HASNT(err.hint, "perf_event_mlock_kb=");
+	HAS(err.hint, "ulimit -l");
+}
+
+Test(diagnose, mmap_eperm_with_unreadable_facts_invents_no_numbers)
+{
+	load("container");
+	m.page_size = 4096;
+	m.mlock_kb = PEV_UNKNOWN;
+	m.cpus_online = PEV_UNKNOWN;
+	pev_diagnose_mmap(&m, "cycles", 512, 0, EPERM, &err);
+	HAS(err.message, "kernel.perf_event_mlock_kb) is unreadable");
+	HASNT(err.message, "-2147483648");
+	HASNT(err.message, "online CPUs");
+	HASNT(err.hint, "perf_event_mlock_kb=");
+}
+
+Test(diagnose, emfile_with_an_unlimited_hard_limit_raises_the_soft_one)
+{
+	struct pev_attr a = attr_of(PEV_TYPE_SOFTWARE, PEV_SW_TASK_CLOCK, true);
+	struct pev_open_request r = request(&a, "task-clock:u");
+
+	load("old-kernel");
+	m.nofile_soft = 1024;
+	m.nofile_hard = PEV_UNLIMITED;
+	m.open_fds = 1024;
+	diagnose(&r, EMFILE, 0, SELF);
+	HAS(err.message, "1024 soft, unlimited hard");
+	HAS(err.hint, "raise the soft limit: ulimit -n 1089");
+	HASNT(err.hint, "as root");
+}
+
+Test(diagnose, eacces_for_a_kernel_only_event_does_not_suggest_user_space_only)
+{
+	struct pev_attr a = attr_of(PEV_TYPE_SOFTWARE, PEV_SW_PAGE_FAULTS, false);
+	struct pev_open_request r = request(&a, "page-faults:k");
+
+	a.flags |= PEV_ATTR_EXCLUDE_USER | PEV_ATTR_EXCLUDE_HV;
+	load_vm_as_nobody();
+	diagnose(&r, EACCES, 0, SELF);
+	HAS(err.message, "counts the kernel");
+	HASNT(err.hint, "':u'");
+	HAS(err.hint, "perf_event_paranoid=1");
+}
+
+Test(diagnose, eopnotsupp_does_not_say_a_uprobe_cannot_sample)
+{
+	struct pev_attr a = attr_of(8, 0, true); /* vm-nopmu's uprobe */
+	struct pev_open_request r = request(&a, "uprobe:/bin/true+0x0");
+
+	a.sample_period = 1;
+	load("vm-nopmu");
+	diagnose(&r, EOPNOTSUPP, 0, SELF);
+	HASNT(err.message, "cannot sample");
+}
+
+Test(diagnose, call_with_a_perfev_code_uses_its_text)
+{
+	pev_diagnose_call("read", "task-clock", -PEV_EFORMAT, &err);
+	HAS(err.message, "malformed or truncated data");
+	HASNT(err.message, "Unknown error");
 }

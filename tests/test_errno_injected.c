@@ -363,8 +363,9 @@ Test(errno_injected, mmap_eperm_explains_the_locked_memory_budget, .init = th_le
 	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o);
 	snprintf(mlock, sizeof(mlock), "allows %ld KiB per CPU", th_sysctl("perf_event_mlock_kb"));
 
+	/* 1 + 1024 pages is more than perf_event_mlock_kb on every CPU here allows. */
 	th_inject_call_errno("mmap", EPERM);
-	int code = pev_ring_open(c, 0, 8, &r, &err);
+	int code = pev_ring_open(c, 0, 1024, &r, &err);
 	cr_expect_eq(code, PEV_EPERM, "got %s", pev_error_name(code));
 	cr_expect_null(r);
 	cr_expect_eq(err.code, PEV_EPERM);
@@ -375,7 +376,7 @@ Test(errno_injected, mmap_eperm_explains_the_locked_memory_budget, .init = th_le
 	expect_has(err.message, "perf_event_mlock_kb");
 	expect_has(err.message, mlock);
 	expect_has(err.message, "RLIMIT_MEMLOCK");
-	expect_has(err.message, "1 + 8 pages");
+	expect_has(err.message, "1 + 1024 pages");
 	expect_has(err.hint, "map fewer pages");
 	expect_has(err.hint, "sysctl kernel.perf_event_mlock_kb");
 

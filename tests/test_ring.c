@@ -202,7 +202,7 @@ Test(ring, a_bad_fd_index_is_a_bad_argument)
 	/* A NULL counter has no descriptors at all. */
 	cr_expect_eq(pev_ring_open(NULL, 0, 1, &r, &err), PEV_EBADARG);
 	cr_expect_null(r);
-	cr_expect_str_eq(err.field, "fd_index");
+	cr_expect_str_eq(err.field, "c");
 	pev_counter_close(c);
 }
 

@@ -369,7 +369,7 @@ Test(validate, sample_freq_above_the_limit)
 	HAS(err.message, "sample_freq 100001 Hz");
 	HAS(err.message, "limit of 100000 Hz");
 	HAS(err.message, "kernel.perf_event_max_sample_rate");
-	HAS(err.hint, "-F 100000");
+	HAS(err.hint, "sample at 100000 Hz or less");
 	HAS(err.hint, "sysctl kernel.perf_event_max_sample_rate=100001");
 }
 

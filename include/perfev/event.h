@@ -127,8 +127,8 @@ PEV_API int pev_event_lookup(const char *name, struct pev_event *ev);
 /**
  * Writes a short human name for ev into buf (at most size bytes): its name
  * when set, else perf's name for generic events ("task-clock"), else a
- * description ("breakpoint w 4 bytes at 0x...", "type 10 config 0x1").
- * Returns buf.
+ * description in perf's syntax ("mem:0x1000/4:w", "r3c", "msr/config=0x1/",
+ * "uprobe:/bin/true+0x1040", "type 42 config 0x10"). Returns buf.
  */
 PEV_API char *pev_event_describe(const struct pev_event *ev, char *buf, size_t size);
 
