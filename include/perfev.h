@@ -14,5 +14,9 @@
 #include "perfev/machine.h"
 #include "perfev/counter.h"
 #include "perfev/ring.h"
+#include "perfev/pmu.h"
+#include "perfev/tracepoint.h"
+#include "perfev/pfm.h"
+#include "perfev/parse.h"
 
 #endif /* PERFEV_H */

@@ -78,6 +78,7 @@ int pev__error_start(struct pev_error *err, int code, int sys_errno, const char 
 	memset(err, 0, sizeof(*err));
 	err->code = code;
 	err->sys_errno = sys_errno;
+	err->position = -1;
 	err->before_syscall = before_syscall;
 	if (syscall)
 		pev__strlcpy(err->syscall, syscall, sizeof(err->syscall));

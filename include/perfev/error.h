@@ -80,6 +80,8 @@ struct pev_error {
 	char syscall[24];      /**< the failing call ("perf_event_open", "mmap", "open", ...) or "" */
 	char event[96];        /**< the event's name, as the caller named it */
 	char field[48];        /**< the attribute or argument at fault, or "" */
+	int position;          /**< parse errors: byte offset of the bad part in the input, else -1 */
+	int length;            /**< parse errors: its length in bytes, else 0 */
 	char message[PEV_ERROR_MESSAGE_MAX]; /**< what failed and why, on this machine */
 	char hint[PEV_ERROR_MESSAGE_MAX];    /**< what to do about it, or "" */
 };

@@ -106,6 +106,17 @@ PEV_API int pev_event_kprobe(struct pev_event *ev, const char *func, uint64_t of
 			     bool retprobe, const char *sysfs_root, struct pev_error *err);
 
 /**
+ * Finds the file offset of function `symbol` in the ELF file at `path` (an
+ * executable or shared library): the offset a uprobe on it needs. Looks in
+ * .symtab, then .dynsym, and converts the symbol's address through the
+ * section (or program header) that holds it. Stores it in *offset and returns
+ * 0; returns PEV_ENOENT (no such file), PEV_EFORMAT (not a readable ELF file),
+ * PEV_ENOTFOUND (no such function; err suggests close names), PEV_EBADARG.
+ */
+PEV_API int pev_uprobe_resolve(const char *path, const char *symbol, uint64_t *offset,
+			       struct pev_error *err);
+
+/**
  * Looks up a PMU's dynamic type in sysfs (`<sysfs_root>/bus/event_source/
  * devices/<name>/type`, sysfs_root NULL meaning "/sys"). Returns the type
  * (>= 0), PEV_ENOENT when there is no such PMU (or its type is unreadable),

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* parse.c - being written. */
+#include "perfev.h"

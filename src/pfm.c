@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* pfm.c - being written. */
+#include "perfev.h"

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* pmu.c - being written. */
+#include "perfev.h"

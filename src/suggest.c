@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* suggest.c - being written. */
+#include "perfev.h"

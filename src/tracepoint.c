@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* tracepoint.c - being written. */
+#include "perfev.h"

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* test_parse_live.c - placeholder, being written. */
+#include "helpers.h"

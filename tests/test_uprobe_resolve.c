@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* test_uprobe_resolve.c - placeholder, being written. */
+#include "helpers.h"
