@@ -107,11 +107,25 @@ PEV_API int pev_event_kprobe(struct pev_event *ev, const char *func, uint64_t of
 
 /**
  * Finds the file offset of function `symbol` in the ELF file at `path` (an
- * executable or shared library): the offset a uprobe on it needs. Looks in
- * .symtab, then .dynsym, and converts the symbol's address through the
- * section (or program header) that holds it. Stores it in *offset and returns
- * 0; returns PEV_ENOENT (no such file), PEV_EFORMAT (not a readable ELF file),
- * PEV_ENOTFOUND (no such function; err suggests close names), PEV_EBADARG.
+ * executable, PIE or not, or a shared library): the offset a uprobe on it
+ * needs (pev_event_uprobe). Looks in .symtab, then in .dynsym, for a defined
+ * STT_FUNC or STT_GNU_IFUNC symbol of that name (for an IFUNC that is its
+ * resolver), or an untyped (STT_NOTYPE) label inside an executable segment;
+ * when several match, a function beats a label, the default version a hidden
+ * one and a global or weak symbol a local one. `symbol` may carry a version:
+ * "malloc@@GLIBC_2.2.5" asks for the default version, "memcpy@GLIBC_2.2.5"
+ * for that version whether default or not; a plain name matches any version
+ * and prefers the default. Only the name is looked up: the caller adds any
+ * offset within the function. The symbol's address becomes a file offset
+ * through the PT_LOAD segment that holds it (address - p_vaddr + p_offset).
+ * Stores it in *offset and returns 0. Errors (err filled when non-NULL,
+ * *offset untouched): PEV_ENOENT (no such file; PEV_EACCES and other
+ * errnos as open(2) gives them), PEV_EFORMAT (a directory, an empty or
+ * non-regular file, not ELF, a relocatable object or core dump, truncated or
+ * damaged, or a symbol at an address no part of the file is loaded at),
+ * PEV_ENOTFOUND (no such function; the hint names up to 3 close names, the
+ * versions that exist, or says the file is stripped), PEV_EBADARG (NULL or
+ * empty arguments). Thread-safe.
  */
 PEV_API int pev_uprobe_resolve(const char *path, const char *symbol, uint64_t *offset,
 			       struct pev_error *err);
