@@ -22,6 +22,7 @@
 
 #include "error_internal.h"
 #include "perfev/pfm.h"
+#include "pfm_internal.h"
 #include "perfev/tracepoint.h"
 #include "suggest.h"
 #include "util.h"
@@ -841,7 +842,7 @@ static int parse_probe(struct parser *p, const char *s, size_t len, const char *
 
 /* A generic hardware or cache event on a hybrid machine: one spec per core PMU. */
 static int add_hybrid(struct parser *p, const struct pev_event *ev, const char *text, size_t len,
-		      const char *name, const struct modifiers *m)
+		      const char *name, const char *mods, const struct modifiers *m)
 {
 	for (int i = 0; i < pev_pmus_count(p->pmus); i++) {
 		const struct pev_pmu *pmu = pev_pmus_at(p->pmus, i);
@@ -850,7 +851,7 @@ static int add_hybrid(struct parser *p, const struct pev_event *ev, const char *
 			continue;
 		struct pev_event e = *ev;
 		e.config |= (uint64_t)pmu->type << PEV_PMU_TYPE_SHIFT;
-		snprintf(full, sizeof(full), "%s/%s/", pmu->name, name);
+		snprintf(full, sizeof(full), "%s/%s/%s", pmu->name, name, mods);
 		struct pev_event_spec *spec = add_event(p, &e, text, len, full);
 		if (!spec || !(spec->pmu = list_strdup(p->list, pmu->name)))
 			return out_of_memory(p);
@@ -879,7 +880,7 @@ static int try_generic(struct parser *p, const char *s, size_t len, size_t name_
 		return r;
 	if ((ev.type == PEV_TYPE_HARDWARE || ev.type == PEV_TYPE_HW_CACHE) && p->pmus &&
 	    pev_pmus_core_count(p->pmus) > 1)
-		return (r = add_hybrid(p, &ev, s, len, name, m)) < 0 ? r : 1;
+		return (r = add_hybrid(p, &ev, s, len, name, name_len < len ? s + name_len + 1 : "", m)) < 0 ? r : 1;
 	snprintf(display, sizeof(display), "%.*s", (int)len, s);
 	struct pev_event_spec *spec = add_event(p, &ev, s, len, display);
 	if (!spec)
@@ -1082,13 +1083,16 @@ static int try_pfm(struct parser *p, const char *s, size_t len, size_t name_len,
 		return 0;
 	memcpy(name, s, name_len);
 	name[name_len] = '\0';
-	if (pev_pfm_encode(name, &ev, pfm_err) < 0)
+	struct pev_opts o = PEV_OPTS_INIT;
+	if (pev__pfm_encode(name, &ev, &o, pfm_err) < 0)
 		return 0;
 	char display[200];
 	snprintf(display, sizeof(display), "%.*s", (int)len, s);
 	struct pev_event_spec *spec = add_event(p, &ev, s, len, display);
 	if (!spec)
 		return out_of_memory(p);
+	/* libpfm4's modifiers (u, k, h inside the name) set the privilege levels. */
+	spec->opts = o;
 	apply_modifiers(spec, m);
 	return 1;
 }
@@ -1314,6 +1318,53 @@ static const char *trim_end(const char *s, const char *end)
 	return end;
 }
 
+/*
+ * A group may hold events of one core PMU only. On hybrid CPUs a group of
+ * generic events expands to events of several core PMUs: keep their order
+ * but make one group per core PMU, each led by its first event. Events of
+ * other PMUs (software, tracepoints) stay with the first group.
+ */
+static int split_group_by_pmu(struct parser *p, int first)
+{
+	int n = p->list->n - first;
+	struct pev_event_spec *specs = p->list->specs + first;
+	const char *seen[64];
+	int nseen = 0;
+
+	for (int i = 0; i < n; i++) {
+		const char *pmu = specs[i].ev.type == PEV_TYPE_HARDWARE ||
+						  specs[i].ev.type == PEV_TYPE_HW_CACHE
+					  ? specs[i].pmu
+					  : NULL;
+		int k = 0;
+		if (pmu) {
+			while (k < nseen && strcmp(seen[k], pmu) != 0)
+				k++;
+			if (k == nseen && nseen < 64)
+				seen[nseen++] = pmu;
+		}
+		/* Groups are numbered in the order their PMU first appears. */
+		specs[i].group = p->group + k;
+	}
+	if (nseen > 1) {
+		/* Stable order: group by group. */
+		struct pev_event_spec *sorted = malloc(sizeof(*sorted) * (size_t)n);
+		int at = 0;
+		if (!sorted)
+			return out_of_memory(p);
+		for (int g = 0; g < (nseen ? nseen : 1); g++)
+			for (int i = 0; i < n; i++)
+				if (specs[i].group == p->group + g)
+					sorted[at++] = specs[i];
+		memcpy(specs, sorted, sizeof(*sorted) * (size_t)n);
+		free(sorted);
+		p->groups += nseen - 1;
+	}
+	for (int i = 0; i < n; i++)
+		specs[i].group_leader = i == 0 || specs[i].group != specs[i - 1].group;
+	return 0;
+}
+
 static int parse_group(struct parser *p, const char **pos)
 {
 	const char *open = *pos, *s = open + 1;
@@ -1349,8 +1400,8 @@ static int parse_group(struct parser *p, const char **pos)
 		return fail(p, PEV_EPARSE, offset_of(p, s), 1, "unexpected '%c' in a group", *s);
 	}
 	s++; /* the '}' */
-	if (first < p->list->n)
-		p->list->specs[first].group_leader = true;
+	if ((r = split_group_by_pmu(p, first)) < 0)
+		return r;
 	if (*s == ':') {
 		const char *mods = s + 1, *end = mods;
 		struct modifiers m;

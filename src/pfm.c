@@ -20,6 +20,7 @@
  * answers PEV_EUNSUPPORTED.
  */
 #include "perfev/pfm.h"
+#include "pfm_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,13 @@ int pev_pfm_encode(const char *name, struct pev_event *ev, struct pev_error *err
 	pev__error_hint(err, "rebuild perfev with libpfm4 (Debian: apt install libpfm4-dev)");
 	pev__error_hint(err, RAW_HINT);
 	return PEV_EUNSUPPORTED;
+}
+
+int pev__pfm_encode(const char *name, struct pev_event *ev, struct pev_opts *opts,
+		    struct pev_error *err)
+{
+	(void)opts;
+	return pev_pfm_encode(name, ev, err);
 }
 
 int pev_pfm_foreach(pev_pfm_fn fn, void *ctx)
@@ -729,6 +737,12 @@ static int explain_failure(struct pev_error *err, const char *name, const char *
 
 int pev_pfm_encode(const char *name, struct pev_event *ev, struct pev_error *err)
 {
+	return pev__pfm_encode(name, ev, NULL, err);
+}
+
+int pev__pfm_encode(const char *name, struct pev_event *ev, struct pev_opts *opts,
+		    struct pev_error *err)
+{
 	struct perf_event_attr attr;
 	char colon_name[NAME_MAX_LEN + 1];
 	const char *used = name;
@@ -777,17 +791,21 @@ int pev_pfm_encode(const char *name, struct pev_event *ev, struct pev_error *err
 		return PEV_ENOTFOUND;
 	}
 
-	/* libpfm4's own privilege modifiers (":u", ":k=0") would be lost in a pev_event. */
-	if (attr.exclude_user || attr.exclude_kernel || attr.exclude_hv) {
+	/* libpfm4's own privilege modifiers (":u", ":k=0"): into opts, or refused without them. */
+	if (opts && (attr.exclude_user || attr.exclude_kernel || attr.exclude_hv)) {
+		opts->exclude_user = attr.exclude_user;
+		opts->exclude_kernel = attr.exclude_kernel;
+		opts->exclude_hv = attr.exclude_hv;
+	} else if (attr.exclude_user || attr.exclude_kernel || attr.exclude_hv) {
 		pev__error_start(err, PEV_EPARSE, 0, NULL, name, true);
 		pev__error_field(err, "modifier");
 		pev__error_msg(err,
 		               "'%s' limits privilege levels with libpfm4's modifiers (u, k, h), "
 		               "which an event's encoding cannot carry",
 		               name);
-		pev__error_hint(err, "leave them out of the libpfm4 name and use perf's modifiers "
-		                     "after it (INST_RETIRED:ANY_P:u in an event string), or "
-		                     "pev_opts.exclude_kernel / exclude_user");
+		pev__error_hint(err, "leave them out and set pev_opts.exclude_kernel / exclude_user, "
+		                     "or give the name in an event string (pev_event_parse), "
+		                     "where they apply");
 		return PEV_EPARSE;
 	}
 
