@@ -40,13 +40,12 @@
 
 #include "error_internal.h"
 #include "perfev.h"
+#include "suggest.h"
 #include "util.h"
 
 #define RESOLVE_FN "pev_uprobe_resolve"
 
 /* Suggestions: how many, and the longest name considered (query or symbol). */
-#define SUGGEST_MAX 3
-#define SUGGEST_NAME_MAX 256
 
 /* A name split at its version: "base", "base@ver" or "base@@ver". */
 struct symname {
@@ -83,9 +82,8 @@ struct resolver {
 	bool saw_nonexec;   /* the name is there as NOTYPE outside the code */
 	char other_versions[160];
 
-	char sugg[SUGGEST_MAX][SUGGEST_NAME_MAX];
-	unsigned sugg_dist[SUGGEST_MAX];
-	int nsugg;
+	char query_base[96]; /* the queried name without its version, for suggestions */
+	struct pev_suggest sugg;
 };
 
 static void split_name(const char *name, struct symname *out)
@@ -112,72 +110,18 @@ static void split_name(const char *name, struct symname *out)
 
 /* ---- suggestions ------------------------------------------------------ */
 
-/*
- * Levenshtein distance between a[0..la) and b[0..lb), both at most
- * SUGGEST_NAME_MAX - 1 bytes; stops early (returning max + 1) once every
- * path costs more than max.
- */
-static unsigned edit_distance(const char *a, size_t la, const char *b, size_t lb, unsigned max)
-{
-	unsigned rows[2][SUGGEST_NAME_MAX];
-	unsigned *prev = rows[0], *cur = rows[1];
-
-	if ((la > lb ? la - lb : lb - la) > max)
-		return max + 1;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned row_min;
-
-		cur[0] = (unsigned)i;
-		row_min = cur[0];
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned del = prev[j] + 1, ins = cur[j - 1] + 1;
-			unsigned sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			unsigned v = del < ins ? del : ins;
-
-			cur[j] = v < sub ? v : sub;
-			if (cur[j] < row_min)
-				row_min = cur[j];
-		}
-		if (row_min > max)
-			return max + 1;
-		unsigned *t = prev;
-		prev = cur;
-		cur = t;
-	}
-	return prev[lb];
-}
-
 /* Offers name[0..len) as a suggestion if it is close enough to the query. */
 static void consider_suggestion(struct resolver *r, const char *name, size_t len)
 {
-	size_t qlen = r->q.base_len;
-	unsigned max = qlen / 3 > 2 ? (unsigned)(qlen / 3) : 2;
-	unsigned d;
-	int i;
+	char candidate[96];
 
-	if (len == 0 || len >= SUGGEST_NAME_MAX || qlen == 0 || qlen >= SUGGEST_NAME_MAX)
+	if (len == 0 || len >= sizeof(candidate) || !r->query_base[0])
 		return;
-	d = edit_distance(r->q.base, qlen, name, len, max);
-	if (d > max || d == 0)
-		return;
-	for (i = 0; i < r->nsugg; i++)
-		if (strlen(r->sugg[i]) == len && memcmp(r->sugg[i], name, len) == 0)
-			return;
-	/* Insert sorted by distance; equals keep table order. */
-	for (i = r->nsugg; i > 0 && r->sugg_dist[i - 1] > d; i--)
-		if (i < SUGGEST_MAX) {
-			memcpy(r->sugg[i], r->sugg[i - 1], sizeof(r->sugg[i]));
-			r->sugg_dist[i] = r->sugg_dist[i - 1];
-		}
-	if (i >= SUGGEST_MAX)
-		return;
-	memcpy(r->sugg[i], name, len);
-	r->sugg[i][len] = '\0';
-	r->sugg_dist[i] = d;
-	if (r->nsugg < SUGGEST_MAX)
-		r->nsugg++;
+	if (!r->sugg.word)
+		pev__suggest_init(&r->sugg, r->query_base);
+	memcpy(candidate, name, len);
+	candidate[len] = '\0';
+	pev__suggest_add(&r->sugg, candidate);
 }
 
 /* Remembers a version the queried name exists in, for the hint. */
@@ -478,13 +422,7 @@ static int not_found(struct resolver *r, struct pev_error *err)
 		pev__error_hint(err, "or '%.*s' exists in version%s %s", (int)r->q.base_len,
 				r->q.base, strchr(r->other_versions, ',') ? "s" : "",
 				r->other_versions);
-	if (r->nsugg > 0) {
-		char list[SUGGEST_MAX * (SUGGEST_NAME_MAX + 4)] = "";
-
-		for (int i = 0; i < r->nsugg; i++)
-			pev__appendf(list, sizeof(list), "%s'%s'", i ? ", " : "", r->sugg[i]);
-		pev__error_hint(err, "or did you mean %s%s?", r->nsugg > 1 ? "one of " : "", list);
-	}
+	pev__suggest_hint(&r->sugg, NULL, err);
 	if (!any_table)
 		pev__error_hint(err, "or %s has no symbol table (it is stripped): give the "
 				     "function's file offset instead of its name, or use a build "
@@ -630,6 +568,10 @@ PEV_API int pev_uprobe_resolve(const char *path, const char *symbol, uint64_t *o
 	r.symbol = symbol;
 	r.saw_other_type = -1;
 	split_name(symbol, &r.q);
+	if (r.q.base_len < sizeof(r.query_base)) {
+		memcpy(r.query_base, r.q.base, r.q.base_len);
+		r.query_base[r.q.base_len] = '\0';
+	}
 
 	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);

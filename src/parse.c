@@ -508,7 +508,7 @@ static int apply_term(struct parser *p, const struct pev_pmu *pmu, const char *s
 		pev__suggest_add(&sg, pmu->aliases[i].name);
 	int r = fail(p, PEV_ENOTFOUND, offset_of(p, s), name_len,
 		     "unknown term '%s' for PMU '%s'", name, pmu->name);
-	pev__suggest_hint(&sg, p->err);
+	pev__suggest_hint(&sg, NULL, p->err);
 	hint_terms(p, pmu);
 	return r;
 }
@@ -620,7 +620,7 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t len, const ch
 			pev__suggest_add(&sg, pev_pmus_at(p->pmus, i)->name);
 		r = fail(p, PEV_ENOTFOUND, offset_of(p, s), (size_t)(slash - s),
 			 "no PMU called '%s' on this machine", name);
-		pev__suggest_hint(&sg, p->err);
+		pev__suggest_hint(&sg, NULL, p->err);
 		pev__error_hint(p->err, "the PMUs are the directories under %s/bus/event_source/devices",
 				p->opts.sysfs_root ? p->opts.sysfs_root : "/sys");
 		return r;
@@ -1141,7 +1141,7 @@ static int unknown_event(struct parser *p, const char *s, size_t name_len,
 	pev__suggest_init(&sg, name);
 	suggest_known(p, &sg);
 	r = fail(p, PEV_ENOTFOUND, offset_of(p, s), name_len, "unknown event '%s'", name);
-	pev__suggest_hint(&sg, p->err);
+	pev__suggest_hint(&sg, NULL, p->err);
 	if (pfm_err && pfm_err->code == PEV_EUNSUPPORTED && memchr(s, ':', name_len) == NULL &&
 	    strpbrk(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
 		pev__error_hint(p->err, "%s", pfm_err->message);

@@ -21,6 +21,7 @@
  */
 #include "perfev/pfm.h"
 #include "pfm_internal.h"
+#include "suggest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,6 @@ int pev_pfm_foreach(pev_pfm_fn fn, void *ctx)
 
 /* Names longer than this are handed to libpfm4 as they are, but not rewritten or analysed. */
 #define NAME_MAX_LEN 255
-#define SUGGEST_N    3
 
 /* ---- initialization ------------------------------------------------------ */
 
@@ -206,90 +206,6 @@ static void cpu_describe(char *buf, size_t size)
 
 /* ---- suggestions --------------------------------------------------------- */
 
-/* Case-insensitive Levenshtein distance of two short strings (at most NAME_MAX_LEN). */
-static int edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	int row[NAME_MAX_LEN + 1];
-
-	if (la > NAME_MAX_LEN || lb > NAME_MAX_LEN)
-		return NAME_MAX_LEN + 1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (int)j;
-	for (size_t i = 1; i <= la; i++) {
-		int diagonal = row[0];
-		row[0] = (int)i;
-		for (size_t j = 1; j <= lb; j++) {
-			int up = row[j];
-			int v = diagonal + (tolower((unsigned char)a[i - 1]) !=
-			                    tolower((unsigned char)b[j - 1]));
-			if (up + 1 < v)
-				v = up + 1;
-			if (row[j - 1] + 1 < v)
-				v = row[j - 1] + 1;
-			row[j] = v;
-			diagonal = up;
-		}
-	}
-	return row[lb];
-}
-
-/* The closest candidates to a word, best first. */
-struct suggest {
-	const char *word;
-	int limit;
-	int n;
-	int dist[SUGGEST_N];
-	char name[SUGGEST_N][NAME_MAX_LEN + 1];
-};
-
-static void suggest_init(struct suggest *s, const char *word)
-{
-	size_t len = strlen(word);
-
-	memset(s, 0, sizeof(*s));
-	s->word = word;
-	s->limit = len / 3 > 2 ? (int)(len / 3) : 2; /* a mistake per three characters */
-}
-
-static void suggest_add(struct suggest *s, const char *candidate)
-{
-	int d = edit_distance(s->word, candidate), at;
-
-	if (d > s->limit)
-		return;
-	for (int i = 0; i < s->n; i++)
-		if (strcasecmp(s->name[i], candidate) == 0)
-			return;
-	for (at = s->n; at > 0 && s->dist[at - 1] > d; at--)
-		;
-	if (at >= SUGGEST_N)
-		return;
-	for (int i = (s->n < SUGGEST_N ? s->n : SUGGEST_N - 1); i > at; i--) {
-		s->dist[i] = s->dist[i - 1];
-		memcpy(s->name[i], s->name[i - 1], sizeof(s->name[i]));
-	}
-	s->dist[at] = d;
-	pev__strlcpy(s->name[at], candidate, sizeof(s->name[at]));
-	if (s->n < SUGGEST_N)
-		s->n++;
-}
-
-/* Adds "did you mean 'a', 'b' or 'c'?" to the hint. Returns whether there was one. */
-static bool suggest_hint(const struct suggest *s, const char *prefix, struct pev_error *err)
-{
-	char text[1024] = "did you mean ";
-
-	if (!s->n)
-		return false;
-	for (int i = 0; i < s->n; i++) {
-		const char *sep = i == 0 ? "" : i == s->n - 1 ? " or " : ", ";
-		pev__appendf(text, sizeof(text), "%s'%s%s'", sep, prefix, s->name[i]);
-	}
-	pev__error_hint(err, "%s?", text);
-	return true;
-}
-
 /* ---- walking libpfm4's tables ---------------------------------------------- */
 
 /*
@@ -359,7 +275,7 @@ static bool has_umasks(const pfm_event_info_t *event)
 
 /* Suggestions: compares the word with "EVENT" names, or "EVENT:UMASK" when it has a ':'. */
 struct suggest_ctx {
-	struct suggest s;
+	struct pev_suggest s;
 	bool with_umask;
 };
 
@@ -371,12 +287,12 @@ static int suggest_name(const pfm_pmu_info_t *pmu, const pfm_event_info_t *event
 
 	(void)pmu;
 	if (!umask) {
-		suggest_add(&c->s, event->name);
+		pev__suggest_add(&c->s, event->name);
 		return 0;
 	}
 	if (c->with_umask) {
 		snprintf(name, sizeof(name), "%s:%s", event->name, umask->name);
-		suggest_add(&c->s, name);
+		pev__suggest_add(&c->s, name);
 	}
 	return 0;
 }
@@ -386,23 +302,23 @@ static void suggest_attrs(int idx, const char *event_name, const char *word, str
 {
 	pfm_event_info_t event;
 	pfm_event_attr_info_t attr;
-	struct suggest s;
+	struct pev_suggest s;
 	char name[NAME_MAX_LEN + 2];
 
 	memset(&event, 0, sizeof(event));
 	event.size = sizeof(event);
 	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT, &event) != PFM_SUCCESS)
 		return;
-	suggest_init(&s, word);
+	pev__suggest_init(&s, word);
 	for (int a = 0; a < event.nattrs; a++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
 		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT, &attr) == PFM_SUCCESS &&
 		    attr.name && attr.type != PFM_ATTR_RAW_UMASK)
-			suggest_add(&s, attr.name);
+			pev__suggest_add(&s, attr.name);
 	}
 	snprintf(name, sizeof(name), "%s:", event_name);
-	suggest_hint(&s, name, err);
+	pev__suggest_hint(&s, name, err);
 }
 
 /*
@@ -514,16 +430,16 @@ static int unsupported_cpu(struct pev_error *err, const char *name)
 		return PEV_EUNSUPPORTED;
 	if (pfm_forced[0]) {
 		if (!find_pmu(pfm_forced, strlen(pfm_forced), &info)) {
-			struct suggest s;
+			struct pev_suggest s;
 			pev__error_msg(err,
 			               "LIBPFM_FORCE_PMU=%s names no PMU libpfm4 knows, so it "
 			               "has no event table to look '%s' up in",
 			               pfm_forced, name);
-			suggest_init(&s, pfm_forced);
+			pev__suggest_init(&s, pfm_forced);
 			for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++)
 				if (pmu_info(p, &info) && is_vendor(&info))
-					suggest_add(&s, info.name);
-			suggest_hint(&s, "LIBPFM_FORCE_PMU=", err);
+					pev__suggest_add(&s, info.name);
+			pev__suggest_hint(&s, "LIBPFM_FORCE_PMU=", err);
 		} else {
 			pev__error_msg(err,
 			               "LIBPFM_FORCE_PMU=%s (%s) is not a CPU PMU libpfm4 can "
@@ -582,7 +498,7 @@ static int explain_failure(struct pev_error *err, const char *name, const char *
 	if (sep) {
 		snprintf(prefix, sizeof(prefix), "%.*s::", (int)(sep - text), text);
 		if (!find_pmu(text, (size_t)(sep - text), &pmu)) {
-			struct suggest s;
+			struct pev_suggest s;
 			pev__error_start(err, PEV_ENOTFOUND, 0, NULL, name, true);
 			if (!err)
 				return PEV_ENOTFOUND;
@@ -603,11 +519,11 @@ static int explain_failure(struct pev_error *err, const char *name, const char *
 			pev__error_msg(err, "libpfm4 has no PMU '%.*s' (in '%s')",
 			               (int)(sep - text), text, name);
 			prefix[sep - text] = '\0';
-			suggest_init(&s, prefix);
+			pev__suggest_init(&s, prefix);
 			for (int p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++)
 				if (pmu_info(p, &pmu) && is_vendor(&pmu))
-					suggest_add(&s, pmu.name);
-			suggest_hint(&s, "", err);
+					pev__suggest_add(&s, pmu.name);
+			pev__suggest_hint(&s, "", err);
 			if (active_pmus(pmus, sizeof(pmus)))
 				pev__error_hint(err, "the active PMUs are: %s", pmus);
 			return PEV_ENOTFOUND;
@@ -656,13 +572,13 @@ static int explain_failure(struct pev_error *err, const char *name, const char *
 		if (strcmp(name, text) != 0)
 			pev__appendf(err->message, sizeof(err->message),
 			             " (perf's spelling '%s' read as libpfm4's '%s')", name, text);
-		suggest_init(&c.s, rest);
+		pev__suggest_init(&c.s, rest);
 		c.with_umask = colon != NULL;
 		if (sep)
 			walk_pmu(&pmu, suggest_name, &c);
 		else
 			walk_active(suggest_name, &c);
-		if (!suggest_hint(&c.s, prefix, err))
+		if (!pev__suggest_hint(&c.s, prefix, err))
 			pev__error_hint(err,
 			                "libpfm4 spells names as the vendor's manuals do, with "
 			                "':' before the unit mask (INST_RETIRED:ANY_P); "

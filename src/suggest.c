@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "error_internal.h"
 #include "util.h"
@@ -62,10 +63,10 @@ void pev__suggest_add(struct pev_suggest *s, const char *candidate)
 	if (!candidate || !*candidate || strlen(candidate) > MAX_WORD)
 		return;
 	d = pev__edit_distance(s->word, candidate, s->limit);
-	if (d > s->limit || d == 0)
+	if (d > s->limit || strcmp(candidate, s->word) == 0)
 		return;
 	for (int i = 0; i < s->n; i++)
-		if (strcmp(s->name[i], candidate) == 0)
+		if (strcasecmp(s->name[i], candidate) == 0)
 			return;
 	/* Insert sorted by distance; drop the farthest when full. */
 	for (at = s->n; at > 0 && s->dist[at - 1] > d; at--)
@@ -83,14 +84,16 @@ void pev__suggest_add(struct pev_suggest *s, const char *candidate)
 		s->n++;
 }
 
-void pev__suggest_hint(const struct pev_suggest *s, struct pev_error *err)
+bool pev__suggest_hint(const struct pev_suggest *s, const char *prefix, struct pev_error *err)
 {
-	char text[400] = "did you mean ";
+	char text[600] = "did you mean ";
 
 	if (!s->n)
-		return;
+		return false;
 	for (int i = 0; i < s->n; i++)
-		pev__appendf(text, sizeof(text), "%s'%s'",
-			     i == 0 ? "" : i == s->n - 1 ? " or " : ", ", s->name[i]);
+		pev__appendf(text, sizeof(text), "%s'%s%s'",
+			     i == 0 ? "" : i == s->n - 1 ? " or " : ", ", prefix ? prefix : "",
+			     s->name[i]);
 	pev__error_hint(err, "%s?", text);
+	return true;
 }

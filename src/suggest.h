@@ -5,6 +5,8 @@
 #ifndef PERFEV_SUGGEST_H
 #define PERFEV_SUGGEST_H
 
+#include <stdbool.h>
+
 #include "perfev/error.h"
 
 /* How many suggestions are kept. */
@@ -29,8 +31,11 @@ void pev__suggest_init(struct pev_suggest *s, const char *word);
 /* Offers one candidate. */
 void pev__suggest_add(struct pev_suggest *s, const char *candidate);
 
-/* Adds "did you mean 'a', 'b' or 'c'?" to err's hint when there is a suggestion. */
-void pev__suggest_hint(const struct pev_suggest *s, struct pev_error *err);
+/*
+ * Adds "did you mean '<prefix>a', '<prefix>b' or '<prefix>c'?" to err's hint
+ * (prefix may be NULL). Returns true when there was a suggestion to add.
+ */
+bool pev__suggest_hint(const struct pev_suggest *s, const char *prefix, struct pev_error *err);
 
 /*
  * The edit distance between a and b, ignoring case, or limit + 1 when it is

@@ -30,13 +30,12 @@
 #include <unistd.h>
 
 #include "error_internal.h"
+#include "suggest.h"
 #include "util.h"
 
 #define TRACEFS_DEFAULT    "/sys/kernel/tracing"
 #define TRACEFS_MOUNT_HINT "mount -t tracefs nodev /sys/kernel/tracing"
 
-/* How many close names a "not found" error suggests. */
-#define SUGGEST_MAX 3
 
 /* ---- finding tracefs ----------------------------------------------------- */
 
@@ -435,55 +434,13 @@ PEV_API int pev_tracepoints_foreach(const char *tracefs, const char *system_glob
 
 /* ---- lookup and suggestions ---------------------------------------------- */
 
-/*
- * Levenshtein distance between a and b, ignoring case; names longer than
- * 255 bytes count as far from everything.
- */
-static size_t edit_distance(const char *a, const char *b)
+/* Collects the directory entries of path closest to word. Returns how many. */
+static int closest_names(const char *path, const char *word, struct pev_suggest *sg)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	size_t row[256];
-
-	if (la > 255 || lb > 255)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			size_t best = diag + cost;
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-struct suggestion {
-	char name[NAME_MAX + 1];
-	size_t distance;
-};
-
-/*
- * Fills best[] (SUGGEST_MAX slots) with the directory entries of path
- * closest to word, nearest first, among those close enough to be a typo.
- * Returns how many it found.
- */
-static size_t closest_names(const char *path, const char *word, struct suggestion *best)
-{
-	size_t n = 0, limit = strlen(word) / 3;
 	struct names all = {0};
 	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (limit < 2)
-		limit = 2;
+	pev__suggest_init(sg, word);
 	if (dfd < 0)
 		return 0;
 	if (list_dirs(dfd, NULL, &all) < 0) {
@@ -492,31 +449,18 @@ static size_t closest_names(const char *path, const char *word, struct suggestio
 	}
 	close(dfd);
 	/* all is sorted, so equally close names come out in alphabetical order. */
-	for (size_t i = 0; i < all.n; i++) {
-		size_t d = edit_distance(word, all.v[i]);
-		size_t at = n;
-		if (d > limit)
-			continue;
-		while (at > 0 && best[at - 1].distance > d)
-			at--;
-		if (at >= SUGGEST_MAX)
-			continue;
-		if (n < SUGGEST_MAX)
-			n++;
-		memmove(&best[at + 1], &best[at], (n - 1 - at) * sizeof(best[0]));
-		pev__strlcpy(best[at].name, all.v[i], sizeof(best[at].name));
-		best[at].distance = d;
-	}
+	for (size_t i = 0; i < all.n; i++)
+		pev__suggest_add(sg, all.v[i]);
 	names_free(&all);
-	return n;
+	return sg->n;
 }
 
 static int not_found(struct pev_error *err, const char *tracefs, const char *events,
 		     const char *system, const char *name, const char *event)
 {
-	struct suggestion best[SUGGEST_MAX];
+	struct pev_suggest best;
 	char path[PATH_MAX];
-	size_t n;
+	int n;
 	bool system_exists;
 
 	build_path(path, sizeof(path), "%s/%s", events, system);
@@ -527,26 +471,26 @@ static int not_found(struct pev_error *err, const char *tracefs, const char *eve
 	if (system_exists) {
 		pev__error_msg(err, "no tracepoint '%s:%s' in %s: system '%s' has no event '%s'",
 			       system, name, tracefs, system, name);
-		n = closest_names(path, name, best);
-		for (size_t i = 0; i < n; i++)
+		n = closest_names(path, name, &best);
+		for (int i = 0; i < n; i++)
 			pev__error_hint(err, "%s'%s:%s'?", i ? "or " : "did you mean ", system,
-					best[i].name);
+					best.name[i]);
 		pev__error_hint(err, "%ssee the tracepoints of '%s': ls %s", n ? "or " : "", system,
 				path);
 		return PEV_ENOTFOUND;
 	}
 	pev__error_msg(err, "no tracepoint '%s:%s' in %s: there is no tracepoint system '%s'",
 		       system, name, tracefs, system);
-	n = closest_names(events, system, best);
-	for (size_t i = 0; i < n; i++) {
+	n = closest_names(events, system, &best);
+	for (int i = 0; i < n; i++) {
 		char id[PATH_MAX];
-		build_path(id, sizeof(id), "%s/%s/%s/id", events, best[i].name, name);
+		build_path(id, sizeof(id), "%s/%s/%s/id", events, best.name[i], name);
 		if (access(id, F_OK) == 0)
-			pev__error_hint(err, "%s'%s:%s'?", i ? "or " : "did you mean ", best[i].name,
+			pev__error_hint(err, "%s'%s:%s'?", i ? "or " : "did you mean ", best.name[i],
 					name);
 		else
 			pev__error_hint(err, "%ssystem '%s'?", i ? "or " : "did you mean ",
-					best[i].name);
+					best.name[i]);
 	}
 	pev__error_hint(err, "%ssee the tracepoint systems: ls %s", n ? "or " : "", events);
 	return PEV_ENOTFOUND;
