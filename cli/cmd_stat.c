@@ -18,102 +18,82 @@
 
 #include "cli.h"
 
-static const char usage[] = "perfev stat [-e EVENT[,EVENT...]] [--] COMMAND [ARGS]";
+static const char usage[] = "perfev stat [-e EVENTS]... [--] COMMAND [ARGS]";
 
-static const char *const default_events[] = {
-	"task-clock", "context-switches", "cpu-migrations", "page-faults",
-	"cycles",     "instructions",     "branches",       "branch-misses",
-};
+/* perf stat's default set. */
+static const char default_events[] = "task-clock,context-switches,cpu-migrations,page-faults,"
+				     "cycles,instructions,branches,branch-misses";
 
-#define MAX_EVENTS 64
+/* Most -e options one run takes. */
+#define MAX_LISTS 64
 
 enum row_state { ROW_COUNTED, ROW_NOT_SUPPORTED, ROW_ERROR };
 
 struct row {
-	char name[96];      /* as printed, with ":u" when perfev had to add it */
-	struct pev_event ev;
+	char name[160];                    /* as printed, ":u" added when perfev fell back */
+	const struct pev_event_spec *spec; /* owned by the event lists */
+	int leader;                        /* row of this event's group leader, or -1 */
 	struct pev_counter *counter;
 	enum row_state state;
 	struct pev_error err;
 	struct pev_count count;
 };
 
-/* Splits "EVENT[:MOD]" and looks the event up. Returns 0 or an exit status. */
-static int parse_event(const char *text, struct row *row)
-{
-	char base[96];
-	const char *colon = strchr(text, ':');
-	size_t n = colon ? (size_t)(colon - text) : strlen(text);
+/* The events of a run: the parsed lists and one row per event. */
+struct events {
+	struct pev_event_list *lists[MAX_LISTS];
+	int nlists;
+	struct row *rows;
+	int n, cap;
+};
 
-	if (n == 0 || n >= sizeof(base)) {
-		cli_error("event '%s' is empty or too long", text);
-		return 129;
-	}
-	memcpy(base, text, n);
-	base[n] = '\0';
-	if (pev_event_lookup(base, &row->ev) < 0) {
-		cli_error("unknown event '%s'; this version of perfev stat knows perf's generic "
-			  "hardware, software and cache event names",
-			  base);
-		return 129;
-	}
-	snprintf(row->name, sizeof(row->name), "%s", text);
-	row->ev.name = row->name;
-	return 0;
+static void events_free(struct events *e)
+{
+	for (int i = 0; i < e->n; i++)
+		pev_counter_close(e->rows[i].counter);
+	for (int i = 0; i < e->nlists; i++)
+		pev_event_list_free(e->lists[i]);
+	free(e->rows);
 }
 
-/* Applies the u/k modifiers of "EVENT:MODS" to opts. Returns false on an unknown one. */
-static bool apply_modifiers(const char *name, struct pev_opts *o)
+/* Parses one -e list and adds a row per event. Returns 0 or an exit status. */
+static int add_events(struct events *e, const char *text)
 {
-	const char *colon = strchr(name, ':');
+	struct pev_event_list *list;
+	struct pev_error err;
+	int leader = -1;
 
-	if (!colon)
-		return true;
-	bool u = strchr(colon + 1, 'u'), k = strchr(colon + 1, 'k');
-	if (strspn(colon + 1, "uk") != strlen(colon + 1))
-		return false;
-	if (u && !k) {
-		o->exclude_kernel = true;
-		o->exclude_hv = true;
-	} else if (k && !u) {
-		o->exclude_user = true;
-		o->exclude_hv = true;
+	if (e->nlists == MAX_LISTS) {
+		cli_error("too many -e options (at most %d)", MAX_LISTS);
+		return 129;
 	}
-	return true;
-}
-
-/* Adds the events of one -e list to rows. Returns 0 or an exit status. */
-static int add_events(const char *list, struct row *rows, int *nrows)
-{
-	char *copy = strdup(list), *save = NULL;
-	int r = 0, added = 0;
-
-	if (!copy) {
-		cli_error("out of memory");
-		return 1;
+	if (pev_event_parse(text, NULL, &list, &err) < 0) {
+		cli_print_error(&err);
+		return 129;
 	}
-	for (char *tok = strtok_r(copy, ",", &save); tok && r == 0;
-	     tok = strtok_r(NULL, ",", &save)) {
-		struct pev_opts check = PEV_OPTS_INIT;
-		if (*nrows == MAX_EVENTS) {
-			cli_error("too many events (at most %d)", MAX_EVENTS);
-			r = 129;
-		} else if ((r = parse_event(tok, &rows[*nrows])) == 0) {
-			if (!apply_modifiers(rows[*nrows].name, &check)) {
-				cli_error("unknown modifier in '%s' (this version knows u and k)", tok);
-				r = 129;
-			} else {
-				(*nrows)++;
-				added++;
+	e->lists[e->nlists++] = list;
+	for (int i = 0; i < pev_event_list_count(list); i++) {
+		const struct pev_event_spec *spec = pev_event_list_at(list, i);
+		if (e->n == e->cap) {
+			int cap = e->cap ? e->cap * 2 : 16;
+			struct row *rows = realloc(e->rows, sizeof(*rows) * (size_t)cap);
+			if (!rows) {
+				cli_error("out of memory");
+				return 1;
 			}
+			e->rows = rows;
+			e->cap = cap;
 		}
+		struct row *row = &e->rows[e->n];
+		memset(row, 0, sizeof(*row));
+		row->spec = spec;
+		snprintf(row->name, sizeof(row->name), "%s", spec->ev.name);
+		if (spec->group_leader)
+			leader = e->n;
+		row->leader = spec->group >= 0 && !spec->group_leader ? leader : -1;
+		e->n++;
 	}
-	if (r == 0 && added == 0) {
-		cli_error("option '-e' needs at least one event, got '%s'", list);
-		r = 129;
-	}
-	free(copy);
-	return r;
+	return 0;
 }
 
 static bool unsupported_here(int code)
@@ -121,23 +101,49 @@ static bool unsupported_here(int code)
 	return code == PEV_ENOENT || code == PEV_ENODEV || code == PEV_EOPNOTSUPP;
 }
 
-/* Opens one row's counter on pid; retries user-space only when the kernel part is refused. */
-static void open_row(struct row *row, pid_t pid)
+/* Whether the event string chose privilege levels itself. */
+static bool chose_levels(const struct pev_opts *o)
 {
-	struct pev_opts o = PEV_OPTS_INIT;
-	struct pev_target target = pev_target_thread(pid);
+	return o->exclude_user || o->exclude_kernel || o->exclude_hv;
+}
 
-	o.enable_on_exec = true;
+/*
+ * Opens one row's counter on pid (in its leader's group, when it has one).
+ * Like perf, an event whose string chose no privilege levels falls back to
+ * user space only when counting the kernel is refused; tracepoints do not,
+ * since they fire in the kernel.
+ */
+static void open_row(struct events *e, struct row *row, pid_t pid)
+{
+	const struct pev_event_spec *spec = row->spec;
+	struct pev_opts o = spec->opts;
+	struct pev_target target = pev_target_thread(pid);
+	const struct pev_counter *group = NULL;
+	int r;
+
+	if (row->leader >= 0) {
+		struct row *leader = &e->rows[row->leader];
+		if (leader->state != ROW_COUNTED) {
+			row->state = leader->state;
+			row->err = leader->err;
+			snprintf(row->err.message, sizeof(row->err.message),
+				 "cannot open '%s': its group leader '%s' is not open", row->name,
+				 leader->name);
+			return;
+		}
+		group = leader->counter;
+	}
+	/* The leader starts the group at exec; members follow it. */
+	o.enable_on_exec = !group;
 	o.inherit = PEV_INHERIT_ALL;
-	o.read_format = PEV_FORMAT_TOTAL_TIME_ENABLED | PEV_FORMAT_TOTAL_TIME_RUNNING;
-	apply_modifiers(row->name, &o);
-	int r = pev_counter_open(&row->ev, &o, &target, NULL, &row->counter, &row->err);
-	/* Like perf: an event named without modifiers falls back to user space only. */
-	if ((r == PEV_EACCES || r == PEV_EPERM) && !strchr(row->name, ':')) {
+	o.read_format |= PEV_FORMAT_TOTAL_TIME_ENABLED | PEV_FORMAT_TOTAL_TIME_RUNNING;
+	r = pev_counter_open(&spec->ev, &o, &target, group, &row->counter, &row->err);
+	if ((r == PEV_EACCES || r == PEV_EPERM) && !chose_levels(&spec->opts) &&
+	    spec->ev.type != PEV_TYPE_TRACEPOINT) {
 		o.exclude_kernel = true;
 		o.exclude_hv = true;
 		struct pev_error user_err;
-		if (pev_counter_open(&row->ev, &o, &target, NULL, &row->counter, &user_err) == 0) {
+		if (pev_counter_open(&spec->ev, &o, &target, group, &row->counter, &user_err) == 0) {
 			strncat(row->name, ":u", sizeof(row->name) - strlen(row->name) - 1);
 			r = 0;
 		}
@@ -163,8 +169,9 @@ static void format_rate(double per_sec, char *buf, size_t size)
 
 static bool is_task_clock(const struct row *row)
 {
-	return row->ev.type == PEV_TYPE_SOFTWARE &&
-	       (row->ev.config == PEV_SW_TASK_CLOCK || row->ev.config == PEV_SW_CPU_CLOCK);
+	const struct pev_event *ev = &row->spec->ev;
+	return ev->type == PEV_TYPE_SOFTWARE &&
+	       (ev->config == PEV_SW_TASK_CLOCK || ev->config == PEV_SW_CPU_CLOCK);
 }
 
 /* One counted row: value, name, and the metric column only when there is one. */
@@ -183,7 +190,7 @@ static void print_rows(FILE *out, struct row *rows, int n, double elapsed_ns)
 
 	for (int i = 0; i < n; i++)
 		if (rows[i].state == ROW_COUNTED && is_task_clock(&rows[i]) &&
-		    rows[i].ev.config == PEV_SW_TASK_CLOCK)
+		    rows[i].spec->ev.config == PEV_SW_TASK_CLOCK)
 			task_ns = (double)rows[i].count.value;
 	for (int i = 0; i < n; i++) {
 		struct row *r = &rows[i];
@@ -210,6 +217,12 @@ static void print_rows(FILE *out, struct row *rows, int n, double elapsed_ns)
 			snprintf(value, sizeof(value), "%18.2f msec", v / 1e6);
 			if (elapsed_ns > 0)
 				snprintf(metric, sizeof(metric), "#  %8.3f CPUs utilized", v / elapsed_ns);
+			print_row(out, value, " ", r->name, metric, running);
+			continue;
+		}
+		if (r->spec->scale != 1.0 || r->spec->unit[0]) {
+			/* A sysfs event with a scale and unit (Joules, MiB). */
+			snprintf(value, sizeof(value), "%18.2f %s", v * r->spec->scale, r->spec->unit);
 			print_row(out, value, " ", r->name, metric, running);
 			continue;
 		}
@@ -283,19 +296,17 @@ int cmd_stat(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct row *rows = calloc(MAX_EVENTS, sizeof(*rows));
-	int nrows = 0, opt, status = 0, r = 0;
+	struct events ev = {0};
+	int opt, status = 0, r = 0;
 	bool any_events = false;
 
-	if (!rows)
-		return 1;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+e:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			any_events = true;
-			if ((r = add_events(optarg, rows, &nrows)) != 0) {
-				free(rows);
+			if ((r = add_events(&ev, optarg)) != 0) {
+				events_free(&ev);
 				return r;
 			}
 			break;
@@ -303,26 +314,29 @@ int cmd_stat(int argc, char **argv)
 			printf("usage: %s\n\nRuns COMMAND and prints the counts of EVENTS (by default "
 			       "perf stat's set).\n",
 			       usage);
-			free(rows);
+			events_free(&ev);
 			return 0;
 		default:
-			free(rows);
+			events_free(&ev);
 			return cli_usage(usage);
 		}
 	}
 	if (optind >= argc) {
 		cli_error("no command to run");
-		free(rows);
+		events_free(&ev);
 		return cli_usage(usage);
 	}
-	if (!any_events)
-		for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
-			parse_event(default_events[i], &rows[nrows++]);
+	if (!any_events && (r = add_events(&ev, default_events)) != 0) {
+		events_free(&ev);
+		return r;
+	}
+	struct row *rows = ev.rows;
+	int nrows = ev.n;
 
 	int go[2], err_pipe[2];
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0) {
 		cli_error("cannot create a pipe: %s", strerror(errno));
-		free(rows);
+		events_free(&ev);
 		return 1;
 	}
 	struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int;
@@ -330,13 +344,13 @@ int cmd_stat(int argc, char **argv)
 	pid_t child = start_child(argv + optind, go, err_pipe);
 	if (child < 0) {
 		cli_error("cannot fork: %s", strerror(errno));
-		free(rows);
+		events_free(&ev);
 		return 1;
 	}
 	close(go[0]);
 	close(err_pipe[1]);
 	for (int i = 0; i < nrows; i++)
-		open_row(&rows[i], child);
+		open_row(&ev, &rows[i], child);
 
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -381,8 +395,6 @@ int cmd_stat(int argc, char **argv)
 		fprintf(stderr, "\n");
 		exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
-	for (int i = 0; i < nrows; i++)
-		pev_counter_close(rows[i].counter);
-	free(rows);
+	events_free(&ev);
 	return exit_code;
 }
