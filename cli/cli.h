@@ -20,6 +20,7 @@ struct cli_command {
 };
 
 int cmd_check(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 
 /* Prints "perfev: error: <formatted>" to stderr. */

@@ -9,6 +9,7 @@
 
 static const struct cli_command commands[] = {
 	{"check", cmd_check, "what perf_event_open can do on this machine, and fixes"},
+	{"list", cmd_list, "every event this machine offers, and why one cannot open"},
 	{"stat", cmd_stat, "run a command and count events"},
 };
 

@@ -178,6 +178,52 @@ static bool cache_name(uint64_t config, char *buf, size_t size)
 	return true;
 }
 
+/* Walks one table of names; returns the count so far, or fn's non-zero return negated. */
+static int walk_names(const struct named_id *table, size_t n, uint32_t kind, pev_event_name_fn fn,
+		      void *ctx, int *count)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *canonical = table[i].name;
+		for (size_t j = 0; j < i; j++)
+			if (table[j].id == table[i].id) {
+				canonical = table[j].name;
+				break;
+			}
+		struct pev_event ev = {.type = kind, .config = table[i].id, .name = table[i].name};
+		int r = fn(table[i].name, canonical, kind, &ev, ctx);
+		if (r)
+			return r;
+		(*count)++;
+	}
+	return 0;
+}
+
+PEV_API int pev_event_foreach_name(pev_event_name_fn fn, void *ctx)
+{
+	int count = 0, r;
+
+	if (!fn)
+		return PEV_EBADARG;
+	if ((r = walk_names(hw_names, PEV_ARRAY_SIZE(hw_names), PEV_TYPE_HARDWARE, fn, ctx, &count)) ||
+	    (r = walk_names(sw_names, PEV_ARRAY_SIZE(sw_names), PEV_TYPE_SOFTWARE, fn, ctx, &count)))
+		return r;
+	for (int level = 0; level < PEV_HW_CACHE_MAX; level++)
+		for (int op = 0; op < PEV_HW_CACHE_OP_MAX; op++)
+			for (int result = 0; result < PEV_HW_CACHE_RESULT_MAX; result++) {
+				char name[96];
+				if (!(cache_valid_ops[level] & (1u << op)))
+					continue;
+				struct pev_event ev = {.type = PEV_TYPE_HW_CACHE,
+						       .config = PEV_HW_CACHE_CONFIG(level, op, result)};
+				cache_name(ev.config, name, sizeof(name));
+				ev.name = name;
+				if ((r = fn(name, name, PEV_TYPE_HW_CACHE, &ev, ctx)))
+					return r;
+				count++;
+			}
+	return count;
+}
+
 PEV_API int pev_event_lookup(const char *name, struct pev_event *ev)
 {
 	uint64_t config;

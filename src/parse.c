@@ -289,24 +289,39 @@ static int parse_modifiers(struct parser *p, const char *s, size_t len, struct m
 	return 0;
 }
 
-/* Applies modifiers to one spec, as perf does. */
+/*
+ * Applies modifiers to one spec, as perf does: on top of what the spec already
+ * has, so that a group's modifiers combine with each event's own
+ * ("{cycles:k,instructions}:u" counts cycles in user and kernel). The first
+ * of u/k/h to limit the levels excludes the other two; later ones only add
+ * their level back. G/H work the same way for guest and host. 'p's add up.
+ */
 static void apply_modifiers(struct pev_event_spec *spec, const struct modifiers *m)
 {
 	struct pev_opts *o = &spec->opts;
 
 	if (m->u || m->k || m->h) {
-		o->exclude_user = !m->u;
-		o->exclude_kernel = !m->k;
-		o->exclude_hv = !m->h;
+		if (!o->exclude_user && !o->exclude_kernel && !o->exclude_hv)
+			o->exclude_user = o->exclude_kernel = o->exclude_hv = true;
+		if (m->u)
+			o->exclude_user = false;
+		if (m->k)
+			o->exclude_kernel = false;
+		if (m->h)
+			o->exclude_hv = false;
 	}
 	if (m->G || m->H) {
-		o->exclude_host = !m->H;
-		o->exclude_guest = !m->G;
+		if (!o->exclude_host && !o->exclude_guest)
+			o->exclude_host = o->exclude_guest = true;
+		if (m->G)
+			o->exclude_guest = false;
+		if (m->H)
+			o->exclude_host = false;
 	}
 	if (m->I)
 		o->exclude_idle = true;
 	if (m->precise)
-		o->skid = (enum pev_skid)m->precise;
+		o->skid = (enum pev_skid)((int)o->skid + m->precise);
 	if (m->P)
 		spec->max_precise = true;
 	if (m->S) {
@@ -323,11 +338,27 @@ static void apply_modifiers(struct pev_event_spec *spec, const struct modifiers 
 		spec->weak_group = true;
 }
 
-/* Applies modifiers to the specs from index `first` on. */
-static void apply_modifiers_from(struct parser *p, int first, const struct modifiers *m)
+/*
+ * Applies a group's modifiers [mods, mods + len) to the specs from index
+ * `first` on. Pinned (D) and exclusive (e) apply to a group as a whole: only
+ * its leader carries them, as in perf (the kernel refuses them on members).
+ */
+static int apply_modifiers_from(struct parser *p, int first, const struct modifiers *m,
+				const char *mods, size_t len)
 {
-	for (int i = first; i < p->list->n; i++)
-		apply_modifiers(&p->list->specs[i], m);
+	for (int i = first; i < p->list->n; i++) {
+		struct pev_event_spec *spec = &p->list->specs[i];
+		struct modifiers own = *m;
+		if ((int)spec->opts.skid + m->precise > 3)
+			return fail(p, PEV_EINVAL, offset_of(p, mods), len,
+				    "too many 'p' modifiers: '%s' already asks for precise_ip %d, and "
+				    "3 is the highest",
+				    spec->ev.name ? spec->ev.name : "the event", (int)spec->opts.skid);
+		if (!spec->group_leader)
+			own.D = own.e = false;
+		apply_modifiers(spec, &own);
+	}
+	return 0;
 }
 
 /* ---- PMUs ---------------------------------------------------------------- */
@@ -358,7 +389,8 @@ static void hint_terms(struct parser *p, const struct pev_pmu *pmu)
 	for (int i = 0; i < pmu->nr_formats; i++)
 		pev__appendf(text, sizeof(text), "%s%s", i ? ", " : "", pmu->formats[i].name);
 	pev__appendf(text, sizeof(text), "%sconfig, config1, config2, config3, name, period, freq, "
-					 "call-graph, stack-size, max-stack, inherit, no-inherit",
+					 "call-graph, stack-size, max-stack, inherit, no-inherit, aux-output, "
+					 "aux-sample-size",
 		     text[0] ? ", " : "");
 	pev__error_hint(p->err, "terms of %s: %s", pmu->name, text);
 	if (pmu->nr_aliases)
@@ -500,12 +532,18 @@ static int apply_term(struct parser *p, const struct pev_pmu *pmu, const char *s
 		}
 		return 0;
 	}
+	static const char *const builtin[] = {"config", "config1", "config2", "config3", "name",
+					      "period", "freq", "call-graph", "stack-size",
+					      "max-stack", "inherit", "no-inherit", "aux-output",
+					      "aux-sample-size"};
 	struct pev_suggest sg;
 	pev__suggest_init(&sg, name);
 	for (int i = 0; i < pmu->nr_formats; i++)
 		pev__suggest_add(&sg, pmu->formats[i].name);
 	for (int i = 0; i < pmu->nr_aliases; i++)
 		pev__suggest_add(&sg, pmu->aliases[i].name);
+	for (size_t i = 0; i < PEV_ARRAY_SIZE(builtin); i++)
+		pev__suggest_add(&sg, builtin[i]);
 	int r = fail(p, PEV_ENOTFOUND, offset_of(p, s), name_len,
 		     "unknown term '%s' for PMU '%s'", name, pmu->name);
 	pev__suggest_hint(&sg, NULL, p->err);
@@ -829,7 +867,7 @@ static int parse_probe(struct parser *p, const char *s, size_t len, const char *
 		ev.config = f ? words[0] : 1;
 	}
 	char name[700];
-	snprintf(name, sizeof(name), "%.*s", (int)(loc_end - s), s);
+	snprintf(name, sizeof(name), "%.*s", (int)len, s);
 	struct pev_event_spec *spec = add_event(p, &ev, s, len, name);
 	if (!spec)
 		return out_of_memory(p);
@@ -879,8 +917,13 @@ static int try_generic(struct parser *p, const char *s, size_t len, size_t name_
 	    (r = load_pmus(p)) < 0)
 		return r;
 	if ((ev.type == PEV_TYPE_HARDWARE || ev.type == PEV_TYPE_HW_CACHE) && p->pmus &&
-	    pev_pmus_core_count(p->pmus) > 1)
-		return (r = add_hybrid(p, &ev, s, len, name, name_len < len ? s + name_len + 1 : "", m)) < 0 ? r : 1;
+	    pev_pmus_core_count(p->pmus) > 1) {
+		/* The modifiers of this event only: the input goes on after it. */
+		char mods[64];
+		snprintf(mods, sizeof(mods), "%.*s", (int)(name_len < len ? len - name_len - 1 : 0),
+			 name_len < len ? s + name_len + 1 : "");
+		return (r = add_hybrid(p, &ev, s, len, name, mods, m)) < 0 ? r : 1;
+	}
 	snprintf(display, sizeof(display), "%.*s", (int)len, s);
 	struct pev_event_spec *spec = add_event(p, &ev, s, len, display);
 	if (!spec)
@@ -948,7 +991,10 @@ static int try_alias(struct parser *p, const char *s, size_t len, size_t name_le
 			return fail(p, r, offset_of(p, s), name_len,
 				    "the %s event '%s' has terms perfev cannot apply: %s", pmu->name,
 				    alias->name, alias->terms);
-		snprintf(t.name, sizeof(t.name), "%s/%s/", pmu->name, alias->name);
+		/* "msr/tsc/u", as generic names on hybrid CPUs keep their modifiers. */
+		snprintf(t.name, sizeof(t.name), "%s/%s/%.*s", pmu->name, alias->name,
+			 (int)(name_len < len ? len - name_len - 1 : 0),
+			 name_len < len ? s + name_len + 1 : "");
 		t.named = true;
 		if ((r = add_pmu_event(p, pmu, &t, s, len, m)) < 0)
 			return r;
@@ -1043,18 +1089,19 @@ static int try_tracepoint(struct parser *p, const char *s, size_t len)
 			return 0;
 	snprintf(system, sizeof(system), "%.*s", (int)(colon - s), s);
 	snprintf(name, sizeof(name), "%.*s", (int)(ev_end - ev), ev);
-	memset(&m, 0, sizeof(m));
-	if (ev_end < end) {
-		if ((r = parse_modifiers(p, ev_end + 1, (size_t)(end - ev_end - 1), &m)) < 0)
-			return r;
-		snprintf(mods, sizeof(mods), "%.*s", (int)(end - ev_end - 1), ev_end + 1);
-	}
 	if (find_tracefs(p) < 0)
 		return 0;
 	/* Does tracefs know this system at all? */
 	pev_tracepoints_foreach(p->tracefs, system, "*", count_system, &seen, NULL);
 	if (!seen)
 		return 0;
+	/* Only now: "EVENT:UMASK:c=1:i" is a libpfm4 name, not a tracepoint with bad modifiers. */
+	memset(&m, 0, sizeof(m));
+	if (ev_end < end) {
+		if ((r = parse_modifiers(p, ev_end + 1, (size_t)(end - ev_end - 1), &m)) < 0)
+			return r;
+		snprintf(mods, sizeof(mods), "%.*s", (int)(end - ev_end - 1), ev_end + 1);
+	}
 	struct tp_add_ctx ctx = {p, s, len, &m, mods, 0};
 	int n = pev_tracepoints_foreach(p->tracefs, system, name, add_tracepoint, &ctx, NULL);
 	if (ctx.error)
@@ -1070,6 +1117,29 @@ static int try_tracepoint(struct parser *p, const char *s, size_t len)
 		return fail_with(p, &e, offset_of(p, ev), (size_t)(ev_end - ev));
 	return fail(p, PEV_ENOTFOUND, offset_of(p, ev), (size_t)(ev_end - ev),
 		    "no tracepoint '%s:%s'", system, name);
+}
+
+/*
+ * Which privilege levels a libpfm4 name asks to count with its own modifiers
+ * (":u", ":k=1", ":h"; any case): bit 0 user, 1 kernel, 2 hypervisor.
+ */
+static unsigned pfm_named_levels(const char *name)
+{
+	static const char letters[] = "ukh";
+	const char *c = strstr(name, "::");
+	unsigned levels = 0;
+
+	c = strchr(c ? c + 2 : name, ':');
+	while (c) {
+		const char *next = strchr(c + 1, ':');
+		size_t n = next ? (size_t)(next - c - 1) : strlen(c + 1);
+		int letter = tolower((unsigned char)c[1]);
+		const char *lv = letter ? strchr(letters, letter) : NULL;
+		if (lv && (n == 1 || (n == 3 && c[2] == '=' && c[3] == '1')))
+			levels |= 1u << (lv - letters);
+		c = next;
+	}
+	return levels;
 }
 
 /* A vendor name through libpfm4: 1 when it was one, 0 when libpfm does not know it. */
@@ -1091,43 +1161,49 @@ static int try_pfm(struct parser *p, const char *s, size_t len, size_t name_len,
 	struct pev_event_spec *spec = add_event(p, &ev, s, len, display);
 	if (!spec)
 		return out_of_memory(p);
-	/* libpfm4's modifiers (u, k, h inside the name) set the privilege levels. */
+	/*
+	 * libpfm4's modifiers (u, k, h inside the name) set the privilege levels,
+	 * with perf's rule: naming levels excludes the others, the hypervisor
+	 * too (libpfm4 leaves exclude_hv alone on PMUs without that level, x86).
+	 */
+	unsigned levels = pfm_named_levels(name);
 	spec->opts = o;
+	spec->opts.sz = sizeof(spec->opts);
+	if (levels)
+		spec->opts.exclude_hv = !(levels & 4u);
 	apply_modifiers(spec, m);
 	return 1;
+}
+
+static int suggest_generic(const char *name, const char *canonical, uint32_t kind,
+			   const struct pev_event *ev, void *ctx)
+{
+	(void)canonical, (void)kind, (void)ev;
+	pev__suggest_add(ctx, name);
+	return 0;
 }
 
 /* Offers every name perfev knows without tracefs as a suggestion. */
 static void suggest_known(struct parser *p, struct pev_suggest *sg)
 {
-	static const char *const levels[] = {"L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB",
-					     "branch", "node"};
-	static const char *const ops[] = {"loads", "load-misses", "stores", "store-misses",
-					  "prefetches", "prefetch-misses"};
-	char name[96];
-
-	for (uint64_t id = 0; id < PEV_HW_MAX; id++)
-		pev__suggest_add(sg, pev_hw_name(id));
-	for (uint64_t id = 0; id < PEV_SW_MAX; id++)
-		pev__suggest_add(sg, pev_sw_name(id));
-	for (size_t i = 0; i < PEV_ARRAY_SIZE(levels); i++)
-		for (size_t j = 0; j < PEV_ARRAY_SIZE(ops); j++) {
-			struct pev_event ev;
-			snprintf(name, sizeof(name), "%s-%s", levels[i], ops[j]);
-			if (pev_event_lookup(name, &ev) == 0)
-				pev__suggest_add(sg, name);
-		}
-	/* Aliases of the generic names (cs, faults, ...), found by the lookup itself. */
-	static const char *const aliases[] = {"cpu-cycles", "branch-instructions", "faults", "cs",
-					      "migrations", "idle-cycles-frontend",
-					      "idle-cycles-backend"};
-	for (size_t i = 0; i < PEV_ARRAY_SIZE(aliases); i++)
-		pev__suggest_add(sg, aliases[i]);
+	pev_event_foreach_name(suggest_generic, sg);
 	for (int i = 0; p->pmus && i < pev_pmus_count(p->pmus); i++) {
 		const struct pev_pmu *pmu = pev_pmus_at(p->pmus, i);
 		for (int j = 0; j < pmu->nr_aliases; j++)
 			pev__suggest_add(sg, pmu->aliases[j].name);
 	}
+}
+
+/* True when [s, s + len) is a misspelling of a name perfev knows without libpfm4. */
+static bool near_known_name(struct parser *p, const char *s, size_t len)
+{
+	char name[96];
+	struct pev_suggest sg;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(len < 95 ? len : 95), s);
+	pev__suggest_init(&sg, name);
+	suggest_known(p, &sg);
+	return sg.n > 0;
 }
 
 static int unknown_event(struct parser *p, const char *s, size_t name_len,
@@ -1232,9 +1308,14 @@ static int parse_event(struct parser *p, const char *s, size_t len)
 			return i ? parse_pmu_event(p, s, len, s + i)
 				 : fail(p, PEV_EPARSE, offset_of(p, s), 1,
 					"a PMU event starts with the PMU's name: pmu/terms/");
-		if (!is_name_char(s[i]) && s[i] != '*' && s[i] != '?' && s[i] != '[' && s[i] != ']')
-			return fail(p, PEV_EPARSE, offset_of(p, s + i), 1,
-				    "unexpected character '%c' in an event name", s[i]);
+		if (!is_name_char(s[i]) && s[i] != '*' && s[i] != '?' && s[i] != '[' && s[i] != ']') {
+			int bad = fail(p, PEV_EPARSE, offset_of(p, s + i), 1,
+				       "unexpected character '%c' in an event name", s[i]);
+			if (s[i] == ' ' || s[i] == '\t')
+				pev__error_hint(p->err, "separate events with ',' (blanks may "
+							"surround the ',')");
+			return bad;
+		}
 	}
 
 	const char *colon = memchr(s, ':', len);
@@ -1261,8 +1342,20 @@ static int parse_event(struct parser *p, const char *s, size_t len)
 	memset(&pfm_err, 0, sizeof(pfm_err));
 	if ((r = try_pfm(p, s, len, len, &m, &pfm_err)) != 0)
 		return r < 0 ? r : 0;
-	if (colon && !double_colon && !has_upper(s, base_len)) {
-		/* A lowercase "system:event" whose system tracefs does not have. */
+	if (!plain && !double_colon && (is_generic(s, base_len) || is_raw(s, base_len) ||
+					(load_pmus(p) == 0 && is_alias(p, s, base_len)))) {
+		/* "cycles:u:k": one ':' takes all the modifiers. */
+		const char *second = memchr(mods, ':', mods_len);
+		return fail(p, PEV_EPARSE, offset_of(p, second), 1,
+			    "modifiers follow a single ':' (write '%.*s:%.*s%.*s')", (int)base_len,
+			    s, (int)(second - mods), mods, (int)(s + len - second - 1), second + 1);
+	}
+	if (colon && !double_colon && !has_upper(s, base_len) &&
+	    !(plain && strspn(mods, "ukhGHIpPSDWe") == mods_len)) {
+		/*
+		 * A lowercase "system:event" whose system tracefs does not have
+		 * ("cpu-clok:u" is rather a misspelled name with modifiers).
+		 */
 		struct pev_error e;
 		char system[128], name[160];
 		const char *ev_end = memchr(mods, ':', mods_len);
@@ -1274,8 +1367,20 @@ static int parse_event(struct parser *p, const char *s, size_t len)
 		if (pev_tracepoint_id(p->tracefs, system, name, &id, &e) < 0)
 			return fail_with(p, &e, offset_of(p, s), base_len);
 	}
-	if (pfm_err.code == PEV_ENOTFOUND && has_upper(s, len))
+	/* A misspelled generic name (L1-dcache-lod-misses) is not a vendor name. */
+	if (pfm_err.code == PEV_ENOTFOUND && has_upper(s, len) && !near_known_name(p, s, len))
 		return fail_with(p, &pfm_err, offset_of(p, s), len);
+	if (plain && base_len > 17 && s[0] == 'r') {
+		/* "r" and more hex digits than 64 bits hold. */
+		size_t skip = s[1] == '0' && (s[2] == 'x' || s[2] == 'X') ? 3 : 1, i = skip;
+		while (i < base_len && isxdigit((unsigned char)s[i]))
+			i++;
+		if (i == base_len && base_len - skip > 16)
+			return fail(p, PEV_EINVAL, offset_of(p, s), base_len,
+				    "raw event code '%.*s' is wider than 64 bits (at most 16 hex "
+				    "digits after 'r')",
+				    (int)base_len, s);
+	}
 	return unknown_event(p, s, plain ? base_len : len, &pfm_err);
 }
 
@@ -1319,10 +1424,30 @@ static const char *trim_end(const char *s, const char *end)
 }
 
 /*
+ * The core PMU an event counts on, or NULL: that of a generic event expanded
+ * for it, or the spec's PMU (cpu_core/event=0x3c/), or the PMU whose type the
+ * event has (r3c, libpfm4 names: cpu_core's type 4), when it is a core PMU.
+ */
+static const char *core_pmu_of(const struct parser *p, const struct pev_event_spec *spec)
+{
+	const struct pev_pmu *pmu;
+
+	if (spec->ev.type == PEV_TYPE_HARDWARE || spec->ev.type == PEV_TYPE_HW_CACHE)
+		return spec->pmu;
+	if (!p->pmus)
+		return NULL;
+	pmu = spec->pmu ? pev_pmus_find(p->pmus, spec->pmu) : NULL;
+	if (!pmu)
+		pmu = pev_pmus_find_type(p->pmus, spec->ev.type);
+	return pmu && pmu->core ? pmu->name : NULL;
+}
+
+/*
  * A group may hold events of one core PMU only. On hybrid CPUs a group of
  * generic events expands to events of several core PMUs: keep their order
- * but make one group per core PMU, each led by its first event. Events of
- * other PMUs (software, tracepoints) stay with the first group.
+ * but make one group per core PMU, each led by its first event; events of
+ * a core PMU given otherwise (cpu_core/.../, raw codes) join its group.
+ * Events of other PMUs (software, tracepoints) stay with the first group.
  */
 static int split_group_by_pmu(struct parser *p, int first)
 {
@@ -1332,10 +1457,7 @@ static int split_group_by_pmu(struct parser *p, int first)
 	int nseen = 0;
 
 	for (int i = 0; i < n; i++) {
-		const char *pmu = specs[i].ev.type == PEV_TYPE_HARDWARE ||
-						  specs[i].ev.type == PEV_TYPE_HW_CACHE
-					  ? specs[i].pmu
-					  : NULL;
+		const char *pmu = core_pmu_of(p, &specs[i]);
 		int k = 0;
 		if (pmu) {
 			while (k < nseen && strcmp(seen[k], pmu) != 0)
@@ -1407,9 +1529,10 @@ static int parse_group(struct parser *p, const char **pos)
 		struct modifiers m;
 		while (*end && *end != ',' && *end != '{' && *end != '}')
 			end++;
-		if ((r = parse_modifiers(p, mods, (size_t)(trim_end(mods, end) - mods), &m)) < 0)
+		size_t mods_len = (size_t)(trim_end(mods, end) - mods);
+		if ((r = parse_modifiers(p, mods, mods_len, &m)) < 0 ||
+		    (r = apply_modifiers_from(p, first, &m, mods, mods_len)) < 0)
 			return r;
-		apply_modifiers_from(p, first, &m);
 		s = end;
 	}
 	p->group = -1;

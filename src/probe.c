@@ -121,6 +121,17 @@ bool pev__probe_refused_field(const struct pev_attr *orig, pid_t pid, int cpu, i
 			return true;
 		}
 	}
+	/* PMUs that cannot filter by privilege level refuse every exclude_* bit: try them together. */
+	const uint64_t levels = PEV_ATTR_EXCLUDE_USER | PEV_ATTR_EXCLUDE_KERNEL | PEV_ATTR_EXCLUDE_HV |
+				PEV_ATTR_EXCLUDE_IDLE;
+	if (__builtin_popcountll(orig->flags & levels) > 1) {
+		a = *orig;
+		a.flags &= ~levels;
+		if (accepted(&ctx, &a)) {
+			snprintf(field, size, "the privilege-level exclusions (:u, :k)");
+			return true;
+		}
+	}
 	if (orig->flags & PEV_ATTR_PRECISE_IP_MASK) {
 		a = *orig;
 		a.flags &= ~PEV_ATTR_PRECISE_IP_MASK;

@@ -402,3 +402,22 @@ Test(errno_injected, mmap_other_errno, .init = th_leak_init, .fini = th_leak_fin
 	th_inject_reset();
 	pev_counter_close(c);
 }
+
+Test(errno_injected, probe_names_privilege_exclusions_refused_together, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
+	struct pev_opts o = PEV_OPTS_INIT;
+	struct pev_counter *c = NULL;
+	struct pev_error err;
+
+	/* A PMU that filters no privilege level refuses each exclude_* bit. */
+	th_inject_refuse_bits(PEV_ATTR_EXCLUDE_USER | PEV_ATTR_EXCLUDE_KERNEL | PEV_ATTR_EXCLUDE_HV,
+			      0, 0);
+	o.exclude_kernel = true;
+	o.exclude_hv = true;
+	cr_assert_eq(pev_counter_open(&ev, &o, NULL, NULL, &c, &err), PEV_EINVAL);
+	cr_assert_null(c);
+	expect_has(err.field, "privilege-level exclusions");
+	expect_has(err.hint, "drop the privilege-level exclusions");
+}

@@ -916,3 +916,27 @@ Test(errno_live, eperm_from_a_docker_like_seccomp_filter, .init = th_leak_init,
 	expect_lacks(x.err.message, "security module");
 	expect_has(x.err.hint, "seccomp=unconfined");
 }
+
+Test(errno_live, msr_refuses_privilege_exclusions_and_the_probe_says_so, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	int type = pev_pmu_type("msr", NULL);
+	struct pev_event ev = {.type = 0, .config = 0, .name = "msr/tsc/u"};
+	struct pev_opts o = PEV_OPTS_INIT;
+	struct pev_counter *c = NULL;
+	struct pev_error err;
+
+	if (type < 0)
+		cr_skip_test("this machine has no msr PMU");
+	th_require_root();
+	ev.type = (uint32_t)type;
+	o.exclude_kernel = true;
+	o.exclude_hv = true;
+	cr_assert_eq(pev_counter_open(&ev, &o, NULL, NULL, &c, &err), PEV_EINVAL);
+	cr_assert_null(c);
+	expect_has(err.field, "privilege-level exclusions");
+	/* Without them it opens. */
+	o.exclude_kernel = o.exclude_hv = false;
+	cr_assert_eq(pev_counter_open(&ev, &o, NULL, NULL, &c, &err), 0, "%s", err.message);
+	pev_counter_close(c);
+}

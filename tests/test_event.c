@@ -721,3 +721,61 @@ Test(event_probe, probe_encodes_to_the_documented_attr_fields)
 	cr_assert_eq(attr.probe_offset, 0x4d0);
 	cr_assert_eq(attr.size, 72);
 }
+
+/* ---- pev_event_foreach_name -------------------------------------------- */
+
+struct name_tally {
+	int hw, sw, cache;
+	bool cycles_alias, cs_alias;
+};
+
+static int tally_name(const char *name, const char *canonical, uint32_t kind,
+		      const struct pev_event *ev, void *ctx)
+{
+	struct name_tally *t = ctx;
+	struct pev_event looked;
+
+	cr_assert_eq(pev_event_lookup(name, &looked), 0, "%s does not look up", name);
+	cr_assert_eq(looked.type, ev->type, "%s", name);
+	cr_assert_eq(looked.config, ev->config, "%s", name);
+	cr_assert_eq(ev->type, kind, "%s", name);
+	if (kind == PEV_TYPE_HARDWARE)
+		t->hw++;
+	else if (kind == PEV_TYPE_SOFTWARE)
+		t->sw++;
+	else
+		t->cache++;
+	if (strcmp(name, "cpu-cycles") == 0)
+		t->cycles_alias = strcmp(canonical, "cycles") == 0;
+	if (strcmp(name, "cs") == 0)
+		t->cs_alias = strcmp(canonical, "context-switches") == 0;
+	return 0;
+}
+
+Test(event_names, foreach_name_walks_every_generic_spelling)
+{
+	struct name_tally t = {0};
+
+	cr_assert_eq(pev_event_foreach_name(tally_name, &t), 14 + 15 + 32);
+	cr_expect_eq(t.hw, 14, "hardware spellings, aliases included");
+	cr_expect_eq(t.sw, 15, "software spellings, aliases included");
+	cr_expect_eq(t.cache, 32, "canonical cache names");
+	cr_expect(t.cycles_alias, "cpu-cycles is an alias of cycles");
+	cr_expect(t.cs_alias, "cs is an alias of context-switches");
+}
+
+static int stop_at_third(const char *name, const char *canonical, uint32_t kind,
+			 const struct pev_event *ev, void *ctx)
+{
+	(void)name, (void)canonical, (void)kind, (void)ev;
+	return ++*(int *)ctx == 3 ? 42 : 0;
+}
+
+Test(event_names, foreach_name_stops_when_asked)
+{
+	int seen = 0;
+
+	cr_assert_eq(pev_event_foreach_name(stop_at_third, &seen), 42);
+	cr_assert_eq(seen, 3);
+	cr_assert_eq(pev_event_foreach_name(NULL, NULL), PEV_EBADARG);
+}

@@ -1,3 +1,751 @@
 /* SPDX-License-Identifier: MIT */
-/* test_list.c - placeholder, being written. */
+/*
+ * test_list.c - `perfev list` as a user runs it: the sections and what this
+ * machine marks unavailable (no hardware PMU here), the msr PMU and probe
+ * syntax, tracepoints with tracefs mounted and, in a private mount
+ * namespace, without it (nothing may get mounted), FILTER globs and
+ * substrings, --json against the text, as nobody, and bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "helpers.h"
+
+/* Every test checks that it leaves no descriptor or mapping behind. */
+TestSuite(list, .init = th_leak_init, .fini = th_leak_fini, .timeout = 120);
+
+/* ---- running perfev list -------------------------------------------------- */
+
+struct run {
+	int status;
+	char *out;
+	char *err;
+};
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+/* Runs `perfev ARGS...` (NULL-terminated), optionally as nobody. */
+static struct run perfev_as(bool nobody, const char *first, ...)
+{
+	const char *argv[16];
+	struct run r;
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = th_perfev_bin();
+	va_start(ap, first);
+	for (const char *a = first; a; a = va_arg(ap, const char *)) {
+		cr_assert_lt(n, 15);
+		argv[n++] = a;
+	}
+	va_end(ap);
+	argv[n] = NULL;
+	r.status = th_run((char *const *)argv, nobody, &r.out, &r.err);
+	return r;
+}
+
+#define perfev(...) perfev_as(false, __VA_ARGS__, (const char *)NULL)
+#define perfev_nobody(...) perfev_as(true, __VA_ARGS__, (const char *)NULL)
+
+static bool sysfs_pmu(const char *name)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", name);
+	return stat(path, &st) == 0;
+}
+
+/* Whether this machine has a core PMU for hardware events (x86 names; hybrid parts). */
+static bool have_core_pmu(void)
+{
+	return sysfs_pmu("cpu") || sysfs_pmu("cpu_core") || sysfs_pmu("cpu_atom");
+}
+
+/*
+ * Returns a malloc'ed copy of the text output's line for the row `display`
+ * (the name, with " OR alias" for generic events), or NULL when there is none.
+ */
+static char *row_line(const char *text, const char *display)
+{
+	size_t n = strlen(display);
+
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
+		if (len >= n + 2 && strncmp(line, "  ", 2) == 0 && strncmp(line + 2, display, n) == 0 &&
+		    (line[n + 2] == '\n' || line[n + 2] == ' ' || line[n + 2] == '\0'))
+			return strndup(line, len);
+		line += len + (line[len] == '\n');
+	}
+	return NULL;
+}
+
+/* Expects the row to exist, and to be marked unavailable (with `reason` in it) or not. */
+static void expect_row(const char *text, const char *display, bool available, const char *reason)
+{
+	char *line = row_line(text, display);
+
+	cr_assert_not_null(line, "no row '%s' in:\n%s", display, text);
+	if (available)
+		cr_expect_null(strstr(line, "[unavailable:"), "'%s' is marked unavailable: %s",
+			       display, line);
+	else
+		cr_expect_not_null(strstr(line, "[unavailable:"), "'%s' is not marked: %s", display,
+				   line);
+	if (reason)
+		cr_expect_not_null(strstr(line, reason), "'%s' does not say '%s': %s", display,
+				   reason, line);
+	free(line);
+}
+
+/* The row lines of the text output: lines of two spaces and a name, outside notes. */
+static int count_lines_starting(const char *text, const char *prefix)
+{
+	int n = 0;
+
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
+		if (strncmp(line, prefix, strlen(prefix)) == 0)
+			n++;
+		line += len + (line[len] == '\n');
+	}
+	return n;
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static json_object *parse_json(const char *text)
+{
+	enum json_tokener_error jerr;
+	json_object *root = json_tokener_parse_verbose(text, &jerr);
+
+	cr_assert_not_null(root, "perfev list --json is not JSON (%s): %.2000s",
+			   json_tokener_error_desc(jerr), text);
+	cr_assert(json_object_is_type(root, json_type_object));
+	return root;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	cr_assert(json_object_object_get_ex(o, key, &v), "no key '%s' in %.2000s", key,
+		  json_object_to_json_string(o));
+	return v;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+	json_object *v = get(o, key);
+
+	cr_assert(json_object_is_type(v, json_type_string), "'%s' is not a string", key);
+	return json_object_get_string(v);
+}
+
+static json_object *sections_of(json_object *root)
+{
+	json_object *s = get(root, "sections");
+
+	cr_assert(json_object_is_type(s, json_type_array));
+	return s;
+}
+
+/* Returns the section named `name`, or NULL. */
+static json_object *section(json_object *root, const char *name)
+{
+	json_object *all = sections_of(root);
+
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		json_object *s = json_object_array_get_idx(all, i);
+		if (strcmp(get_str(s, "name"), name) == 0)
+			return s;
+	}
+	return NULL;
+}
+
+/* Returns the event called `name` in section `sec`, or NULL. */
+static json_object *event_in(json_object *root, const char *sec, const char *name)
+{
+	json_object *s = section(root, sec);
+
+	if (!s)
+		return NULL;
+	json_object *events = get(s, "events");
+	for (size_t i = 0; i < json_object_array_length(events); i++) {
+		json_object *e = json_object_array_get_idx(events, i);
+		if (strcmp(get_str(e, "name"), name) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static bool available(json_object *e)
+{
+	json_object *a = get(e, "available");
+
+	cr_assert(json_object_is_type(a, json_type_boolean));
+	return json_object_get_boolean(a);
+}
+
+/* Expects event `name` of section `sec` with this availability (and `reason` in its reason). */
+static void expect_event(json_object *root, const char *sec, const char *name, bool avail,
+			 const char *reason)
+{
+	json_object *e = event_in(root, sec, name);
+
+	cr_assert_not_null(e, "no event '%s' in section '%s'", name, sec);
+	cr_expect_eq(available(e), avail, "'%s' available is %d", name, !avail);
+	if (!avail) {
+		const char *why = get_str(e, "reason");
+		cr_expect_str_neq(why, "", "'%s' says why not", name);
+		if (reason)
+			cr_expect(strstr(why, reason), "'%s': reason '%s' lacks '%s'", name, why,
+				  reason);
+	} else {
+		cr_expect_not(json_object_object_get_ex(e, "reason", NULL),
+			      "available '%s' has no reason", name);
+	}
+}
+
+/* ---- running perfev list without tracefs ---------------------------------- */
+
+/* Unmounts every tracefs this mount namespace sees (stacked mounts too). */
+static bool unmount_tracefs(void)
+{
+	for (int round = 0; round < 16; round++) {
+		FILE *f = fopen("/proc/self/mounts", "re");
+		char dev[256], dir[512], type[64];
+		bool any = false;
+		if (!f)
+			return false;
+		while (fscanf(f, "%255s %511s %63s %*[^\n]", dev, dir, type) == 3)
+			if (strcmp(type, "tracefs") == 0) {
+				any = true;
+				if (umount2(dir, MNT_DETACH) < 0) {
+					fclose(f);
+					return false;
+				}
+			}
+		fclose(f);
+		if (!any)
+			return true;
+	}
+	return false;
+}
+
+static bool tracefs_mounted_here(void)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char dev[256], dir[512], type[64];
+	bool found = false;
+
+	if (!f)
+		return true;
+	while (fscanf(f, "%255s %511s %63s %*[^\n]", dev, dir, type) == 3)
+		found = found || strcmp(type, "tracefs") == 0;
+	fclose(f);
+	return found;
+}
+
+/* Exit codes of the namespace child. */
+enum {
+	NS_UNMOUNTED = 0, /* perfev exited 0 and no tracefs is mounted afterwards */
+	NS_MOUNTED = 1,   /* perfev exited 0 and a tracefs is mounted afterwards */
+	NS_FAILED = 2,    /* perfev did not exit 0 */
+};
+
+/* In a new mount namespace without tracefs: runs perfev, then reports whether tracefs came back. */
+static void namespace_child(char *const argv[], int out_fd)
+{
+	int null = open("/dev/null", O_RDWR), status;
+
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 2) < 0)
+		_exit(100);
+	if (unshare(CLONE_NEWNS) < 0)
+		_exit(101);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		_exit(102);
+	if (!unmount_tracefs() || tracefs_mounted_here())
+		_exit(103);
+	pid_t pid = fork();
+	if (pid < 0)
+		_exit(104);
+	if (pid == 0) {
+		if (dup2(out_fd, 1) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(out_fd);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		_exit(NS_FAILED);
+	_exit(tracefs_mounted_here() ? NS_MOUNTED : NS_UNMOUNTED);
+}
+
+/*
+ * Runs `perfev list ARGS` (argv[0] left for the binary) in a private mount
+ * namespace with every tracefs unmounted. Stores its stdout in *out and
+ * returns the child's exit code (NS_* or a setup step >= 100).
+ */
+static int list_without_tracefs(const char *const *args, char **out)
+{
+	const char *bin = th_perfev_bin(); /* before the fork: it may fail the test */
+	char *argv[16];
+	int pipefd[2], status, n = 0;
+
+	argv[n++] = (char *)bin;
+	argv[n++] = "list";
+	for (; *args && n < 15; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	cr_assert_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(pipefd[0]);
+		namespace_child(argv, pipefd[1]);
+	}
+	close(pipefd[1]);
+	size_t len = 0, cap = 8192;
+	char *buf = malloc(cap);
+	cr_assert(buf);
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			cr_assert(buf);
+		}
+		ssize_t got = read(pipefd[0], buf + len, 4096);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		len += (size_t)got;
+	}
+	buf[len] = '\0';
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*out = buf;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* ---- the sections ------------------------------------------------------------ */
+
+Test(list, software_events_are_listed_and_open)
+{
+	struct run r = perfev("list");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.err, "");
+	cr_expect(strncmp(r.out, "hardware events\n", 16) == 0, "hardware comes first: %.200s",
+		  r.out);
+	cr_expect(strstr(r.out, "\nsoftware events\n"), "a software section");
+	expect_row(r.out, "task-clock", true, NULL);
+	expect_row(r.out, "cpu-clock", true, NULL);
+	expect_row(r.out, "page-faults OR faults", true, NULL);
+	expect_row(r.out, "context-switches OR cs", true, NULL);
+	expect_row(r.out, "cpu-migrations OR migrations", true, NULL);
+	expect_row(r.out, "dummy", true, NULL);
+	run_free(&r);
+}
+
+Test(list, sections_come_in_order)
+{
+	static const char *const titles[] = {"hardware events\n", "\nsoftware events\n",
+					     "\nhardware cache events\n", "\nhardware breakpoints\n",
+					     "\nprobes\n"};
+	struct run r = perfev("list");
+	const char *at = r.out;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	for (size_t i = 0; i < sizeof(titles) / sizeof(titles[0]); i++) {
+		const char *found = strstr(at, titles[i]);
+		cr_expect_not_null(found, "section '%s' missing or out of order", titles[i]);
+		if (found)
+			at = found;
+	}
+	run_free(&r);
+}
+
+Test(list, hardware_and_cache_are_unavailable_without_a_pmu)
+{
+	if (have_core_pmu())
+		cr_skip_test("this machine has a hardware PMU");
+	struct run r = perfev("list");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_row(r.out, "cycles OR cpu-cycles", false, "no hardware PMU");
+	expect_row(r.out, "instructions", false, "no hardware PMU");
+	expect_row(r.out, "branches OR branch-instructions", false, "no hardware PMU");
+	expect_row(r.out, "L1-dcache-load-misses", false, "no hardware PMU");
+	expect_row(r.out, "LLC-loads", false, "no hardware PMU");
+	expect_row(r.out, "iTLB-load-misses", false, "no hardware PMU");
+	/* Only the operations perf offers: no L1-icache stores, no iTLB prefetches. */
+	cr_expect_null(row_line(r.out, "L1-icache-stores"));
+	cr_expect_null(row_line(r.out, "iTLB-prefetches"));
+	run_free(&r);
+
+	r = perfev("list", "--json");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	json_object *root = parse_json(r.out);
+	expect_event(root, "hardware", "cycles", false, "no hardware PMU");
+	expect_event(root, "cache", "L1-dcache-load-misses", false, "no hardware PMU");
+	json_object *aliases = get(event_in(root, "hardware", "cycles"), "aliases");
+	cr_expect_eq(json_object_array_length(aliases), 1);
+	cr_expect_str_eq(json_object_get_string(json_object_array_get_idx(aliases, 0)),
+			 "cpu-cycles");
+	/* Every valid level x operation x result: 7 levels, 16 operations, 2 results each. */
+	cr_expect_eq(json_object_array_length(get(section(root, "cache"), "events")), 32);
+	json_object_put(root);
+	run_free(&r);
+}
+
+Test(list, the_msr_pmu_and_probe_syntax_are_listed)
+{
+	if (!sysfs_pmu("msr"))
+		cr_skip_test("no msr PMU here");
+	th_require_root();
+	struct run r = perfev("list");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "\nmsr PMU (type "), "an msr section: %s", r.out);
+	expect_row(r.out, "msr/tsc/", true, NULL);
+	expect_row(r.out, "msr/event=N/", true, "event=config:");
+	expect_row(r.out, "mem:ADDR[/LEN][:rwx]", true, NULL);
+	expect_row(r.out, "uprobe:PATH:SYMBOL[+OFFSET]", sysfs_pmu("uprobe"), NULL);
+	expect_row(r.out, "uretprobe:PATH:SYMBOL[+OFFSET]", sysfs_pmu("uprobe"), NULL);
+	if (!sysfs_pmu("kprobe")) {
+		expect_row(r.out, "kprobe:FUNCTION[+OFFSET]", false, "no 'kprobe' PMU");
+		expect_row(r.out, "kretprobe:FUNCTION[+OFFSET]", false, "no 'kprobe' PMU");
+	}
+	run_free(&r);
+
+	r = perfev("list", "--json");
+	json_object *root = parse_json(r.out);
+	json_object *msr = section(root, "pmu:msr");
+	cr_assert_not_null(msr);
+	cr_expect_str_eq(get_str(msr, "kind"), "pmu");
+	cr_expect(json_object_is_type(get(msr, "type"), json_type_int), "type is a number");
+	cr_expect_eq(json_object_get_int(get(msr, "type")), pev_pmu_type("msr", NULL));
+	json_object *tsc = event_in(root, "pmu:msr", "msr/tsc/");
+	cr_assert_not_null(tsc);
+	cr_expect_str_eq(get_str(tsc, "terms"), "event=0x00");
+	cr_expect(json_object_is_type(get(tsc, "scale"), json_type_double), "scale is a number");
+	json_object_put(root);
+	run_free(&r);
+}
+
+/* ---- tracepoints --------------------------------------------------------------- */
+
+Test(list, tracepoints_are_listed_when_tracefs_is_mounted)
+{
+	th_require_root();
+	cr_assert(th_tracefs(), "cannot mount tracefs");
+	uint64_t id = th_tracepoint_id("sched", "sched_switch");
+	cr_assert_neq(id, 0);
+	struct run r = perfev("list");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "\ntracepoints (tracefs at "), "a tracepoint section");
+	expect_row(r.out, "sched:sched_switch", true, NULL);
+	expect_row(r.out, "sched:sched_wakeup", true, NULL);
+	cr_expect_gt(count_lines_starting(r.out, "  sched:"), 5);
+	run_free(&r);
+
+	r = perfev("list", "--json", "sched:sched_switch");
+	json_object *root = parse_json(r.out);
+	json_object *e = event_in(root, "tracepoint", "sched:sched_switch");
+	cr_assert_not_null(e);
+	cr_expect(json_object_is_type(get(e, "id"), json_type_int));
+	cr_expect_eq((uint64_t)json_object_get_uint64(get(e, "id")), id);
+	cr_expect(available(e));
+	json_object_put(root);
+	run_free(&r);
+}
+
+Test(list, without_tracefs_it_says_how_to_mount_it_and_mounts_nothing)
+{
+	static const char *const no_args[] = {NULL};
+	char *out;
+
+	th_require_root();
+	/* Mounted in the real namespace, so the child really has something to unmount. */
+	cr_assert(th_tracefs(), "cannot mount tracefs");
+	int status = list_without_tracefs(no_args, &out);
+	cr_assert_neq(status, NS_FAILED, "perfev list failed: %s", out);
+	cr_assert_lt(status, 100, "the child failed at setup step %d", status);
+	cr_expect_eq(status, NS_UNMOUNTED, "perfev list mounted tracefs");
+	cr_expect(strstr(out, "\ntracepoints\n"), "the tracepoint section is there: %s", out);
+	cr_expect(strstr(out, "tracefs is not mounted"), "%s", out);
+	cr_expect(strstr(out, "mount -t tracefs nodev /sys/kernel/tracing"), "%s", out);
+	cr_expect_null(row_line(out, "sched:sched_switch"));
+	expect_row(out, "task-clock", true, NULL);
+	free(out);
+	/* The real namespace still has it. */
+	cr_expect_not_null(th_tracefs());
+}
+
+Test(list, tracefs_mount_mounts_it_to_list_tracepoints)
+{
+	static const char *const args[] = {"--tracefs-mount", "sched:sched_switch", NULL};
+	char *out;
+
+	th_require_root();
+	cr_assert(th_tracefs(), "cannot mount tracefs");
+	int status = list_without_tracefs(args, &out);
+	cr_assert_neq(status, NS_FAILED, "perfev list failed: %s", out);
+	cr_assert_lt(status, 100, "the child failed at setup step %d", status);
+	cr_expect_eq(status, NS_MOUNTED, "--tracefs-mount mounted tracefs");
+	expect_row(out, "sched:sched_switch", true, NULL);
+	free(out);
+}
+
+/* ---- FILTER -------------------------------------------------------------------- */
+
+Test(list, a_glob_keeps_only_matching_names)
+{
+	th_require_root();
+	cr_assert(th_tracefs(), "cannot mount tracefs");
+	struct run r = perfev("list", "sched:*");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_row(r.out, "sched:sched_switch", true, NULL);
+	cr_expect(strncmp(r.out, "tracepoints (tracefs at ", 24) == 0,
+		  "the tracepoint section alone: %.300s", r.out);
+	/* Every line but the heading is a sched tracepoint. */
+	int lines = count_lines_starting(r.out, ""), sched = count_lines_starting(r.out, "  sched:");
+	cr_expect_eq(lines, sched + 1, "only sched tracepoints: %s", r.out);
+	cr_expect_null(strstr(r.out, "software events"));
+	run_free(&r);
+}
+
+Test(list, a_substring_matches_anywhere_ignoring_case)
+{
+	struct run r = perfev("list", "clock");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strncmp(r.out, "software events\n", 16) == 0, "%s", r.out);
+	expect_row(r.out, "cpu-clock", true, NULL);
+	expect_row(r.out, "task-clock", true, NULL);
+	cr_expect_null(row_line(r.out, "page-faults OR faults"));
+	cr_expect_null(strstr(r.out, "hardware events"), "empty sections are left out: %s", r.out);
+	cr_expect_null(strstr(r.out, "\nprobes\n"), "empty sections are left out");
+	run_free(&r);
+
+	r = perfev("list", "CLOCK");
+	expect_row(r.out, "task-clock", true, NULL);
+	run_free(&r);
+}
+
+Test(list, a_filter_matches_aliases_too)
+{
+	struct run r = perfev("list", "cs");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_row(r.out, "context-switches OR cs", true, NULL);
+	run_free(&r);
+}
+
+Test(list, a_filter_that_matches_nothing_prints_the_notes)
+{
+	struct run r = perfev("list", "no-such-event-anywhere");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	if (pev_pfm_available())
+		cr_expect(strstr(r.out, "perfev list --vendor"), "the vendor note: %s", r.out);
+	cr_expect_null(strstr(r.out, "software events"));
+	run_free(&r);
+}
+
+/* ---- JSON ------------------------------------------------------------------------ */
+
+/* The text line of a JSON event: its name (and aliases), and the reason when unavailable. */
+static void expect_text_row_of(const char *text, json_object *e)
+{
+	char display[1024], marker[1024];
+	json_object *aliases;
+
+	snprintf(display, sizeof(display), "%s", get_str(e, "name"));
+	if (json_object_object_get_ex(e, "aliases", &aliases))
+		for (size_t i = 0; i < json_object_array_length(aliases); i++)
+			snprintf(display + strlen(display), sizeof(display) - strlen(display),
+				 " OR %s",
+				 json_object_get_string(json_object_array_get_idx(aliases, i)));
+	char *line = row_line(text, display);
+	cr_assert_not_null(line, "the text has no row '%s'", display);
+	if (available(e)) {
+		cr_expect_null(strstr(line, "[unavailable:"), "%s", line);
+	} else {
+		snprintf(marker, sizeof(marker), "[unavailable: %s]", get_str(e, "reason"));
+		cr_expect_not_null(strstr(line, marker), "'%s' not in: %s", marker, line);
+	}
+	free(line);
+}
+
+Test(list, json_parses_and_agrees_with_the_text)
+{
+	struct run text = perfev("list"), json = perfev("list", "--json");
+
+	cr_assert_eq(text.status, 0, "%s", text.err);
+	cr_assert_eq(json.status, 0, "%s", json.err);
+	json_object *root = parse_json(json.out), *all = sections_of(root);
+	int events = 0;
+
+	cr_expect_str_eq(get_str(json_object_array_get_idx(all, 0), "name"), "hardware");
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		json_object *s = json_object_array_get_idx(all, i), *list = get(s, "events");
+		char title[512];
+		snprintf(title, sizeof(title), "%s%s\n", i ? "\n" : "", get_str(s, "title"));
+		cr_expect(strstr(text.out, title), "the text has section '%s'", get_str(s, "title"));
+		cr_expect(json_object_array_length(list) > 0 ||
+				  json_object_object_get_ex(s, "note", NULL),
+			  "section '%s' is empty", get_str(s, "name"));
+		for (size_t k = 0; k < json_object_array_length(list); k++)
+			expect_text_row_of(text.out, json_object_array_get_idx(list, k));
+		events += (int)json_object_array_length(list);
+	}
+	cr_expect_gt(events, 50);
+	json_object_put(root);
+	run_free(&text);
+	run_free(&json);
+}
+
+/* ---- as nobody --------------------------------------------------------------------- */
+
+Test(list, as_nobody_it_works_and_marks_what_needs_privilege)
+{
+	th_require_root();
+	cr_assert(th_tracefs(), "cannot mount tracefs");
+	struct run r = perfev_nobody("list", "--json");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	json_object *root = parse_json(r.out);
+	/* Software events open user space only: no privilege needed. */
+	expect_event(root, "software", "task-clock", true, NULL);
+	expect_event(root, "software", "page-faults", true, NULL);
+	expect_event(root, "breakpoint", "mem:ADDR[/LEN][:rwx]", true, NULL);
+	/* The uprobe PMU wants CAP_PERFMON whatever the paranoid level. */
+	if (sysfs_pmu("uprobe"))
+		expect_event(root, "probe", "uprobe:PATH:SYMBOL[+OFFSET]", false,
+			     "needs privilege");
+	/* msr refuses ':u', and counting the kernel needs paranoid 1 or CAP_PERFMON. */
+	if (sysfs_pmu("msr") && th_sysctl("perf_event_paranoid") >= 2)
+		expect_event(root, "pmu:msr", "msr/tsc/", false, "needs privilege");
+	/* Tracepoints: tracefs is root-only by default, else opening them needs privilege. */
+	json_object *tp = section(root, "tracepoint"), *note;
+	cr_assert_not_null(tp);
+	if (json_object_object_get_ex(tp, "note", &note)) {
+		cr_expect(strstr(json_object_get_string(note), "cannot be listed"), "%s",
+			  json_object_get_string(note));
+	} else if (th_sysctl("perf_event_paranoid") >= 2) {
+		expect_event(root, "tracepoint", "sched:sched_switch", false, "needs privilege");
+	}
+	json_object_put(root);
+	run_free(&r);
+
+	r = perfev_nobody("list");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	if (sysfs_pmu("uprobe"))
+		expect_row(r.out, "uprobe:PATH:SYMBOL[+OFFSET]", false, "needs privilege: ");
+	run_free(&r);
+}
+
+/* ---- vendor names -------------------------------------------------------------------- */
+
+Test(list, vendor_names_are_listed_only_when_asked)
+{
+	if (!pev_pfm_available())
+		cr_skip_test("built without libpfm4");
+	/* A CPU with a known table, whatever this one is: */
+	setenv("LIBPFM_FORCE_PMU", "skl", 1);
+	struct run r = perfev("list");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "'perfev list --vendor' lists them"), "%s", r.out);
+	cr_expect_null(row_line(r.out, "INST_RETIRED:ANY_P"));
+	run_free(&r);
+
+	r = perfev("list", "--vendor", "INST_RETIRED");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "CPU vendor events of skl (libpfm4)"), "%s", r.out);
+	expect_row(r.out, "INST_RETIRED:ANY_P", have_core_pmu(),
+		   have_core_pmu() ? NULL : "no hardware PMU");
+	run_free(&r);
+}
+
+/* ---- usage and speed --------------------------------------------------------------------- */
+
+Test(list, bad_usage_exits_129)
+{
+	struct run r = perfev("list", "--bogus");
+
+	cr_expect_eq(r.status, 129);
+	cr_expect(strstr(r.err, "usage: perfev list"), "%s", r.err);
+	cr_expect_str_eq(r.out, "");
+	run_free(&r);
+
+	r = perfev("list", "one", "two");
+	cr_expect_eq(r.status, 129);
+	cr_expect(strstr(r.err, "two"), "names the extra argument: %s", r.err);
+	cr_expect(strstr(r.err, "usage: perfev list"), "%s", r.err);
+	run_free(&r);
+
+	r = perfev("list", "--help");
+	cr_expect_eq(r.status, 0);
+	cr_expect(strncmp(r.out, "usage: perfev list", 18) == 0, "%s", r.out);
+	run_free(&r);
+}
+
+Test(list, the_help_of_perfev_names_the_command)
+{
+	char *argv[] = {(char *)th_perfev_bin(), "--help", NULL}, *out, *err;
+
+	cr_assert_eq(th_run(argv, false, &out, &err), 0);
+	cr_expect(strstr(out, "   list "), "%s", out);
+	free(out);
+	free(err);
+}
+
+static double seconds_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+Test(list, it_is_fast_even_with_every_tracepoint)
+{
+	double best = 1e9;
+
+	th_tracefs(); /* mounted when root: the whole list */
+	for (int i = 0; i < 3; i++) {
+		double t0 = seconds_now();
+		struct run r = perfev("list");
+		double t = seconds_now() - t0;
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		run_free(&r);
+		if (t < best)
+			best = t;
+	}
+	cr_expect_lt(best, 1.0, "perfev list took %.3f s", best);
+}

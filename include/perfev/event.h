@@ -157,6 +157,24 @@ PEV_API int pev_event_lookup(const char *name, struct pev_event *ev);
  */
 PEV_API char *pev_event_describe(const struct pev_event *ev, char *buf, size_t size);
 
+/**
+ * Receives one generic event name: `name` as perf spells it, `canonical` the
+ * first spelling of the same event (equal to name for that one), `kind`
+ * PEV_TYPE_HARDWARE, PEV_TYPE_SOFTWARE or PEV_TYPE_HW_CACHE, and its
+ * encoding. A non-zero return stops the walk.
+ */
+typedef int (*pev_event_name_fn)(const char *name, const char *canonical, uint32_t kind,
+				 const struct pev_event *ev, void *ctx);
+
+/**
+ * Calls fn for every generic event name perfev accepts: hardware and
+ * software names with their aliases, then every valid cache event by perf's
+ * canonical name (the aliases of cache levels, operations and results are
+ * accepted by pev_event_lookup but not listed). Returns the number of names
+ * passed, or fn's non-zero return.
+ */
+PEV_API int pev_event_foreach_name(pev_event_name_fn fn, void *ctx);
+
 /** Returns perf's name of a hardware event id, or NULL if out of range. */
 PEV_API const char *pev_hw_name(uint64_t id);
 /** Returns perf's name of a software event id, or NULL if out of range. */
