@@ -118,7 +118,7 @@ static void open_row(struct events *e, struct row *row, pid_t pid)
 	const struct pev_event_spec *spec = row->spec;
 	struct pev_opts o = spec->opts;
 	struct pev_target target = pev_target_thread(pid);
-	const struct pev_counter *group = NULL;
+	struct pev_counter *group = NULL;
 	int r;
 
 	if (row->leader >= 0) {

@@ -289,6 +289,15 @@ static int parse_modifiers(struct parser *p, const char *s, size_t len, struct m
 	return 0;
 }
 
+/* True when [s, s + len) is made of modifier letters only. */
+static bool only_modifiers(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!s[i] || !strchr("ukhGHIpPSDWe", s[i]))
+			return false;
+	return true;
+}
+
 /*
  * Applies modifiers to one spec, as perf does: on top of what the spec already
  * has, so that a group's modifiers combine with each event's own
@@ -793,7 +802,16 @@ static int parse_probe(struct parser *p, const char *s, size_t len, const char *
 		/* PATH ends at the first ':' (the symbol follows) or a trailing "+OFFSET". */
 		path = loc;
 		const char *colon = memchr(loc, ':', (size_t)(end - loc));
-		if (colon) {
+		const char *after_plus = colon;
+		while (after_plus && after_plus > path && after_plus[-1] != '+')
+			after_plus--;
+		uint64_t off;
+		if (colon && after_plus > path + 1 && parse_offset(after_plus - 1, colon, &off) &&
+		    colon + 1 < end && only_modifiers(colon + 1, (size_t)(end - colon - 1))) {
+			/* "PATH+OFFSET:MODS": the modifiers of an offset probe. */
+			offset = off;
+			loc = colon = after_plus - 1;
+		} else if (colon) {
 			loc = colon + 1;
 		} else {
 			const char *plus = NULL;
@@ -1351,7 +1369,7 @@ static int parse_event(struct parser *p, const char *s, size_t len)
 			    s, (int)(second - mods), mods, (int)(s + len - second - 1), second + 1);
 	}
 	if (colon && !double_colon && !has_upper(s, base_len) &&
-	    !(plain && strspn(mods, "ukhGHIpPSDWe") == mods_len)) {
+	    !(plain && only_modifiers(mods, mods_len))) {
 		/*
 		 * A lowercase "system:event" whose system tracefs does not have
 		 * ("cpu-clok:u" is rather a misspelled name with modifiers).

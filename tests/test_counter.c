@@ -73,7 +73,7 @@ static bool is_cloexec(int fd)
 }
 
 static struct pev_counter *open_ok(struct pev_event ev, const struct pev_opts *o,
-				   const struct pev_target *t, const struct pev_counter *group)
+				   const struct pev_target *t, struct pev_counter *group)
 {
 	struct pev_counter *c = NULL;
 	struct pev_error err;

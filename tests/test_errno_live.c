@@ -36,7 +36,7 @@ static struct pev_opts opts_init(void)
 
 /* Opens ev and expects failure with `code`; returns the diagnosis in *err. */
 static void open_fails(struct pev_event ev, const struct pev_opts *o, const struct pev_target *t,
-		       const struct pev_counter *group, int code, struct pev_error *err)
+		       struct pev_counter *group, int code, struct pev_error *err)
 {
 	struct pev_counter *c = (struct pev_counter *)1;
 
@@ -765,7 +765,7 @@ Test(errno_live, einval_read_only_breakpoint_on_x86, .init = th_leak_init, .fini
 Test(errno_live, einval_every_task_on_every_cpu, .init = th_leak_init, .fini = th_leak_fini)
 {
 	union big_attr b;
-	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ANY, NULL};
+	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ANY, NULL, NULL, false};
 	struct pev_error err;
 
 	task_clock_attr(&b);

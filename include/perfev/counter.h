@@ -33,45 +33,64 @@ extern "C" {
 /** target.cpu: one descriptor on each online CPU. */
 #define PEV_CPU_ALL (-2)
 
-/** Where to count: a task, a CPU, both, or a cgroup. */
+/**
+ * Where to count: a task, a process's threads, a CPU, a list of CPUs, every
+ * CPU, or a cgroup. The target expands to one descriptor per (CPU, thread).
+ */
 struct pev_target {
-	pid_t pid;          /**< PEV_PID_SELF, a thread id, or PEV_PID_ANY */
-	int cpu;            /**< a CPU number, PEV_CPU_ANY or PEV_CPU_ALL */
+	pid_t pid;          /**< PEV_PID_SELF, a thread id (a process id with all_threads), or PEV_PID_ANY */
+	int cpu;            /**< a CPU number, PEV_CPU_ANY or PEV_CPU_ALL; ignored when cpus is set */
 	const char *cgroup; /**< a cgroup directory (cgroup v2 path), or NULL */
+	const char *cpus;   /**< a CPU list ("0-3,7") to count on, or NULL */
+	bool all_threads;   /**< pid is a process: one descriptor per thread in /proc/<pid>/task */
 };
 
 /** The calling thread, on whatever CPU it runs. */
 static inline struct pev_target pev_target_self(void)
 {
-	struct pev_target t = {PEV_PID_SELF, PEV_CPU_ANY, NULL};
+	struct pev_target t = {PEV_PID_SELF, PEV_CPU_ANY, NULL, NULL, false};
 	return t;
 }
 
 /** Thread (or single-threaded process) `tid`, on whatever CPU it runs. */
 static inline struct pev_target pev_target_thread(pid_t tid)
 {
-	struct pev_target t = {tid, PEV_CPU_ANY, NULL};
+	struct pev_target t = {tid, PEV_CPU_ANY, NULL, NULL, false};
+	return t;
+}
+
+/** Every thread process `pid` has now (one descriptor each), on whatever CPU they run. */
+static inline struct pev_target pev_target_process(pid_t pid)
+{
+	struct pev_target t = {pid, PEV_CPU_ANY, NULL, NULL, true};
 	return t;
 }
 
 /** Every task on one CPU. */
 static inline struct pev_target pev_target_cpu(int cpu)
 {
-	struct pev_target t = {PEV_PID_ANY, cpu, NULL};
+	struct pev_target t = {PEV_PID_ANY, cpu, NULL, NULL, false};
+	return t;
+}
+
+/** Every task on the CPUs of a list such as "0-3,7". */
+static inline struct pev_target pev_target_cpu_list(const char *cpus)
+{
+	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ANY, NULL, cpus, false};
 	return t;
 }
 
 /** Every task on every online CPU (one descriptor per CPU). */
 static inline struct pev_target pev_target_all_cpus(void)
 {
-	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ALL, NULL};
+	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ALL, NULL, NULL, false};
 	return t;
 }
 
 /** Tasks of a cgroup (v2 directory path), on every online CPU. */
 static inline struct pev_target pev_target_cgroup(const char *path)
 {
-	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ALL, path};
+	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ALL, path, NULL, false};
 	return t;
 }
 
@@ -80,15 +99,17 @@ struct pev_counter;
 
 /**
  * Opens event ev with options opts (NULL: defaults) on target (NULL: the
- * calling thread). With a non-NULL group, the event joins group's leader
- * on each of its descriptors, and target must expand the same way.
+ * calling thread). With a non-NULL group, the event joins that group
+ * leader on each of its descriptors (target must expand to the same CPUs
+ * and threads) and is read with it by pev_counter_read_group(). A thread of
+ * an all_threads target that exits before its descriptor opens is left out.
  * Before the syscall the request is checked against this machine
  * (pev_attr_check); when the kernel refuses, err receives a diagnosis.
  * On success stores the handle in *out and returns 0; on failure nothing
  * stays open and a negative PEV_E* code is returned.
  */
 PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *opts,
-			     const struct pev_target *target, const struct pev_counter *group,
+			     const struct pev_target *target, struct pev_counter *group,
 			     struct pev_counter **out, struct pev_error *err);
 
 /**
@@ -98,13 +119,16 @@ PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *
  * flags are PEV_OPEN_*. Otherwise as pev_counter_open().
  */
 PEV_API int pev_counter_open_attr(const void *attr, size_t attr_len,
-				  const struct pev_target *target, const struct pev_counter *group,
+				  const struct pev_target *target, struct pev_counter *group,
 				  unsigned flags, struct pev_counter **out, struct pev_error *err);
 
-/** Closes every descriptor of c and frees it. NULL is ignored. */
+/**
+ * Closes every descriptor of c and frees it. NULL is ignored. Closing a
+ * group leader leaves its members open but no longer grouped for reading.
+ */
 PEV_API void pev_counter_close(struct pev_counter *c);
 
-/** Returns how many descriptors c holds (CPUs x tasks). */
+/** Returns how many descriptors c holds (CPUs x threads). */
 PEV_API int pev_counter_nr_fds(const struct pev_counter *c);
 
 /** Returns descriptor i of c (owned by c), or PEV_EBADARG when i is out of range. */
@@ -113,11 +137,22 @@ PEV_API int pev_counter_fd(const struct pev_counter *c, int i);
 /** Returns the CPU of descriptor i (-1 when it follows the task), or PEV_EBADARG. */
 PEV_API int pev_counter_cpu(const struct pev_counter *c, int i);
 
+/** Returns the thread of descriptor i (-1 for every task of a CPU, the cgroup's fd never), or PEV_EBADARG. */
+PEV_API pid_t pev_counter_tid(const struct pev_counter *c, int i);
+
 /** Returns the attribute block c was opened with (owned by c). */
 PEV_API const struct pev_attr *pev_counter_attr(const struct pev_counter *c);
 
 /** Returns the name c was opened under ("task-clock", ...). Owned by c. */
 PEV_API const char *pev_counter_name(const struct pev_counter *c);
+
+/** Returns c's group leader, c itself when it leads a group, or NULL when alone. */
+PEV_API struct pev_counter *pev_counter_leader(const struct pev_counter *c);
+
+/** Stores the kernel's unique id of descriptor i in *id. Returns 0 or a negative code. */
+PEV_API int pev_counter_id(const struct pev_counter *c, int i, uint64_t *id);
+
+/* ---- control (ioctls on every descriptor of the counter) ---------------- */
 
 /** Enables counting on every descriptor. Returns 0 or a negative code. */
 PEV_API int pev_counter_enable(struct pev_counter *c);
@@ -128,23 +163,113 @@ PEV_API int pev_counter_disable(struct pev_counter *c);
 /** Resets the count of every descriptor to zero. Returns 0 or a negative code. */
 PEV_API int pev_counter_reset(struct pev_counter *c);
 
-/** Stores the kernel's unique id of descriptor i in *id. Returns 0 or a negative code. */
-PEV_API int pev_counter_id(const struct pev_counter *c, int i, uint64_t *id);
+/** Enables c's whole group (c may be the leader or any member). */
+PEV_API int pev_counter_enable_group(struct pev_counter *c);
 
-/** A count summed over a counter's descriptors. */
+/** Disables c's whole group. */
+PEV_API int pev_counter_disable_group(struct pev_counter *c);
+
+/** Resets the counts of c's whole group. */
+PEV_API int pev_counter_reset_group(struct pev_counter *c);
+
+/**
+ * Adds n to the number of overflows after which a sampling event disables
+ * itself (PERF_EVENT_IOC_REFRESH), and enables it. Returns 0 or a code.
+ */
+PEV_API int pev_counter_refresh(struct pev_counter *c, int n);
+
+/** Sets a sampling event's period (or frequency, for freq events). Returns 0 or a code. */
+PEV_API int pev_counter_set_period(struct pev_counter *c, uint64_t period);
+
+/** Sets a tracepoint's ftrace filter ("prev_pid == 1"). Returns 0 or a code. */
+PEV_API int pev_counter_set_filter(struct pev_counter *c, const char *filter);
+
+/** Attaches BPF program prog_fd to a tracepoint or probe event. Returns 0 or a code. */
+PEV_API int pev_counter_set_bpf(struct pev_counter *c, int prog_fd);
+
+/**
+ * Reads the ids of the BPF programs attached to descriptor 0's tracepoint
+ * into ids (room for max), and their total number into *count. Returns 0 or a code.
+ */
+PEV_API int pev_counter_query_bpf(const struct pev_counter *c, uint32_t *ids, uint32_t max,
+				  uint32_t *count);
+
+/** Pauses (true) or resumes (false) writing to the ring buffers. Returns 0 or a code. */
+PEV_API int pev_counter_pause_output(struct pev_counter *c, bool pause);
+
+/**
+ * Changes the attributes of an open event (PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
+ * the kernel allows it for breakpoints: address, length, kind). attr is a
+ * complete attribute block of the same type. Returns 0 or a code.
+ */
+PEV_API int pev_counter_modify(struct pev_counter *c, const struct pev_attr *attr);
+
+/** Enables every counter attached to the calling process (prctl). Returns 0 or a code. */
+PEV_API int pev_process_counters_enable(void);
+
+/** Disables every counter attached to the calling process (prctl). Returns 0 or a code. */
+PEV_API int pev_process_counters_disable(void);
+
+/* ---- reading -------------------------------------------------------------- */
+
+/** A count, as read and as estimated when the counter was multiplexed. */
 struct pev_count {
-	uint64_t value;        /**< the raw count */
+	uint64_t value;        /**< the raw count (summed over descriptors) */
 	uint64_t time_enabled; /**< ns enabled (0 unless read_format asks for it) */
 	uint64_t time_running; /**< ns on the PMU (0 unless read_format asks for it) */
 	uint64_t lost;         /**< lost samples (PEV_FORMAT_LOST) */
+	uint64_t id;           /**< the kernel's id, when one descriptor was read with PEV_FORMAT_ID */
+	uint64_t scaled;       /**< value x enabled / running: the estimate of the full count */
+	double running;        /**< time_running / time_enabled, 1.0 when times were not read */
+	bool counted;          /**< false when the counter never ran: there is no count, not 0 */
 };
 
 /**
- * Reads c's count, summed over its descriptors. With PEV_FORMAT_GROUP the
- * kernel returns the whole group; the value taken is c's own when read_format
- * also has PEV_FORMAT_ID, else the leader's. Returns 0 or a negative code.
+ * Fills count->scaled, ->running and ->counted from value and the times:
+ * never ran (enabled > 0, running 0) → counted false, scaled 0; otherwise
+ * scaled = value x enabled / running (exact, without overflow). Without
+ * times (both 0) the value is taken as complete.
+ */
+PEV_API void pev_count_scale(struct pev_count *count);
+
+/**
+ * Reads c's count, summed over its descriptors, and scales it
+ * (pev_count_scale). For a counter opened with PEV_FORMAT_GROUP, its own
+ * entry of the group (matched by id). Returns 0 or a negative code.
  */
 PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out);
+
+/** Reads descriptor i alone (one CPU, one thread) and scales it. Returns 0 or a code. */
+PEV_API int pev_counter_read_fd(const struct pev_counter *c, int i, struct pev_count *out);
+
+/**
+ * Reads a whole group with one read(2) per descriptor of the leader (which
+ * needs PEV_FORMAT_GROUP in its read_format): out[0] is the leader, then its
+ * members in the order they were opened, each summed over descriptors and
+ * scaled. Members are matched by id when PEV_FORMAT_ID is set, by position
+ * otherwise. Returns the number of entries filled (at most max), or a code.
+ */
+PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_count *out,
+				   int max);
+
+/** One counter's value in a read(2) result. */
+struct pev_read_value {
+	uint64_t value;
+	uint64_t id;   /**< with PEV_FORMAT_ID, else 0 */
+	uint64_t lost; /**< with PEV_FORMAT_LOST, else 0 */
+};
+
+/**
+ * Decodes the bytes read(2) returned for an event with `read_format` (any
+ * combination of PEV_FORMAT_*): the times into *time_enabled and
+ * *time_running (0 when absent; either pointer may be NULL), the values into
+ * values (room for max). Returns how many values the bytes hold (1 without
+ * PEV_FORMAT_GROUP), which may exceed max, or PEV_EFORMAT when len does not
+ * match the layout.
+ */
+PEV_API int pev_read_decode(const void *buf, size_t len, uint64_t read_format,
+			    uint64_t *time_enabled, uint64_t *time_running,
+			    struct pev_read_value *values, size_t max);
 
 #ifdef __cplusplus
 }
