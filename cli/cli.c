@@ -4,7 +4,9 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
@@ -59,6 +61,20 @@ char *cli_group_digits(uint64_t v, char *buf, size_t size)
 	}
 	buf[out] = '\0';
 	return buf;
+}
+
+bool cli_parse_long(const char *text, const char *stops, long min, long max, long *out)
+{
+	char *end;
+
+	if (*text < '0' || *text > '9')
+		return false;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (errno || (*end && !strchr(stops, *end)) || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
 }
 
 char *cli_first_sentence(const char *text, char *buf, size_t size)

@@ -45,6 +45,13 @@ char *cli_group_digits(uint64_t v, char *buf, size_t size);
  */
 void cli_print_wrapped(FILE *out, const char *text, int indent, int width);
 
+/*
+ * Parses a decimal number (digits only: no sign, no spaces) at the start of
+ * text, which must end there or at one of the characters of `stops`, and
+ * lie in [min, max]. Stores it in *out and returns true, or returns false.
+ */
+bool cli_parse_long(const char *text, const char *stops, long min, long max, long *out);
+
 /* Copies the first sentence of text (up to ". ") into buf. Returns buf. */
 char *cli_first_sentence(const char *text, char *buf, size_t size);
 

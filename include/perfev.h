@@ -18,5 +18,6 @@
 #include "perfev/tracepoint.h"
 #include "perfev/pfm.h"
 #include "perfev/parse.h"
+#include "perfev/selfmon.h"
 
 #endif /* PERFEV_H */

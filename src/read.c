@@ -121,6 +121,24 @@ PEV_API void pev_count_scale(struct pev_count *c)
 	c->scaled = s > UINT64_MAX ? UINT64_MAX : (uint64_t)s;
 }
 
+/*
+ * Scales a count read with read_format rf. Scaling needs both times: with
+ * only one of them (TOTAL_TIME_ENABLED without RUNNING, say) a running time
+ * of 0 means "not read", not "never ran", and the value is taken as complete.
+ */
+static void scale_as_read(uint64_t rf, struct pev_count *c)
+{
+	const uint64_t both = PEV_FORMAT_TOTAL_TIME_ENABLED | PEV_FORMAT_TOTAL_TIME_RUNNING;
+
+	if ((rf & both) == both) {
+		pev_count_scale(c);
+		return;
+	}
+	c->counted = true;
+	c->running = 1.0;
+	c->scaled = c->value;
+}
+
 /* The largest group perfev reads on the stack; bigger ones use the heap. */
 #define STACK_WORDS 96
 
@@ -194,10 +212,13 @@ static int add_fd(const struct pev_counter *c, int i, struct pev_count *out)
 	}
 	/* Our entry: by id when the kernel gives ids, else by position. */
 	int k = rf & PEV_FORMAT_GROUP ? group_position(c) : 0;
-	if ((rf & PEV_FORMAT_GROUP) && (rf & PEV_FORMAT_ID) && c->slots[i].id)
+	if ((rf & PEV_FORMAT_GROUP) && (rf & PEV_FORMAT_ID) && c->slots[i].id) {
+		/* An id missing from the read: the entry at our position is another event's. */
+		k = nr;
 		for (int j = 0; j < nr && j < (int)group_size(c) + 1; j++)
 			if (values[j].id == c->slots[i].id)
 				k = j;
+	}
 	if (k >= nr) {
 		r = PEV_EFORMAT;
 		goto out;
@@ -206,7 +227,7 @@ static int add_fd(const struct pev_counter *c, int i, struct pev_count *out)
 	out->lost += values[k].lost;
 	out->time_enabled += te;
 	out->time_running += tr;
-	out->id = c->nr == 1 ? values[k].id : 0;
+	out->id = values[k].id; /* pev_counter_read clears it when it sums several */
 out:
 	if (values != &one)
 		free(values);
@@ -241,7 +262,7 @@ PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out)
 			out->id = buf[at++];
 		if (rf & PEV_FORMAT_LOST)
 			out->lost = buf[at];
-		pev_count_scale(out);
+		scale_as_read(rf, out);
 		return 0;
 	}
 	for (int i = 0; i < c->nr; i++) {
@@ -249,7 +270,9 @@ PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out)
 		if (r < 0)
 			return r;
 	}
-	pev_count_scale(out);
+	if (c->nr != 1)
+		out->id = 0; /* a sum over descriptors has no single id */
+	scale_as_read(c->attr.read_format, out);
 	return 0;
 }
 
@@ -261,7 +284,7 @@ PEV_API int pev_counter_read_fd(const struct pev_counter *c, int i, struct pev_c
 	int r = add_fd(c, i, out);
 	if (r < 0)
 		return r;
-	pev_count_scale(out);
+	scale_as_read(c->attr.read_format, out);
 	return 0;
 }
 
@@ -301,11 +324,16 @@ PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_
 		for (int k = 0; k < filled; k++) {
 			const struct pev_counter *c = k == 0 ? leader : leader->members[k - 1];
 			int at = k;
-			/* Match by id when there are ids: the kernel's order is the same, but ids are certain. */
-			if ((rf & PEV_FORMAT_ID) && c->slots[i].id)
+			/*
+			 * Match by id when there are ids: the kernel's order is the same, but
+			 * ids are certain. A member whose id is missing has no value here.
+			 */
+			if ((rf & PEV_FORMAT_ID) && c->slots[i].id) {
+				at = got;
 				for (int j = 0; j < got && j < (int)nr; j++)
 					if (values[j].id == c->slots[i].id)
 						at = j;
+			}
 			if (at >= got) {
 				r = PEV_EFORMAT;
 				break;
@@ -322,6 +350,6 @@ PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_
 	if (r < 0)
 		return r;
 	for (int k = 0; k < filled; k++)
-		pev_count_scale(&out[k]);
+		scale_as_read(rf, &out[k]);
 	return filled;
 }

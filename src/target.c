@@ -52,16 +52,33 @@ static int cpus_from_list(const char *list, const char *what, int **out, struct 
 	if (!*out)
 		return PEV_ENOMEM;
 	pev__cpulist_parse(list, *out, n);
-	/* A CPU named twice would open twice. */
+	/*
+	 * A CPU named twice would open twice. One bit per CPU number (the parser
+	 * caps numbers at 2^20): a long list such as "0-99999" is checked in
+	 * linear time, not n^2.
+	 */
+	int top = 0;
 	for (int i = 0; i < n; i++)
-		for (int j = i + 1; j < n; j++)
-			if ((*out)[i] == (*out)[j]) {
-				int cpu = (*out)[i];
-				free(*out);
-				*out = NULL;
-				return pev__bad_arg(err, "pev_counter_open", "cpus",
-						    "CPU %d appears twice in '%s'", cpu, list);
-			}
+		if ((*out)[i] > top)
+			top = (*out)[i];
+	unsigned char *seen = calloc((size_t)top / 8 + 1, 1);
+	if (!seen) {
+		free(*out);
+		*out = NULL;
+		return PEV_ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		int cpu = (*out)[i];
+		if (seen[cpu / 8] & (1U << (cpu % 8))) {
+			free(seen);
+			free(*out);
+			*out = NULL;
+			return pev__bad_arg(err, "pev_counter_open", "cpus",
+					    "CPU %d appears twice in '%s'", cpu, list);
+		}
+		seen[cpu / 8] |= (unsigned char)(1U << (cpu % 8));
+	}
+	free(seen);
 	return n;
 }
 

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stat.h - what `perfev stat` counts (cmd_stat.c) and prints (stat_print.c)
+ * share: the configuration from the command line, the events, and one
+ * report: a table of cells, one per event and aggregation key (the whole
+ * target, a CPU, or a thread).
+ */
+#ifndef PERFEV_CLI_STAT_H
+#define PERFEV_CLI_STAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "cli.h"
+
+/* What the counters are attached to. */
+enum stat_target {
+	STAT_TARGET_COMMAND, /* the command perfev runs, and its descendants */
+	STAT_TARGET_PROCESS, /* -p: every thread of existing processes */
+	STAT_TARGET_THREAD,  /* -t: existing threads */
+	STAT_TARGET_CPUS,    /* -C without -a: every task on some CPUs */
+	STAT_TARGET_SYSTEM,  /* -a: every task on every (or -C's) CPU */
+};
+
+/* How counts are summed for printing. */
+enum stat_aggr {
+	STAT_AGGR_GLOBAL, /* one row per event */
+	STAT_AGGR_CPU,    /* -A: one row per event and CPU */
+	STAT_AGGR_THREAD, /* --per-thread: one row per event and thread */
+};
+
+/* The command line, checked. */
+struct stat_config {
+	char **argv; /* the command and its arguments, NULL-terminated; NULL if none */
+	enum stat_target target;
+	const char *target_text; /* -p, -t or -C as given (for the heading) */
+	pid_t *ids;              /* -p pids or -t tids */
+	int nids;
+	int *cpus; /* -a / -C: the CPUs, ascending */
+	int ncpus;
+	char *cpu_list; /* the same as a list for pev_target_cpu_list ("0,1") */
+	enum stat_aggr aggr;
+	int repeat;      /* -r: runs of the command (1 without -r) */
+	int interval_ms; /* -I, or 0 */
+	const char *sep; /* -x: CSV output with this separator, or NULL */
+	bool json;       /* -j */
+	FILE *out;       /* -o FILE, or stderr */
+};
+
+/* Events whose counts feed a metric of another event. */
+enum stat_class {
+	STAT_CLASS_OTHER,
+	STAT_CLASS_TASK_CLOCK,
+	STAT_CLASS_CPU_CLOCK,
+	STAT_CLASS_CYCLES,
+	STAT_CLASS_INSTRUCTIONS,
+	STAT_CLASS_BRANCHES,
+	STAT_CLASS_BRANCH_MISSES,
+	STAT_CLASS_CACHE_REFS,
+	STAT_CLASS_CACHE_MISSES,
+	STAT_CLASS_STALLED_FRONTEND,
+	STAT_CLASS_STALLED_BACKEND,
+	STAT_CLASS_L1D_LOADS,
+	STAT_CLASS_L1D_LOAD_MISSES,
+	STAT_CLASS_L1I_LOADS,
+	STAT_CLASS_L1I_LOAD_MISSES,
+	STAT_CLASS_LL_LOADS,
+	STAT_CLASS_LL_LOAD_MISSES,
+	STAT_CLASS_DTLB_LOADS,
+	STAT_CLASS_DTLB_LOAD_MISSES,
+	STAT_CLASS_ITLB_LOADS,
+	STAT_CLASS_ITLB_LOAD_MISSES,
+	STAT_CLASS_COUNT
+};
+
+/* Whether an event could be opened. */
+enum stat_open {
+	STAT_OPEN_OK,
+	STAT_OPEN_UNSUPPORTED, /* this machine lacks it: <not supported> */
+	STAT_OPEN_FAILED,      /* any other failure, or a failed read: <not counted> */
+};
+
+/* One event of the -e lists. */
+struct stat_event {
+	char name[160];                    /* as printed: ":u" added when perfev fell back */
+	const struct pev_event_spec *spec; /* owned by the parsed lists */
+	int leader;                        /* index of its group leader, -1 outside groups */
+	bool has_members;                  /* leads a group with members */
+	enum stat_class cls;
+	enum stat_open open;
+	struct pev_error err;          /* why it is not open (open != STAT_OPEN_OK) */
+	struct pev_counter **counters; /* one per target unit; NULL where it did not open */
+};
+
+/* What a row is about besides its event: a CPU (-A) or a thread (--per-thread). */
+struct stat_key {
+	int cpu;       /* -1 when not per CPU */
+	pid_t tid;     /* -1 when not per thread */
+	char comm[17]; /* the thread's name */
+};
+
+/* The state of one cell of the report. */
+enum stat_cell_state {
+	STAT_CELL_COUNTED,
+	STAT_CELL_NOT_COUNTED,   /* never ran (or the event failed to open or read) */
+	STAT_CELL_NOT_SUPPORTED, /* the event does not exist here */
+};
+
+/* One event at one key: the count and its times, means over the runs. */
+struct stat_cell {
+	enum stat_cell_state state;
+	double value;     /* the count, scaled for multiplexing */
+	double enabled;   /* ns the counter was enabled */
+	double running;   /* ns it was on the PMU */
+	double noise_pct; /* -r: standard deviation of the mean, % of the mean; 0 otherwise */
+};
+
+/* Everything one printout needs. */
+struct stat_report {
+	const struct stat_config *cfg;
+	const struct stat_event *events;
+	int nevents;
+	const struct stat_key *keys;
+	int nkeys;
+	const struct stat_cell *cells; /* cells[event * nkeys + key] */
+	int runs;                      /* runs that finished */
+	double elapsed_ns;             /* wall time (mean over runs), or the interval's length */
+	double elapsed_noise_pct;      /* -r: of the elapsed time */
+	double elapsed_sd_ns;          /* -r: standard deviation of its mean */
+	bool have_rusage;              /* user_s and sys_s are the command's */
+	double user_s, sys_s;
+	double timestamp_s; /* -I: seconds since counting started; < 0 for totals */
+	int exit_status;    /* the command's, or -1 without a command */
+};
+
+/* Returns the class of an event spec (what metrics it feeds or has). */
+enum stat_class stat_classify(const struct pev_event_spec *spec);
+
+/* Text and CSV: the counts of a finished run (or runs): heading, rows, times, notes. */
+void stat_print_totals(const struct stat_report *r);
+
+/* Text and CSV: one interval's rows (the heading line every 25 intervals). */
+void stat_print_interval(const struct stat_report *r, int nth);
+
+/* Text: the notes that explain <not supported> and <not counted> rows. */
+void stat_print_notes(const struct stat_report *r);
+
+/* JSON: collects intervals, then prints the one document at the end. */
+struct stat_json;
+struct stat_json *stat_json_new(const struct stat_config *cfg);
+void stat_json_add_interval(struct stat_json *j, const struct stat_report *r);
+/* Prints the document with r's totals, and frees j. */
+void stat_json_finish(struct stat_json *j, const struct stat_report *r);
+void stat_json_free(struct stat_json *j);
+
+#endif /* PERFEV_CLI_STAT_H */

@@ -1,0 +1,780 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stat_print.c - how `perfev stat` prints a report: perf stat's text
+ * layout, perf's CSV field order (-x), or one JSON document (-j); and the
+ * derived metrics (CPUs utilized, rates, IPC, miss ratios) all three share.
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stat.h"
+
+/* Widths of perf stat's columns. */
+#define VALUE_WIDTH  18
+#define UNIT_WIDTH   4
+#define NAME_WIDTH   32
+#define METRIC_WIDTH 35
+#define MAX_METRICS  2
+
+/* ---- classes and metrics ------------------------------------------------ */
+
+enum stat_class stat_classify(const struct pev_event_spec *spec)
+{
+	static const enum stat_class hw[] = {
+	    [PEV_HW_CPU_CYCLES] = STAT_CLASS_CYCLES,
+	    [PEV_HW_INSTRUCTIONS] = STAT_CLASS_INSTRUCTIONS,
+	    [PEV_HW_CACHE_REFERENCES] = STAT_CLASS_CACHE_REFS,
+	    [PEV_HW_CACHE_MISSES] = STAT_CLASS_CACHE_MISSES,
+	    [PEV_HW_BRANCH_INSTRUCTIONS] = STAT_CLASS_BRANCHES,
+	    [PEV_HW_BRANCH_MISSES] = STAT_CLASS_BRANCH_MISSES,
+	    [PEV_HW_STALLED_CYCLES_FRONTEND] = STAT_CLASS_STALLED_FRONTEND,
+	    [PEV_HW_STALLED_CYCLES_BACKEND] = STAT_CLASS_STALLED_BACKEND,
+	};
+	/* Cache events by level: the class of (read, access) and (read, miss). */
+	static const enum stat_class cache[][2] = {
+	    [PEV_HW_CACHE_L1D] = {STAT_CLASS_L1D_LOADS, STAT_CLASS_L1D_LOAD_MISSES},
+	    [PEV_HW_CACHE_L1I] = {STAT_CLASS_L1I_LOADS, STAT_CLASS_L1I_LOAD_MISSES},
+	    [PEV_HW_CACHE_LL] = {STAT_CLASS_LL_LOADS, STAT_CLASS_LL_LOAD_MISSES},
+	    [PEV_HW_CACHE_DTLB] = {STAT_CLASS_DTLB_LOADS, STAT_CLASS_DTLB_LOAD_MISSES},
+	    [PEV_HW_CACHE_ITLB] = {STAT_CLASS_ITLB_LOADS, STAT_CLASS_ITLB_LOAD_MISSES},
+	};
+	const struct pev_event *ev = &spec->ev;
+	uint64_t config = ev->config & 0xffffffffULL; /* the upper half names a hybrid PMU */
+
+	if (ev->type == PEV_TYPE_SOFTWARE && config == PEV_SW_TASK_CLOCK)
+		return STAT_CLASS_TASK_CLOCK;
+	if (ev->type == PEV_TYPE_SOFTWARE && config == PEV_SW_CPU_CLOCK)
+		return STAT_CLASS_CPU_CLOCK;
+	if (ev->type == PEV_TYPE_HARDWARE && config < sizeof(hw) / sizeof(hw[0]) && hw[config])
+		return hw[config];
+	if (ev->type == PEV_TYPE_HW_CACHE) {
+		uint64_t level = config & 0xff, op = (config >> 8) & 0xff,
+		         result = (config >> 16) & 0xff;
+		if (level < sizeof(cache) / sizeof(cache[0]) && op == PEV_HW_CACHE_OP_READ &&
+		    result <= PEV_HW_CACHE_RESULT_MISS)
+			return cache[level][result];
+	}
+	return STAT_CLASS_OTHER;
+}
+
+static bool is_clock(enum stat_class c)
+{
+	return c == STAT_CLASS_TASK_CLOCK || c == STAT_CLASS_CPU_CLOCK;
+}
+
+/* One derived number: printed with fmt, then its unit. */
+struct metric {
+	double value;
+	const char *fmt;
+	char unit[40];
+};
+
+static const struct stat_cell *cell_at(const struct stat_report *r, int e, int k)
+{
+	return &r->cells[e * r->nkeys + k];
+}
+
+/* The count of the first counted event of class c at key k, when it is above 0. */
+static bool input(const struct stat_report *r, enum stat_class c, int k, double *v)
+{
+	for (int e = 0; e < r->nevents; e++) {
+		const struct stat_cell *cell = cell_at(r, e, k);
+		if (r->events[e].cls == c && cell->state == STAT_CELL_COUNTED && cell->value > 0) {
+			*v = cell->value;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ns of task-clock (or cpu-clock) at key k: the base of per-second rates. */
+static bool clock_ns(const struct stat_report *r, int k, double *ns)
+{
+	return input(r, STAT_CLASS_TASK_CLOCK, k, ns) || input(r, STAT_CLASS_CPU_CLOCK, k, ns);
+}
+
+static void set_metric(struct metric *m, double value, const char *fmt, const char *unit)
+{
+	m->value = value;
+	m->fmt = fmt;
+	snprintf(m->unit, sizeof(m->unit), "%s", unit);
+}
+
+/* A rate per second of clock time, with perf's K/M/G prefixes. */
+static bool rate(const struct stat_report *r, int k, double v, struct metric *m)
+{
+	double ns;
+
+	if (!clock_ns(r, k, &ns))
+		return false;
+	double per_sec = v * 1e9 / ns;
+	const char *unit = "/sec";
+	if (per_sec > 1e9) {
+		per_sec /= 1e9;
+		unit = "G/sec";
+	} else if (per_sec > 1e6) {
+		per_sec /= 1e6;
+		unit = "M/sec";
+	} else if (per_sec > 1e3) {
+		per_sec /= 1e3;
+		unit = "K/sec";
+	}
+	set_metric(m, per_sec, "%8.3f", unit);
+	return true;
+}
+
+/* Miss ratios: the class of the misses, of their total, and the unit. */
+static const struct ratio_def {
+	enum stat_class misses, total;
+	const char *fmt, *unit;
+} ratios[] = {
+    {STAT_CLASS_BRANCH_MISSES, STAT_CLASS_BRANCHES, "%7.2f%%", "of all branches"},
+    {STAT_CLASS_CACHE_MISSES, STAT_CLASS_CACHE_REFS, "%8.3f %%", "of all cache refs"},
+    {STAT_CLASS_L1D_LOAD_MISSES, STAT_CLASS_L1D_LOADS, "%7.2f%%", "of all L1-dcache accesses"},
+    {STAT_CLASS_L1I_LOAD_MISSES, STAT_CLASS_L1I_LOADS, "%7.2f%%", "of all L1-icache accesses"},
+    {STAT_CLASS_LL_LOAD_MISSES, STAT_CLASS_LL_LOADS, "%7.2f%%", "of all LL-cache accesses"},
+    {STAT_CLASS_DTLB_LOAD_MISSES, STAT_CLASS_DTLB_LOADS, "%7.2f%%", "of all dTLB cache accesses"},
+    {STAT_CLASS_ITLB_LOAD_MISSES, STAT_CLASS_ITLB_LOADS, "%7.2f%%", "of all iTLB cache accesses"},
+    {STAT_CLASS_STALLED_FRONTEND, STAT_CLASS_CYCLES, "%7.2f%%", "frontend cycles idle"},
+    {STAT_CLASS_STALLED_BACKEND, STAT_CLASS_CYCLES, "%7.2f%%", "backend cycles idle"},
+};
+
+/*
+ * The metrics of event e at key k, where their inputs were counted: CPUs
+ * utilized for clocks, GHz for cycles, IPC (and stalled cycles per
+ * instruction) for instructions, miss ratios, and otherwise the rate per
+ * second of task-clock. Returns how many (at most MAX_METRICS).
+ */
+static int metrics_of(const struct stat_report *r, int e, int k, struct metric *m)
+{
+	const struct stat_cell *cell = cell_at(r, e, k);
+	enum stat_class cls = r->events[e].cls;
+	double v = cell->value, in, in2, ns;
+
+	if (cell->state != STAT_CELL_COUNTED)
+		return 0;
+	if (is_clock(cls)) {
+		if (r->elapsed_ns <= 0)
+			return 0;
+		set_metric(m, v / r->elapsed_ns, "%8.3f", "CPUs utilized");
+		return 1;
+	}
+	if (cls == STAT_CLASS_CYCLES) {
+		if (!clock_ns(r, k, &ns))
+			return 0;
+		set_metric(m, v / ns, "%8.3f", "GHz");
+		return 1;
+	}
+	if (cls == STAT_CLASS_INSTRUCTIONS && input(r, STAT_CLASS_CYCLES, k, &in)) {
+		int n = 0;
+		set_metric(&m[n++], v / in, "%7.2f ", "insn per cycle");
+		bool fe = input(r, STAT_CLASS_STALLED_FRONTEND, k, &in);
+		bool be = input(r, STAT_CLASS_STALLED_BACKEND, k, &in2);
+		if ((fe || be) && v > 0) {
+			double stalled = fe && be ? (in > in2 ? in : in2) : fe ? in : in2;
+			set_metric(&m[n++], stalled / v, "%7.2f ", "stalled cycles per insn");
+		}
+		return n;
+	}
+	for (size_t i = 0; i < sizeof(ratios) / sizeof(ratios[0]); i++) {
+		if (ratios[i].misses == cls && input(r, ratios[i].total, k, &in)) {
+			set_metric(m, 100.0 * v / in, ratios[i].fmt, ratios[i].unit);
+			return 1;
+		}
+	}
+	return rate(r, k, v, m);
+}
+
+/* ---- shared formatting --------------------------------------------------- */
+
+/* The unit a count is printed in. */
+static const char *unit_of(const struct stat_event *ev)
+{
+	if (is_clock(ev->cls))
+		return "msec";
+	return ev->spec->unit ? ev->spec->unit : "";
+}
+
+/* Rounds to the nearest whole number (perfev does not link libm, to start fast). */
+static long long round_ll(double v)
+{
+	return (long long)(v < 0 ? v - 0.5 : v + 0.5);
+}
+
+/* The count in its unit: msec for clocks, sysfs scale for events that have one. */
+static double value_in_unit(const struct stat_event *ev, double v)
+{
+	if (is_clock(ev->cls))
+		return v / 1e6;
+	return v * ev->spec->scale;
+}
+
+/* Whether the value is shown with two decimals rather than as a whole count. */
+static bool fractional(const struct stat_event *ev)
+{
+	return is_clock(ev->cls) || ev->spec->scale != 1.0;
+}
+
+/* The count as text: "0.64", "1,234,567" (grouped for text), or a state. */
+static void format_value(const struct stat_event *ev, const struct stat_cell *cell, bool csv,
+                         char *buf, size_t size)
+{
+	if (cell->state == STAT_CELL_NOT_SUPPORTED)
+		snprintf(buf, size, "<not supported>");
+	else if (cell->state == STAT_CELL_NOT_COUNTED)
+		snprintf(buf, size, "<not counted>");
+	else if (fractional(ev))
+		snprintf(buf, size, "%.2f", value_in_unit(ev, cell->value));
+	else if (csv)
+		snprintf(buf, size, "%.0f", value_in_unit(ev, cell->value));
+	else
+		cli_group_digits((uint64_t)round_ll(value_in_unit(ev, cell->value)), buf, size);
+}
+
+/* The percentage of enabled time the counter ran (100 when it was never enabled). */
+static double percent_running(const struct stat_cell *cell)
+{
+	return cell->enabled > 0 ? 100.0 * cell->running / cell->enabled : 100.0;
+}
+
+/* The diagnosis without its "cannot open 'x' on thread N: " prefix. */
+static const char *reason_of(const struct pev_error *err)
+{
+	const char *p = strstr(err->message, ": ");
+	return p ? p + 2 : err->message;
+}
+
+/* The first sentence of the reason, for a row. */
+static void short_reason(const struct pev_error *err, char *buf, size_t size)
+{
+	cli_first_sentence(reason_of(err), buf, size);
+	size_t n = strlen(buf);
+	if (n && buf[n - 1] == '.')
+		buf[n - 1] = '\0';
+}
+
+/* A row's prefix: the interval's timestamp, then the CPU or the thread. */
+static void format_prefix(const struct stat_report *r, int k, char *buf, size_t size)
+{
+	const char *sep = r->cfg->sep ? r->cfg->sep : " ";
+	const struct stat_key *key = &r->keys[k];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (r->timestamp_s >= 0) {
+		unsigned long long ns = (unsigned long long)round_ll(r->timestamp_s * 1e9);
+		n += (size_t)snprintf(buf + n, size - n, "%6llu.%09llu%s", ns / 1000000000ULL,
+		                      ns % 1000000000ULL, sep);
+	}
+	if (n >= size)
+		return;
+	if (r->cfg->aggr == STAT_AGGR_CPU)
+		snprintf(buf + n, size - n, r->cfg->sep ? "CPU%d%s" : "CPU%-7d%s", key->cpu, sep);
+	else if (r->cfg->aggr == STAT_AGGR_THREAD)
+		snprintf(buf + n, size - n, r->cfg->sep ? "%s-%d%s" : "%16s-%-8d%s", key->comm,
+		         (int)key->tid, sep);
+}
+
+/* Appends printf output to a line buffer. */
+static void append(char *line, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void append(char *line, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(line);
+	va_list ap;
+
+	if (n + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Writes a line without its trailing blanks. */
+static void put_line(FILE *out, char *line)
+{
+	size_t n = strlen(line);
+
+	while (n && line[n - 1] == ' ')
+		line[--n] = '\0';
+	fprintf(out, "%s\n", line);
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static void text_row(const struct stat_report *r, int e, int k)
+{
+	const struct stat_event *ev = &r->events[e];
+	const struct stat_cell *cell = cell_at(r, e, k);
+	struct metric m[MAX_METRICS];
+	int nm = metrics_of(r, e, k, m);
+	char prefix[128], value[64], line[1024];
+
+	format_prefix(r, k, prefix, sizeof(prefix));
+	format_value(ev, cell, false, value, sizeof(value));
+	snprintf(line, sizeof(line), "%s%*s %-*s %-*s", prefix, VALUE_WIDTH, value, UNIT_WIDTH,
+	         unit_of(ev), NAME_WIDTH, ev->name);
+	if (nm > 0) {
+		char num[48];
+		snprintf(num, sizeof(num), m[0].fmt, m[0].value);
+		int used = 3 + (int)strlen(num);
+		append(line, sizeof(line), " # %s %-*s", num, METRIC_WIDTH - used - 1, m[0].unit);
+	} else {
+		append(line, sizeof(line), "%-*s", METRIC_WIDTH, "");
+	}
+	if (cell->state == STAT_CELL_COUNTED && cell->noise_pct != 0)
+		append(line, sizeof(line), "  ( +-%6.2f%% )", cell->noise_pct);
+	if (cell->state == STAT_CELL_COUNTED && cell->running < cell->enabled)
+		append(line, sizeof(line), "  (%.2f%%)", percent_running(cell));
+	if (cell->state != STAT_CELL_COUNTED && ev->open == STAT_OPEN_FAILED) {
+		char why[256];
+		short_reason(&ev->err, why, sizeof(why));
+		append(line, sizeof(line), " # %s", why);
+	}
+	put_line(r->cfg->out, line);
+	for (int i = 1; i < nm; i++) {
+		char num[48];
+		snprintf(num, sizeof(num), m[i].fmt, m[i].value);
+		snprintf(line, sizeof(line), "%*s # %s %s",
+		         (int)strlen(prefix) + VALUE_WIDTH + UNIT_WIDTH + NAME_WIDTH + 2, "", num,
+		         m[i].unit);
+		put_line(r->cfg->out, line);
+	}
+}
+
+/* ---- CSV ------------------------------------------------------------------- */
+
+/* A metric as perf's CSV has it: the number without padding or '%'. */
+static void csv_metric(const struct metric *m, char *buf, size_t size)
+{
+	char num[48];
+	const char *p = num;
+
+	snprintf(num, sizeof(num), m->fmt, m->value);
+	while (*p == ' ')
+		p++;
+	size_t n = strspn(p, "0123456789.-");
+	snprintf(buf, size, "%.*s", (int)n, p);
+}
+
+static void csv_row(const struct stat_report *r, int e, int k)
+{
+	const struct stat_event *ev = &r->events[e];
+	const struct stat_cell *cell = cell_at(r, e, k);
+	const char *sep = r->cfg->sep;
+	struct metric m[MAX_METRICS];
+	int nm = metrics_of(r, e, k, m);
+	char prefix[128], value[64], num[48] = "";
+	FILE *out = r->cfg->out;
+
+	format_prefix(r, k, prefix, sizeof(prefix));
+	format_value(ev, cell, true, value, sizeof(value));
+	fprintf(out, "%s%s%s%s%s%s", prefix, value, sep, unit_of(ev), sep, ev->name);
+	if (r->runs > 1)
+		fprintf(out, "%s%.2f%%", sep, cell->noise_pct);
+	/* perf's spelling of a row without a count: run time 0, 100.00 percent. */
+	bool counted = cell->state == STAT_CELL_COUNTED;
+	fprintf(out, "%s%.0f%s%.2f%s", sep, counted ? cell->running : 0, sep,
+	        counted ? percent_running(cell) : 100.0, sep);
+	if (nm > 0)
+		csv_metric(&m[0], num, sizeof(num));
+	fprintf(out, "%s%s%s\n", num, sep, nm > 0 ? m[0].unit : "");
+	for (int i = 1; i < nm; i++) {
+		csv_metric(&m[i], num, sizeof(num));
+		fprintf(out, "%s", prefix);
+		for (int f = 0; f < (r->runs > 1 ? 6 : 5); f++)
+			fputs(sep, out);
+		fprintf(out, "%s%s%s\n", num, sep, m[i].unit);
+	}
+}
+
+/* ---- text and CSV reports ------------------------------------------------ */
+
+static void print_rows(const struct stat_report *r)
+{
+	for (int e = 0; e < r->nevents; e++)
+		for (int k = 0; k < r->nkeys; k++) {
+			if (r->cfg->sep)
+				csv_row(r, e, k);
+			else
+				text_row(r, e, k);
+		}
+}
+
+/* " Performance counter stats for 'ls -l' (3 runs):" */
+static void print_heading(const struct stat_report *r)
+{
+	const struct stat_config *cfg = r->cfg;
+	FILE *out = cfg->out;
+
+	fprintf(out, "\n Performance counter stats for ");
+	switch (cfg->target) {
+	case STAT_TARGET_COMMAND:
+		fputc('\'', out);
+		for (int i = 0; cfg->argv[i]; i++)
+			fprintf(out, "%s%s", i ? " " : "", cfg->argv[i]);
+		fputc('\'', out);
+		break;
+	case STAT_TARGET_PROCESS:
+		fprintf(out, "process id '%s'", cfg->target_text);
+		break;
+	case STAT_TARGET_THREAD:
+		fprintf(out, "thread id '%s'", cfg->target_text);
+		break;
+	case STAT_TARGET_CPUS:
+		fprintf(out, "'CPU(s) %s'", cfg->target_text);
+		break;
+	case STAT_TARGET_SYSTEM:
+		fprintf(out, "'system wide'");
+		break;
+	}
+	if (r->runs > 1)
+		fprintf(out, " (%d runs)", r->runs);
+	fprintf(out, ":\n\n");
+}
+
+/* perf's precision for "+-": two digits more than the spread's first significant one. */
+static int precision_of(double sd)
+{
+	int p = 0;
+
+	if (sd <= 0)
+		return 9;
+	if (sd > 1)
+		return 2;
+	while (sd < 1 && p < 15) {
+		sd *= 10;
+		p++;
+	}
+	return p + 2;
+}
+
+static void print_times(const struct stat_report *r)
+{
+	FILE *out = r->cfg->out;
+
+	if (r->runs > 1) {
+		double avg = r->elapsed_ns / 1e9, sd = r->elapsed_sd_ns / 1e9;
+		int p = precision_of(sd);
+		fprintf(out, "\n %17.*f +- %.*f seconds time elapsed", p, avg, p, sd);
+		if (r->elapsed_noise_pct != 0)
+			fprintf(out, "  ( +-%6.2f%% )", r->elapsed_noise_pct);
+		fprintf(out, "\n\n");
+		return;
+	}
+	fprintf(out, "\n %17.9f seconds time elapsed\n\n", r->elapsed_ns / 1e9);
+	if (r->have_rusage)
+		fprintf(out, " %17.9f seconds user\n %17.9f seconds sys\n\n", r->user_s, r->sys_s);
+}
+
+static bool same_reason(const struct stat_report *r, int e, int f);
+
+void stat_print_notes(const struct stat_report *r)
+{
+	FILE *out = r->cfg->out;
+	bool *done = calloc((size_t)r->nevents + 1, sizeof(bool));
+
+	if (!done || r->cfg->sep) {
+		free(done);
+		return;
+	}
+	for (int e = 0; e < r->nevents; e++) {
+		const struct stat_event *ev = &r->events[e];
+		if (done[e] || ev->open == STAT_OPEN_OK)
+			continue;
+		if (ev->open == STAT_OPEN_FAILED) {
+			/* Each failure in full: the message and every hint. */
+			fprintf(out, " note: %s could not be counted: %s\n", ev->name,
+			        reason_of(&ev->err));
+			for (const char *h = ev->err.hint; *h;) {
+				size_t n = strcspn(h, "\n");
+				fprintf(out, " hint: %.*s\n", (int)n, h);
+				h += n + (h[n] == '\n');
+			}
+			continue;
+		}
+		/* Unsupported events with the same reason share one line. */
+		int count = 0;
+		for (int f = e; f < r->nevents; f++)
+			count += same_reason(r, e, f);
+		fprintf(out, " note: ");
+		for (int f = e, i = 0; f < r->nevents; f++) {
+			if (!same_reason(r, e, f))
+				continue;
+			fprintf(out, "%s%s",
+			        i == 0           ? ""
+			        : i == count - 1 ? " and "
+			                         : ", ",
+			        r->events[f].name);
+			done[f] = true;
+			i++;
+		}
+		fprintf(out, " %s not supported here: %s\n", count > 1 ? "are" : "is",
+		        reason_of(&ev->err));
+		if (ev->err.hint[0])
+			fprintf(out, " hint: %.*s\n", (int)strcspn(ev->err.hint, "\n"),
+			        ev->err.hint);
+	}
+	free(done);
+}
+
+void stat_print_totals(const struct stat_report *r)
+{
+	if (!r->cfg->sep)
+		print_heading(r);
+	print_rows(r);
+	if (r->cfg->sep)
+		return;
+	print_times(r);
+	stat_print_notes(r);
+}
+
+void stat_print_interval(const struct stat_report *r, int nth)
+{
+	static const char *const headings[] = {
+	    [STAT_AGGR_GLOBAL] = "#           time             counts unit events",
+	    [STAT_AGGR_CPU] = "#           time CPU                    counts unit events",
+	    [STAT_AGGR_THREAD] =
+	        "#           time             comm-pid                  counts unit events",
+	};
+
+	if (!r->cfg->sep && nth % 25 == 0)
+		fprintf(r->cfg->out, "%s\n", headings[r->cfg->aggr]);
+	print_rows(r);
+	fflush(r->cfg->out);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+struct stat_json {
+	json_object *intervals;
+};
+
+/* A number with at most `decimals` decimals and no trailing zeros; null if not finite. */
+static json_object *jnum(double v, int decimals)
+{
+	char buf[64];
+
+	if (!isfinite(v))
+		return NULL;
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	if (strchr(buf, '.')) {
+		size_t n = strlen(buf);
+		while (buf[n - 1] == '0')
+			buf[--n] = '\0';
+		if (buf[n - 1] == '.')
+			buf[--n] = '\0';
+	}
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, sizeof(buf), "0");
+	return json_object_new_double_s(v, buf);
+}
+
+static json_object *json_error(const struct pev_error *err)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(pev_error_name(err->code)));
+	json_object_object_add(o, "message", json_object_new_string(reason_of(err)));
+	json_object_object_add(o, "hint", json_object_new_string(err->hint));
+	return o;
+}
+
+static json_object *json_row(const struct stat_report *r, int e, int k)
+{
+	const struct stat_event *ev = &r->events[e];
+	const struct stat_cell *cell = cell_at(r, e, k);
+	const struct stat_key *key = &r->keys[k];
+	bool counted = cell->state == STAT_CELL_COUNTED;
+	json_object *o = json_object_new_object(), *metrics = json_object_new_array();
+	struct metric m[MAX_METRICS];
+	int nm = metrics_of(r, e, k, m);
+
+	json_object_object_add(o, "event", json_object_new_string(ev->name));
+	if (r->cfg->aggr == STAT_AGGR_CPU)
+		json_object_object_add(o, "cpu", json_object_new_int(key->cpu));
+	if (r->cfg->aggr == STAT_AGGR_THREAD) {
+		json_object *t = json_object_new_object();
+		json_object_object_add(t, "tid", json_object_new_int((int)key->tid));
+		json_object_object_add(t, "comm", json_object_new_string(key->comm));
+		json_object_object_add(o, "thread", t);
+	}
+	json_object_object_add(o, "value",
+	                       counted ? jnum(value_in_unit(ev, cell->value), 6) : NULL);
+	json_object_object_add(o, "unit", json_object_new_string(unit_of(ev)));
+	json_object_object_add(
+	    o, "count", counted ? json_object_new_int64((int64_t)round_ll(cell->value)) : NULL);
+	json_object_object_add(o, "supported",
+	                       json_object_new_boolean(cell->state != STAT_CELL_NOT_SUPPORTED));
+	json_object_object_add(o, "counted", json_object_new_boolean(counted));
+	json_object_object_add(o, "time_enabled_ns",
+	                       json_object_new_int64((int64_t)round_ll(cell->enabled)));
+	json_object_object_add(o, "time_running_ns",
+	                       json_object_new_int64((int64_t)round_ll(cell->running)));
+	json_object_object_add(o, "percent_running", jnum(percent_running(cell), 2));
+	if (r->runs > 1)
+		json_object_object_add(o, "stddev_percent", jnum(cell->noise_pct, 2));
+	for (int i = 0; i < nm; i++) {
+		json_object *mo = json_object_new_object();
+		json_object_object_add(mo, "value", jnum(m[i].value, 6));
+		json_object_object_add(mo, "unit", json_object_new_string(m[i].unit));
+		json_object_array_add(metrics, mo);
+	}
+	json_object_object_add(o, "metrics", metrics);
+	if (ev->open != STAT_OPEN_OK)
+		json_object_object_add(o, "error", json_error(&ev->err));
+	return o;
+}
+
+static json_object *json_rows(const struct stat_report *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (int e = 0; e < r->nevents; e++)
+		for (int k = 0; k < r->nkeys; k++)
+			json_object_array_add(a, json_row(r, e, k));
+	return a;
+}
+
+/* Whether events e and f were not supported for the same reason. */
+static bool same_reason(const struct stat_report *r, int e, int f)
+{
+	return r->events[f].open == STAT_OPEN_UNSUPPORTED &&
+	       strcmp(reason_of(&r->events[f].err), reason_of(&r->events[e].err)) == 0;
+}
+
+/*
+ * The notes: one per reason events were not supported (with the events),
+ * and one per event that failed otherwise, as the text notes.
+ */
+static json_object *json_notes(const struct stat_report *r)
+{
+	json_object *a = json_object_new_array();
+	bool *done = calloc((size_t)r->nevents + 1, sizeof(bool));
+
+	for (int e = 0; done && e < r->nevents; e++) {
+		const struct stat_event *ev = &r->events[e];
+		if (done[e] || ev->open == STAT_OPEN_OK)
+			continue;
+		json_object *o = json_error(&ev->err), *names = json_object_new_array();
+		for (int f = e; f < r->nevents; f++) {
+			if (f == e || (ev->open == STAT_OPEN_UNSUPPORTED && same_reason(r, e, f))) {
+				json_object_array_add(names,
+				                      json_object_new_string(r->events[f].name));
+				done[f] = true;
+			}
+		}
+		json_object_object_add(o, "events", names);
+		json_object_object_add(o, "supported",
+		                       json_object_new_boolean(ev->open != STAT_OPEN_UNSUPPORTED));
+		json_object_array_add(a, o);
+	}
+	free(done);
+	return a;
+}
+
+struct stat_json *stat_json_new(const struct stat_config *cfg)
+{
+	struct stat_json *j = calloc(1, sizeof(*j));
+
+	if (j && cfg->interval_ms)
+		j->intervals = json_object_new_array();
+	return j;
+}
+
+void stat_json_add_interval(struct stat_json *j, const struct stat_report *r)
+{
+	json_object *o = json_object_new_object();
+
+	if (!j || !j->intervals)
+		return;
+	json_object_object_add(o, "time_seconds", jnum(r->timestamp_s, 9));
+	json_object_object_add(o, "elapsed_seconds", jnum(r->elapsed_ns / 1e9, 9));
+	json_object_object_add(o, "events", json_rows(r));
+	json_object_array_add(j->intervals, o);
+}
+
+static const char *target_name(enum stat_target t)
+{
+	switch (t) {
+	case STAT_TARGET_COMMAND:
+		return "command";
+	case STAT_TARGET_PROCESS:
+		return "process";
+	case STAT_TARGET_THREAD:
+		return "thread";
+	case STAT_TARGET_CPUS:
+		return "cpus";
+	case STAT_TARGET_SYSTEM:
+		return "system-wide";
+	}
+	return "?";
+}
+
+void stat_json_finish(struct stat_json *j, const struct stat_report *r)
+{
+	static const char *const aggr[] = {"global", "cpu", "thread"};
+	const struct stat_config *cfg = r->cfg;
+	json_object *root = json_object_new_object();
+
+	if (cfg->argv) {
+		json_object *cmd = json_object_new_array();
+		for (int i = 0; cfg->argv[i]; i++)
+			json_object_array_add(cmd, json_object_new_string(cfg->argv[i]));
+		json_object_object_add(root, "command", cmd);
+	} else {
+		json_object_object_add(root, "command", NULL);
+	}
+	json_object_object_add(root, "target", json_object_new_string(target_name(cfg->target)));
+	if (cfg->nids) {
+		json_object *ids = json_object_new_array();
+		for (int i = 0; i < cfg->nids; i++)
+			json_object_array_add(ids, json_object_new_int((int)cfg->ids[i]));
+		json_object_object_add(root, cfg->target == STAT_TARGET_PROCESS ? "pids" : "tids",
+		                       ids);
+	}
+	if (cfg->ncpus) {
+		json_object *cpus = json_object_new_array();
+		for (int i = 0; i < cfg->ncpus; i++)
+			json_object_array_add(cpus, json_object_new_int(cfg->cpus[i]));
+		json_object_object_add(root, "cpus", cpus);
+	}
+	json_object_object_add(root, "aggregation", json_object_new_string(aggr[cfg->aggr]));
+	json_object_object_add(root, "runs", json_object_new_int(r->runs));
+	if (cfg->interval_ms)
+		json_object_object_add(root, "interval_ms", json_object_new_int(cfg->interval_ms));
+	json_object_object_add(root, "elapsed_seconds", jnum(r->elapsed_ns / 1e9, 9));
+	if (r->runs > 1)
+		json_object_object_add(root, "elapsed_stddev_percent",
+		                       jnum(r->elapsed_noise_pct, 2));
+	if (r->have_rusage) {
+		json_object_object_add(root, "user_seconds", jnum(r->user_s, 6));
+		json_object_object_add(root, "sys_seconds", jnum(r->sys_s, 6));
+	}
+	json_object_object_add(root, "exit_status",
+	                       r->exit_status >= 0 ? json_object_new_int(r->exit_status) : NULL);
+	json_object_object_add(root, "events", json_rows(r));
+	if (j && j->intervals) {
+		json_object_object_add(root, "intervals", j->intervals);
+		j->intervals = NULL;
+	}
+	json_object_object_add(root, "notes", json_notes(r));
+	fprintf(cfg->out, "%s\n",
+	        json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+	                                                 JSON_C_TO_STRING_SPACED |
+	                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(root);
+	stat_json_free(j);
+}
+
+void stat_json_free(struct stat_json *j)
+{
+	if (!j)
+		return;
+	json_object_put(j->intervals);
+	free(j);
+}

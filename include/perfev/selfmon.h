@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfev/selfmon.h - measuring a region of code from inside the program,
+ * with as little overhead as the machine allows.
+ *
+ *   struct pev_selfmon *s;
+ *   struct pev_count c[2];
+ *   pev_selfmon_open("instructions,cycles", &s, &err);
+ *   pev_selfmon_start(s);
+ *   work();
+ *   pev_selfmon_stop(s);
+ *   pev_selfmon_read(s, c, 2);   // c[0].scaled instructions, c[1].scaled cycles
+ *   pev_selfmon_close(s);
+ *
+ * Every event counts the calling thread, always enabled, with its control
+ * page (struct pev_mmap_page) mapped. Where the kernel lets user space read
+ * a counter (cap_user_rdpmc and cap_user_time set, the event on the PMU),
+ * start and stop read it with the rdpmc instruction and make no system
+ * call. Otherwise they read the whole set with one read(2) of the group.
+ * docs/SELFMON.md has the details.
+ */
+#ifndef PERFEV_SELFMON_H
+#define PERFEV_SELFMON_H
+
+#include <stdbool.h>
+
+#include "perfev/abi.h"
+#include "perfev/common.h"
+#include "perfev/counter.h"
+#include "perfev/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Reads a counter through its mapped control page, without a system call:
+ * the seqlock loop of the kernel's ABI (lock, then index, offset, pmc_width
+ * and the time fields, then lock again, retried while it changed), the
+ * rdpmc instruction on counter index - 1 sign-extended from pmc_width bits
+ * and added to offset, and, with cap_user_time, the time since the page's
+ * last update (rdtsc through time_offset, time_mult and time_shift, and
+ * time_cycles/time_mask with cap_user_time_short) added to time_enabled and
+ * time_running. Without cap_user_time the times are those of the page's
+ * last update. The result is scaled (pev_count_scale); id and lost are 0.
+ *
+ * Only meaningful for an event that counts the calling thread (or the CPU
+ * it runs on) and whose page is mapped in this process.
+ *
+ * Returns 0, PEV_EAGAIN when user space cannot read this counter now (the
+ * page lacks cap_user_rdpmc, index is 0 because the event is not on the
+ * PMU (every software event), the page is inconsistent, or the CPU is not
+ * x86-64): the caller then reads the event with read(2), e.g.
+ * pev_counter_read(). PEV_EBADARG for a NULL argument.
+ */
+PEV_API int pev_mmap_read(const struct pev_mmap_page *pc, struct pev_count *out);
+
+/** A set of events counting the calling thread, for start/stop measurements. Opaque. */
+struct pev_selfmon;
+
+/**
+ * Opens the events of `events` (perfev's event syntax, docs/EVENTS.md, e.g.
+ * "instructions,cycles" or "task-clock,page-faults") on the calling thread,
+ * as one group led by the first event, enabled at once, and maps each
+ * event's control page (one page, read-only; when the mapping is refused
+ * the event is read with read(2)). Braces in `events` are ignored: every
+ * event joins the one group, so they must be able to share one (events of
+ * one hardware PMU, plus any software events). An event without a privilege
+ * modifier counts user space only, as with ":u", so that it opens without
+ * privileges; write ":uk" or ":k" to count the kernel too. Sampling terms
+ * are kept, inherit and enable-on-exec are dropped.
+ *
+ * Use the set from the thread that opened it. Stores the set in *out and
+ * returns 0; on failure nothing stays open, err (optional) says why, and
+ * a negative code is returned.
+ */
+PEV_API int pev_selfmon_open(const char *events, struct pev_selfmon **out,
+			     struct pev_error *err);
+
+/** Closes every event of s and unmaps their pages. NULL is ignored. */
+PEV_API void pev_selfmon_close(struct pev_selfmon *s);
+
+/** Returns how many events s holds, or PEV_EBADARG for NULL. */
+PEV_API int pev_selfmon_count(const struct pev_selfmon *s);
+
+/** Returns the name of event i ("cycles"), owned by s, or NULL when i is out of range. */
+PEV_API const char *pev_selfmon_name(const struct pev_selfmon *s, int i);
+
+/**
+ * Returns true when event i can be read now without a system call (rdpmc
+ * through its control page); false when it is read with read(2), or when
+ * i is out of range. An event on the PMU can move between the two when the
+ * kernel multiplexes it.
+ */
+PEV_API bool pev_selfmon_uses_rdpmc(const struct pev_selfmon *s, int i);
+
+/**
+ * Records every event's count: the start of the region. No system call
+ * when every event is readable with rdpmc, else one read(2) for the group.
+ * Returns 0 or a negative code.
+ */
+PEV_API int pev_selfmon_start(struct pev_selfmon *s);
+
+/**
+ * Records every event's count again: the end of the region (as start).
+ * Returns 0, PEV_EBADARG when s was never started, or a negative code.
+ */
+PEV_API int pev_selfmon_stop(struct pev_selfmon *s);
+
+/**
+ * Fills out (room for max) with what each event counted between the last
+ * start and the stop after it: value, time_enabled and time_running are
+ * differences, then scaled (pev_count_scale) for multiplexing; id is the
+ * kernel's id of the event. Needs no system call. Returns the number of
+ * entries filled, or PEV_EBADARG when there is no stop after a start.
+ */
+PEV_API int pev_selfmon_read(const struct pev_selfmon *s, struct pev_count *out, int max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFEV_SELFMON_H */

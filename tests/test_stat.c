@@ -1,0 +1,1004 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_stat.c - `perfev stat` end to end, as a user runs it: the default
+ * set, groups, CSV, JSON, -r, -I, CPU-wide and per-CPU counting, -p and
+ * --per-thread on live processes, -o, exit statuses, Ctrl-C, every bad
+ * option value, an event that fails in a list, and counts compared with
+ * Debian's perf on the same command.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+/* Leaves no descriptor, mapping or child process behind. */
+static void stat_fini(void)
+{
+	int status;
+	pid_t left = waitpid(-1, &status, WNOHANG);
+
+	th_leak_fini();
+	if (left != -1 || errno != ECHILD) {
+		fprintf(stderr, "leak: a child process is left behind (waitpid: %d)\n", (int)left);
+		abort();
+	}
+}
+
+TestSuite(stat, .init = th_leak_init, .fini = stat_fini, .timeout = 120);
+
+/* ---- running perfev ------------------------------------------------------ */
+
+struct run {
+	int status;
+	char *out;
+	char *err;
+};
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+/* Runs `perfev stat ARGS...` (NULL-terminated). */
+static struct run stat_run(const char *first, ...)
+{
+	const char *argv[48];
+	struct run r;
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = th_perfev_bin();
+	argv[n++] = "stat";
+	va_start(ap, first);
+	for (const char *a = first; a; a = va_arg(ap, const char *)) {
+		cr_assert_lt(n, 47);
+		argv[n++] = a;
+	}
+	va_end(ap);
+	argv[n] = NULL;
+	r.status = th_run((char *const *)argv, false, &r.out, &r.err);
+	return r;
+}
+
+#define perfev_stat(...) stat_run(__VA_ARGS__, (const char *)NULL)
+
+/* Finds an executable in $PATH; returns a malloc'ed path or NULL. */
+static char *which(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
+	char *save = NULL, *found = NULL;
+
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char full[4096];
+		snprintf(full, sizeof(full), "%s/%s", dir, name);
+		if (access(full, X_OK) == 0)
+			found = strdup(full);
+	}
+	free(copy);
+	return found;
+}
+
+static bool have_core_pmu(void)
+{
+	struct stat st;
+
+	return stat("/sys/bus/event_source/devices/cpu", &st) == 0 ||
+	       stat("/sys/bus/event_source/devices/cpu_core", &st) == 0;
+}
+
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+/* ---- reading the output ---------------------------------------------------- */
+
+/* Copies line number `nth` (0-based) of text that contains `needle` into buf. */
+static bool line_with(const char *text, const char *needle, int nth, char *buf, size_t size)
+{
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		if (len < size) {
+			memcpy(buf, line, len);
+			buf[len] = '\0';
+			if (strstr(buf, needle) && nth-- == 0)
+				return true;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+/* How many lines of text contain needle. */
+static int count_lines(const char *text, const char *needle)
+{
+	char buf[1024];
+	int n = 0;
+
+	while (line_with(text, needle, n, buf, sizeof(buf)))
+		n++;
+	return n;
+}
+
+/* Splits a line at each `sep` (in place); returns the number of fields. */
+static int split(char *line, const char *sep, char **fields, int max)
+{
+	int n = 0;
+	size_t len = strlen(sep);
+
+	fields[n++] = line;
+	for (char *p = strstr(line, sep); p && n < max; p = strstr(p, sep)) {
+		*p = '\0';
+		p += len;
+		fields[n++] = p;
+	}
+	return n;
+}
+
+/* Whether s is a decimal number ("12", "0.64"). */
+static bool is_number(const char *s)
+{
+	char *end;
+
+	if (!*s)
+		return false;
+	strtod(s, &end);
+	return *end == '\0';
+}
+
+/* The value in the row of `event` in text output ("   1,234      page-faults"), or -1. */
+static double text_value(const char *text, const char *event)
+{
+	char want[128], buf[1024];
+
+	snprintf(want, sizeof(want), " %s", event);
+	for (int i = 0; line_with(text, want, i, buf, sizeof(buf)); i++) {
+		char name[128] = "", num[64] = "";
+		if (sscanf(buf, " %63s %127s", num, name) != 2)
+			continue;
+		if (strcmp(name, "msec") == 0 && sscanf(buf, " %63s msec %127s", num, name) != 2)
+			continue;
+		if (strcmp(name, event) != 0)
+			continue;
+		char digits[64];
+		size_t d = 0;
+		for (const char *p = num; *p && d + 1 < sizeof(digits); p++)
+			if (*p != ',')
+				digits[d++] = *p;
+		digits[d] = '\0';
+		if (is_number(digits))
+			return strtod(digits, NULL);
+	}
+	return -1;
+}
+
+static json_object *parse_json(const char *text)
+{
+	enum json_tokener_error jerr;
+	json_object *root = json_tokener_parse_verbose(text, &jerr);
+
+	cr_assert_not_null(root, "not JSON (%s): %s", json_tokener_error_desc(jerr), text);
+	cr_assert(json_object_is_type(root, json_type_object), "not an object: %s", text);
+	return root;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	cr_assert(json_object_object_get_ex(o, key, &v), "no key '%s' in %s", key,
+	          json_object_to_json_string(o));
+	return v;
+}
+
+static bool is_json_number(json_object *v)
+{
+	return json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
+}
+
+static double monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- the default set ------------------------------------------------------- */
+
+static const char *const default_set[] = {
+    "task-clock", "context-switches", "cpu-migrations", "page-faults",
+    "cycles",     "instructions",     "branches",       "branch-misses",
+};
+
+Test(stat, default_set_on_true)
+{
+	struct run r = perfev_stat("/bin/true");
+	char line[1024];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, "", "perf stat writes its table to stderr");
+	expect_has(r.err, "Performance counter stats for '/bin/true':");
+	/* Every event of perf's set, in perf's order. */
+	const char *at = r.err;
+	for (size_t i = 0; i < sizeof(default_set) / sizeof(default_set[0]); i++) {
+		char want[64];
+		snprintf(want, sizeof(want), " %s", default_set[i]);
+		const char *p = strstr(at, want);
+		cr_expect_not_null(p, "'%s' in order: %s", default_set[i], r.err);
+		if (p)
+			at = p + 1;
+	}
+	cr_expect(line_with(r.err, " msec task-clock ", 0, line, sizeof(line)), "%s", r.err);
+	expect_has(line, "CPUs utilized");
+	cr_expect(line_with(r.err, " page-faults ", 0, line, sizeof(line)), "%s", r.err);
+	expect_has(line, "/sec");
+	cr_expect_gt(text_value(r.err, "page-faults"), 0);
+	expect_has(r.err, " seconds time elapsed");
+	expect_has(r.err, " seconds user");
+	expect_has(r.err, " seconds sys");
+	if (!have_core_pmu()) {
+		/* Never a silent 0: the rows say so and one note says why. */
+		expect_has(r.err, "   <not supported>      cycles");
+		expect_has(r.err, "   <not supported>      branch-misses");
+		cr_expect_eq(count_lines(r.err, " note: "), 1, "one note: %s", r.err);
+		expect_has(r.err, " note: cycles, instructions, branches and branch-misses are "
+		                  "not supported here: ");
+		expect_has(r.err, "hardware PMU");
+		expect_has(r.err, "\n hint: ");
+	}
+	expect_lacks(r.err, "perfev: error");
+	run_free(&r);
+}
+
+/* ---- groups and failing events ---------------------------------------------- */
+
+Test(stat, groups_are_counted_together)
+{
+	struct run r = perfev_stat("-x", ",", "-e", "{task-clock,page-faults},context-switches",
+	                           "--", "/bin/true");
+	char line[512], *f[16];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(count_lines(r.err, ","), 3, "%s", r.err);
+	for (int i = 0; i < 3; i++) {
+		cr_assert(line_with(r.err, ",", i, line, sizeof(line)));
+		cr_assert_eq(split(line, ",", f, 16), 7, "%s", r.err);
+		cr_expect(is_number(f[0]), "row %d is counted: %s", i, r.err);
+	}
+	run_free(&r);
+}
+
+Test(stat, a_group_whose_leader_fails_leaves_the_rest_counted)
+{
+	if (have_core_pmu())
+		cr_skip_test("needs a machine without a hardware PMU (cycles must fail)");
+	struct run r = perfev_stat("-e", "{cycles,page-faults},task-clock", "--", "/bin/true");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_has(r.err, "<not supported>      cycles");
+	char line[1024];
+	cr_assert(line_with(r.err, "page-faults", 0, line, sizeof(line)), "%s", r.err);
+	expect_has(line, "<not counted>");
+	expect_has(line, "group leader 'cycles'");
+	cr_expect_gt(text_value(r.err, "task-clock"), 0, "%s", r.err);
+	expect_has(r.err, " note: page-faults could not be counted: its group leader");
+	run_free(&r);
+}
+
+Test(stat, an_event_that_fails_in_a_list_is_reported_in_its_row)
+{
+	struct pev_machine m;
+	char list[512] = "task-clock";
+	char failing[32];
+
+	pev_machine_read(&m, NULL);
+	if (m.debug_registers <= 0 || m.debug_registers > 16)
+		cr_skip_test("the number of hardware breakpoint slots is unknown");
+	/* One breakpoint more than the CPU has debug registers: the last one fails. */
+	for (int i = 0; i <= m.debug_registers; i++) {
+		snprintf(failing, sizeof(failing), "mem:0x%x", 0x1000 * (i + 1));
+		strcat(list, ",");
+		strcat(list, failing);
+	}
+	strcat(list, ",page-faults");
+	struct run r = perfev_stat("-e", list, "--", "/bin/true");
+	char line[1024];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(line_with(r.err, failing, 0, line, sizeof(line)), "%s", r.err);
+	expect_has(line, "<not counted>");
+	expect_has(line, "ENOSPC");
+	cr_expect_gt(text_value(r.err, "page-faults"), 0, "the others are counted: %s", r.err);
+	cr_expect_gt(text_value(r.err, "task-clock"), 0, "%s", r.err);
+	cr_expect_geq(text_value(r.err, "mem:0x1000"), 0, "%s", r.err);
+	char note[64];
+	snprintf(note, sizeof(note), " note: %s could not be counted: ", failing);
+	expect_has(r.err, note);
+	run_free(&r);
+}
+
+/* ---- CSV ------------------------------------------------------------------------ */
+
+Test(stat, csv_has_perfs_fields_in_perfs_order)
+{
+	struct run r = perfev_stat("-x", ",", "-e", "task-clock,page-faults,cycles", "/bin/true");
+	char line[512], *f[16];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(count_lines(r.err, "Performance counter"), 0, "no heading: %s", r.err);
+	cr_expect_eq(count_lines(r.err, " note:"), 0, "no notes: %s", r.err);
+
+	cr_assert(line_with(r.err, ",task-clock,", 0, line, sizeof(line)), "%s", r.err);
+	cr_assert_eq(split(line, ",", f, 16), 7, "value,unit,event,run,pct,metric,unit: %s", r.err);
+	cr_expect(is_number(f[0]) && strchr(f[0], '.'), "msec with decimals: %s", f[0]);
+	cr_expect_str_eq(f[1], "msec");
+	cr_expect_str_eq(f[2], "task-clock");
+	cr_expect(is_number(f[3]) && !strchr(f[3], '.'), "run time in ns: %s", f[3]);
+	cr_expect_str_eq(f[4], "100.00");
+	cr_expect(is_number(f[5]), "metric value: %s", f[5]);
+	cr_expect_str_eq(f[6], "CPUs utilized");
+
+	cr_assert(line_with(r.err, ",page-faults,", 0, line, sizeof(line)), "%s", r.err);
+	cr_assert_eq(split(line, ",", f, 16), 7, "%s", r.err);
+	cr_expect(is_number(f[0]) && !strchr(f[0], '.'), "a whole count, no separators: %s", f[0]);
+	cr_expect_str_eq(f[1], "");
+	cr_expect(strstr(f[6], "/sec"), "a rate: %s", f[6]);
+
+	if (!have_core_pmu()) {
+		cr_assert(line_with(r.err, ",cycles,", 0, line, sizeof(line)), "%s", r.err);
+		cr_expect_str_eq(line, "<not supported>,,cycles,0,100.00,,", "perf's spelling");
+	}
+	run_free(&r);
+}
+
+Test(stat, csv_with_repeat_has_the_noise_column)
+{
+	struct run r = perfev_stat("-x", ";", "-r", "2", "-e", "page-faults", "/bin/true");
+	char line[512], *f[16];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(line_with(r.err, ";page-faults;", 0, line, sizeof(line)), "%s", r.err);
+	cr_assert_eq(split(line, ";", f, 16), 8, "%s", r.err);
+	cr_expect(strchr(f[3], '%'), "the noise field after the event: %s", f[3]);
+	run_free(&r);
+}
+
+/* ---- JSON --------------------------------------------------------------------- */
+
+Test(stat, json_is_one_document_with_numbers)
+{
+	struct run r =
+	    perfev_stat("-j", "-e", "task-clock,page-faults,cycles", "--", "sh", "-c", "exit 3");
+
+	cr_assert_eq(r.status, 3, "%s", r.err);
+	json_object *root = parse_json(r.err);
+	json_object *cmd = get(root, "command");
+	cr_expect(json_object_is_type(cmd, json_type_array));
+	cr_expect_eq(json_object_array_length(cmd), 3);
+	cr_expect_str_eq(json_object_get_string(get(root, "target")), "command");
+	cr_expect_eq(json_object_get_int(get(root, "exit_status")), 3);
+	cr_expect_eq(json_object_get_int(get(root, "runs")), 1);
+	cr_expect(is_json_number(get(root, "elapsed_seconds")));
+	cr_expect(is_json_number(get(root, "user_seconds")));
+	json_object *events = get(root, "events");
+	cr_assert_eq(json_object_array_length(events), 3);
+
+	json_object *tc = json_object_array_get_idx(events, 0);
+	cr_expect_str_eq(json_object_get_string(get(tc, "event")), "task-clock");
+	cr_expect_str_eq(json_object_get_string(get(tc, "unit")), "msec");
+	cr_expect(is_json_number(get(tc, "value")), "value is a number");
+	cr_expect_gt(json_object_get_double(get(tc, "value")), 0);
+	cr_expect(json_object_is_type(get(tc, "count"), json_type_int));
+	cr_expect(json_object_get_boolean(get(tc, "counted")));
+	cr_expect(json_object_get_boolean(get(tc, "supported")));
+	cr_expect(json_object_is_type(get(tc, "time_enabled_ns"), json_type_int));
+	cr_expect(json_object_is_type(get(tc, "time_running_ns"), json_type_int));
+	cr_expect(is_json_number(get(tc, "percent_running")));
+	json_object *metrics = get(tc, "metrics");
+	cr_assert_eq(json_object_array_length(metrics), 1);
+	cr_expect(is_json_number(get(json_object_array_get_idx(metrics, 0), "value")));
+	cr_expect_str_eq(json_object_get_string(get(json_object_array_get_idx(metrics, 0), "unit")),
+	                 "CPUs utilized");
+
+	json_object *pf = json_object_array_get_idx(events, 1);
+	cr_expect(json_object_is_type(get(pf, "value"), json_type_int), "a whole count: %s",
+	          json_object_to_json_string(pf));
+	cr_expect_gt(json_object_get_int(get(pf, "value")), 0);
+
+	if (!have_core_pmu()) {
+		json_object *cy = json_object_array_get_idx(events, 2);
+		cr_expect_not(json_object_get_boolean(get(cy, "supported")));
+		cr_expect_not(json_object_get_boolean(get(cy, "counted")));
+		cr_expect(json_object_is_type(get(cy, "value"), json_type_null));
+		cr_expect_str_eq(json_object_get_string(get(get(cy, "error"), "name")),
+		                 "EventNotFound");
+		json_object *notes = get(root, "notes");
+		cr_assert_eq(json_object_array_length(notes), 1);
+		cr_expect(strstr(
+		    json_object_get_string(get(json_object_array_get_idx(notes, 0), "message")),
+		    "hardware PMU"));
+	}
+	json_object_put(root);
+	run_free(&r);
+}
+
+Test(stat, json_with_intervals)
+{
+	struct run r = perfev_stat("-j", "-I", "100", "-e", "task-clock", "--", "sleep", "0.35");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	json_object *root = parse_json(r.err);
+	cr_expect_eq(json_object_get_int(get(root, "interval_ms")), 100);
+	json_object *iv = get(root, "intervals");
+	cr_assert_geq(json_object_array_length(iv), 3, "%s", r.err);
+	json_object *first = json_object_array_get_idx(iv, 0);
+	cr_expect(is_json_number(get(first, "time_seconds")));
+	cr_expect_eq(json_object_array_length(get(first, "events")), 1);
+	json_object_put(root);
+	run_free(&r);
+}
+
+/* ---- -r and -I ---------------------------------------------------------------- */
+
+Test(stat, repeat_prints_means_and_spread)
+{
+	struct run r = perfev_stat("-r", "3", "-e", "task-clock,page-faults", "/bin/true");
+	char line[1024];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_has(r.err, "Performance counter stats for '/bin/true' (3 runs):");
+	cr_assert(line_with(r.err, " msec task-clock ", 0, line, sizeof(line)), "%s", r.err);
+	expect_has(line, "( +-");
+	expect_has(line, "% )");
+	cr_assert(line_with(r.err, "seconds time elapsed", 0, line, sizeof(line)), "%s", r.err);
+	expect_has(line, " +- ");
+	expect_lacks(r.err, "seconds user");
+	run_free(&r);
+}
+
+Test(stat, repeat_returns_the_last_runs_status)
+{
+	struct run r = perfev_stat("-r", "2", "-e", "task-clock", "sh", "-c", "exit 5");
+
+	cr_expect_eq(r.status, 5, "%s", r.err);
+	expect_has(r.err, "(2 runs)");
+	run_free(&r);
+}
+
+Test(stat, intervals_print_deltas)
+{
+	struct run r =
+	    perfev_stat("-I", "100", "-e", "task-clock,page-faults", "--", "sleep", "0.35");
+	char line[1024];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strncmp(r.err, "#           time             counts unit events", 46) == 0,
+	          "the heading first: %s", r.err);
+	int rows = count_lines(r.err, " task-clock");
+	cr_expect_geq(rows, 3, "%s", r.err);
+	cr_expect_leq(rows, 6, "%s", r.err);
+	cr_expect_eq(count_lines(r.err, " page-faults"), rows, "%s", r.err);
+	expect_lacks(r.err, "Performance counter stats");
+	expect_lacks(r.err, "seconds time elapsed");
+	/* sleep does not run in the middle intervals. */
+	expect_has(r.err, "<not counted> msec task-clock");
+	cr_assert(line_with(r.err, " task-clock", 0, line, sizeof(line)));
+	double t = strtod(line, NULL);
+	cr_expect(t > 0.05 && t < 0.3, "the first timestamp: %s", line);
+	run_free(&r);
+}
+
+Test(stat, intervals_in_csv_start_with_the_timestamp)
+{
+	struct run r = perfev_stat("-I", "100", "-x", ",", "-e", "task-clock", "sleep", "0.25");
+	char line[512], *f[16];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(line_with(r.err, ",task-clock,", 0, line, sizeof(line)), "%s", r.err);
+	cr_assert_eq(split(line, ",", f, 16), 8, "%s", r.err);
+	cr_expect(is_number(f[0] + strspn(f[0], " ")), "timestamp: %s", f[0]);
+	cr_expect_eq(count_lines(r.err, "#"), 0, "no heading in CSV: %s", r.err);
+	run_free(&r);
+}
+
+/* ---- CPU-wide ---------------------------------------------------------------- */
+
+Test(stat, cpu_wide_on_cpu_0_with_a_command)
+{
+	struct run r =
+	    perfev_stat("-a", "-C", "0", "-e", "task-clock,context-switches", "--", "sleep", "0.1");
+	char line[1024];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_has(r.err, "Performance counter stats for 'system wide':");
+	cr_assert(line_with(r.err, " msec task-clock ", 0, line, sizeof(line)), "%s", r.err);
+	char *hash = strstr(line, "#");
+	cr_assert_not_null(hash, "%s", line);
+	double cpus = strtod(hash + 1, NULL);
+	cr_expect(cpus > 0.9 && cpus < 1.1, "one CPU is counted the whole time: %s", line);
+	expect_lacks(r.err, "seconds user");
+	run_free(&r);
+
+	r = perfev_stat("-C", "0", "-e", "task-clock", "--", "sleep", "0.05");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_has(r.err, "Performance counter stats for 'CPU(s) 0':");
+	run_free(&r);
+}
+
+Test(stat, no_aggregation_gives_one_row_per_cpu)
+{
+	struct run r = perfev_stat("-a", "-A", "-x", ",", "-e", "task-clock,page-faults", "--",
+	                           "sleep", "0.05");
+	int n = online_cpus();
+	char line[512], *f[16], want[32];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(count_lines(r.err, ",task-clock,"), n, "%s", r.err);
+	cr_expect_eq(count_lines(r.err, ",page-faults,"), n, "%s", r.err);
+	for (int i = 0; i < n; i++) {
+		cr_assert(line_with(r.err, ",task-clock,", i, line, sizeof(line)));
+		cr_assert_eq(split(line, ",", f, 16), 8, "CPU,value,...: %s", r.err);
+		snprintf(want, sizeof(want), "CPU%d", i);
+		cr_expect_str_eq(f[0], want);
+	}
+	run_free(&r);
+
+	r = perfev_stat("-a", "-A", "-e", "task-clock", "sleep", "0.05");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(count_lines(r.err, "CPU"), n, "%s", r.err);
+	expect_has(r.err, "CPU0   ");
+	run_free(&r);
+}
+
+Test(stat, system_wide_without_a_command_stops_at_sigint)
+{
+	int pipefd[2];
+	cr_assert(pipe2(pipefd, O_CLOEXEC) == 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(pipefd[1], 2);
+		execl(th_perfev_bin(), "perfev", "stat", "-a", "-e", "task-clock", (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	usleep(300 * 1000);
+	kill(pid, SIGINT);
+	char buf[8192];
+	size_t len = 0;
+	ssize_t n;
+	while ((n = read(pipefd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(pipefd[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x: %s", status, buf);
+	expect_has(buf, "Performance counter stats for 'system wide':");
+	cr_expect_gt(text_value(buf, "task-clock"), 0, "%s", buf);
+}
+
+/* ---- -p, -t and --per-thread --------------------------------------------------- */
+
+Test(stat, pid_counts_until_the_process_exits)
+{
+	pid_t child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		execlp("sleep", "sleep", "0.4", (char *)NULL);
+		_exit(127);
+	}
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	double t0 = monotonic_s();
+	struct run r = perfev_stat("-p", pid, "-e", "task-clock,page-faults");
+	double took = monotonic_s() - t0;
+	int status;
+	waitpid(child, &status, 0);
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	char want[64];
+	snprintf(want, sizeof(want), "Performance counter stats for process id '%s':", pid);
+	expect_has(r.err, want);
+	cr_expect_geq(text_value(r.err, "task-clock"), 0, "%s", r.err);
+	expect_has(r.err, "seconds time elapsed");
+	cr_expect_lt(took, 3.0, "perfev stopped when the process exited (took %.2f s)", took);
+	cr_expect_gt(took, 0.1, "and not before (took %.2f s)", took);
+	run_free(&r);
+}
+
+Test(stat, tid_with_a_command_as_the_timer)
+{
+	pid_t child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		execlp("sleep", "sleep", "2", (char *)NULL);
+		_exit(127);
+	}
+	char tid[16];
+	snprintf(tid, sizeof(tid), "%d", (int)child);
+	struct run r = perfev_stat("-t", tid, "-e", "task-clock", "--", "sleep", "0.1");
+	kill(child, SIGKILL);
+	int status;
+	waitpid(child, &status, 0);
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	char want[64];
+	snprintf(want, sizeof(want), "Performance counter stats for thread id '%s':", tid);
+	expect_has(r.err, want);
+	run_free(&r);
+}
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	usleep(800 * 1000);
+	return NULL;
+}
+
+Test(stat, per_thread_gives_one_row_per_thread)
+{
+	pid_t child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		pthread_t t[3];
+		for (int i = 0; i < 3; i++)
+			pthread_create(&t[i], NULL, sleeper, NULL);
+		for (int i = 0; i < 3; i++)
+			pthread_join(t[i], NULL);
+		_exit(0);
+	}
+	/* Wait until the child has its 4 threads. */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)child);
+	for (int tries = 0; tries < 100; tries++) {
+		char line[256];
+		int threads = 0;
+		FILE *f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			sscanf(line, "Threads: %d", &threads);
+		if (f)
+			fclose(f);
+		if (threads == 4)
+			break;
+		usleep(10 * 1000);
+	}
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	struct run r = perfev_stat("--per-thread", "-x", ",", "-p", pid, "-e", "task-clock");
+	int status;
+	waitpid(child, &status, 0);
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(count_lines(r.err, ",task-clock,"), 4, "4 threads, 4 rows: %s", r.err);
+	char line[512], *f[16], prefix[32];
+	snprintf(prefix, sizeof(prefix), "-%s", pid);
+	cr_assert(line_with(r.err, prefix, 0, line, sizeof(line)), "comm-pid: %s", r.err);
+	cr_expect_eq(split(line, ",", f, 16), 8, "%s", r.err);
+	run_free(&r);
+
+	/* Text: comm right-aligned in 16 columns, a dash, the thread id. */
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		execlp("sleep", "sleep", "0.2", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	r = perfev_stat("--per-thread", "-p", pid, "-e", "task-clock");
+	waitpid(child, &status, 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	char want[64];
+	snprintf(want, sizeof(want), "           sleep-%s", pid);
+	expect_has(r.err, want);
+	run_free(&r);
+}
+
+/* ---- -o and exit statuses ---------------------------------------------------- */
+
+Test(stat, output_to_a_file)
+{
+	char path[] = "/tmp/perfev-stat-test-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	struct run r = perfev_stat("-o", path, "-e", "task-clock", "/bin/true");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.err, "", "nothing on stderr");
+	FILE *f = fopen(path, "re");
+	cr_assert_not_null(f);
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	unlink(path);
+	expect_has(buf, "Performance counter stats for '/bin/true':");
+	expect_has(buf, " msec task-clock");
+	run_free(&r);
+
+	r = perfev_stat("-o", "/nonexistent-dir/out", "-e", "task-clock", "/bin/true");
+	cr_expect_eq(r.status, 1);
+	expect_has(r.err, "option '-o'");
+	expect_has(r.err, "/nonexistent-dir/out");
+	run_free(&r);
+}
+
+Test(stat, exit_status_is_the_commands)
+{
+	struct run r = perfev_stat("-e", "task-clock", "--", "sh", "-c", "exit 3");
+	cr_expect_eq(r.status, 3, "%s", r.err);
+	expect_has(r.err, "Performance counter stats for 'sh -c exit 3':");
+	run_free(&r);
+
+	r = perfev_stat("-e", "task-clock", "--", "sh", "-c", "kill -9 $$");
+	cr_expect_eq(r.status, 128 + 9, "%s", r.err);
+	expect_has(r.err, "Performance counter stats");
+	run_free(&r);
+}
+
+Test(stat, a_command_that_cannot_start)
+{
+	struct run r = perfev_stat("-e", "task-clock", "perfev-no-such-command");
+	cr_expect_eq(r.status, 127, "%s", r.err);
+	expect_has(r.err, "perfev: error: cannot run 'perfev-no-such-command': command not found");
+	expect_lacks(r.err, "Performance counter stats");
+	run_free(&r);
+
+	char path[] = "/tmp/perfev-stat-noexec-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "#!/bin/sh\n", 10), 10);
+	close(fd);
+	chmod(path, 0644);
+	r = perfev_stat("-e", "task-clock", path);
+	unlink(path);
+	cr_expect_eq(r.status, 126, "%s", r.err);
+	expect_has(r.err, "permission denied");
+	expect_has(r.err, path);
+	expect_lacks(r.err, "Performance counter stats");
+	run_free(&r);
+}
+
+Test(stat, ctrl_c_prints_the_counts_so_far)
+{
+	int pipefd[2];
+	cr_assert(pipe2(pipefd, O_CLOEXEC) == 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(pipefd[1], 2);
+		execl(th_perfev_bin(), "perfev", "stat", "--", "sleep", "5", (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(pipefd[1]);
+	usleep(300 * 1000);
+	double t0 = monotonic_s();
+	kill(-pid, SIGINT); /* as the terminal does: the whole process group */
+	char buf[8192];
+	size_t len = 0;
+	struct pollfd pfd = {pipefd[0], POLLIN, 0};
+	while (len + 1 < sizeof(buf) && poll(&pfd, 1, 5000) > 0) {
+		ssize_t n = read(pipefd[0], buf + len, sizeof(buf) - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	close(pipefd[0]);
+	int status;
+	waitpid(pid, &status, 0);
+	double took = monotonic_s() - t0;
+
+	cr_expect_lt(took, 2.0, "perfev ended promptly (%.2f s)", took);
+	cr_expect(WIFEXITED(status), "perfev itself was not killed: 0x%x", status);
+	cr_expect_eq(WEXITSTATUS(status), 128 + SIGINT, "%s", buf);
+	expect_has(buf, "Performance counter stats for 'sleep 5':");
+	cr_expect_gt(text_value(buf, "task-clock"), 0, "%s", buf);
+	expect_has(buf, "seconds time elapsed");
+}
+
+/* ---- bad input ------------------------------------------------------------------- */
+
+/* Expects exit status 129 and a message naming the option and the value. */
+static void expect_bad(const char *opt, const char *value)
+{
+	struct run r = perfev_stat(opt, value, "-e", "task-clock", "/bin/true");
+	char want[128];
+
+	cr_expect_eq(r.status, 129, "%s %s: %s", opt, value, r.err);
+	snprintf(want, sizeof(want), "perfev: error: option '%s'", opt);
+	expect_has(r.err, want);
+	snprintf(want, sizeof(want), "'%s'", value);
+	expect_has(r.err, want);
+	expect_lacks(r.err, "Performance counter stats");
+	run_free(&r);
+}
+
+Test(stat, bad_values_name_the_option_and_the_value)
+{
+	char gone[16];
+
+	snprintf(gone, sizeof(gone), "%d", (int)th_reaped_pid());
+	expect_bad("-p", "abc");
+	expect_bad("-p", gone);
+	expect_bad("-p", "1,");
+	expect_bad("-t", "x");
+	expect_bad("-t", gone);
+	expect_bad("-C", "x");
+	expect_bad("-C", "0-99999");
+	expect_bad("-C", "3-1");
+	expect_bad("-I", "abc");
+	expect_bad("-I", "0");
+	expect_bad("-I", "9");
+	expect_bad("-r", "0");
+	expect_bad("-r", "-1");
+	expect_bad("-r", "x");
+	expect_bad("-x", "");
+}
+
+Test(stat, bad_usage_exits_129)
+{
+	struct run r = perfev_stat("--bogus", "/bin/true");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "unknown option '--bogus'");
+	expect_has(r.err, "usage: perfev stat");
+	run_free(&r);
+
+	r = perfev_stat("-q", "/bin/true");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "unknown option '-q'");
+	run_free(&r);
+
+	r = perfev_stat("-I");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "option '-I' needs a value");
+	run_free(&r);
+
+	r = perfev_stat("-A", "/bin/true");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "'-A'");
+	run_free(&r);
+
+	r = perfev_stat("--per-thread", "/bin/true");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "'--per-thread'");
+	run_free(&r);
+
+	r = perfev_stat("-x", ",", "-j", "/bin/true");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "'-x' and '-j'");
+	run_free(&r);
+
+	r = perfev_stat("-r", "2", "-I", "100", "/bin/true");
+	cr_expect_eq(r.status, 129);
+	run_free(&r);
+
+	r = perfev_stat("-a", "-p", "1");
+	cr_expect_eq(r.status, 129);
+	run_free(&r);
+
+	r = perfev_stat("-e", "task-clock");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "no command to run");
+	run_free(&r);
+}
+
+/* ---- against perf ----------------------------------------------------------------- */
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+/* The first field of the CSV row of `event` (perf's or perfev's -x,), or -1. */
+static long long csv_count(const char *text, const char *event)
+{
+	char want[96], line[512], *f[16];
+
+	snprintf(want, sizeof(want), ",%s,", event);
+	if (!line_with(text, want, 0, line, sizeof(line)))
+		return -1;
+	split(line, ",", f, 16);
+	return is_number(f[0]) ? atoll(f[0]) : -1;
+}
+
+#define RUNS 7
+
+Test(stat, page_faults_agree_with_perf_within_2_percent)
+{
+	char *perf = which("perf");
+	if (!perf)
+		cr_skip_test("Debian's perf (package linux-perf) is not installed");
+	const char *tools[2] = {th_perfev_bin(), perf};
+	long long counts[2][RUNS];
+
+	for (int i = 0; i < RUNS; i++) {
+		for (int t = 0; t < 2; t++) {
+			const char *argv[] = {tools[t],       "stat",
+			                      "-x",           ",",
+			                      "-e",           "page-faults",
+			                      "--",           "dd",
+			                      "if=/dev/zero", "of=/dev/null",
+			                      "bs=1M",        "count=20",
+			                      "status=none",  NULL};
+			char *out, *err;
+			cr_assert_eq(th_run((char *const *)argv, false, &out, &err), 0, "%s", err);
+			counts[t][i] = csv_count(err, "page-faults");
+			if (counts[t][i] < 0)
+				counts[t][i] = csv_count(err, "page-faults:u");
+			cr_assert_geq(counts[t][i], 0, "%s: %s", tools[t], err);
+			free(out);
+			free(err);
+		}
+	}
+	qsort(counts[0], RUNS, sizeof(long long), cmp_ll);
+	qsort(counts[1], RUNS, sizeof(long long), cmp_ll);
+	long long ours = counts[0][RUNS / 2], theirs = counts[1][RUNS / 2];
+	long long diff = ours > theirs ? ours - theirs : theirs - ours;
+	cr_expect_leq(diff * 100, theirs * 2,
+	              "page-faults of dd: perfev %lld, perf %lld (medians of %d)", ours, theirs,
+	              RUNS);
+	cr_expect_gt(ours, 100, "dd with 1 MiB blocks takes page faults");
+	free(perf);
+}
+
+/* The event names of CSV output, in order, joined by spaces. */
+static void csv_events(const char *text, char *buf, size_t size)
+{
+	char line[512], *f[16];
+
+	buf[0] = '\0';
+	for (int i = 0; line_with(text, ",", i, line, sizeof(line)); i++) {
+		if (split(line, ",", f, 16) < 3)
+			continue;
+		strncat(buf, f[2], size - strlen(buf) - 2);
+		strcat(buf, " ");
+	}
+}
+
+Test(stat, the_default_set_has_perfs_events)
+{
+	char *perf = which("perf");
+	if (!perf)
+		cr_skip_test("Debian's perf (package linux-perf) is not installed");
+	const char *ours[] = {th_perfev_bin(), "stat", "-x", ",", "/bin/true", NULL};
+	const char *theirs[] = {perf, "stat", "-x", ",", "/bin/true", NULL};
+	char *out, *err_ours, *err_theirs, a[1024], b[1024];
+
+	cr_assert_eq(th_run((char *const *)ours, false, &out, &err_ours), 0);
+	free(out);
+	cr_assert_eq(th_run((char *const *)theirs, false, &out, &err_theirs), 0);
+	free(out);
+	csv_events(err_ours, a, sizeof(a));
+	csv_events(err_theirs, b, sizeof(b));
+	cr_expect_str_eq(a, b, "perfev: %s\nperf: %s", err_ours, err_theirs);
+	/* The same rows are <not supported> on both. */
+	cr_expect_eq(count_lines(err_ours, "<not supported>"),
+	             count_lines(err_theirs, "<not supported>"), "perfev: %s\nperf: %s", err_ours,
+	             err_theirs);
+	free(err_ours);
+	free(err_theirs);
+	free(perf);
+}
