@@ -907,8 +907,9 @@ static void list_vendor(struct listing *l, bool all)
 
 	if (!pev_pfm_available()) {
 		if ((s = section_new(l, "vendor", "vendor", "CPU vendor events (libpfm4)")))
-			s->note = dup_or_flag(l, "this perfev was built without libpfm4, so it "
-						 "knows no CPU vendor event names");
+			s->note = dup_or_flag(l, "libpfm4 is not available (perfev was built "
+						 "without it, or libpfm.so.4 is not installed), so "
+						 "no CPU vendor event names are known");
 		return;
 	}
 	int r = pev_pfm_foreach(add_vendor_name, &w);

@@ -16,8 +16,9 @@
  * "cycles", "r0c0") duplicate perf's generic events and raw syntax and vanish
  * when a PMU is forced. Their names are refused, pointing to perf's name.
  *
- * Without PEV_HAVE_PFM (libpfm4 not found at build time) every function
- * answers PEV_EUNSUPPORTED.
+ * libpfm4 is loaded at run time (dlopen, see load_pfm()); without it every
+ * lookup answers PEV_EUNSUPPORTED saying so. Without PEV_HAVE_PFM (no libpfm4
+ * header at build time) every function answers PEV_EUNSUPPORTED.
  */
 #include "perfev/pfm.h"
 #include "pfm_internal.h"
@@ -34,6 +35,7 @@
 
 #ifdef PEV_HAVE_PFM
 #include <ctype.h>
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include <linux/perf_event.h>
@@ -45,16 +47,18 @@
 	"(e.g. skl, icl, spr, amd64_fam19h_zen3), set before perfev first uses libpfm4"
 #define RAW_HINT "or give the code itself: r<hex> or cpu/event=0x..,umask=0x../"
 
-bool pev_pfm_available(void)
-{
-#ifdef PEV_HAVE_PFM
-	return true;
-#else
-	return false;
-#endif
-}
 
 #ifndef PEV_HAVE_PFM
+
+bool pev_pfm_available(void)
+{
+	return false;
+}
+
+void pev__pfm_set_soname(const char *soname)
+{
+	(void)soname;
+}
 
 int pev_pfm_encode(const char *name, struct pev_event *ev, struct pev_error *err)
 {
@@ -93,6 +97,77 @@ int pev_pfm_foreach(pev_pfm_fn fn, void *ctx)
 
 /* ---- initialization ------------------------------------------------------ */
 
+/*
+ * libpfm4 is loaded with dlopen() the first time a vendor name is looked up,
+ * not linked: its tables cost every process that links it tens of thousands
+ * of relocations at start-up (about 15 ms for `perfev stat true`), which the
+ * many programs that never name a vendor event should not pay. The header
+ * still gives the types and the signatures.
+ */
+static const char *pfm_soname = "libpfm.so.4"; /* tests change it: pev__pfm_set_soname() */
+
+static struct {
+	__typeof__(&pfm_initialize) initialize;
+	__typeof__(&pfm_strerror) strerror;
+	__typeof__(&pfm_find_event) find_event;
+	__typeof__(&pfm_get_event_next) get_event_next;
+	__typeof__(&pfm_get_event_info) get_event_info;
+	__typeof__(&pfm_get_event_attr_info) get_event_attr_info;
+	__typeof__(&pfm_get_os_event_encoding) get_os_event_encoding;
+	__typeof__(&pfm_get_pmu_info) get_pmu_info;
+} lib;
+static char pfm_load_error[256]; /* why libpfm4 could not be loaded; "" once it is */
+
+/* Resolves one libpfm4 symbol into *slot; false (and the reason kept) when it is missing. */
+static bool load_symbol(void *handle, const char *symbol, void *slot)
+{
+	void *fn = dlsym(handle, symbol);
+
+	if (!fn) {
+		snprintf(pfm_load_error, sizeof(pfm_load_error), "%s has no %s", pfm_soname, symbol);
+		return false;
+	}
+	memcpy(slot, &fn, sizeof(fn)); /* object pointer to function pointer, bit for bit */
+	return true;
+}
+
+/* Loads libpfm4 into `lib`; false with pfm_load_error set when it cannot. */
+static bool load_pfm(void)
+{
+	void *h = dlopen(pfm_soname, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		const char *why = dlerror();
+		pev__strlcpy(pfm_load_error, why ? why : pfm_soname, sizeof(pfm_load_error));
+		return false;
+	}
+	if (load_symbol(h, "pfm_initialize", &lib.initialize) &&
+	    load_symbol(h, "pfm_strerror", &lib.strerror) &&
+	    load_symbol(h, "pfm_find_event", &lib.find_event) &&
+	    load_symbol(h, "pfm_get_event_next", &lib.get_event_next) &&
+	    load_symbol(h, "pfm_get_event_info", &lib.get_event_info) &&
+	    load_symbol(h, "pfm_get_event_attr_info", &lib.get_event_attr_info) &&
+	    load_symbol(h, "pfm_get_os_event_encoding", &lib.get_os_event_encoding) &&
+	    load_symbol(h, "pfm_get_pmu_info", &lib.get_pmu_info))
+		return true;
+	dlclose(h);
+	memset(&lib, 0, sizeof(lib));
+	return false;
+}
+
+/*
+ * Loading and initializing are separate steps: pev_pfm_available() loads
+ * but leaves pfm_initialize(), which reads LIBPFM_FORCE_PMU, to the first
+ * lookup.
+ */
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static bool pfm_loaded; /* libpfm4 was loaded (lib is filled in) */
+
+static void load_pfm_once(void)
+{
+	pfm_loaded = load_pfm();
+}
+
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_init_ret;
 static char pfm_forced[64];      /* LIBPFM_FORCE_PMU when libpfm4 was initialized */
@@ -104,7 +179,7 @@ static bool pmu_info(int p, pfm_pmu_info_t *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
-	return pfm_get_pmu_info((pfm_pmu_t)p, info) == PFM_SUCCESS && info->name;
+	return lib.get_pmu_info((pfm_pmu_t)p, info) == PFM_SUCCESS && info->name;
 }
 
 /* A PMU of the CPU (core or uncore), not one of libpfm4's generic perf PMUs. */
@@ -126,7 +201,12 @@ static void pfm_init_once(void)
 	if (forced)
 		pev__strlcpy(pfm_forced, forced, sizeof(pfm_forced));
 	pfm_encode_inactive = inactive && atoi(inactive) != 0;
-	pfm_init_ret = pfm_initialize();
+	pthread_once(&load_once, load_pfm_once);
+	if (!pfm_loaded) {
+		pfm_init_ret = PFM_ERR_NOINIT;
+		return;
+	}
+	pfm_init_ret = lib.initialize();
 	if (pfm_init_ret != PFM_SUCCESS)
 		return;
 	/* The active PMUs are fixed once libpfm4 is initialized. */
@@ -223,13 +303,13 @@ static int walk_event(const pfm_pmu_info_t *pmu, int idx, walk_fn fn, void *ctx)
 
 	memset(&event, 0, sizeof(event));
 	event.size = sizeof(event);
-	if (pfm_get_event_info(idx, PFM_OS_NONE, &event) != PFM_SUCCESS || !event.name)
+	if (lib.get_event_info(idx, PFM_OS_NONE, &event) != PFM_SUCCESS || !event.name)
 		return 0;
 	ret = fn(pmu, &event, NULL, ctx);
 	for (int a = 0; !ret && a < event.nattrs; a++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_NONE, &attr) != PFM_SUCCESS ||
+		if (lib.get_event_attr_info(idx, a, PFM_OS_NONE, &attr) != PFM_SUCCESS ||
 		    attr.type != PFM_ATTR_UMASK || !attr.name)
 			continue;
 		ret = fn(pmu, &event, &attr, ctx);
@@ -241,7 +321,7 @@ static int walk_pmu(const pfm_pmu_info_t *pmu, walk_fn fn, void *ctx)
 {
 	int ret = 0;
 
-	for (int idx = pmu->first_event; !ret && idx >= 0; idx = pfm_get_event_next(idx))
+	for (int idx = pmu->first_event; !ret && idx >= 0; idx = lib.get_event_next(idx))
 		ret = walk_event(pmu, idx, fn, ctx);
 	return ret;
 }
@@ -266,7 +346,7 @@ static bool has_umasks(const pfm_event_info_t *event)
 	for (int a = 0; a < event->nattrs; a++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
-		if (pfm_get_event_attr_info(event->idx, a, PFM_OS_NONE, &attr) == PFM_SUCCESS &&
+		if (lib.get_event_attr_info(event->idx, a, PFM_OS_NONE, &attr) == PFM_SUCCESS &&
 		    attr.type == PFM_ATTR_UMASK)
 			return true;
 	}
@@ -307,13 +387,13 @@ static void suggest_attrs(int idx, const char *event_name, const char *word, str
 
 	memset(&event, 0, sizeof(event));
 	event.size = sizeof(event);
-	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT, &event) != PFM_SUCCESS)
+	if (lib.get_event_info(idx, PFM_OS_PERF_EVENT, &event) != PFM_SUCCESS)
 		return;
 	pev__suggest_init(&s, word);
 	for (int a = 0; a < event.nattrs; a++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT, &attr) == PFM_SUCCESS &&
+		if (lib.get_event_attr_info(idx, a, PFM_OS_PERF_EVENT, &attr) == PFM_SUCCESS &&
 		    attr.name && attr.type != PFM_ATTR_RAW_UMASK)
 			pev__suggest_add(&s, attr.name);
 	}
@@ -334,12 +414,12 @@ static int list_umasks(int idx, char *buf, size_t size)
 	buf[0] = '\0';
 	memset(&event, 0, sizeof(event));
 	event.size = sizeof(event);
-	if (pfm_get_event_info(idx, PFM_OS_NONE, &event) != PFM_SUCCESS)
+	if (lib.get_event_info(idx, PFM_OS_NONE, &event) != PFM_SUCCESS)
 		return 0;
 	for (int a = 0; a < event.nattrs; a++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_NONE, &attr) != PFM_SUCCESS ||
+		if (lib.get_event_attr_info(idx, a, PFM_OS_NONE, &attr) != PFM_SUCCESS ||
 		    attr.type != PFM_ATTR_UMASK || !attr.name)
 			continue;
 		if (n < 12)
@@ -359,12 +439,12 @@ static bool is_attr_of(int idx, const char *word, size_t len)
 
 	memset(&event, 0, sizeof(event));
 	event.size = sizeof(event);
-	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT, &event) != PFM_SUCCESS)
+	if (lib.get_event_info(idx, PFM_OS_PERF_EVENT, &event) != PFM_SUCCESS)
 		return false;
 	for (int a = 0; a < event.nattrs; a++) {
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT, &attr) == PFM_SUCCESS &&
+		if (lib.get_event_attr_info(idx, a, PFM_OS_PERF_EVENT, &attr) == PFM_SUCCESS &&
 		    attr.name && strlen(attr.name) == len && strncasecmp(attr.name, word, len) == 0)
 			return true;
 	}
@@ -388,7 +468,7 @@ static int encode_one(const char *name, struct perf_event_attr *attr, int *idx)
 	 * modifiers then comes back with no exclude_* bit, and one that has
 	 * them shows it.
 	 */
-	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3 | PFM_PLMH, PFM_OS_PERF_EVENT,
+	ret = lib.get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3 | PFM_PLMH, PFM_OS_PERF_EVENT,
 	                                &arg);
 	if (ret == PFM_SUCCESS)
 		*idx = arg.idx;
@@ -428,6 +508,13 @@ static int unsupported_cpu(struct pev_error *err, const char *name)
 	pev__error_start(err, PEV_EUNSUPPORTED, 0, NULL, name, true);
 	if (!err)
 		return PEV_EUNSUPPORTED;
+	if (!pfm_loaded) {
+		pev__error_msg(err, "libpfm4 cannot be loaded (%s), so '%s' cannot be looked up "
+		               "in the CPU vendor's event tables", pfm_load_error, name);
+		pev__error_hint(err, "install libpfm4 (Debian: apt install libpfm4)");
+		pev__error_hint(err, RAW_HINT);
+		return PEV_EUNSUPPORTED;
+	}
 	if (pfm_forced[0]) {
 		if (!find_pmu(pfm_forced, strlen(pfm_forced), &info)) {
 			struct pev_suggest s;
@@ -455,7 +542,7 @@ static int unsupported_cpu(struct pev_error *err, const char *name)
 	               cpu, name);
 	if (pfm_init_ret != PFM_SUCCESS)
 		pev__appendf(err->message, sizeof(err->message), " (pfm_initialize: %s)",
-		             pfm_strerror(pfm_init_ret));
+		             lib.strerror(pfm_init_ret));
 	pev__error_hint(err, FORCE_HINT);
 	pev__error_hint(err, RAW_HINT);
 	return PEV_EUNSUPPORTED;
@@ -468,6 +555,17 @@ static int pfm_ready(struct pev_error *err, const char *name)
 	if (pfm_has_cpu_pmu)
 		return 0;
 	return name ? unsupported_cpu(err, name) : PEV_EUNSUPPORTED;
+}
+
+bool pev_pfm_available(void)
+{
+	pthread_once(&load_once, load_pfm_once);
+	return pfm_loaded;
+}
+
+void pev__pfm_set_soname(const char *soname)
+{
+	pfm_soname = soname;
 }
 
 /*
@@ -486,7 +584,7 @@ static int explain_failure(struct pev_error *err, const char *name, const char *
 	if (strlen(tried) > NAME_MAX_LEN) {
 		pev__error_start(err, PEV_ENOTFOUND, 0, NULL, name, true);
 		pev__error_msg(err, "libpfm4 cannot encode '%.64s...': %s", name,
-		               pfm_strerror(ret));
+		               lib.strerror(ret));
 		return PEV_ENOTFOUND;
 	}
 	/* libpfm4 (4.13) separates unit masks and modifiers with '.' as well as ':'. */
@@ -556,7 +654,7 @@ static int explain_failure(struct pev_error *err, const char *name, const char *
 	colon = strchr(rest, ':');
 	snprintf(event_name, sizeof(event_name), "%s%.*s", prefix,
 	         (int)(colon ? (size_t)(colon - rest) : strlen(rest)), rest);
-	idx = pfm_find_event(event_name);
+	idx = lib.find_event(event_name);
 	if (idx < 0) {
 		struct suggest_ctx c;
 		pev__error_start(err, PEV_ENOTFOUND, 0, NULL, name, true);
@@ -623,7 +721,7 @@ static int explain_failure(struct pev_error *err, const char *name, const char *
 		char umasks[512];
 		pev__error_start(err, PEV_ENOTFOUND, 0, NULL, name, true);
 		pev__error_msg(err, "libpfm4's event %s needs a unit mask ('%s': %s)", event_name,
-		               name, pfm_strerror(ret));
+		               name, lib.strerror(ret));
 		if (err && list_umasks(idx, umasks, sizeof(umasks)))
 			pev__error_hint(err, "add one: %s:<umask>, one of %s", event_name, umasks);
 		return PEV_ENOTFOUND;
@@ -633,7 +731,7 @@ static int explain_failure(struct pev_error *err, const char *name, const char *
 	case PFM_ERR_ATTR_SET:
 	case PFM_ERR_ATTR:
 		pev__error_start(err, PEV_EINVAL, 0, NULL, name, true);
-		pev__error_msg(err, "libpfm4 cannot encode '%s': %s", name, pfm_strerror(ret));
+		pev__error_msg(err, "libpfm4 cannot encode '%s': %s", name, lib.strerror(ret));
 		pev__error_hint(err,
 		                "check the modifiers' values and which unit masks of %s go "
 		                "together: libpfm4's manual page for this PMU (man -k libpfm)",
@@ -645,7 +743,7 @@ static int explain_failure(struct pev_error *err, const char *name, const char *
 		return PEV_ENOMEM;
 	default:
 		pev__error_start(err, PEV_EUNEXPECTED, 0, NULL, name, true);
-		pev__error_msg(err, "libpfm4 cannot encode '%s': %s (%d)", name, pfm_strerror(ret),
+		pev__error_msg(err, "libpfm4 cannot encode '%s': %s (%d)", name, lib.strerror(ret),
 		               ret);
 		return PEV_EUNEXPECTED;
 	}
@@ -693,7 +791,7 @@ int pev__pfm_encode(const char *name, struct pev_event *ev, struct pev_opts *opt
 	/* libpfm4's generic perf PMUs: perf's own names cover them. */
 	memset(&event, 0, sizeof(event));
 	event.size = sizeof(event);
-	if (pfm_get_event_info(idx, PFM_OS_NONE, &event) == PFM_SUCCESS &&
+	if (lib.get_event_info(idx, PFM_OS_NONE, &event) == PFM_SUCCESS &&
 	    pmu_info(event.pmu, &pmu) && !is_vendor(&pmu)) {
 		char perf_name[96];
 		struct pev_event generic = {.type = attr.type, .config = attr.config};

@@ -16,4 +16,7 @@
 int pev__pfm_encode(const char *name, struct pev_event *ev, struct pev_opts *opts,
 		    struct pev_error *err);
 
+/* Tests: the library dlopen() loads instead of libpfm.so.4; call before any lookup. */
+void pev__pfm_set_soname(const char *soname);
+
 #endif /* PERFEV_PFM_INTERNAL_H */

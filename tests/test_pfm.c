@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "pfm_internal.h"
 
 /* Bits of a core PMU's config that perf_event, not the encoding, controls. */
 #define USR_OS_EN_BITS ((1ull << 16) | (1ull << 17) | (1ull << 22))
@@ -83,26 +84,44 @@ static void expect_error(const char *name, int code, struct pev_error *err)
 
 TestSuite(pfm, .init = th_leak_init, .fini = th_leak_fini);
 
-Test(pfm, available_exactly_when_linked_with_libpfm)
+Test(pfm, loaded_only_when_asked_for)
 {
-	/* The tests link what libperfev links: libpfm4 is loaded iff perfev was built with it. */
-	void *libpfm = dlopen("libpfm.so.4", RTLD_LAZY | RTLD_NOLOAD);
+	struct pev_event_list *list = NULL;
 
-	cr_expect_eq(pev_pfm_available(), libpfm != NULL);
+	/* libpfm4 is not linked: nothing loads it until a vendor name is wanted. */
+	cr_expect_null(dlopen("libpfm.so.4", RTLD_LAZY | RTLD_NOLOAD));
+	cr_assert_eq(pev_event_parse("task-clock,page-faults:u,sched:sched_switch", NULL, &list,
+	                             NULL), 0);
+	pev_event_list_free(list);
+	cr_expect_null(dlopen("libpfm.so.4", RTLD_LAZY | RTLD_NOLOAD),
+	               "parsing names perf knows loaded libpfm4");
+	/* Asking whether vendor names can be looked up loads it, when there is one. */
+	bool available = pev_pfm_available();
+	void *libpfm = dlopen("libpfm.so.4", RTLD_LAZY | RTLD_NOLOAD);
+	cr_expect_eq(available, libpfm != NULL);
 	if (libpfm)
 		dlclose(libpfm);
 }
 
-Test(pfm, without_libpfm_everything_is_unsupported)
+static int never_called(const char *pmu, const char *name, const char *desc, void *ctx)
+{
+	(void)pmu, (void)name, (void)desc, (void)ctx;
+	cr_assert_fail("called without libpfm4");
+	return 0;
+}
+
+Test(pfm, library_that_does_not_load)
 {
 	struct pev_event ev;
 	struct pev_error err;
 
-	if (pev_pfm_available())
-		cr_skip_test("perfev was built with libpfm4");
+	pev__pfm_set_soname("libpfm-not-installed.so.4");
+	cr_expect_not(pev_pfm_available());
 	cr_expect_eq(pev_pfm_encode("INST_RETIRED:ANY_P", &ev, &err), PEV_EUNSUPPORTED);
-	expect_has(err.message, "built without libpfm4");
-	cr_expect_eq(pev_pfm_foreach(NULL, NULL), PEV_EUNSUPPORTED);
+	expect_has(err.message, "libpfm4 cannot be loaded (libpfm-not-installed.so.4");
+	expect_has(err.hint, "apt install libpfm4");
+	expect_has(err.hint, "r<hex>");
+	cr_expect_eq(pev_pfm_foreach(never_called, NULL), PEV_EUNSUPPORTED);
 }
 
 Test(pfm, bad_arguments)

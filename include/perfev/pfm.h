@@ -31,7 +31,11 @@
 extern "C" {
 #endif
 
-/** Returns true when this perfev was built with libpfm4. */
+/**
+ * Returns true when CPU vendor names can be looked up: perfev was built with
+ * libpfm4's header and libpfm.so.4 loads (the first call loads it; nothing
+ * else in perfev does until a vendor name is looked up).
+ */
 PEV_API bool pev_pfm_available(void);
 
 /**
