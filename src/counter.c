@@ -271,6 +271,7 @@ static int open_counter(const union attr_buf *attr, const char *name,
 		if (target.cgroup)
 			for (int i = 0; i < c->nr; i++)
 				c->slots[i].tid = -1;
+		pev__single_read_init(c);
 		*out = c;
 		c = NULL;
 	}

@@ -130,7 +130,8 @@ static void scale_as_read(uint64_t rf, struct pev_count *c)
 {
 	const uint64_t both = PEV_FORMAT_TOTAL_TIME_ENABLED | PEV_FORMAT_TOTAL_TIME_RUNNING;
 
-	if ((rf & both) == both) {
+	/* Multiplexed or never ran: the general rule. Ran all the time: the value as is. */
+	if ((rf & both) == both && (c->time_running < c->time_enabled || !c->time_running)) {
 		pev_count_scale(c);
 		return;
 	}
@@ -236,35 +237,56 @@ out:
 	return r;
 }
 
+void pev__single_read_init(struct pev_counter *c)
+{
+	uint64_t rf = c->attr.read_format;
+	struct pev__single_read *s = &c->single;
+	uint8_t at = 1;
+
+	memset(s, 0, sizeof(*s));
+	if (c->nr != 1 || (rf & PEV_FORMAT_GROUP))
+		return;
+	s->pos_enabled = (rf & PEV_FORMAT_TOTAL_TIME_ENABLED) ? at++ : SINGLE_READ_ZERO;
+	s->pos_running = (rf & PEV_FORMAT_TOTAL_TIME_RUNNING) ? at++ : SINGLE_READ_ZERO;
+	s->pos_id = (rf & PEV_FORMAT_ID) ? at++ : SINGLE_READ_ZERO;
+	s->pos_lost = (rf & PEV_FORMAT_LOST) ? at++ : SINGLE_READ_ZERO;
+	s->words = at;
+	s->scale = (rf & PEV_FORMAT_TOTAL_TIME_ENABLED) && (rf & PEV_FORMAT_TOTAL_TIME_RUNNING);
+}
+
 PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out)
 {
-	uint64_t buf[5];
-
 	if (!c || !out)
 		return PEV_EBADARG;
-	memset(out, 0, sizeof(*out));
-	if (c->nr == 1 && !(c->attr.read_format & PEV_FORMAT_GROUP)) {
-		/* The common case, kept short: one descriptor, one event. */
-		uint64_t rf = c->attr.read_format;
-		size_t words = 1 + header_words(rf) + !!(rf & PEV_FORMAT_ID) + !!(rf & PEV_FORMAT_LOST);
-		ssize_t n = pev__sys_read(c->slots[0].fd, buf, words * 8);
-		size_t at = 1;
-		if (n < 0)
-			return pev_error_from_errno((int)-n);
-		if ((size_t)n != words * 8)
-			return PEV_EFORMAT;
+	if (c->single.words) {
+		/*
+		 * The common case: one descriptor, one event, the layout known
+		 * since open. Kept free of decoding branches: this runs right
+		 * after a system call, when the CPU predicts branches worst.
+		 */
+		const struct pev__single_read *s = &c->single;
+		uint64_t buf[SINGLE_READ_ZERO + 1];
+		ssize_t n = pev__sys_read(c->slots[0].fd, buf, s->words * 8u);
+		if (n != s->words * 8) {
+			memset(out, 0, sizeof(*out));
+			return n < 0 ? pev_error_from_errno((int)-n) : PEV_EFORMAT;
+		}
+		buf[SINGLE_READ_ZERO] = 0;
 		out->value = buf[0];
-		if (rf & PEV_FORMAT_TOTAL_TIME_ENABLED)
-			out->time_enabled = buf[at++];
-		if (rf & PEV_FORMAT_TOTAL_TIME_RUNNING)
-			out->time_running = buf[at++];
-		if (rf & PEV_FORMAT_ID)
-			out->id = buf[at++];
-		if (rf & PEV_FORMAT_LOST)
-			out->lost = buf[at];
-		scale_as_read(rf, out);
+		out->time_enabled = buf[s->pos_enabled];
+		out->time_running = buf[s->pos_running];
+		out->id = buf[s->pos_id];
+		out->lost = buf[s->pos_lost];
+		if (s->scale && (out->time_running < out->time_enabled || !out->time_running)) {
+			pev_count_scale(out); /* multiplexed, or never ran */
+		} else {
+			out->scaled = out->value;
+			out->running = 1.0;
+			out->counted = true;
+		}
 		return 0;
 	}
+	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < c->nr; i++) {
 		int r = add_fd(c, i, out);
 		if (r < 0)
@@ -288,13 +310,33 @@ PEV_API int pev_counter_read_fd(const struct pev_counter *c, int i, struct pev_c
 	return 0;
 }
 
+/*
+ * Where the value of c (position k in its group) is among the nr entries of
+ * a group read of descriptor i (entries of `per` words each), or nr when it
+ * is missing. With ids, the entry is matched by id: the kernel lists the
+ * leader, then the members in the order they joined, so position k is tried
+ * first, but ids are certain.
+ */
+static size_t group_entry(const struct pev_counter *c, int i, size_t k, uint64_t rf,
+			  const uint64_t *entries, size_t per, size_t nr)
+{
+	uint64_t id = c->slots[i].id;
+
+	if (!(rf & PEV_FORMAT_ID) || !id)
+		return k < nr ? k : nr;
+	if (k < nr && entries[k * per + 1] == id)
+		return k;
+	for (size_t j = 0; j < nr; j++)
+		if (entries[j * per + 1] == id)
+			return j;
+	return nr;
+}
+
 PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_count *out,
 				   int max)
 {
-	uint64_t rf;
-	size_t nr, words;
-	uint64_t *buf;
-	struct pev_read_value *values;
+	uint64_t rf, stack_buf[STACK_WORDS], *buf = stack_buf;
+	size_t nr, words, per, lost_at;
 	int r = 0;
 
 	if (!leader || !out || max < 1 || (leader->leader && leader->leader != leader))
@@ -304,51 +346,61 @@ PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_
 		return PEV_EBADARG;
 	nr = 1 + (size_t)leader->nr_members;
 	words = read_size_words(rf, nr);
-	buf = malloc(words * 8);
-	values = calloc(nr, sizeof(*values));
-	if (!buf || !values) {
-		free(buf);
-		free(values);
+	per = value_words(rf);
+	lost_at = 1 + !!(rf & PEV_FORMAT_ID);
+	if (words > STACK_WORDS && !(buf = malloc(words * 8)))
 		return PEV_ENOMEM;
-	}
 	int filled = (int)nr < max ? (int)nr : max;
-	memset(out, 0, sizeof(*out) * (size_t)filled);
+	/*
+	 * Decoded in place: the layout is known (header, then nr entries), so
+	 * a read is checked by its length and its nr word, then each member's
+	 * entry is found and added. This is the hot path of group counting.
+	 */
 	for (int i = 0; i < leader->nr && r == 0; i++) {
-		uint64_t te, tr;
 		ssize_t n = read_words(leader->slots[i].fd, buf, words);
-		int got = n < 0 ? (int)n : pev_read_decode(buf, (size_t)n, rf, &te, &tr, values, nr);
-		if (got < 0) {
-			r = got;
+		if (n < 0) {
+			r = (int)n;
 			break;
 		}
+		if ((size_t)n != words * 8 || buf[0] != nr) {
+			r = PEV_EFORMAT;
+			break;
+		}
+		size_t at = 1;
+		uint64_t te = (rf & PEV_FORMAT_TOTAL_TIME_ENABLED) ? buf[at++] : 0;
+		uint64_t tr = (rf & PEV_FORMAT_TOTAL_TIME_RUNNING) ? buf[at++] : 0;
+		const uint64_t *entries = buf + at;
 		for (int k = 0; k < filled; k++) {
 			const struct pev_counter *c = k == 0 ? leader : leader->members[k - 1];
-			int at = k;
-			/*
-			 * Match by id when there are ids: the kernel's order is the same, but
-			 * ids are certain. A member whose id is missing has no value here.
-			 */
-			if ((rf & PEV_FORMAT_ID) && c->slots[i].id) {
-				at = got;
-				for (int j = 0; j < got && j < (int)nr; j++)
-					if (values[j].id == c->slots[i].id)
-						at = j;
-			}
-			if (at >= got) {
+			size_t e = group_entry(c, i, (size_t)k, rf, entries, per, nr);
+			if (e >= nr) {
 				r = PEV_EFORMAT;
 				break;
 			}
-			out[k].value += values[at].value;
-			out[k].lost += values[at].lost;
-			out[k].time_enabled += te;
-			out[k].time_running += tr;
-			out[k].id = leader->nr == 1 ? values[at].id : 0;
+			const uint64_t *entry = entries + e * per;
+			struct pev_count v = {
+				.value = entry[0],
+				.time_enabled = te,
+				.time_running = tr,
+				.lost = (rf & PEV_FORMAT_LOST) ? entry[lost_at] : 0,
+				.id = leader->nr == 1 && (rf & PEV_FORMAT_ID) ? entry[1] : 0,
+			};
+			if (i == 0) {
+				out[k] = v; /* whole: no read-modify-write of a fresh buffer */
+			} else {
+				out[k].value += v.value;
+				out[k].lost += v.lost;
+				out[k].time_enabled += te;
+				out[k].time_running += tr;
+			}
 		}
 	}
-	free(buf);
-	free(values);
-	if (r < 0)
+	if (buf != stack_buf)
+		free(buf);
+	if (r < 0) {
+		memset(out, 0, sizeof(*out) * (size_t)filled);
 		return r;
+	}
 	for (int k = 0; k < filled; k++)
 		scale_as_read(rf, &out[k]);
 	return filled;

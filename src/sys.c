@@ -25,7 +25,7 @@ static int real_ioctl(int fd, unsigned long request, unsigned long arg)
 	return r < 0 ? -errno : r;
 }
 
-static ssize_t real_read(int fd, void *buf, size_t count)
+ssize_t pev__sys_real_read(int fd, void *buf, size_t count)
 {
 	ssize_t n;
 
@@ -61,7 +61,7 @@ static int real_close(int fd)
 const struct pev_sys pev__sys_real = {
 	.perf_event_open = real_perf_event_open,
 	.ioctl = real_ioctl,
-	.read = real_read,
+	.read = pev__sys_real_read,
 	.mmap = real_mmap,
 	.munmap = real_munmap,
 	.close = real_close,

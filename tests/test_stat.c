@@ -655,6 +655,27 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+/* Waits (5 s at most) until process pid runs a program named comm: a forked child has exec'd. */
+static bool wait_for_comm(pid_t pid, const char *comm)
+{
+	char path[64], name[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	for (int tries = 0; tries < 500; tries++) {
+		FILE *f = fopen(path, "r");
+		bool same = false;
+		if (f) {
+			same = fgets(name, sizeof(name), f) && strncmp(name, comm, strlen(comm)) == 0 &&
+			       name[strlen(comm)] == '\n';
+			fclose(f);
+		}
+		if (same)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
 Test(stat, per_thread_gives_one_row_per_thread)
 {
 	pid_t child = fork();
@@ -704,6 +725,7 @@ Test(stat, per_thread_gives_one_row_per_thread)
 		_exit(127);
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)child);
+	cr_assert(wait_for_comm(child, "sleep"), "the child did not exec sleep within 5 s");
 	r = perfev_stat("--per-thread", "-p", pid, "-e", "task-clock");
 	waitpid(child, &status, 0);
 	cr_assert_eq(r.status, 0, "%s", r.err);
