@@ -150,6 +150,8 @@ PEV_API int pev_counter_modify(struct pev_counter *c, const struct pev_attr *att
 		c->attr.bp_addr = copy.bp_addr;
 		c->attr.bp_len = copy.bp_len;
 		c->attr.bp_type = copy.bp_type;
+		/* The kernel switches the event on or off as the new block says. */
+		c->attr.flags = (c->attr.flags & ~PEV_ATTR_DISABLED) | (copy.flags & PEV_ATTR_DISABLED);
 	}
 	return r;
 }

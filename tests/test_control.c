@@ -634,6 +634,7 @@ Test(control, modify_moves_a_watchpoint, .init = th_leak_init, .fini = th_leak_f
 	cr_assert_eq(pev_counter_modify(c, &attr), 0);
 	cr_expect_eq(pev_counter_attr(c)->bp_addr, (uint64_t)(uintptr_t)&watch_b,
 		     "the counter records the new address");
+	cr_expect_not(pev_counter_attr(c)->flags & PEV_ATTR_DISABLED, "and that it is enabled");
 	cr_assert_eq(pev_counter_reset(c), 0);
 	write_both(10);
 	cr_expect_eq(value_of(c), 20, "watching b: 20 writes to b count, 10 to a do not");
@@ -657,6 +658,7 @@ Test(control, modify_moves_a_watchpoint, .init = th_leak_init, .fini = th_leak_f
 	attr.flags |= PEV_ATTR_DISABLED;
 	attr.bp_type = PEV_BP_W;
 	cr_assert_eq(pev_counter_modify(c, &attr), 0);
+	cr_expect(pev_counter_attr(c)->flags & PEV_ATTR_DISABLED, "the counter records the bit");
 	cr_assert_eq(pev_counter_reset(c), 0);
 	write_both(10);
 	cr_expect_eq(value_of(c), 0, "modified with the disabled bit: not counting");

@@ -200,7 +200,11 @@ PEV_API int pev_counter_pause_output(struct pev_counter *c, bool pause);
 /**
  * Changes the attributes of an open event (PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
  * the kernel allows it for breakpoints: address, length, kind). attr is a
- * complete attribute block of the same type. Returns 0 or a code.
+ * complete attribute block of the same type. The kernel also takes the
+ * disabled bit from attr: a breakpoint is left counting only when attr has
+ * PEV_ATTR_DISABLED clear (a copy of pev_counter_attr() of a counter opened
+ * disabled switches it off). Other types: PEV_EINVAL (Linux 6.x) or
+ * PEV_EOPNOTSUPP (older). Returns 0 or a code.
  */
 PEV_API int pev_counter_modify(struct pev_counter *c, const struct pev_attr *attr);
 
