@@ -164,48 +164,8 @@ static int parse_ids(char opt, const char *text, pid_t **out, int *n)
 	return 0;
 }
 
-/*
- * Parses a CPU list ("0-3,7") into a bitmap of MAX_CPU + 1 bits. Returns
- * false on a malformed list. A CPU above MAX_CPU is left out of the bitmap
- * and stored in *too_big (when too_big is not NULL; else it is an error).
- */
-static bool cpulist_bits(const char *text, unsigned char *bits, long *too_big)
-{
-	const char *p = text;
-
-	memset(bits, 0, MAX_CPU / 8 + 1);
-	while (*p && *p != '\n') {
-		long lo, hi;
-		char *end;
-		if (*p < '0' || *p > '9')
-			return false;
-		errno = 0;
-		lo = strtol(p, &end, 10);
-		hi = lo;
-		if (*end == '-') {
-			if (end[1] < '0' || end[1] > '9')
-				return false;
-			hi = strtol(end + 1, &end, 10);
-		}
-		if (errno || lo > hi || (*end && *end != ',' && *end != '\n'))
-			return false;
-		if (hi > MAX_CPU) {
-			if (!too_big)
-				return false;
-			*too_big = hi;
-			hi = MAX_CPU;
-		}
-		for (long c = lo; c <= hi; c++)
-			bits[c / 8] |= (unsigned char)(1U << (c % 8));
-		p = *end == ',' ? end + 1 : end;
-		if (*end == ',' && (!*p || *p == '\n'))
-			return false;
-	}
-	return p != text;
-}
-
-/* Reads the online CPUs; falls back to CPU 0 alone when sysfs says nothing. */
-static void online_cpus(unsigned char *bits, char *list, size_t size)
+/* Reads the online CPU list into list; "0" when sysfs says nothing usable. */
+static void online_cpus(char *list, size_t size)
 {
 	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
 
@@ -216,40 +176,43 @@ static void online_cpus(unsigned char *bits, char *list, size_t size)
 		fclose(f);
 	}
 	list[strcspn(list, "\n")] = '\0';
-	if (!cpulist_bits(list, bits, NULL)) {
+	if (pev_cpulist_parse(list, NULL, 0) <= 0)
 		snprintf(list, size, "0");
-		cpulist_bits(list, bits, NULL);
-	}
 }
 
-/* Sets cfg's CPUs from a -C list (NULL: every online CPU). Returns 0 or 129. */
+/*
+ * Sets cfg's CPUs from a -C list (NULL: every online CPU), ascending and
+ * each once. Returns 0, or 129 for a malformed list or an offline CPU.
+ */
 static int parse_cpus(struct stat_config *cfg, const char *text)
 {
-	static unsigned char want[MAX_CPU / 8 + 1], online[MAX_CPU / 8 + 1];
-	char online_list[256], needs[320];
-	long too_big = -1;
+	static unsigned char want[MAX_CPU / 8 + 1];
+	char online[256], needs[320];
+	const char *list = text ? text : online;
+	int n, *cpus;
 
-	online_cpus(online, online_list, sizeof(online_list));
-	if (text && !cpulist_bits(text, want, &too_big))
+	online_cpus(online, sizeof(online));
+	if ((n = pev_cpulist_parse(list, NULL, 0)) <= 0)
 		return bad_value('C', "a list of CPUs such as '0-3,7'", text);
-	if (too_big >= 0) {
-		snprintf(needs, sizeof(needs), "online CPUs (%s here; CPU %ld is not)", online_list,
-		         too_big);
-		return bad_value('C', needs, text);
+	cpus = xcalloc((size_t)n, sizeof(int));
+	pev_cpulist_parse(list, cpus, n);
+	memset(want, 0, sizeof(want));
+	for (int i = 0; i < n; i++) {
+		if (cpus[i] > MAX_CPU || !pev_cpulist_contains(online, cpus[i])) {
+			snprintf(needs, sizeof(needs), "online CPUs (%s here; CPU %d is not)", online,
+			         cpus[i]);
+			free(cpus);
+			return bad_value('C', needs, text);
+		}
+		want[cpus[i] / 8] |= (unsigned char)(1U << (cpus[i] % 8));
 	}
-	if (!text)
-		memcpy(want, online, sizeof(want));
+	free(cpus);
 	cfg->cpus = xcalloc(MAX_CPU + 1, sizeof(int));
 	cfg->cpu_list = xcalloc(MAX_CPU + 1, 8);
 	size_t used = 0;
 	for (int c = 0; c <= MAX_CPU; c++) {
 		if (!(want[c / 8] & (1U << (c % 8))))
 			continue;
-		if (!(online[c / 8] & (1U << (c % 8)))) {
-			snprintf(needs, sizeof(needs), "online CPUs (%s here; CPU %d is not)",
-			         online_list, c);
-			return bad_value('C', needs, text);
-		}
 		used += (size_t)sprintf(cfg->cpu_list + used, "%s%d", cfg->ncpus ? "," : "", c);
 		cfg->cpus[cfg->ncpus++] = c;
 	}

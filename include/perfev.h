@@ -8,6 +8,7 @@
 #include "perfev/common.h"
 #include "perfev/abi.h"
 #include "perfev/error.h"
+#include "perfev/cpulist.h"
 #include "perfev/log.h"
 #include "perfev/event.h"
 #include "perfev/opts.h"

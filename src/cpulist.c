@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#include "cpulist.h"
+/*
+ * cpulist.c - parsing the kernel's CPU list syntax.
+ */
+#include "perfev/cpulist.h"
+#include "perfev/error.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,13 +24,13 @@ static bool read_number(const char **s, long *out)
 	return true;
 }
 
-int pev__cpulist_parse(const char *list, int *cpus, int max)
+PEV_API int pev_cpulist_parse(const char *list, int *cpus, int max)
 {
 	const char *s = list;
 	int n = 0;
 
 	if (!s)
-		return -EINVAL;
+		return PEV_EINVAL;
 	while (*s == ' ' || *s == '\n')
 		s++;
 	if (!*s)
@@ -34,12 +38,12 @@ int pev__cpulist_parse(const char *list, int *cpus, int max)
 	for (;;) {
 		long lo, hi;
 		if (!read_number(&s, &lo))
-			return -EINVAL;
+			return PEV_EINVAL;
 		hi = lo;
 		if (*s == '-') {
 			s++;
 			if (!read_number(&s, &hi) || hi < lo)
-				return -EINVAL;
+				return PEV_EINVAL;
 		}
 		for (long c = lo; c <= hi; c++, n++)
 			if (cpus && n < max)
@@ -50,11 +54,11 @@ int pev__cpulist_parse(const char *list, int *cpus, int max)
 		}
 		while (*s == ' ' || *s == '\n')
 			s++;
-		return *s ? -EINVAL : n;
+		return *s ? PEV_EINVAL : n;
 	}
 }
 
-bool pev__cpulist_contains(const char *list, int cpu)
+PEV_API bool pev_cpulist_contains(const char *list, int cpu)
 {
 	const char *s = list;
 

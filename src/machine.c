@@ -17,7 +17,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cpulist.h"
+#include "perfev/cpulist.h"
 #include "machine_internal.h"
 #include "error_internal.h"
 #include "sys.h"
@@ -239,7 +239,7 @@ static void read_cpu(struct pev_machine *m, const char *root)
 	pev__read_text(path, m->cpus_online_list, sizeof(m->cpus_online_list));
 	pev__path(path, sizeof(path), root, "/sys/devices/system/cpu/possible");
 	pev__read_text(path, m->cpus_possible_list, sizeof(m->cpus_possible_list));
-	int n = pev__cpulist_parse(m->cpus_online_list, NULL, 0);
+	int n = pev_cpulist_parse(m->cpus_online_list, NULL, 0);
 	m->cpus_online = n > 0 ? n : PEV_UNKNOWN;
 	if (!m->cpus_possible_list[0])
 		pev__strlcpy(m->cpus_possible_list, m->cpus_online_list,
@@ -404,12 +404,12 @@ PEV_API int pev_machine_probe_attr_size(struct pev_machine *m)
 
 PEV_API bool pev_machine_cpu_online(const struct pev_machine *m, int cpu)
 {
-	return m && pev__cpulist_contains(m->cpus_online_list, cpu);
+	return m && pev_cpulist_contains(m->cpus_online_list, cpu);
 }
 
 PEV_API bool pev_machine_cpu_possible(const struct pev_machine *m, int cpu)
 {
-	return m && pev__cpulist_contains(m->cpus_possible_list, cpu);
+	return m && pev_cpulist_contains(m->cpus_possible_list, cpu);
 }
 
 PEV_API const char *pev_machine_pmu_name(const struct pev_machine *m, uint32_t type)
@@ -451,7 +451,7 @@ void pev__machine_read_for_check(struct pev_machine *m, const struct pev_attr *a
 			       sizeof(m->cpus_online_list));
 		pev__read_text("/sys/devices/system/cpu/possible", m->cpus_possible_list,
 			       sizeof(m->cpus_possible_list));
-		int n = pev__cpulist_parse(m->cpus_online_list, NULL, 0);
+		int n = pev_cpulist_parse(m->cpus_online_list, NULL, 0);
 		m->cpus_online = n > 0 ? n : PEV_UNKNOWN;
 	}
 	if (attr && (attr->flags & PEV_ATTR_FREQ))

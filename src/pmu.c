@@ -40,7 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cpulist.h"
+#include "perfev/cpulist.h"
 #include "error_internal.h"
 #include "util.h"
 
@@ -596,7 +596,7 @@ static const char *read_cpus(struct reader *r, int pmu_fd, const char *name, boo
 	if (!buf)
 		return NULL;
 	if ((s = read_text_at(r, pmu_fd, name, buf, MAX_CPUS_TEXT + 2)) &&
-	    pev__cpulist_parse(s, NULL, 0) >= 0) {
+	    pev_cpulist_parse(s, NULL, 0) >= 0) {
 		*found = true;
 		if (*s)
 			ret = arena_strdup(&r->list->arena, s);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpulist.h"
+#include "perfev/cpulist.h"
 #include "error_internal.h"
 #include "util.h"
 
@@ -24,7 +24,7 @@ void pev__plan_free(struct pev__plan *plan)
 /* Parses a CPU list into a fresh array. Returns the count or a negative code. */
 static int cpus_from_list(const char *list, const char *what, int **out, struct pev_error *err)
 {
-	int n = pev__cpulist_parse(list, NULL, 0);
+	int n = pev_cpulist_parse(list, NULL, 0);
 
 	if (n <= 0) {
 		if (n == 0 && what)
@@ -51,7 +51,7 @@ static int cpus_from_list(const char *list, const char *what, int **out, struct 
 	*out = malloc(sizeof(int) * (size_t)n);
 	if (!*out)
 		return PEV_ENOMEM;
-	pev__cpulist_parse(list, *out, n);
+	pev_cpulist_parse(list, *out, n);
 	/*
 	 * A CPU named twice would open twice. One bit per CPU number (the parser
 	 * caps numbers at 2^20): a long list such as "0-99999" is checked in

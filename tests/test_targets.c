@@ -146,6 +146,47 @@ static void expect_cpus(const char *list, const int *want, int n)
 	pev_counter_close(c);
 }
 
+Test(targets, cpulist_parse_and_contains, .init = th_leak_init, .fini = th_leak_fini)
+{
+	static const struct {
+		const char *list;
+		int n;
+		int cpus[8];
+	} ok[] = {
+		{"0", 1, {0}},
+		{"0-3,7", 5, {0, 1, 2, 3, 7}},
+		{"7,0-1", 3, {7, 0, 1}},
+		{" 2-2\n", 1, {2}},
+		{"", 0, {0}},
+		{"\n", 0, {0}},
+		{"1048576", 1, {1048576}},
+	};
+	static const char *const bad[] = {"-1", "1-", "3-1", "0,", ",0", "0,,1", "a", "0 1",
+					  "1048577", "0-1048577", "0x1"};
+	int cpus[8];
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		cr_expect_eq(pev_cpulist_parse(ok[i].list, NULL, 0), ok[i].n, "'%s'", ok[i].list);
+		cr_assert_eq(pev_cpulist_parse(ok[i].list, cpus, 8), ok[i].n, "'%s'", ok[i].list);
+		for (int k = 0; k < ok[i].n; k++)
+			cr_expect_eq(cpus[k], ok[i].cpus[k], "'%s' [%d]", ok[i].list, k);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_eq(pev_cpulist_parse(bad[i], cpus, 8), PEV_EINVAL, "'%s'", bad[i]);
+	cr_expect_eq(pev_cpulist_parse(NULL, cpus, 8), PEV_EINVAL);
+	/* More CPUs than room: the count is still the list's, only max are stored. */
+	cpus[2] = -7;
+	cr_expect_eq(pev_cpulist_parse("0-9", cpus, 2), 10);
+	cr_expect_eq(cpus[1], 1);
+	cr_expect_eq(cpus[2], -7);
+
+	cr_expect(pev_cpulist_contains("0-3,7", 7));
+	cr_expect(pev_cpulist_contains("0-3,7", 2));
+	cr_expect_not(pev_cpulist_contains("0-3,7", 4));
+	cr_expect_not(pev_cpulist_contains("0-3,7", -1));
+	cr_expect_not(pev_cpulist_contains(NULL, 0));
+}
+
 Test(targets, cpu_lists_in_the_order_written, .init = th_leak_init, .fini = th_leak_fini)
 {
 	int cpus[1024];
