@@ -111,3 +111,37 @@ void cli_print_wrapped(FILE *out, const char *text, int indent, int width)
 	}
 	fputc('\n', out);
 }
+
+bool cli_code_location(const void *addr, char *file, size_t size, uint64_t *offset)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[1024];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char path[768] = "";
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %767s", &start, &end, &off, path) < 3)
+			continue;
+		if ((uintptr_t)addr >= start && (uintptr_t)addr < end && path[0] == '/') {
+			snprintf(file, size, "%s", path);
+			*offset = (uintptr_t)addr - start + off;
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+void *cli_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p) {
+		cli_error("out of memory");
+		exit(1);
+	}
+	return p;
+}

@@ -55,4 +55,14 @@ bool cli_parse_long(const char *text, const char *stops, long min, long max, lon
 /* Copies the first sentence of text (up to ". ") into buf. Returns buf. */
 char *cli_first_sentence(const char *text, char *buf, size_t size);
 
+/*
+ * Finds the file and file offset of this program's code at addr through
+ * /proc/self/maps (for probing uprobes on perfev itself). Returns false when
+ * addr is in no file-backed mapping.
+ */
+bool cli_code_location(const void *addr, char *file, size_t size, uint64_t *offset);
+
+/* calloc that never returns NULL: out of memory, it says so and exits 1. */
+void *cli_xcalloc(size_t n, size_t size);
+
 #endif /* PERFEV_CLI_H */

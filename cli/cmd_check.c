@@ -202,31 +202,6 @@ static void check_breakpoint(struct check *c, const struct pev_machine *m)
 	try_event(c, &ev, &o, &self, detail);
 }
 
-/* Finds the file and file offset of this program's code at addr through /proc/self/maps. */
-static bool code_location(const void *addr, char *file, size_t size, uint64_t *offset)
-{
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[1024];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char perms[8], path[768] = "";
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %767s", &start, &end, perms, &off,
-			   path) < 4)
-			continue;
-		if ((uintptr_t)addr >= start && (uintptr_t)addr < end && path[0] == '/') {
-			snprintf(file, size, "%s", path);
-			*offset = (uintptr_t)addr - start + off;
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 static void check_uprobe(struct check *c, const struct pev_machine *m)
 {
 	struct pev_opts o = PEV_OPTS_INIT;
@@ -242,7 +217,7 @@ static void check_uprobe(struct check *c, const struct pev_machine *m)
 		snprintf(c->fix, sizeof(c->fix), "boot a kernel with CONFIG_UPROBE_EVENTS=y");
 		return;
 	}
-	if (!code_location((const void *)(uintptr_t)cmd_check, file, sizeof(file), &offset)) {
+	if (!cli_code_location((const void *)(uintptr_t)cmd_check, file, sizeof(file), &offset)) {
 		c->status = CHECK_NO;
 		snprintf(c->detail, sizeof(c->detail), "cannot find perfev's own code in /proc/self/maps");
 		return;

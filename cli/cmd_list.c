@@ -749,30 +749,6 @@ static void list_breakpoints(struct listing *l)
 	}
 }
 
-/* Finds the file and file offset of the code at addr through /proc/self/maps. */
-static bool code_location(const void *addr, char *file, size_t size, uint64_t *offset)
-{
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[1024];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
-		char path[768] = "";
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %767s", &start, &end, &off, path) < 3)
-			continue;
-		if ((uintptr_t)addr >= start && (uintptr_t)addr < end && path[0] == '/') {
-			snprintf(file, size, "%s", path);
-			*offset = (uintptr_t)addr - start + off;
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 /* Opens a uprobe on perfev's own code: whether uprobes (and uretprobes) work here. */
 static void uprobe_verdict(struct listing *l, struct verdict *v)
 {
@@ -781,7 +757,7 @@ static void uprobe_verdict(struct listing *l, struct verdict *v)
 	char file[768];
 	uint64_t offset;
 
-	if (!code_location((const void *)(uintptr_t)cmd_list, file, sizeof(file), &offset)) {
+	if (!cli_code_location((const void *)(uintptr_t)cmd_list, file, sizeof(file), &offset)) {
 		verdict_refused(v, PEV_EUNSUPPORTED,
 				"cannot find perfev's own code in /proc/self/maps to try a uprobe");
 		return;

@@ -155,4 +155,117 @@ void stat_json_add_interval(struct stat_json *j, const struct stat_report *r);
 void stat_json_finish(struct stat_json *j, const struct stat_report *r);
 void stat_json_free(struct stat_json *j);
 
+/* ---- counting and running (stat_count.c, stat_run.c, cmd_stat.c) ---------------- */
+
+#include <sys/resource.h>
+
+#define MAX_LISTS       64      /* most -e options */
+#define MIN_INTERVAL_MS 10      /* -I */
+#define MAX_INTERVAL_MS 86400000
+#define MAX_REPEAT      1000000 /* -r */
+#define TARGET_POLL_MS  100     /* how often to look for exited targets without pidfds */
+
+/* Everything one `perfev stat` holds. */
+struct stat_state {
+	struct stat_config cfg;
+	struct pev_event_list *lists[MAX_LISTS];
+	int nlists;
+	struct stat_event *events;
+	int nevents, cap;
+	struct pev_target *units; /* what each event is opened on: one per pid, tid, or CPU set */
+	int nunits;
+	struct stat_key *keys; /* the rows of each event */
+	int nkeys;
+	int key_cap;
+};
+
+/* One count as read: sums over descriptors and units. */
+struct raw {
+	uint64_t value, enabled, running;
+};
+
+/* Running statistics of one cell over -r runs (Welford). */
+struct acc {
+	int n;
+	double mean, m2;
+	double enabled, running;
+};
+
+/* How one run ended. */
+struct run_result {
+	int exit_code;    /* what perfev exits with */
+	bool exec_failed; /* the command could not be started: nothing to print */
+	bool interrupted; /* stop repeating: a signal ended the run */
+	double elapsed_ns;
+	struct rusage ru;
+	bool have_rusage;
+};
+
+/* stat_count.c: the events, the counters on the target units, the rows, the counts. */
+
+/* Closes every counter (members before their leaders). */
+void stat_counters_free(struct stat_state *s);
+
+/* Frees everything s holds, closing -o's file. */
+void stat_state_free(struct stat_state *s);
+
+/* Parses one -e list and adds its events. Returns 0 or an exit status. */
+int stat_add_events(struct stat_state *s, const char *text);
+
+/* Sets the units each event opens on from the target. */
+void stat_make_units(struct stat_state *s);
+
+/* Opens every event on every unit; a failure is kept in the event's row. */
+void stat_open_events(struct stat_state *s);
+
+/* Enables every leader and lone event (the members follow). */
+void stat_enable_all(struct stat_state *s);
+
+/* Sets the rows of each event: one; one per CPU; or one per thread the counters hold. */
+void stat_make_keys(struct stat_state *s);
+
+/* Reads every open counter into out[event * nkeys + key] (zeroed first). */
+void stat_read_all(struct stat_state *s, struct raw *out);
+
+/* Turns counts (or the deltas now - prev) into cells. */
+void stat_make_cells(const struct stat_state *s, const struct raw *now, const struct raw *prev,
+                     struct stat_cell *cells);
+
+/* Adds one value to a -r accumulator. */
+void stat_acc_value(struct acc *a, double v);
+
+/* The standard deviation of the mean (0 for fewer than two values). */
+double stat_sd_of_mean(const struct acc *a);
+
+/* The standard deviation of the mean, in % of the mean (perf's "+-"). */
+double stat_noise_pct(const struct acc *a);
+
+/* The -r means into cells (states from the last run where nothing counted). */
+void stat_acc_cells(const struct acc *a, struct stat_cell *cells, int n);
+
+/* A report of s with these cells, the rest of its fields cleared. */
+struct stat_report stat_make_report(const struct stat_state *s, const struct stat_cell *cells);
+
+/* stat_run.c: running the command, waiting for the end of counting, intervals. */
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+double stat_now_ns(void);
+
+/* Whether process or thread id exists (a zombie does not count). */
+bool stat_task_exists(pid_t id);
+
+/* Installs the handlers that end counting. Returns 0 or an exit status. */
+int stat_signals_setup(bool command);
+
+/* Restores the default handlers. */
+void stat_signals_restore(void);
+
+/*
+ * One run: starts the command (if any), opens the counters, counts until
+ * the end, and returns the totals (nevents x nkeys cells, malloc'ed; NULL
+ * when the command could not start). Prints intervals with -I.
+ */
+struct stat_cell *stat_run_once(struct stat_state *s, struct stat_json *json,
+                                struct run_result *res);
+
 #endif /* PERFEV_CLI_STAT_H */

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stat_run.c - running `perfev stat`: the signals that end counting, the
+ * -p / -t targets watched for their exit, the command started with its
+ * counters enabled at exec, the wait with -I intervals, and one whole run.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stat.h"
+
+extern char **environ;
+
+double stat_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int wake_pipe[2] = {-1, -1};
+
+static volatile sig_atomic_t stop_signal;
+
+/* SIGCHLD, SIGINT (without a command) and SIGTERM wake the loop up. */
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig != SIGCHLD)
+		stop_signal = sig;
+	if (write(wake_pipe[1], "", 1) < 0) {
+		/* The pipe is full: the loop is awake already. */
+	}
+	errno = saved;
+}
+
+static void drain_wake_pipe(void)
+{
+	char buf[64];
+
+	while (read(wake_pipe[0], buf, sizeof(buf)) > 0)
+		;
+}
+
+/*
+ * Installs the handlers. With a command, SIGINT is ignored: the terminal
+ * sends it to the command too, which ends, and perfev prints the counts.
+ */
+int stat_signals_setup(bool command)
+{
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_NOCLDSTOP};
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+
+	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		cli_error("cannot create a pipe: %s", strerror(errno));
+		return 1;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, command ? &ign : &sa, NULL);
+	return 0;
+}
+
+void stat_signals_restore(void)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGCHLD, &dfl, NULL);
+	sigaction(SIGTERM, &dfl, NULL);
+	sigaction(SIGINT, &dfl, NULL);
+	close(wake_pipe[0]);
+	close(wake_pipe[1]);
+}
+
+/* Whether process or thread id exists (a zombie does not count). */
+bool stat_task_exists(pid_t id)
+{
+	char path[64], buf[512];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)id);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
+/* The -p / -t targets, watched for their exit. */
+struct watch {
+	int *pidfds; /* -1 where pidfd_open failed: poll with kill(2) and /proc */
+	bool *gone;
+	int n;
+};
+
+/* Watches the -p / -t targets when no command decides when counting ends. */
+static void watch_open(struct watch *w, const struct stat_config *cfg)
+{
+	bool targets = cfg->target == STAT_TARGET_PROCESS || cfg->target == STAT_TARGET_THREAD;
+
+	w->n = targets && !cfg->argv ? cfg->nids : 0;
+	w->pidfds = cli_xcalloc((size_t)w->n, sizeof(int));
+	w->gone = cli_xcalloc((size_t)w->n, sizeof(bool));
+	for (int i = 0; i < w->n; i++) {
+#ifdef SYS_pidfd_open
+		w->pidfds[i] = (int)syscall(SYS_pidfd_open, cfg->ids[i], 0);
+		if (w->pidfds[i] >= 0)
+			fcntl(w->pidfds[i], F_SETFD, FD_CLOEXEC);
+#else
+		w->pidfds[i] = -1;
+#endif
+	}
+}
+
+static void watch_close(struct watch *w)
+{
+	for (int i = 0; i < w->n; i++)
+		if (w->pidfds[i] >= 0)
+			close(w->pidfds[i]);
+	free(w->pidfds);
+	free(w->gone);
+}
+
+/* Whether some target has no pidfd (and must be polled). */
+static bool watch_polls(const struct watch *w)
+{
+	for (int i = 0; i < w->n; i++)
+		if (w->pidfds[i] < 0 && !w->gone[i])
+			return true;
+	return false;
+}
+
+/* Marks the targets that exited; returns true when all have. */
+static bool watch_all_gone(struct watch *w, const struct stat_config *cfg, const struct pollfd *fds)
+{
+	bool all = w->n > 0;
+
+	for (int i = 0; i < w->n; i++) {
+		if (w->pidfds[i] >= 0 && (fds[1 + i].revents & (POLLIN | POLLHUP | POLLERR)))
+			w->gone[i] = true;
+		if (w->pidfds[i] < 0 && !w->gone[i] &&
+		    ((kill(cfg->ids[i], 0) < 0 && errno == ESRCH) || !stat_task_exists(cfg->ids[i])))
+			w->gone[i] = true;
+		all = all && w->gone[i];
+	}
+	return all;
+}
+
+/*
+ * Starts the command with posix_spawnp (no fork of perfev's whole address
+ * space): default SIGINT, SIGTERM and SIGCHLD, no blocked signals. With the
+ * command as the target, the counters were opened on perfev itself with
+ * inherit and enable_on_exec: the child inherits them, and they start at
+ * its exec, while perfev's own copies never run. Returns 0 or an errno.
+ */
+static int spawn_command(char **argv, pid_t *child)
+{
+	posix_spawnattr_t attr;
+	sigset_t none, dfl;
+
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGCHLD);
+	int r = posix_spawnattr_init(&attr);
+	if (r != 0)
+		return r;
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	r = posix_spawnp(child, argv[0], NULL, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	return r;
+}
+
+/* Says why the command could not start; returns 127 (not found) or 126. */
+static int exec_error(const char *cmd, int e)
+{
+	if (e == ENOENT && !strchr(cmd, '/')) {
+		cli_error("cannot run '%s': command not found (not in PATH)", cmd);
+		return 127;
+	}
+	if (e == ENOENT) {
+		cli_error("cannot run '%s': no such file", cmd);
+		return 127;
+	}
+	if (e == EACCES)
+		cli_error("cannot run '%s': permission denied (not an executable file, or no "
+		          "execute permission)",
+		          cmd);
+	else if (e == ENOEXEC)
+		cli_error("cannot run '%s': not an executable format", cmd);
+	else
+		cli_error("cannot run '%s': %s", cmd, strerror(e));
+	return 126;
+}
+
+/* The interval printer: reads the counters and prints the deltas since the last tick. */
+struct ticker {
+	struct raw *prev, *now;
+	struct stat_cell *cells;
+	double start_ns, last_ns;
+	int nth;
+	struct stat_json *json;
+};
+
+static void tick(struct stat_state *s, struct ticker *t)
+{
+	double now = stat_now_ns();
+
+	stat_read_all(s, t->now);
+	stat_make_cells(s, t->now, t->prev, t->cells);
+	struct stat_report r = stat_make_report(s, t->cells);
+	r.elapsed_ns = now - t->last_ns;
+	r.timestamp_s = (now - t->start_ns) / 1e9;
+	if (t->json)
+		stat_json_add_interval(t->json, &r);
+	else
+		stat_print_interval(&r, t->nth);
+	t->nth++;
+	t->last_ns = now;
+	struct raw *swap = t->prev;
+	t->prev = t->now;
+	t->now = swap;
+}
+
+/*
+ * Waits until counting ends: the command exits (with a command), every -p
+ * or -t target has exited, or SIGINT / SIGTERM arrives (without a command;
+ * with one, SIGTERM is passed on to it). With -I, prints intervals meanwhile.
+ * With a command, reaps it into *status and *ru.
+ */
+static void wait_loop(struct stat_state *s, pid_t child, struct ticker *t, int *status,
+                      struct rusage *ru)
+{
+	struct watch w;
+	double next = t ? t->start_ns + s->cfg.interval_ms * 1e6 : 0;
+	bool forwarded = false;
+
+	watch_open(&w, &s->cfg);
+	struct pollfd *fds = cli_xcalloc((size_t)w.n + 1, sizeof(*fds));
+	fds[0].fd = wake_pipe[0];
+	fds[0].events = POLLIN;
+	for (int i = 0; i < w.n; i++) {
+		fds[1 + i].fd = w.pidfds[i];
+		fds[1 + i].events = POLLIN;
+	}
+	for (;;) {
+		int timeout = -1;
+		if (t) {
+			double left = (next - stat_now_ns()) / 1e6;
+			timeout = left <= 0 ? 0 : (int)left + 1;
+		}
+		if (watch_polls(&w) && (timeout < 0 || timeout > TARGET_POLL_MS))
+			timeout = TARGET_POLL_MS;
+		int n = poll(fds, (nfds_t)w.n + 1, timeout);
+		if (n < 0 && errno != EINTR) {
+			cli_warning("poll: %s", strerror(errno));
+			break;
+		}
+		drain_wake_pipe();
+		if (child > 0 && wait4(child, status, WNOHANG, ru) == child)
+			break;
+		if (stop_signal && child <= 0)
+			break;
+		if (stop_signal == SIGTERM && child > 0 && !forwarded) {
+			kill(child, SIGTERM);
+			forwarded = true;
+		}
+		if (child <= 0 && watch_all_gone(&w, &s->cfg, fds))
+			break;
+		if (t && stat_now_ns() >= next) {
+			tick(s, t);
+			next += s->cfg.interval_ms * 1e6;
+			if (next < stat_now_ns()) /* late (a stopped perfev): skip, do not burst */
+				next = stat_now_ns() + s->cfg.interval_ms * 1e6;
+		}
+	}
+	free(fds);
+	watch_close(&w);
+}
+
+/*
+ * One run: starts the command (if any), opens the counters, counts until
+ * the end, and returns the totals (nevents x nkeys cells, malloc'ed; NULL
+ * when the command could not start). Prints intervals with -I.
+ */
+struct stat_cell *stat_run_once(struct stat_state *s, struct stat_json *json,
+                                  struct run_result *res)
+{
+	struct stat_config *cfg = &s->cfg;
+	struct stat_cell *cells = NULL;
+	int status = 0;
+	pid_t child = -1;
+
+	memset(res, 0, sizeof(*res));
+	stat_open_events(s);
+	stat_make_keys(s);
+	if (cfg->target != STAT_TARGET_COMMAND)
+		stat_enable_all(s);
+
+	size_t ncells = (size_t)s->nevents * (size_t)s->nkeys;
+	struct ticker t = {0}, *tp = NULL;
+	double t0 = stat_now_ns();
+	if (cfg->interval_ms) {
+		t.prev = cli_xcalloc(ncells, sizeof(struct raw));
+		t.now = cli_xcalloc(ncells, sizeof(struct raw));
+		t.cells = cli_xcalloc(ncells, sizeof(struct stat_cell));
+		t.start_ns = t.last_ns = t0;
+		t.json = json;
+		tp = &t;
+	}
+	if (cfg->argv) {
+		int e = spawn_command(cfg->argv, &child);
+		if (e != 0) {
+			res->exit_code = exec_error(cfg->argv[0], e);
+			res->exec_failed = true;
+			goto out;
+		}
+	}
+	wait_loop(s, child, tp, &status, &res->ru);
+	res->elapsed_ns = stat_now_ns() - t0;
+	if (tp)
+		tick(s, tp); /* the last, partial interval */
+	struct raw *totals = cli_xcalloc(ncells, sizeof(struct raw));
+	cells = cli_xcalloc(ncells, sizeof(struct stat_cell));
+	stat_read_all(s, totals);
+	stat_make_cells(s, totals, NULL, cells);
+	free(totals);
+	if (child > 0) {
+		res->have_rusage = cfg->target == STAT_TARGET_COMMAND;
+		if (WIFSIGNALED(status)) {
+			int sig = WTERMSIG(status);
+			fprintf(stderr, "%s: %s\n", cfg->argv[0], strsignal(sig));
+			res->exit_code = 128 + sig;
+			res->interrupted = sig == SIGINT || sig == SIGTERM || stop_signal;
+		} else {
+			res->exit_code = WEXITSTATUS(status);
+			res->interrupted = stop_signal != 0;
+		}
+	}
+out:
+	free(t.prev);
+	free(t.now);
+	free(t.cells);
+	return cells;
+}
