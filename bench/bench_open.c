@@ -27,10 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "perfev.h"
 
 #define MAX_BATCHES 1001
@@ -43,29 +42,7 @@ static void die(const char *what, const char *why)
 	exit(1);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static long parse_count(const char *text, long min, long max, const char *what)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(text, &end, 10);
-
-	if (errno || *end || v < min || v > max) {
-		fprintf(stderr, "bench_open: %s must be a number from %ld to %ld, not '%s'\n", what,
-			min, max, text);
-		exit(2);
-	}
-	return v;
-}
-
-/* ---- the four timed loops ---------------------------------------------- */
+/* ---- the timed loops (a bare read(2) of one count: bench_time_read) ---- */
 
 static const struct pev_event task_clock = {.type = PEV_TYPE_SOFTWARE,
 					    .config = PEV_SW_TASK_CLOCK,
@@ -77,25 +54,25 @@ static double time_lib_open(long iters)
 	struct pev_counter *c;
 	struct pev_error err;
 
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 	for (long i = 0; i < iters; i++) {
 		if (pev_counter_open(&task_clock, NULL, &self, NULL, &c, &err) < 0)
 			die("pev_counter_open", err.message);
 		pev_counter_close(c);
 	}
-	return (double)(now_ns() - t0) / (double)iters;
+	return (double)(bench_now_ns() - t0) / (double)iters;
 }
 
 static double time_raw_open(long iters, const struct pev_attr *attr)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 	for (long i = 0; i < iters; i++) {
 		long fd = syscall(SYS_perf_event_open, attr, 0, -1, -1, PEV_FLAG_FD_CLOEXEC);
 		if (fd < 0)
 			die("perf_event_open", strerror(errno));
 		close((int)fd);
 	}
-	return (double)(now_ns() - t0) / (double)iters;
+	return (double)(bench_now_ns() - t0) / (double)iters;
 }
 
 static double time_lib_read(long iters, const struct pev_counter *c)
@@ -103,28 +80,13 @@ static double time_lib_read(long iters, const struct pev_counter *c)
 	struct pev_count count;
 	uint64_t sum = 0;
 
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 	for (long i = 0; i < iters; i++) {
 		if (pev_counter_read(c, &count) < 0)
 			die("pev_counter_read", "failed");
 		sum += count.value;
 	}
-	double ns = (double)(now_ns() - t0) / (double)iters;
-	sink += sum;
-	return ns;
-}
-
-static double time_raw_read(long iters, int fd)
-{
-	uint64_t value, sum = 0;
-
-	uint64_t t0 = now_ns();
-	for (long i = 0; i < iters; i++) {
-		if (read(fd, &value, sizeof(value)) != (ssize_t)sizeof(value))
-			die("read", strerror(errno));
-		sum += value;
-	}
-	double ns = (double)(now_ns() - t0) / (double)iters;
+	double ns = (double)(bench_now_ns() - t0) / (double)iters;
 	sink += sum;
 	return ns;
 }
@@ -142,13 +104,13 @@ static double time_group_read(long iters, const struct pev_counter *leader)
 	struct pev_count counts[4];
 	uint64_t sum = 0;
 
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 	for (long i = 0; i < iters; i++) {
 		if (pev_counter_read_group(leader, counts, 4) != 4)
 			die("pev_counter_read_group", "failed");
 		sum += counts[0].value + counts[3].value;
 	}
-	double ns = (double)(now_ns() - t0) / (double)iters;
+	double ns = (double)(bench_now_ns() - t0) / (double)iters;
 	sink += sum;
 	return ns;
 }
@@ -158,7 +120,7 @@ static double time_single_reads(long iters, struct pev_counter *const *lone)
 	struct pev_count count;
 	uint64_t sum = 0;
 
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 	for (long i = 0; i < iters; i++) {
 		for (int e = 0; e < 4; e++) {
 			if (pev_counter_read(lone[e], &count) < 0)
@@ -166,7 +128,7 @@ static double time_single_reads(long iters, struct pev_counter *const *lone)
 			sum += count.value;
 		}
 	}
-	double ns = (double)(now_ns() - t0) / (double)iters;
+	double ns = (double)(bench_now_ns() - t0) / (double)iters;
 	sink += sum;
 	return ns;
 }
@@ -176,13 +138,13 @@ static double time_raw_group_read(long iters, int leader_fd)
 {
 	uint64_t buf[1 + 2 + 4 * 2], sum = 0;
 
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 	for (long i = 0; i < iters; i++) {
 		if (read(leader_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
 			die("read (group)", strerror(errno));
 		sum += buf[3];
 	}
-	double ns = (double)(now_ns() - t0) / (double)iters;
+	double ns = (double)(bench_now_ns() - t0) / (double)iters;
 	sink += sum;
 	return ns;
 }
@@ -192,7 +154,7 @@ static double time_raw_single_reads(long iters, const int *fds)
 {
 	uint64_t buf[3], sum = 0;
 
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 	for (long i = 0; i < iters; i++) {
 		for (int e = 0; e < 4; e++) {
 			if (read(fds[e], buf, sizeof(buf)) != (ssize_t)sizeof(buf))
@@ -200,7 +162,7 @@ static double time_raw_single_reads(long iters, const int *fds)
 			sum += buf[0];
 		}
 	}
-	double ns = (double)(now_ns() - t0) / (double)iters;
+	double ns = (double)(bench_now_ns() - t0) / (double)iters;
 	sink += sum;
 	return ns;
 }
@@ -225,27 +187,6 @@ static void open_group_and_lone(struct pev_counter **group, struct pev_counter *
 
 /* ---- statistics and output --------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-struct stats {
-	double median, min, max;
-};
-
-static struct stats summarize(double *v, int n)
-{
-	struct stats s;
-
-	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
-	s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	s.min = v[0];
-	s.max = v[n - 1];
-	return s;
-}
-
 /*
  * Prints one pair. The ratio is the median of the per-batch ratios: the two
  * batches of a pair run back to back, so a change of pace of the machine
@@ -259,11 +200,12 @@ static void print_ratio(const char *what, const char *a_name, double *a, const c
 
 	for (int i = 0; i < n; i++)
 		ratios[i] = a[i] / b[i];
-	struct stats r = summarize(ratios, n), sa = summarize(a, n), sb = summarize(b, n);
+	struct bench_stats r = bench_summarize(ratios, n), sa = bench_summarize(a, n),
+			   sb = bench_summarize(b, n);
 
 	printf("%s\n", what);
-	printf("  %-38s %10.1f ns/op  (batches %.1f .. %.1f)\n", a_name, sa.median, sa.min, sa.max);
-	printf("  %-38s %10.1f ns/op  (batches %.1f .. %.1f)\n", b_name, sb.median, sb.min, sb.max);
+	bench_print_side(a_name, sa);
+	bench_print_side(b_name, sb);
 	printf("  %-38s %10.2fx  (batches %.2f .. %.2f; %+.1f ns/op)\n", label, r.median, r.min,
 	       r.max, sa.median - sb.median);
 }
@@ -287,18 +229,17 @@ int main(int argc, char **argv)
 	struct pev_target self = pev_target_self();
 	struct pev_counter *c;
 	struct pev_error err;
-	struct utsname u;
 
 	if (argc > 4 || (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))) {
 		fprintf(stderr, "usage: bench_open [BATCHES [OPEN_ITERS [READ_ITERS]]]\n");
 		return argc > 4 ? 2 : 0;
 	}
 	if (argc > 1)
-		batches = parse_count(argv[1], 1, MAX_BATCHES, "BATCHES");
+		batches = bench_parse_count("bench_open", argv[1], 1, MAX_BATCHES, "BATCHES");
 	if (argc > 2)
-		open_iters = parse_count(argv[2], 1, 100000000, "OPEN_ITERS");
+		open_iters = bench_parse_count("bench_open", argv[2], 1, 100000000, "OPEN_ITERS");
 	if (argc > 3)
-		read_iters = parse_count(argv[3], 1, 1000000000, "READ_ITERS");
+		read_iters = bench_parse_count("bench_open", argv[3], 1, 1000000000, "READ_ITERS");
 
 	/* One counter for the reads, and the attribute block perfev builds for the raw opens. */
 	if (pev_counter_open(&task_clock, NULL, &self, NULL, &c, &err) < 0)
@@ -310,7 +251,7 @@ int main(int argc, char **argv)
 	time_lib_open(open_iters / 10 + 1);
 	time_raw_open(open_iters / 10 + 1, &attr);
 	time_lib_read(read_iters / 10 + 1, c);
-	time_raw_read(read_iters / 10 + 1, fd);
+	bench_time_read("bench_open", read_iters / 10 + 1, fd);
 	open_group_and_lone(group, lone);
 	for (int e = 0; e < 4; e++)
 		lone_fds[e] = pev_counter_fd(lone[e], 0);
@@ -323,7 +264,7 @@ int main(int argc, char **argv)
 			lib_open[b] = time_lib_open(open_iters);
 			raw_open[b] = time_raw_open(open_iters, &attr);
 			lib_read[b] = time_lib_read(read_iters, c);
-			raw_read[b] = time_raw_read(read_iters, fd);
+			raw_read[b] = bench_time_read("bench_open", read_iters, fd);
 			group_read[b] = time_group_read(read_iters / 4, group[0]);
 			single_reads[b] = time_single_reads(read_iters / 4, lone);
 			raw_group_read[b] = time_raw_group_read(read_iters / 4, group_fd);
@@ -331,7 +272,7 @@ int main(int argc, char **argv)
 		} else {
 			raw_open[b] = time_raw_open(open_iters, &attr);
 			lib_open[b] = time_lib_open(open_iters);
-			raw_read[b] = time_raw_read(read_iters, fd);
+			raw_read[b] = bench_time_read("bench_open", read_iters, fd);
 			lib_read[b] = time_lib_read(read_iters, c);
 			single_reads[b] = time_single_reads(read_iters / 4, lone);
 			group_read[b] = time_group_read(read_iters / 4, group[0]);
@@ -345,9 +286,7 @@ int main(int argc, char **argv)
 		pev_counter_close(lone[e]);
 	}
 
-	if (uname(&u) == 0)
-		printf("bench_open: Linux %s %s, %ld CPUs online\n", u.release, u.machine,
-		       sysconf(_SC_NPROCESSORS_ONLN));
+	bench_print_machine("bench_open");
 	printf("%ld batches of %ld opens and %ld reads; median of the batches\n\n", batches,
 	       open_iters, read_iters);
 	print_pair("(a) open + close task-clock on the calling thread",

@@ -25,37 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "perfev.h"
 
 #define MAX_BATCHES 1001
 
 static volatile uint64_t sink; /* keeps the reads from being optimized away */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static long parse_count(const char *text, long min, long max, const char *what)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(text, &end, 10);
-
-	if (errno || *end || v < min || v > max) {
-		fprintf(stderr, "bench_rdpmc: %s must be a number from %ld to %ld, not '%s'\n", what,
-			min, max, text);
-		exit(2);
-	}
-	return v;
-}
 
 /* Nothing to measure on this machine: say why, in one line, and succeed. */
 static int not_measured(const char *event, const char *why)
@@ -65,14 +42,14 @@ static int not_measured(const char *event, const char *why)
 	return 0;
 }
 
-/* ---- the two timed loops ----------------------------------------------- */
+/* ---- the timed loops: rdpmc here, read(2) in bench_time_read ----------- */
 
 static double time_rdpmc(long iters, const struct pev_mmap_page *pc)
 {
 	struct pev_count c;
 	uint64_t sum = 0;
 
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 	for (long i = 0; i < iters; i++) {
 		if (pev_mmap_read(pc, &c) < 0) {
 			fprintf(stderr, "bench_rdpmc: pev_mmap_read stopped working\n");
@@ -80,49 +57,9 @@ static double time_rdpmc(long iters, const struct pev_mmap_page *pc)
 		}
 		sum += c.value;
 	}
-	double ns = (double)(now_ns() - t0) / (double)iters;
+	double ns = (double)(bench_now_ns() - t0) / (double)iters;
 	sink += sum;
 	return ns;
-}
-
-static double time_read(long iters, int fd)
-{
-	uint64_t value, sum = 0;
-
-	uint64_t t0 = now_ns();
-	for (long i = 0; i < iters; i++) {
-		if (read(fd, &value, sizeof(value)) != (ssize_t)sizeof(value)) {
-			fprintf(stderr, "bench_rdpmc: read: %s\n", strerror(errno));
-			exit(1);
-		}
-		sum += value;
-	}
-	double ns = (double)(now_ns() - t0) / (double)iters;
-	sink += sum;
-	return ns;
-}
-
-/* ---- statistics and output --------------------------------------------- */
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-struct stats {
-	double median, min, max;
-};
-
-static struct stats summarize(double *v, int n)
-{
-	struct stats s;
-
-	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
-	s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	s.min = v[0];
-	s.max = v[n - 1];
-	return s;
 }
 
 int main(int argc, char **argv)
@@ -135,7 +72,6 @@ int main(int argc, char **argv)
 	struct pev_counter *c;
 	struct pev_count count;
 	struct pev_error err;
-	struct utsname u;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	if (argc > 4 || (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))) {
@@ -145,9 +81,9 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		event = argv[1];
 	if (argc > 2)
-		batches = parse_count(argv[2], 1, MAX_BATCHES, "BATCHES");
+		batches = bench_parse_count("bench_rdpmc", argv[2], 1, MAX_BATCHES, "BATCHES");
 	if (argc > 3)
-		iters = parse_count(argv[3], 1, 1000000000, "ITERS");
+		iters = bench_parse_count("bench_rdpmc", argv[3], 1, 1000000000, "ITERS");
 
 	/* The event on the calling thread, with a plain read_format: read(2) returns 8 bytes. */
 	if (pev_event_parse(event, NULL, &list, &err) < 0)
@@ -198,34 +134,29 @@ int main(int argc, char **argv)
 
 	/* Warm up both paths. */
 	time_rdpmc(iters / 10 + 1, pc);
-	time_read(iters / 10 + 1, fd);
+	bench_time_read("bench_rdpmc", iters / 10 + 1, fd);
 	for (long b = 0; b < batches; b++) {
 		if (b % 2 == 0) {
 			fast[b] = time_rdpmc(iters, pc);
-			slow[b] = time_read(iters, fd);
+			slow[b] = bench_time_read("bench_rdpmc", iters, fd);
 		} else {
-			slow[b] = time_read(iters, fd);
+			slow[b] = bench_time_read("bench_rdpmc", iters, fd);
 			fast[b] = time_rdpmc(iters, pc);
 		}
 		ratios[b] = slow[b] / fast[b];
 	}
 
-	if (uname(&u) == 0)
-		printf("bench_rdpmc: Linux %s %s, %ld CPUs online\n", u.release, u.machine,
-		       sysconf(_SC_NPROCESSORS_ONLN));
+	bench_print_machine("bench_rdpmc");
 	printf("%s: pmc_width %u, cap_user_time %d, cap_user_time_short %d; "
 	       "check read(2) %llu <= rdpmc %llu <= read(2) %llu: ok\n",
 	       pev_counter_name(c), pc->pmc_width, !!(pc->capabilities & PEV_CAP_USER_TIME),
 	       !!(pc->capabilities & PEV_CAP_USER_TIME_SHORT), (unsigned long long)before,
 	       (unsigned long long)count.value, (unsigned long long)after);
 	printf("%ld batches of %ld reads; median of the batches\n\n", batches, iters);
-	struct stats f = summarize(fast, (int)batches), s = summarize(slow, (int)batches);
-	struct stats q = summarize(ratios, (int)batches);
+	struct bench_stats q = bench_summarize(ratios, (int)batches);
 	printf("read the count of %s\n", event);
-	printf("  %-38s %10.1f ns/op  (batches %.1f .. %.1f)\n", "pev_mmap_read (rdpmc)", f.median,
-	       f.min, f.max);
-	printf("  %-38s %10.1f ns/op  (batches %.1f .. %.1f)\n", "read(2), 8 bytes", s.median, s.min,
-	       s.max);
+	bench_print_side("pev_mmap_read (rdpmc)", bench_summarize(fast, (int)batches));
+	bench_print_side("read(2), 8 bytes", bench_summarize(slow, (int)batches));
 	printf("  %-38s %10.1fx  (batches %.1f .. %.1f)\n", "ratio read(2) / rdpmc", q.median, q.min,
 	       q.max);
 	munmap((void *)pc, page);

@@ -18,13 +18,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "bench_util.h"
 
 #define MAX_RUNS 1000
 
@@ -33,21 +35,13 @@ struct sample {
 	long maxrss_kb;
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Runs argv once; returns its wall time and peak memory, exits on failure. */
 static struct sample run_once(char **argv)
 {
 	struct sample s;
 	struct rusage ru;
 	int status;
-	double t0 = now_ms();
+	uint64_t t0 = bench_now_ns();
 	pid_t pid = fork();
 
 	if (pid < 0) {
@@ -70,25 +64,13 @@ static struct sample run_once(char **argv)
 			exit(1);
 		}
 	}
-	s.wall_ms = now_ms() - t0;
+	s.wall_ms = (double)(bench_now_ns() - t0) / 1e6;
 	s.maxrss_kb = ru.ru_maxrss;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "bench_stat: '%s' failed (status 0x%x)\n", argv[0], status);
 		exit(1);
 	}
 	return s;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void print_command(const char *label, char **argv)
@@ -137,20 +119,20 @@ int main(int argc, char **argv)
 			rss[which][i] = (double)s.maxrss_kb;
 		}
 	}
-	double w[2], m[2], wmin[2], wmax[2];
+	struct bench_stats w[2], m[2];
 	for (int k = 0; k < 2; k++) {
-		w[k] = median(wall[k], (int)runs);
-		wmin[k] = wall[k][0];
-		wmax[k] = wall[k][runs - 1];
-		m[k] = median(rss[k], (int)runs);
+		w[k] = bench_summarize(wall[k], (int)runs);
+		m[k] = bench_summarize(rss[k], (int)runs);
 	}
 	printf("bench_stat: %ld runs of each, alternating; medians\n", runs);
 	print_command("A", cmd[0]);
 	print_command("B", cmd[1]);
 	printf("%-10s %12s %12s %10s\n", "", "A", "B", "A / B");
-	printf("%-10s %9.3f ms %9.3f ms %9.3fx\n", "wall", w[0], w[1], w[0] / w[1]);
-	printf("%-10s %9.0f KiB %8.0f KiB %9.3fx\n", "peak RSS", m[0], m[1], m[0] / m[1]);
-	printf("(wall A: %.3f .. %.3f ms; B: %.3f .. %.3f ms)\n", wmin[0], wmax[0], wmin[1],
-	       wmax[1]);
+	printf("%-10s %9.3f ms %9.3f ms %9.3fx\n", "wall", w[0].median, w[1].median,
+	       w[0].median / w[1].median);
+	printf("%-10s %9.0f KiB %8.0f KiB %9.3fx\n", "peak RSS", m[0].median, m[1].median,
+	       m[0].median / m[1].median);
+	printf("(wall A: %.3f .. %.3f ms; B: %.3f .. %.3f ms)\n", w[0].min, w[0].max, w[1].min,
+	       w[1].max);
 	return 0;
 }

@@ -15,10 +15,15 @@
 #include "perfev/machine.h"
 #include "perfev/counter.h"
 #include "perfev/ring.h"
+#include "perfev/record.h"
 #include "perfev/pmu.h"
 #include "perfev/tracepoint.h"
 #include "perfev/pfm.h"
 #include "perfev/parse.h"
 #include "perfev/selfmon.h"
+#include "perfev/perfdata.h"
+#include "perfev/symbols.h"
+#include "perfev/signal.h"
+#include "perfev/report.h"
 
 #endif /* PERFEV_H */

@@ -26,6 +26,7 @@ packages="
 	util-linux
 	groff-base
 	man-db
+	chromium
 "
 
 missing=""

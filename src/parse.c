@@ -917,12 +917,25 @@ static int add_hybrid(struct parser *p, const struct pev_event *ev, const char *
 	return 0;
 }
 
+/*
+ * Adds ev named as the user wrote it ([s, s + len), modifiers included, cut
+ * at 199 bytes). Returns the spec, or NULL when out of memory.
+ */
+static struct pev_event_spec *add_as_written(struct parser *p, const struct pev_event *ev,
+					     const char *s, size_t len)
+{
+	char display[200];
+
+	snprintf(display, sizeof(display), "%.*s", (int)len, s);
+	return add_event(p, ev, s, len, display);
+}
+
 /* A generic name: returns 1 when it was one (and was added), 0 when not, or an error. */
 static int try_generic(struct parser *p, const char *s, size_t len, size_t name_len,
 		       const struct modifiers *m)
 {
 	struct pev_event ev;
-	char name[96], display[128];
+	char name[96];
 	int r;
 
 	if (name_len >= sizeof(name))
@@ -942,8 +955,7 @@ static int try_generic(struct parser *p, const char *s, size_t len, size_t name_
 			 name_len < len ? s + name_len + 1 : "");
 		return (r = add_hybrid(p, &ev, s, len, name, mods, m)) < 0 ? r : 1;
 	}
-	snprintf(display, sizeof(display), "%.*s", (int)len, s);
-	struct pev_event_spec *spec = add_event(p, &ev, s, len, display);
+	struct pev_event_spec *spec = add_as_written(p, &ev, s, len);
 	if (!spec)
 		return out_of_memory(p);
 	apply_modifiers(spec, m);
@@ -972,9 +984,7 @@ static int try_raw(struct parser *p, const char *s, size_t len, size_t name_len,
 							 : tolower((unsigned char)hex[i]) - 'a' + 10);
 	}
 	struct pev_event ev = pev_event_raw(config);
-	char display[96];
-	snprintf(display, sizeof(display), "%.*s", (int)len, s);
-	struct pev_event_spec *spec = add_event(p, &ev, s, len, display);
+	struct pev_event_spec *spec = add_as_written(p, &ev, s, len);
 	if (!spec)
 		return out_of_memory(p);
 	apply_modifiers(spec, m);
@@ -1174,9 +1184,7 @@ static int try_pfm(struct parser *p, const char *s, size_t len, size_t name_len,
 	struct pev_opts o = PEV_OPTS_INIT;
 	if (pev__pfm_encode(name, &ev, &o, pfm_err) < 0)
 		return 0;
-	char display[200];
-	snprintf(display, sizeof(display), "%.*s", (int)len, s);
-	struct pev_event_spec *spec = add_event(p, &ev, s, len, display);
+	struct pev_event_spec *spec = add_as_written(p, &ev, s, len);
 	if (!spec)
 		return out_of_memory(p);
 	/*

@@ -156,8 +156,7 @@ static void check_fatal(struct reader *r, int e)
 static int read_at(int dfd, const char *name, char *buf, size_t size)
 {
 	struct stat st;
-	size_t len = 0;
-	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int len, fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
 	buf[0] = '\0';
 	if (fd < 0)
@@ -166,26 +165,15 @@ static int read_at(int dfd, const char *name, char *buf, size_t size)
 		close(fd);
 		return -EINVAL;
 	}
-	while (len + 1 < size) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			return -e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	len = pev__read_fd(fd, buf, size);
 	close(fd);
-	buf[len] = '\0';
-	if (len + 1 >= size)
+	if (len < 0)
+		return len;
+	if ((size_t)len + 1 >= size)
 		return -EFBIG;
-	if (memchr(buf, '\0', len))
+	if (memchr(buf, '\0', (size_t)len))
 		return -EINVAL;
-	return (int)len;
+	return len;
 }
 
 static bool is_space(char c)
@@ -430,47 +418,77 @@ static void *arena_copy(struct arena *a, const void *v, int nr, size_t elem)
 	return p;
 }
 
-static int read_formats(struct reader *r, int pmu_fd, struct pev_pmu *pmu)
+/*
+ * Reads directory entry `name` of dfd into slot, an item of the array being
+ * built (uninitialized): returns 1 to keep it, 0 to skip the entry, or
+ * PEV_ENOMEM.
+ */
+typedef int (*read_entry_fn)(struct reader *r, int dfd, const char *name, void *slot);
+
+/* A subdirectory of a PMU that holds one item per entry (format/, events/). */
+struct entry_dir {
+	const char *name;
+	int max;     /* items kept at most */
+	size_t elem; /* bytes of an item */
+	read_entry_fn read_entry;
+	int (*cmp)(const void *, const void *); /* the order of the items */
+};
+
+/*
+ * Reads directory dir->name of pmu_fd into an array of items, one for each
+ * entry dir->read_entry keeps, sorted and copied into the arena: *items
+ * (NULL when empty; a directory that cannot be opened is empty) and *nr.
+ * Returns 0 or PEV_ENOMEM.
+ */
+static int read_entry_dir(struct reader *r, int pmu_fd, const struct entry_dir *dir,
+			  const void **items, int *nr)
 {
-	struct pev_pmu_format *v = NULL;
-	int nr = 0, cap = 0, seen = 0, ret = 0;
-	DIR *d = open_dir_at(r, pmu_fd, "format");
+	char *v = NULL;
+	int n = 0, cap = 0, seen = 0, ret = 0;
+	DIR *d = open_dir_at(r, pmu_fd, dir->name);
 	struct dirent *e;
 
+	*items = NULL;
+	*nr = 0;
 	if (!d)
 		return 0;
-	while (!r->fatal && nr < MAX_FORMATS && seen++ < MAX_DIR_ENTRIES && (e = readdir(d))) {
-		struct pev_pmu_format f;
-		char *text;
-
+	while (!r->fatal && n < dir->max && seen++ < MAX_DIR_ENTRIES && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		text = read_text_at(r, dirfd(d), e->d_name, r->text, sizeof(r->text));
-		if (!text || pev_pmu_format_parse(text, &f) != 0)
-			continue;
-		void *p = grow(v, nr, &cap, sizeof(*v));
+		void *p = grow(v, n, &cap, dir->elem);
 		if (!p) {
 			ret = PEV_ENOMEM;
 			break;
 		}
 		v = p;
-		if (!(f.name = arena_strdup(&r->list->arena, e->d_name))) {
-			ret = PEV_ENOMEM;
+		int k = dir->read_entry(r, dirfd(d), e->d_name, v + (size_t)n * dir->elem);
+		if (k < 0) {
+			ret = k;
 			break;
 		}
-		v[nr++] = f;
+		n += k;
 	}
 	closedir(d);
-	if (ret == 0 && nr > 0) {
-		qsort(v, (size_t)nr, sizeof(*v), cmp_format);
-		pmu->formats = arena_copy(&r->list->arena, v, nr, sizeof(*v));
-		if (pmu->formats)
-			pmu->nr_formats = nr;
+	if (ret == 0 && n > 0) {
+		qsort(v, (size_t)n, dir->elem, dir->cmp);
+		if ((*items = arena_copy(&r->list->arena, v, n, dir->elem)))
+			*nr = n;
 		else
 			ret = PEV_ENOMEM;
 	}
 	free(v);
 	return ret;
+}
+
+/* format/<name>: one format field (read_entry_fn). */
+static int read_format(struct reader *r, int dfd, const char *name, void *slot)
+{
+	struct pev_pmu_format *f = slot;
+	char *text = read_text_at(r, dfd, name, r->text, sizeof(r->text));
+
+	if (!text || pev_pmu_format_parse(text, f) != 0)
+		return 0;
+	return (f->name = arena_strdup(&r->list->arena, name)) ? 1 : PEV_ENOMEM;
 }
 
 static const char *const alias_suffixes[] = {".scale", ".unit", ".per-pkg", ".snapshot"};
@@ -513,14 +531,20 @@ static bool read_flag(struct reader *r, int dfd, const char *name)
 	return !s || strcmp(s, "0") != 0;
 }
 
-/* Fills alias a (name set) from events/<name> and its attribute files. Returns 1 kept, 0 skipped, or ENOMEM. */
-static int read_alias(struct reader *r, int dfd, const char *name, struct pev_pmu_alias *a)
+/*
+ * events/<name>: one alias, from the file and its attribute files
+ * (read_entry_fn); the attribute files themselves are skipped.
+ */
+static int read_alias(struct reader *r, int dfd, const char *name, void *slot)
 {
 	struct arena *arena = &r->list->arena;
+	struct pev_pmu_alias *a = slot;
 	char attr[NAME_MAX + 16];
 	char *text;
 	double scale;
 
+	if (is_alias_attribute(name))
+		return 0;
 	text = read_text_at(r, dfd, name, r->text, sizeof(r->text));
 	if (!text)
 		return 0;
@@ -547,44 +571,6 @@ static int read_alias(struct reader *r, int dfd, const char *name, struct pev_pm
 	return 1;
 }
 
-static int read_aliases(struct reader *r, int pmu_fd, struct pev_pmu *pmu)
-{
-	struct pev_pmu_alias *v = NULL;
-	int nr = 0, cap = 0, seen = 0, ret = 0;
-	DIR *d = open_dir_at(r, pmu_fd, "events");
-	struct dirent *e;
-
-	if (!d)
-		return 0;
-	while (!r->fatal && nr < MAX_ALIASES && seen++ < MAX_DIR_ENTRIES && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || is_alias_attribute(e->d_name))
-			continue;
-		void *p = grow(v, nr, &cap, sizeof(*v));
-		if (!p) {
-			ret = PEV_ENOMEM;
-			break;
-		}
-		v = p;
-		int k = read_alias(r, dirfd(d), e->d_name, &v[nr]);
-		if (k < 0) {
-			ret = k;
-			break;
-		}
-		nr += k;
-	}
-	closedir(d);
-	if (ret == 0 && nr > 0) {
-		qsort(v, (size_t)nr, sizeof(*v), cmp_alias);
-		pmu->aliases = arena_copy(&r->list->arena, v, nr, sizeof(*v));
-		if (pmu->aliases)
-			pmu->nr_aliases = nr;
-		else
-			ret = PEV_ENOMEM;
-	}
-	free(v);
-	return ret;
-}
-
 /* Reads a CPU list file; returns it (in the arena) when well-formed, "" otherwise, NULL on ENOMEM. */
 static const char *read_cpus(struct reader *r, int pmu_fd, const char *name, bool *found)
 {
@@ -605,6 +591,13 @@ static const char *read_cpus(struct reader *r, int pmu_fd, const char *name, boo
 	return ret;
 }
 
+static const struct entry_dir format_dir = {
+	"format", MAX_FORMATS, sizeof(struct pev_pmu_format), read_format, cmp_format,
+};
+static const struct entry_dir events_dir = {
+	"events", MAX_ALIASES, sizeof(struct pev_pmu_alias), read_alias, cmp_alias,
+};
+
 /*
  * Reads PMU directory `name` into *pmu. Returns 1 when it is a PMU, 0 when it
  * is to be skipped (no readable type), or PEV_ENOMEM. Running out of
@@ -613,6 +606,7 @@ static const char *read_cpus(struct reader *r, int pmu_fd, const char *name, boo
 static int read_pmu(struct reader *r, int dev_fd, const char *name, struct pev_pmu *pmu)
 {
 	int fd = openat(dev_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const void *formats = NULL, *aliases = NULL;
 	uint64_t v;
 	char *s;
 	int ret = 1;
@@ -646,8 +640,11 @@ static int read_pmu(struct reader *r, int dev_fd, const char *name, struct pev_p
 	s = read_text_at(r, fd, "caps/max_precise", r->text, sizeof(r->text));
 	if (s && parse_decimal(s, 3, &v)) /* precise_ip has two bits */
 		pmu->max_precise = (int)v;
-	if (read_formats(r, fd, pmu) < 0 || read_aliases(r, fd, pmu) < 0)
+	if (read_entry_dir(r, fd, &format_dir, &formats, &pmu->nr_formats) < 0 ||
+	    read_entry_dir(r, fd, &events_dir, &aliases, &pmu->nr_aliases) < 0)
 		ret = PEV_ENOMEM;
+	pmu->formats = formats;
+	pmu->aliases = aliases;
 out:
 	close(fd);
 	return ret;

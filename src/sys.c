@@ -5,6 +5,7 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -58,6 +59,13 @@ static int real_close(int fd)
 	return close(fd) < 0 && errno != EINTR ? -errno : 0;
 }
 
+static int real_fcntl(int fd, int cmd, unsigned long arg)
+{
+	int r = fcntl(fd, cmd, arg);
+
+	return r < 0 ? -errno : r;
+}
+
 const struct pev_sys pev__sys_real = {
 	.perf_event_open = real_perf_event_open,
 	.ioctl = real_ioctl,
@@ -65,6 +73,7 @@ const struct pev_sys pev__sys_real = {
 	.mmap = real_mmap,
 	.munmap = real_munmap,
 	.close = real_close,
+	.fcntl = real_fcntl,
 };
 
 const struct pev_sys *pev__sys_ops = &pev__sys_real;

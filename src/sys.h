@@ -2,11 +2,12 @@
 /*
  * sys.h - the one place perfev calls the kernel for perf events.
  *
- * Every perf_event_open, ioctl, read, mmap, munmap and close on an event fd
- * goes through the function table below. Tests swap the table (pev__sys_set)
- * to inject errors the machine cannot produce for real; nothing else in the
- * library calls these syscalls directly. Each entry returns -errno on failure
- * and leaves the global errno alone as far as callers are concerned.
+ * Every perf_event_open, ioctl, read, mmap, munmap, close and fcntl on an
+ * event fd goes through the function table below. Tests swap the table
+ * (pev__sys_set) to inject errors the machine cannot produce for real;
+ * nothing else in the library calls these syscalls directly. Each entry
+ * returns -errno on failure and leaves the global errno alone as far as
+ * callers are concerned.
  */
 #ifndef PERFEV_SYS_H
 #define PERFEV_SYS_H
@@ -32,6 +33,12 @@ struct pev_sys {
 	int (*munmap)(void *addr, size_t length);
 	/* Returns 0 or -errno. */
 	int (*close)(int fd);
+	/*
+	 * fcntl(2) on an event fd (signal notification: F_SETSIG, F_SETOWN_EX,
+	 * F_SETFL O_ASYNC and their getters). arg is the integer, or the pointer
+	 * cast to unsigned long. Returns the result (>= 0) or -errno.
+	 */
+	int (*fcntl)(int fd, int cmd, unsigned long arg);
 };
 
 /* The table that calls the real kernel. */
@@ -93,6 +100,11 @@ static inline int pev__sys_munmap(void *addr, size_t length)
 static inline int pev__sys_close(int fd)
 {
 	return pev__sys_ops->close(fd);
+}
+
+static inline int pev__sys_fcntl(int fd, int cmd, unsigned long arg)
+{
+	return pev__sys_ops->fcntl(fd, cmd, arg);
 }
 
 #endif /* PERFEV_SYS_H */

@@ -339,29 +339,17 @@ static int list_dirs(int dfd, const char *glob, struct names *out)
 static int read_id_at(int dfd, const char *name, uint64_t *id)
 {
 	char rel[NAME_MAX + 4], text[32];
-	size_t len = 0;
-	int fd;
+	int len, fd;
 
 	if (!build_path(rel, sizeof(rel), "%s/id", name))
 		return 1;
 	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? 1 : -errno;
-	while (len + 1 < sizeof(text)) {
-		ssize_t n = read(fd, text + len, sizeof(text) - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			close(fd);
-			return -e;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	len = pev__read_fd(fd, text, sizeof(text));
 	close(fd);
-	text[len] = '\0';
+	if (len < 0)
+		return len;
 	while (len > 0 && isspace((unsigned char)text[len - 1]))
 		text[--len] = '\0';
 	return pev__parse_u64(text, id) ? 0 : 1;

@@ -49,34 +49,40 @@ void pev__path(char *buf, size_t size, const char *root, const char *fmt, ...)
 	va_end(ap);
 }
 
-int pev__read_text(const char *path, char *buf, size_t size)
+int pev__read_fd(int fd, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t len = 0;
 
-	if (size == 0)
-		return -EINVAL;
-	buf[0] = '\0';
-	if (fd < 0)
-		return -errno;
 	while (len + 1 < size) {
 		ssize_t n = read(fd, buf + len, size - 1 - len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			int e = errno;
-			close(fd);
-			return -e;
+			buf[len] = '\0';
+			return -errno;
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
 	}
-	close(fd);
 	buf[len] = '\0';
+	return (int)len;
+}
+
+int pev__read_text(const char *path, char *buf, size_t size)
+{
+	int fd, len;
+
+	if (size == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	len = pev__read_fd(fd, buf, size);
+	close(fd);
 	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
 		buf[--len] = '\0';
-	return (int)len;
+	return len;
 }
 
 int pev__read_long(const char *path, long long *out)

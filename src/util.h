@@ -27,6 +27,13 @@ void pev__vappendf(char *buf, size_t size, const char *fmt, va_list ap) PEV_PRIN
 void pev__path(char *buf, size_t size, const char *root, const char *fmt, ...) PEV_PRINTF(4, 5);
 
 /*
+ * Reads from fd until end of file or until buf holds size-1 bytes (size >= 1),
+ * retrying reads that a signal interrupts, and terminates buf. Returns the
+ * length, or -errno when a read fails. The caller keeps fd and closes it.
+ */
+int pev__read_fd(int fd, char *buf, size_t size);
+
+/*
  * Reads at most size-1 bytes of a file into buf and terminates it, dropping a
  * trailing newline. Returns the length, or -errno.
  */

@@ -220,10 +220,72 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 	return 0;
 }
 
+/*
+ * remove_on_exec and sigtrap (Linux 5.13): the kernel refuses sigtrap without
+ * remove_on_exec (a program exec'd later would get a SIGTRAP it has no
+ * handler for), remove_on_exec with enable_on_exec, and sigtrap on an event
+ * that follows no task (CPU-wide or cgroup): the signal goes to the task that
+ * overflowed the event.
+ */
+static int check_exec_and_sigtrap(const struct pev_machine *m, const struct pev_open_request *req,
+				  struct pev_error *err)
+{
+	const struct pev_attr *a = req->attr;
+	bool sigtrap = (a->flags & PEV_ATTR_SIGTRAP) != 0;
+	bool remove = (a->flags & PEV_ATTR_REMOVE_ON_EXEC) != 0;
+
+	/* kernel_version is 0 in the facts pev_counter_open gathers for a check: unknown. */
+	if ((sigtrap || remove) && m && m->kernel_version > 0 &&
+	    m->kernel_version < (5 << 16 | 13 << 8)) {
+		/* Older kernels know neither bit, nor attr.size 128 that sig_data needs. */
+		int code = a->sig_data ? PEV_E2BIG : PEV_EINVAL;
+		const char *field = a->sig_data ? "sig_data" : sigtrap ? "sigtrap" : "remove_on_exec";
+
+		bad_field(err, m, req, code, field);
+		pev__error_msg(err, "%s needs Linux 5.13 or later, and this kernel is %s", field,
+			       m->kernel_release);
+		pev__error_hint(err, "run on Linux 5.13 or later");
+		if (sigtrap)
+			pev__error_hint(err, "or drop sigtrap and get an asynchronous signal per "
+					     "overflow with pev_counter_notify() (any kernel)");
+		return code;
+	}
+	if (sigtrap && !remove) {
+		bad_field(err, m, req, PEV_EINVAL, "sigtrap");
+		pev__error_msg(err, "sigtrap requires remove_on_exec, so a signal cannot reach a "
+				    "program exec'd later that does not expect it");
+		pev__error_hint(err, "set remove_on_exec together with sigtrap");
+		return PEV_EINVAL;
+	}
+	if (remove && (a->flags & PEV_ATTR_ENABLE_ON_EXEC)) {
+		bad_field(err, m, req, PEV_EINVAL, "enable_on_exec");
+		pev__error_msg(err, "enable_on_exec and remove_on_exec contradict each other: the same "
+				    "execve would enable the event and remove it");
+		pev__error_hint(err, sigtrap ? "drop enable_on_exec (sigtrap needs remove_on_exec) and "
+					       "start the event with pev_counter_enable()"
+					     : "keep one of enable_on_exec and remove_on_exec");
+		return PEV_EINVAL;
+	}
+	if (sigtrap && (req->pid == -1 || (req->flags & PEV_FLAG_PID_CGROUP))) {
+		bad_field(err, m, req, PEV_EINVAL, "sigtrap");
+		pev__error_msg(err, "sigtrap sends SIGTRAP to the task whose work overflows the event, "
+				    "but this event follows no task: it counts %s",
+			       (req->flags & PEV_FLAG_PID_CGROUP) ? "the tasks of a cgroup"
+								  : "every task of a CPU");
+		pev__error_hint(err, "open it on a thread or a process (pev_target_self(), "
+				     "pev_target_thread(), pev_target_process())");
+		pev__error_hint(err, "or drop sigtrap and get a signal per overflow of the CPU-wide "
+				     "event with pev_counter_notify()");
+		return PEV_EINVAL;
+	}
+	return 0;
+}
+
 static int check_flags(const struct pev_machine *m, const struct pev_open_request *req,
 		       struct pev_error *err)
 {
 	const struct pev_attr *a = req->attr;
+	int r;
 
 	if ((a->flags & PEV_ATTR_INHERIT_THREAD) && !(a->flags & PEV_ATTR_INHERIT)) {
 		bad_field(err, m, req, PEV_EINVAL, "inherit_thread");
@@ -231,13 +293,8 @@ static int check_flags(const struct pev_machine *m, const struct pev_open_reques
 		pev__error_hint(err, "use inherit mode PEV_INHERIT_THREADS (sets both)");
 		return PEV_EINVAL;
 	}
-	if ((a->flags & PEV_ATTR_SIGTRAP) && !(a->flags & PEV_ATTR_REMOVE_ON_EXEC)) {
-		bad_field(err, m, req, PEV_EINVAL, "sigtrap");
-		pev__error_msg(err, "sigtrap requires remove_on_exec, so a signal cannot reach a "
-				    "program exec'd later that does not expect it");
-		pev__error_hint(err, "set remove_on_exec together with sigtrap");
-		return PEV_EINVAL;
-	}
+	if ((r = check_exec_and_sigtrap(m, req, err)) < 0)
+		return r;
 	if ((a->flags & PEV_ATTR_USE_CLOCKID) && !clock_supported(a->clockid)) {
 		bad_field(err, m, req, PEV_EINVAL, "clockid");
 		pev__error_msg(err, "clockid %d is not a clock perf events can use", a->clockid);

@@ -8,8 +8,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <json-c/json.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +306,50 @@ void th_inject_reset(void)
 	pev__sys_set(NULL);
 }
 
+/* ---- opening counters --------------------------------------------------- */
+
+struct pev_opts th_opts(void)
+{
+	struct pev_opts o = PEV_OPTS_INIT;
+	return o;
+}
+
+struct pev_counter *th_open_ok(struct pev_event ev, const struct pev_opts *o,
+			       const struct pev_target *t, struct pev_counter *group)
+{
+	struct pev_counter *c = NULL;
+	struct pev_error err;
+	int r = pev_counter_open(&ev, o, t, group, &c, &err);
+
+	cr_assert_eq(r, 0, "open failed (%s): %s\n%s", pev_error_name(r), err.message, err.hint);
+	cr_assert_not_null(c);
+	return c;
+}
+
+uint64_t th_value(const struct pev_counter *c)
+{
+	struct pev_count v;
+
+	cr_assert_eq(pev_counter_read(c, &v), 0);
+	return v.value;
+}
+
+void th_open_fails(struct pev_event ev, const struct pev_opts *o, const struct pev_target *t,
+		   struct pev_counter *group, int code, struct pev_error *err)
+{
+	struct pev_counter *c = (struct pev_counter *)1;
+
+	memset(err, 0x5a, sizeof(*err));
+	int r = pev_counter_open(&ev, o, t, group, &c, err);
+	if (r == 0)
+		pev_counter_close(c);
+	cr_assert_eq(r, code, "expected %s, got %s (%d): %s", pev_error_name(code),
+		     pev_error_name(r), r, r ? err->message : "opened");
+	cr_expect_null(c, "*out is NULL after a failure");
+	cr_expect_eq(err->code, code);
+	cr_expect_str_eq(err->syscall, "perf_event_open");
+}
+
 /* ---- misc -------------------------------------------------------------- */
 
 long th_sysctl(const char *name)
@@ -412,4 +458,94 @@ pid_t th_reaped_pid(void)
 		_exit(0);
 	waitpid(pid, &status, 0);
 	return pid;
+}
+
+/* ---- running perfev ---------------------------------------------------- */
+
+struct th_output th_perfev_as(bool as_nobody, const char *first, ...)
+{
+	const char *argv[64];
+	struct th_output r;
+	va_list ap;
+	int n = 0;
+
+	argv[n++] = th_perfev_bin();
+	va_start(ap, first);
+	for (const char *a = first; a; a = va_arg(ap, const char *)) {
+		cr_assert_lt(n, 63, "too many arguments for perfev");
+		argv[n++] = a;
+	}
+	va_end(ap);
+	argv[n] = NULL;
+	r.status = th_run((char *const *)argv, as_nobody, &r.out, &r.err);
+	return r;
+}
+
+void th_output_free(struct th_output *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+char *th_which(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
+	char *save = NULL, *found = NULL;
+
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char full[4096];
+		snprintf(full, sizeof(full), "%s/%s", dir, name);
+		if (access(full, X_OK) == 0)
+			found = strdup(full);
+	}
+	free(copy);
+	return found;
+}
+
+/* ---- JSON (json-c) ------------------------------------------------------- */
+
+json_object *th_json_parse(const char *text)
+{
+	enum json_tokener_error jerr;
+	json_object *root = json_tokener_parse_verbose(text, &jerr);
+
+	cr_assert_not_null(root, "not JSON (%s): %.2000s", json_tokener_error_desc(jerr), text);
+	cr_assert(json_object_is_type(root, json_type_object), "not a JSON object: %.2000s", text);
+	return root;
+}
+
+json_object *th_json_get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	cr_assert(json_object_object_get_ex(o, key, &v), "no key '%s' in %.2000s", key,
+		  json_object_to_json_string(o));
+	return v;
+}
+
+const char *th_json_get_str(json_object *o, const char *key)
+{
+	json_object *v = th_json_get(o, key);
+
+	cr_assert(json_object_is_type(v, json_type_string), "'%s' is not a string", key);
+	return json_object_get_string(v);
+}
+
+/* ---- the machine --------------------------------------------------------- */
+
+bool th_sysfs_pmu(const char *name)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", name);
+	return stat(path, &st) == 0;
+}
+
+bool th_have_core_pmu(void)
+{
+	return th_sysfs_pmu("cpu") || th_sysfs_pmu("cpu_core") || th_sysfs_pmu("cpu_atom");
 }

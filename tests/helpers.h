@@ -2,7 +2,8 @@
 /*
  * helpers.h - what perfev's Criterion tests share: leak checks, running a
  * function as an unprivileged user, tracefs, error injection at the
- * syscall seam, and small utilities.
+ * syscall seam, opening counters, running the perfev binary, and small
+ * utilities. Deterministic workloads are in workloads.h.
  */
 #ifndef PERFEV_TEST_HELPERS_H
 #define PERFEV_TEST_HELPERS_H
@@ -83,6 +84,78 @@ int th_open_calls(void);
 
 /* Restores the real kernel behind the seam. */
 void th_inject_reset(void);
+
+/* ---- opening counters --------------------------------------------------- */
+
+/* PEV_OPTS_INIT as a value, for where the initializer cannot go (assignments, members). */
+struct pev_opts th_opts(void);
+
+/*
+ * Opens ev (pev_counter_open with o, t and group, each may be NULL) and
+ * returns the counter; the test fails, with perfev's message and hint, when
+ * it cannot.
+ */
+struct pev_counter *th_open_ok(struct pev_event ev, const struct pev_opts *o,
+			       const struct pev_target *t, struct pev_counter *group);
+
+/* Reads c's count (the test fails when the read does). */
+uint64_t th_value(const struct pev_counter *c);
+
+/*
+ * Opens ev expecting the failure `code` from the perf_event_open step, and
+ * leaves the diagnosis in *err (filled with 0x5a first, so nothing stale
+ * passes). Checks what every such failure has: *out set to NULL, err->code
+ * and err->syscall; the caller checks the errno and the rest.
+ */
+void th_open_fails(struct pev_event ev, const struct pev_opts *o, const struct pev_target *t,
+		   struct pev_counter *group, int code, struct pev_error *err);
+
+/* ---- running perfev ---------------------------------------------------- */
+
+/* How a run of the perfev binary ended: its status and all it printed. */
+struct th_output {
+	int status; /* the exit status, or -1 (as th_run) */
+	char *out;  /* stdout, malloc'ed */
+	char *err;  /* stderr, malloc'ed */
+};
+
+/*
+ * Runs the built perfev (th_perfev_bin) with the NULL-terminated arguments
+ * first, ... (at most 62), optionally as nobody, through th_run: stdin from
+ * /dev/null, stdout and stderr collected. Free the result with
+ * th_output_free. Most tests call it through th_perfev or th_perfev_nobody,
+ * which add the NULL: th_perfev("stat", "-e", "task-clock", "true").
+ */
+struct th_output th_perfev_as(bool as_nobody, const char *first, ...);
+#define th_perfev(...) th_perfev_as(false, __VA_ARGS__, (const char *)NULL)
+#define th_perfev_nobody(...) th_perfev_as(true, __VA_ARGS__, (const char *)NULL)
+
+/* Frees what r holds (r itself is the caller's) and leaves it empty. */
+void th_output_free(struct th_output *r);
+
+/* Finds an executable in $PATH (a default one when unset); returns a malloc'ed path or NULL. */
+char *th_which(const char *name);
+
+/* ---- JSON (json-c) ------------------------------------------------------- */
+
+struct json_object;
+
+/* Parses text, which must be one JSON object (the test fails otherwise); json_object_put it. */
+struct json_object *th_json_parse(const char *text);
+
+/* Returns member `key` of object o; the test fails when there is none. */
+struct json_object *th_json_get(struct json_object *o, const char *key);
+
+/* Returns string member `key` of object o; the test fails when it is missing or not a string. */
+const char *th_json_get_str(struct json_object *o, const char *key);
+
+/* ---- the machine --------------------------------------------------------- */
+
+/* Whether the kernel has PMU `name` (/sys/bus/event_source/devices/NAME). */
+bool th_sysfs_pmu(const char *name);
+
+/* Whether this machine has a core PMU for hardware events (x86 names; hybrid parts too). */
+bool th_have_core_pmu(void);
 
 /* ---- misc -------------------------------------------------------------- */
 

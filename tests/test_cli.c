@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <json-c/json.h>
 #include <sched.h>
 #include <stdio.h>
@@ -23,61 +22,7 @@
 /* Every test checks that it leaves no descriptor or mapping behind. */
 TestSuite(cli, .init = th_leak_init, .fini = th_leak_fini, .timeout = 120);
 
-/* ---- running perfev ---------------------------------------------------- */
-
-struct run {
-	int status;
-	char *out;
-	char *err;
-};
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-	r->out = r->err = NULL;
-}
-
-/* Runs `perfev ARGS...` (NULL-terminated), optionally as nobody. */
-static struct run perfev_as(bool nobody, const char *first, ...)
-{
-	const char *argv[32];
-	struct run r;
-	va_list ap;
-	int n = 0;
-
-	argv[n++] = th_perfev_bin();
-	va_start(ap, first);
-	for (const char *a = first; a; a = va_arg(ap, const char *)) {
-		cr_assert_lt(n, 31);
-		argv[n++] = a;
-	}
-	va_end(ap);
-	argv[n] = NULL;
-	r.status = th_run((char *const *)argv, nobody, &r.out, &r.err);
-	return r;
-}
-
-#define perfev(...) perfev_as(false, __VA_ARGS__, (const char *)NULL)
-#define perfev_nobody(...) perfev_as(true, __VA_ARGS__, (const char *)NULL)
-
-/* Finds an executable in $PATH; returns a malloc'ed path or NULL. */
-static char *which(const char *name)
-{
-	const char *path = getenv("PATH");
-	char *copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
-	char *save = NULL, *found = NULL;
-
-	for (char *dir = strtok_r(copy, ":", &save); dir && !found;
-	     dir = strtok_r(NULL, ":", &save)) {
-		char full[4096];
-		snprintf(full, sizeof(full), "%s/%s", dir, name);
-		if (access(full, X_OK) == 0)
-			found = strdup(full);
-	}
-	free(copy);
-	return found;
-}
+/* ---- reading the output ------------------------------------------------- */
 
 static bool starts_with(const char *s, const char *prefix)
 {
@@ -88,7 +33,7 @@ static bool starts_with(const char *s, const char *prefix)
 
 Test(cli, version)
 {
-	struct run r = perfev("--version");
+	struct th_output r = th_perfev("--version");
 	char want[64];
 
 	snprintf(want, sizeof(want), "perfev %d.%d.%d\n", PEV_VERSION_MAJOR, PEV_VERSION_MINOR,
@@ -96,40 +41,40 @@ Test(cli, version)
 	cr_expect_eq(r.status, 0);
 	cr_expect_str_eq(r.out, want);
 	cr_expect_str_eq(r.err, "");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(cli, help_lists_the_commands)
 {
-	struct run r = perfev("--help");
+	struct th_output r = th_perfev("--help");
 
 	cr_expect_eq(r.status, 0);
 	cr_expect(starts_with(r.out, "usage: perfev"), "%s", r.out);
 	cr_expect(strstr(r.out, "   check "), "help lists check: %s", r.out);
 	cr_expect(strstr(r.out, "   stat "), "help lists stat: %s", r.out);
 	cr_expect_str_eq(r.err, "");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(cli, no_command_prints_help_and_fails)
 {
-	struct run r = perfev_as(false, NULL);
+	struct th_output r = th_perfev_as(false, NULL);
 
 	cr_expect_eq(r.status, 129);
 	cr_expect(strstr(r.err, "usage: perfev"), "%s", r.err);
 	cr_expect_str_eq(r.out, "");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(cli, an_unknown_command_exits_129_and_names_it)
 {
-	struct run r = perfev("frobnicate", "--now");
+	struct th_output r = th_perfev("frobnicate", "--now");
 
 	cr_expect_eq(r.status, 129);
 	cr_expect(starts_with(r.err, "perfev: error:"), "%s", r.err);
 	cr_expect(strstr(r.err, "frobnicate"), "the message names the command: %s", r.err);
 	cr_expect_str_eq(r.out, "");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- perfev check ------------------------------------------------------- */
@@ -150,58 +95,15 @@ static const char *const check_ids[][2] = {
 };
 #define NR_CHECKS (sizeof(check_ids) / sizeof(check_ids[0]))
 
-static bool sysfs_pmu(const char *name)
-{
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", name);
-	return stat(path, &st) == 0;
-}
-
-/* Whether this machine has a core PMU for hardware events (x86 names; hybrid parts). */
-static bool have_core_pmu(void)
-{
-	return sysfs_pmu("cpu") || sysfs_pmu("cpu_core") || sysfs_pmu("cpu_atom");
-}
-
-static json_object *parse_json(const char *text)
-{
-	enum json_tokener_error jerr;
-	json_object *root = json_tokener_parse_verbose(text, &jerr);
-
-	cr_assert_not_null(root, "perfev check --json is not JSON (%s): %s",
-			   json_tokener_error_desc(jerr), text);
-	cr_assert(json_object_is_type(root, json_type_object));
-	return root;
-}
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	cr_assert(json_object_object_get_ex(o, key, &v), "no key '%s' in %s", key,
-		  json_object_to_json_string(o));
-	return v;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-
-	cr_assert(json_object_is_type(v, json_type_string), "'%s' is not a string", key);
-	return json_object_get_string(v);
-}
-
 /* Returns the check object with this id. */
 static json_object *check_of(json_object *root, const char *id)
 {
-	json_object *checks = get(root, "checks");
+	json_object *checks = th_json_get(root, "checks");
 
 	cr_assert(json_object_is_type(checks, json_type_array));
 	for (size_t i = 0; i < json_object_array_length(checks); i++) {
 		json_object *c = json_object_array_get_idx(checks, i);
-		if (strcmp(get_str(c, "id"), id) == 0)
+		if (strcmp(th_json_get_str(c, "id"), id) == 0)
 			return c;
 	}
 	cr_assert_fail("no check '%s'", id);
@@ -211,26 +113,26 @@ static json_object *check_of(json_object *root, const char *id)
 static void expect_status(json_object *root, const char *id, const char *status)
 {
 	json_object *c = check_of(root, id);
-	const char *got = get_str(c, "status");
+	const char *got = th_json_get_str(c, "status");
 
 	cr_expect_str_eq(got, status, "check %s is '%s', expected '%s' (detail: %s; fix: %s)", id,
-			 got, status, get_str(c, "detail"), get_str(c, "fix"));
-	cr_expect_eq(json_object_get_boolean(get(c, "works")), strcmp(status, "no") != 0,
+			 got, status, th_json_get_str(c, "detail"), th_json_get_str(c, "fix"));
+	cr_expect_eq(json_object_get_boolean(th_json_get(c, "works")), strcmp(status, "no") != 0,
 		     "check %s: works agrees with status", id);
 	if (strcmp(status, "no") == 0)
-		cr_expect_str_neq(get_str(c, "detail"), "", "check %s says why not", id);
+		cr_expect_str_neq(th_json_get_str(c, "detail"), "", "check %s says why not", id);
 }
 
 static void expect_every_check_once(json_object *root)
 {
-	json_object *checks = get(root, "checks");
+	json_object *checks = th_json_get(root, "checks");
 
 	cr_expect_eq(json_object_array_length(checks), NR_CHECKS);
 	for (size_t i = 0; i < NR_CHECKS && i < json_object_array_length(checks); i++) {
 		json_object *c = json_object_array_get_idx(checks, i);
-		cr_expect_str_eq(get_str(c, "id"), check_ids[i][0]);
-		cr_expect_str_eq(get_str(c, "what"), check_ids[i][1]);
-		const char *s = get_str(c, "status");
+		cr_expect_str_eq(th_json_get_str(c, "id"), check_ids[i][0]);
+		cr_expect_str_eq(th_json_get_str(c, "what"), check_ids[i][1]);
+		const char *s = th_json_get_str(c, "status");
 		cr_expect(strcmp(s, "yes") == 0 || strcmp(s, "partial") == 0 ||
 				  strcmp(s, "no") == 0,
 			  "status '%s'", s);
@@ -239,7 +141,7 @@ static void expect_every_check_once(json_object *root)
 
 Test(cli, check_text_has_the_machine_and_one_line_per_class)
 {
-	struct run r = perfev("check");
+	struct th_output r = th_perfev("check");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(starts_with(r.out, "machine\n"), "%s", r.out);
@@ -268,91 +170,91 @@ Test(cli, check_text_has_the_machine_and_one_line_per_class)
 			  "%s: status word: %.80s", check_ids[i][1], line);
 	}
 	cr_expect_str_eq(r.err, "");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(cli, check_json_as_root_on_this_machine)
 {
 	th_require_root();
 	cr_assert(th_tracefs(), "cannot mount tracefs");
-	struct run r = perfev("check", "--json");
+	struct th_output r = th_perfev("check", "--json");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	json_object *root = parse_json(r.out);
-	json_object *m = get(root, "machine");
+	json_object *root = th_json_parse(r.out);
+	json_object *m = th_json_get(root, "machine");
 	expect_every_check_once(root);
 
-	cr_expect_eq(json_object_get_int(get(m, "euid")), 0);
-	cr_expect(json_object_get_boolean(get(m, "tracefs_mounted")));
-	cr_expect_eq(json_object_get_int(get(m, "cpus_online")), sysconf(_SC_NPROCESSORS_ONLN));
-	cr_expect_eq(json_object_get_boolean(get(m, "hardware_pmu")), have_core_pmu());
+	cr_expect_eq(json_object_get_int(th_json_get(m, "euid")), 0);
+	cr_expect(json_object_get_boolean(th_json_get(m, "tracefs_mounted")));
+	cr_expect_eq(json_object_get_int(th_json_get(m, "cpus_online")), sysconf(_SC_NPROCESSORS_ONLN));
+	cr_expect_eq(json_object_get_boolean(th_json_get(m, "hardware_pmu")), th_have_core_pmu());
 
 	expect_status(root, "software", "yes");
 	expect_status(root, "breakpoint", "yes");
-	expect_status(root, "uprobe", sysfs_pmu("uprobe") ? "yes" : "no");
+	expect_status(root, "uprobe", th_sysfs_pmu("uprobe") ? "yes" : "no");
 	expect_status(root, "cpu_wide", "yes");
 	expect_status(root, "kernel_sampling", "yes");
 	expect_status(root, "callchains", "yes");
 	expect_status(root, "ring_buffer", "yes");
 	expect_status(root, "tracepoint", "yes");
-	cr_expect(strstr(get_str(check_of(root, "tracepoint"), "detail"), "/sys/kernel/tracing"),
+	cr_expect(strstr(th_json_get_str(check_of(root, "tracepoint"), "detail"), "/sys/kernel/tracing"),
 		  "the tracepoint check says where tracefs is");
 
-	if (have_core_pmu()) {
+	if (th_have_core_pmu()) {
 		expect_status(root, "hardware", "yes");
 	} else {
 		/* This development VM: no PMU, so neither hardware nor cache events. */
 		expect_status(root, "hardware", "no");
 		expect_status(root, "cache", "no");
-		const char *detail = get_str(check_of(root, "hardware"), "detail");
+		const char *detail = th_json_get_str(check_of(root, "hardware"), "detail");
 		cr_expect(strstr(detail, "no hardware PMU"), "hardware detail: %s", detail);
-		cr_expect(strstr(get_str(check_of(root, "hardware"), "fix"), "cpu-clock"),
+		cr_expect(strstr(th_json_get_str(check_of(root, "hardware"), "fix"), "cpu-clock"),
 			  "the fix offers a software event");
-		detail = get_str(check_of(root, "cache"), "detail");
+		detail = th_json_get_str(check_of(root, "cache"), "detail");
 		cr_expect(strstr(detail, "no hardware PMU"), "cache detail: %s", detail);
 	}
-	if (sysfs_pmu("kprobe")) {
+	if (th_sysfs_pmu("kprobe")) {
 		expect_status(root, "kprobe", "yes");
 	} else {
 		expect_status(root, "kprobe", "no");
-		cr_expect(strstr(get_str(check_of(root, "kprobe"), "detail"), "no kprobe PMU"));
-		cr_expect_str_neq(get_str(check_of(root, "kprobe"), "fix"), "");
+		cr_expect(strstr(th_json_get_str(check_of(root, "kprobe"), "detail"), "no kprobe PMU"));
+		cr_expect_str_neq(th_json_get_str(check_of(root, "kprobe"), "fix"), "");
 	}
 	json_object_put(root);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(cli, check_json_as_nobody)
 {
-	struct run r = perfev_nobody("check", "--json");
+	struct th_output r = th_perfev_nobody("check", "--json");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	json_object *root = parse_json(r.out);
+	json_object *root = th_json_parse(r.out);
 	expect_every_check_once(root);
-	cr_expect_eq(json_object_get_int(get(get(root, "machine"), "euid")), 65534);
-	cr_expect_not(json_object_get_boolean(get(get(root, "machine"), "cap_perfmon")));
+	cr_expect_eq(json_object_get_int(th_json_get(th_json_get(root, "machine"), "euid")), 65534);
+	cr_expect_not(json_object_get_boolean(th_json_get(th_json_get(root, "machine"), "cap_perfmon")));
 
-	int paranoid = json_object_get_int(get(get(root, "machine"), "paranoid"));
+	int paranoid = json_object_get_int(th_json_get(th_json_get(root, "machine"), "paranoid"));
 	if (paranoid >= 2) {
 		/* User space only: the kernel part of software events is refused. */
 		expect_status(root, "software", "partial");
-		const char *detail = get_str(check_of(root, "software"), "detail");
+		const char *detail = th_json_get_str(check_of(root, "software"), "detail");
 		cr_expect(strstr(detail, "user space only"), "software detail: %s", detail);
-		cr_expect(strstr(get_str(check_of(root, "software"), "fix"), "perf_event_paranoid"),
+		cr_expect(strstr(th_json_get_str(check_of(root, "software"), "fix"), "perf_event_paranoid"),
 			  "the fix names the sysctl");
 	}
 	if (paranoid >= 1) {
 		expect_status(root, "cpu_wide", "no");
-		cr_expect_str_neq(get_str(check_of(root, "cpu_wide"), "fix"), "",
+		cr_expect_str_neq(th_json_get_str(check_of(root, "cpu_wide"), "fix"), "",
 				  "CPU-wide counting as nobody comes with a fix");
 	}
 	/* The uprobe PMU wants CAP_PERFMON (or CAP_SYS_ADMIN) whatever the paranoid level. */
 	expect_status(root, "uprobe", "no");
-	cr_expect_str_neq(get_str(check_of(root, "uprobe"), "fix"), "");
+	cr_expect_str_neq(th_json_get_str(check_of(root, "uprobe"), "fix"), "");
 	expect_status(root, "breakpoint", "yes");
 	expect_status(root, "ring_buffer", "yes");
 	json_object_put(root);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* Runs `perfev check --json` in a private mount namespace with every tracefs unmounted. */
@@ -428,13 +330,13 @@ Test(cli, check_json_without_tracefs_says_how_to_mount_it)
 	cr_assert(th_tracefs(), "cannot mount tracefs");
 	int status = check_without_tracefs(&out);
 	cr_assert_eq(status, 0, "the child failed at step %d", status);
-	json_object *root = parse_json(out);
-	cr_expect_not(json_object_get_boolean(get(get(root, "machine"), "tracefs_mounted")));
-	cr_expect(json_object_get_boolean(get(get(root, "machine"), "tracefs_supported")));
+	json_object *root = th_json_parse(out);
+	cr_expect_not(json_object_get_boolean(th_json_get(th_json_get(root, "machine"), "tracefs_mounted")));
+	cr_expect(json_object_get_boolean(th_json_get(th_json_get(root, "machine"), "tracefs_supported")));
 	expect_status(root, "tracepoint", "no");
-	const char *fix = get_str(check_of(root, "tracepoint"), "fix");
+	const char *fix = th_json_get_str(check_of(root, "tracepoint"), "fix");
 	cr_expect(strstr(fix, "mount -t tracefs"), "fix: %s", fix);
-	cr_expect(strstr(get_str(check_of(root, "tracepoint"), "detail"), "not mounted"));
+	cr_expect(strstr(th_json_get_str(check_of(root, "tracepoint"), "detail"), "not mounted"));
 	json_object_put(root);
 	free(out);
 	/* The real namespace still has it. */
@@ -443,25 +345,25 @@ Test(cli, check_json_without_tracefs_says_how_to_mount_it)
 
 Test(cli, check_rejects_extra_arguments)
 {
-	struct run r = perfev("check", "extra-arg");
+	struct th_output r = th_perfev("check", "extra-arg");
 
 	cr_expect_eq(r.status, 129);
 	cr_expect(starts_with(r.err, "perfev: error:"), "%s", r.err);
 	cr_expect(strstr(r.err, "extra-arg"), "%s", r.err);
 	cr_expect(strstr(r.err, "usage: perfev check"), "%s", r.err);
 	cr_expect_str_eq(r.out, "");
-	run_free(&r);
+	th_output_free(&r);
 
-	r = perfev("check", "--bogus");
+	r = th_perfev("check", "--bogus");
 	cr_expect_eq(r.status, 129);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- perfev stat -------------------------------------------------------- */
 
 Test(cli, stat_true_prints_perf_stat_style_counts)
 {
-	struct run r = perfev("stat", "--", "true");
+	struct th_output r = th_perfev("stat", "--", "true");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_str_eq(r.out, "", "perf stat writes its table to stderr");
@@ -470,7 +372,7 @@ Test(cli, stat_true_prints_perf_stat_style_counts)
 	cr_expect(strstr(e, " msec task-clock "), "task-clock line: %s", e);
 	cr_expect(strstr(e, "      page-faults "), "page-faults line: %s", e);
 	cr_expect(strstr(e, " seconds time elapsed"), "%s", e);
-	if (!have_core_pmu()) {
+	if (!th_have_core_pmu()) {
 		const char *cycles = strstr(e, "<not supported>      cycles");
 		cr_expect(cycles, "cycles is <not supported>: %s", e);
 		/* One note for every event missing for the same reason. */
@@ -483,58 +385,58 @@ Test(cli, stat_true_prints_perf_stat_style_counts)
 		cr_expect(strstr(e, "\n hint: "), "and what to use instead: %s", e);
 	}
 	cr_expect_null(strstr(e, "perfev: error"), "%s", e);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(cli, stat_passes_on_the_exit_status)
 {
-	struct run r = perfev("stat", "-e", "task-clock", "--", "sh", "-c", "exit 7");
+	struct th_output r = th_perfev("stat", "-e", "task-clock", "--", "sh", "-c", "exit 7");
 
 	cr_expect_eq(r.status, 7, "%s", r.err);
 	cr_expect(strstr(r.err, "Performance counter stats for 'sh -c exit 7'"), "%s", r.err);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(cli, stat_of_a_missing_command_exits_127)
 {
-	struct run r = perfev("stat", "--", "/nonexistent/perfev-no-such-command");
+	struct th_output r = th_perfev("stat", "--", "/nonexistent/perfev-no-such-command");
 
 	cr_expect_eq(r.status, 127, "%s", r.err);
 	cr_expect(starts_with(r.err, "perfev: error:"), "%s", r.err);
 	cr_expect(strstr(r.err, "cannot run"), "%s", r.err);
 	cr_expect(strstr(r.err, "/nonexistent/perfev-no-such-command"), "%s", r.err);
 	cr_expect_null(strstr(r.err, "Performance counter stats"), "%s", r.err);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(cli, stat_without_a_command_exits_129)
 {
-	struct run r = perfev("stat");
+	struct th_output r = th_perfev("stat");
 
 	cr_expect_eq(r.status, 129);
 	cr_expect(starts_with(r.err, "perfev: error:"), "%s", r.err);
 	cr_expect(strstr(r.err, "usage: perfev stat"), "%s", r.err);
-	run_free(&r);
+	th_output_free(&r);
 
-	r = perfev("stat", "-e", "task-clock");
+	r = th_perfev("stat", "-e", "task-clock");
 	cr_expect_eq(r.status, 129, "%s", r.err);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(cli, stat_with_an_unknown_event_exits_129_and_names_it)
 {
-	struct run r = perfev("stat", "-e", "bogus-event", "--", "true");
+	struct th_output r = th_perfev("stat", "-e", "bogus-event", "--", "true");
 
 	cr_expect_eq(r.status, 129);
 	cr_expect(starts_with(r.err, "perfev: error:"), "%s", r.err);
 	cr_expect(strstr(r.err, "bogus-event"), "%s", r.err);
 	cr_expect_null(strstr(r.err, "Performance counter stats"), "%s", r.err);
-	run_free(&r);
+	th_output_free(&r);
 
-	r = perfev("stat", "-e", "task-clock,bogus-event", "--", "true");
+	r = th_perfev("stat", "-e", "task-clock,bogus-event", "--", "true");
 	cr_expect_eq(r.status, 129);
 	cr_expect(strstr(r.err, "bogus-event"), "%s", r.err);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /*
@@ -636,7 +538,7 @@ static void compare_page_faults(char *perf, char *const cmd[], int ncmd)
 
 Test(cli, stat_page_faults_agree_with_perf)
 {
-	char *perf = which("perf");
+	char *perf = th_which("perf");
 
 	if (!perf)
 		cr_skip_test("Debian's perf (package linux-perf) is not installed: nothing to "

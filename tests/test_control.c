@@ -22,115 +22,52 @@
 #include <unistd.h>
 
 #include "helpers.h"
-
-static struct pev_opts opts_init(void)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	return o;
-}
-
-static struct pev_counter *open_ok(struct pev_event ev, const struct pev_opts *o,
-				   const struct pev_target *t, struct pev_counter *group)
-{
-	struct pev_counter *c = NULL;
-	struct pev_error err;
-	int r = pev_counter_open(&ev, o, t, group, &c, &err);
-
-	cr_assert_eq(r, 0, "open failed (%s): %s\n%s", pev_error_name(r), err.message, err.hint);
-	cr_assert_not_null(c);
-	return c;
-}
-
-static uint64_t value_of(const struct pev_counter *c)
-{
-	struct pev_count v;
-
-	cr_assert_eq(pev_counter_read(c, &v), 0);
-	return v.value;
-}
-
-/* Burns roughly `ms` milliseconds of this thread's CPU time. */
-static void spin_ms(long ms)
-{
-	struct timespec start, now;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
-	do {
-		for (volatile int i = 0; i < 10000; i++)
-			;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-	} while ((now.tv_sec - start.tv_sec) * 1000L + (now.tv_nsec - start.tv_nsec) / 1000000L <
-		 ms);
-}
-
-/* Touches `pages` fresh pages: one page fault each. */
-/* Not instrumented: under AddressSanitizer each store would also fault in shadow pages. */
-__attribute__((no_sanitize_address)) static void touch_pages(size_t pages)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	char *mem = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-
-	cr_assert_neq(mem, MAP_FAILED);
-	madvise(mem, pages * page, MADV_NOHUGEPAGE);
-	for (size_t i = 0; i < pages; i++)
-		((volatile char *)mem)[i * page] = 1;
-	munmap(mem, pages * page);
-}
-
-/* Sleeps briefly n times: a voluntary context switch each. */
-static void sleep_briefly(int n)
-{
-	for (int i = 0; i < n; i++) {
-		struct timespec ts = {0, 100000};
-		nanosleep(&ts, NULL);
-	}
-}
+#include "workloads.h"
 
 /* A page-fault counter that samples every `period` faults (no ring: the samples go nowhere). */
 static struct pev_counter *open_sampling_faults(uint64_t period, bool disabled)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 
 	o.sample_period = period;
 	o.sample_type = PEV_SAMPLE_IP;
 	o.disabled = disabled;
 	o.exclude_kernel = true;
-	return open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
+	return th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
 }
 
 /* ---- enable / disable / reset ---------------------------------------------- */
 
 Test(control, enable_disable_reset_one_event, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.disabled = true;
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
 
-	touch_pages(16);
-	cr_expect_eq(value_of(c), 0, "opened disabled");
+	th_touch_pages(16);
+	cr_expect_eq(th_value(c), 0, "opened disabled");
 
 	cr_assert_eq(pev_counter_enable(c), 0);
-	touch_pages(64);
-	uint64_t on = value_of(c);
+	th_touch_pages(64);
+	uint64_t on = th_value(c);
 	cr_expect_geq(on, 64, "64 pages while enabled: %" PRIu64 " faults", on);
 	cr_expect_leq(on, 64 + 16, "64 pages while enabled: %" PRIu64 " faults", on);
 
 	cr_assert_eq(pev_counter_disable(c), 0);
-	uint64_t off = value_of(c);
-	touch_pages(64);
-	cr_expect_eq(value_of(c), off, "disabled: the count stands still");
+	uint64_t off = th_value(c);
+	th_touch_pages(64);
+	cr_expect_eq(th_value(c), off, "disabled: the count stands still");
 
 	cr_assert_eq(pev_counter_reset(c), 0);
-	cr_expect_eq(value_of(c), 0, "reset zeroes the count");
-	touch_pages(8);
-	cr_expect_eq(value_of(c), 0, "reset does not enable");
+	cr_expect_eq(th_value(c), 0, "reset zeroes the count");
+	th_touch_pages(8);
+	cr_expect_eq(th_value(c), 0, "reset does not enable");
 
 	cr_assert_eq(pev_counter_enable(c), 0);
-	touch_pages(8);
-	cr_expect_geq(value_of(c), 8, "counts again from 0");
+	th_touch_pages(8);
+	cr_expect_geq(th_value(c), 8, "counts again from 0");
 	cr_assert_eq(pev_counter_reset(c), 0);
-	cr_expect_lt(value_of(c), 8, "reset while enabled restarts from 0");
+	cr_expect_lt(th_value(c), 8, "reset while enabled restarts from 0");
 	pev_counter_close(c);
 }
 
@@ -138,21 +75,21 @@ Test(control, reset_and_disable_act_on_every_descriptor, .init = th_leak_init,
      .fini = th_leak_fini)
 {
 	struct pev_target all = pev_target_all_cpus();
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &all, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &all, NULL);
 	struct pev_count v;
 	int n = pev_counter_nr_fds(c);
 
-	sleep_briefly(10);
+	th_sleep_briefly(10);
 	cr_assert_eq(pev_counter_disable(c), 0);
 	cr_assert_eq(pev_counter_reset(c), 0);
-	sleep_briefly(10);
+	th_sleep_briefly(10);
 	for (int i = 0; i < n; i++) {
 		cr_assert_eq(pev_counter_read_fd(c, i, &v), 0);
 		cr_expect_eq(v.value, 0, "CPU %d: disabled and reset, %" PRIu64,
 			     pev_counter_cpu(c, i), v.value);
 	}
 	cr_assert_eq(pev_counter_enable(c), 0);
-	sleep_briefly(10);
+	th_sleep_briefly(10);
 	for (int i = 0; i < n; i++) {
 		cr_assert_eq(pev_counter_read_fd(c, i, &v), 0);
 		cr_expect_gt(v.value, 0, "CPU %d counts after enable", pev_counter_cpu(c, i));
@@ -167,15 +104,15 @@ struct trio {
 
 static void trio_open(struct trio *t)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_target self = pev_target_self();
 
 	o.disabled = true;
 	o.read_format = PEV_FORMAT_GROUP | PEV_FORMAT_ID;
-	t->c[0] = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, &self, NULL);
+	t->c[0] = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, &self, NULL);
 	o.read_format = 0;
-	t->c[1] = open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, &self, t->c[0]);
-	t->c[2] = open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), &o, &self, t->c[0]);
+	t->c[1] = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, &self, t->c[0]);
+	t->c[2] = th_open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), &o, &self, t->c[0]);
 }
 
 static void trio_close(struct trio *t)
@@ -196,9 +133,9 @@ static void trio_values(struct trio *t, uint64_t v[3])
 /* Page faults first: right after an enable, before any context switch. */
 static void trio_work(void)
 {
-	touch_pages(16);
-	spin_ms(3);
-	sleep_briefly(3);
+	th_touch_pages(16);
+	th_spin_ms(3);
+	th_sleep_briefly(3);
 }
 
 Test(control, group_forms_act_on_leader_and_members, .init = th_leak_init, .fini = th_leak_fini)
@@ -238,7 +175,7 @@ Test(control, group_forms_act_on_leader_and_members, .init = th_leak_init, .fini
 	for (int round = 0; round < 5; round++) {
 		cr_assert_eq(pev_counter_reset_group(t.c[0]), 0);
 		cr_assert_eq(pev_counter_enable_group(t.c[0]), 0);
-		touch_pages(16);
+		th_touch_pages(16);
 		cr_assert_eq(pev_counter_disable_group(t.c[0]), 0);
 		trio_values(&t, v);
 		cr_expect_geq(v[1], 16, "round %d: page-faults right after the group enable: %" PRIu64,
@@ -280,16 +217,16 @@ Test(control, single_forms_act_on_one_event, .init = th_leak_init, .fini = th_le
 
 Test(control, group_forms_on_a_lone_counter, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.disabled = true;
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
 
 	cr_assert_eq(pev_counter_enable_group(c), 0, "a lone event is its own group");
-	touch_pages(8);
-	cr_expect_geq(value_of(c), 8);
+	th_touch_pages(8);
+	cr_expect_geq(th_value(c), 8);
 	cr_assert_eq(pev_counter_disable_group(c), 0);
 	cr_assert_eq(pev_counter_reset_group(c), 0);
-	cr_expect_eq(value_of(c), 0);
+	cr_expect_eq(th_value(c), 0);
 	cr_expect_eq(pev_counter_enable_group(NULL), PEV_EBADARG);
 	cr_expect_eq(pev_counter_disable_group(NULL), PEV_EBADARG);
 	cr_expect_eq(pev_counter_reset_group(NULL), PEV_EBADARG);
@@ -308,18 +245,18 @@ Test(control, refresh_counts_n_overflows_then_stops, .init = th_leak_init, .fini
 {
 	struct pev_counter *c = open_sampling_faults(1, true);
 
-	touch_pages(16);
-	cr_expect_eq(value_of(c), 0, "opened disabled");
+	th_touch_pages(16);
+	cr_expect_eq(th_value(c), 0, "opened disabled");
 	cr_assert_eq(pev_counter_refresh(c, 3), 0);
-	touch_pages(64);
-	uint64_t v = value_of(c);
+	th_touch_pages(64);
+	uint64_t v = th_value(c);
 	cr_expect_geq(v, 3, "refresh 3 with period 1: %" PRIu64 " faults counted", v);
 	cr_expect_leq(v, 4, "refresh 3 with period 1: %" PRIu64 " faults counted", v);
 
 	/* Again: two more overflows. */
 	cr_assert_eq(pev_counter_refresh(c, 2), 0);
-	touch_pages(64);
-	uint64_t w = value_of(c);
+	th_touch_pages(64);
+	uint64_t w = th_value(c);
 	cr_expect_geq(w, v + 2, "refresh 2 more: %" PRIu64 " -> %" PRIu64, v, w);
 	cr_expect_leq(w, v + 3, "refresh 2 more: %" PRIu64 " -> %" PRIu64, v, w);
 	pev_counter_close(c);
@@ -328,9 +265,9 @@ Test(control, refresh_counts_n_overflows_then_stops, .init = th_leak_init, .fini
 Test(control, refresh_refusals, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_counter *sampling = open_sampling_faults(1, true);
-	struct pev_counter *counting = open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, NULL,
+	struct pev_counter *counting = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, NULL,
 					       NULL);
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 
 	cr_expect_eq(pev_counter_refresh(sampling, 0), PEV_EBADARG);
 	cr_expect_eq(pev_counter_refresh(sampling, -1), PEV_EBADARG);
@@ -341,7 +278,7 @@ Test(control, refresh_refusals, .init = th_leak_init, .fini = th_leak_fini)
 	o.sample_period = 1;
 	o.inherit = PEV_INHERIT_ALL;
 	o.disabled = true;
-	struct pev_counter *inherited = open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL,
+	struct pev_counter *inherited = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL,
 						NULL);
 	cr_expect_eq(pev_counter_refresh(inherited, 1), PEV_EINVAL, "nor inherited events");
 	pev_counter_close(inherited);
@@ -356,8 +293,8 @@ Test(control, set_period_takes_effect, .init = th_leak_init, .fini = th_leak_fin
 	/* Period 5 with one refresh: the event stops at the fifth fault. */
 	cr_assert_eq(pev_counter_set_period(c, 5), 0);
 	cr_assert_eq(pev_counter_refresh(c, 1), 0);
-	touch_pages(64);
-	uint64_t v = value_of(c);
+	th_touch_pages(64);
+	uint64_t v = th_value(c);
 	cr_expect_geq(v, 5, "period 5, one overflow: %" PRIu64 " faults", v);
 	cr_expect_leq(v, 6, "period 5, one overflow: %" PRIu64 " faults", v);
 	pev_counter_close(c);
@@ -366,9 +303,9 @@ Test(control, set_period_takes_effect, .init = th_leak_init, .fini = th_leak_fin
 Test(control, set_period_refusals, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_counter *c = open_sampling_faults(1000, true);
-	struct pev_counter *counting = open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, NULL,
+	struct pev_counter *counting = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, NULL,
 					       NULL);
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 
 	cr_expect_eq(pev_counter_set_period(c, 0), PEV_EINVAL, "period 0");
 	cr_expect_eq(pev_counter_set_period(c, UINT64_C(1) << 63), PEV_EINVAL, "bit 63 set");
@@ -378,7 +315,7 @@ Test(control, set_period_refusals, .init = th_leak_init, .fini = th_leak_fini)
 
 	/* A frequency event takes a new frequency (0 is refused there too). */
 	o.sample_freq = 100;
-	struct pev_counter *freq = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), &o, NULL, NULL);
+	struct pev_counter *freq = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), &o, NULL, NULL);
 	cr_expect_eq(pev_counter_set_period(freq, 200), 0);
 	cr_expect_eq(pev_counter_set_period(freq, 0), PEV_EINVAL);
 	pev_counter_close(freq);
@@ -391,8 +328,8 @@ Test(control, set_period_refusals, .init = th_leak_init, .fini = th_leak_fini)
 Test(control, ids_distinct_per_descriptor, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_target all = pev_target_all_cpus();
-	struct pev_counter *a = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &all, NULL);
-	struct pev_counter *b = open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), NULL, &all,
+	struct pev_counter *a = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &all, NULL);
+	struct pev_counter *b = th_open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), NULL, &all,
 					NULL);
 	int n = pev_counter_nr_fds(a);
 	uint64_t ids[2][256];
@@ -427,9 +364,9 @@ static struct pev_counter *open_sys_enter_in(struct pev_counter *group)
 	if (!id)
 		cr_skip_test("tracefs or raw_syscalls:sys_enter unavailable (tracefs at %s)",
 			     th_tracefs() ? th_tracefs() : "nowhere");
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.disabled = true;
-	return open_ok(pev_event_tracepoint(id), &o, NULL, group);
+	return th_open_ok(pev_event_tracepoint(id), &o, NULL, group);
 }
 
 static struct pev_counter *open_sys_enter(void)
@@ -448,7 +385,7 @@ static void count_getppid_calls(struct pev_counter **cs, int n, int calls, uint6
 	(void)syscall(SYS_getuid);
 	cr_assert_eq(pev_counter_disable_group(cs[0]), 0);
 	for (int k = 0; k < n; k++)
-		out[k] = value_of(cs[k]);
+		out[k] = th_value(cs[k]);
 }
 
 Test(control, set_filter_on_a_tracepoint, .init = th_leak_init, .fini = th_leak_fini)
@@ -486,7 +423,7 @@ Test(control, set_filter_on_a_tracepoint, .init = th_leak_init, .fini = th_leak_
 Test(control, set_filter_refusals, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_counter *tp = open_sys_enter();
-	struct pev_counter *sw = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
+	struct pev_counter *sw = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
 
 	cr_expect_eq(pev_counter_set_filter(tp, "no_such_field == 1"), PEV_EINVAL);
 	cr_expect_eq(pev_counter_set_filter(tp, "id =="), PEV_EINVAL);
@@ -503,7 +440,7 @@ Test(control, set_filter_refusals, .init = th_leak_init, .fini = th_leak_fini)
 Test(control, set_bpf_refuses_what_is_no_program, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_counter *tp = open_sys_enter();
-	struct pev_counter *sw = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
+	struct pev_counter *sw = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
 	int p[2];
 
 	cr_expect_eq(pev_counter_set_bpf(tp, -1), PEV_EBADARG);
@@ -532,7 +469,7 @@ Test(control, query_bpf_on_a_tracepoint_without_programs, .init = th_leak_init,
      .fini = th_leak_fini)
 {
 	struct pev_counter *tp = open_sys_enter();
-	struct pev_counter *sw = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
+	struct pev_counter *sw = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
 	uint32_t ids[8], count = 99;
 
 	memset(ids, 0xAB, sizeof(ids));
@@ -561,7 +498,7 @@ static uint64_t data_head(const struct pev_ring *r)
 
 Test(control, pause_output_stops_the_ring, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_ring *ring = NULL;
 	struct pev_error err;
 	struct pev_count v;
@@ -571,7 +508,7 @@ Test(control, pause_output_stops_the_ring, .init = th_leak_init, .fini = th_leak
 	o.exclude_kernel = true;
 	o.read_format = PEV_FORMAT_LOST;
 	o.disabled = true;
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
 
 	cr_expect_eq(pev_counter_pause_output(c, true), PEV_EINVAL, "no ring to pause yet");
 	cr_assert_eq(pev_ring_open(c, 0, 1, &ring, &err), 0, "%s", err.message);
@@ -580,7 +517,7 @@ Test(control, pause_output_stops_the_ring, .init = th_leak_init, .fini = th_leak
 	/* Paused: samples are dropped and counted as lost, the ring stays as it was. */
 	cr_assert_eq(pev_counter_pause_output(c, true), 0);
 	uint64_t head = data_head(ring);
-	touch_pages(8);
+	th_touch_pages(8);
 	cr_expect_eq(data_head(ring), head, "paused: nothing written");
 	cr_assert_eq(pev_counter_read(c, &v), 0);
 	cr_expect_geq(v.lost, 8, "paused: %" PRIu64 " samples lost for 8 faults", v.lost);
@@ -588,7 +525,7 @@ Test(control, pause_output_stops_the_ring, .init = th_leak_init, .fini = th_leak
 
 	/* Resumed: samples land in the ring again. */
 	cr_assert_eq(pev_counter_pause_output(c, false), 0);
-	touch_pages(8);
+	th_touch_pages(8);
 	cr_expect_gt(data_head(ring), head, "resumed: records written");
 	uint64_t lost = v.lost;
 	cr_assert_eq(pev_counter_read(c, &v), 0);
@@ -613,16 +550,16 @@ static void write_both(int n)
 
 Test(control, modify_moves_a_watchpoint, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_event ev = pev_event_breakpoint((uint64_t)(uintptr_t)&watch_a, PEV_BP_LEN_8,
 						   PEV_BP_W);
 	o.exclude_kernel = true;
 	o.disabled = true;
-	struct pev_counter *c = open_ok(ev, &o, NULL, NULL);
+	struct pev_counter *c = th_open_ok(ev, &o, NULL, NULL);
 
 	cr_assert_eq(pev_counter_enable(c), 0);
 	write_both(10);
-	cr_expect_eq(value_of(c), 10, "watching a: 10 writes to a, 20 to b");
+	cr_expect_eq(th_value(c), 10, "watching a: 10 writes to a, 20 to b");
 
 	/*
 	 * The kernel takes the disabled bit from the new attributes too: a
@@ -637,7 +574,7 @@ Test(control, modify_moves_a_watchpoint, .init = th_leak_init, .fini = th_leak_f
 	cr_expect_not(pev_counter_attr(c)->flags & PEV_ATTR_DISABLED, "and that it is enabled");
 	cr_assert_eq(pev_counter_reset(c), 0);
 	write_both(10);
-	cr_expect_eq(value_of(c), 20, "watching b: 20 writes to b count, 10 to a do not");
+	cr_expect_eq(th_value(c), 20, "watching b: 20 writes to b count, 10 to a do not");
 
 	/* Back to a, now for reads and writes (x86 has no read-only watchpoints). */
 	attr.bp_type = PEV_BP_RW;
@@ -651,7 +588,7 @@ Test(control, modify_moves_a_watchpoint, .init = th_leak_init, .fini = th_leak_f
 	/* Keep the store apart: one read-modify-write instruction traps once. */
 	__asm__ volatile("" ::: "memory");
 	watch_a = sink;
-	uint64_t hits = value_of(c);
+	uint64_t hits = th_value(c);
 	cr_expect_eq(hits, 6, "RW on a: 5 reads and a write, %" PRIu64 " hits", hits);
 
 	/* With the disabled bit set the watchpoint stays off after the change. */
@@ -661,21 +598,21 @@ Test(control, modify_moves_a_watchpoint, .init = th_leak_init, .fini = th_leak_f
 	cr_expect(pev_counter_attr(c)->flags & PEV_ATTR_DISABLED, "the counter records the bit");
 	cr_assert_eq(pev_counter_reset(c), 0);
 	write_both(10);
-	cr_expect_eq(value_of(c), 0, "modified with the disabled bit: not counting");
+	cr_expect_eq(th_value(c), 0, "modified with the disabled bit: not counting");
 	cr_assert_eq(pev_counter_enable(c), 0);
 	write_both(10);
-	cr_expect_eq(value_of(c), 10, "enabled again: 10 writes to a");
+	cr_expect_eq(th_value(c), 10, "enabled again: 10 writes to a");
 	pev_counter_close(c);
 }
 
 Test(control, modify_refusals, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.exclude_kernel = true;
-	struct pev_counter *bp = open_ok(pev_event_breakpoint((uint64_t)(uintptr_t)&watch_a,
+	struct pev_counter *bp = th_open_ok(pev_event_breakpoint((uint64_t)(uintptr_t)&watch_a,
 							       PEV_BP_LEN_8, PEV_BP_W),
 					 &o, NULL, NULL);
-	struct pev_counter *sw = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
+	struct pev_counter *sw = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
 	struct pev_attr attr = *pev_counter_attr(sw);
 
 	/* Only breakpoints can be modified (Linux 6.18 says EINVAL, older ones EOPNOTSUPP). */
@@ -702,22 +639,22 @@ Test(control, modify_refusals, .init = th_leak_init, .fini = th_leak_fini)
 
 Test(control, process_counters_disable_and_enable, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_counter *clk = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
-	struct pev_counter *pf = open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, NULL, NULL);
+	struct pev_counter *clk = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
+	struct pev_counter *pf = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, NULL, NULL);
 
-	spin_ms(2);
+	th_spin_ms(2);
 	cr_assert_eq(pev_process_counters_disable(), 0);
-	uint64_t c0 = value_of(clk), p0 = value_of(pf);
-	spin_ms(20);
-	touch_pages(16);
-	cr_expect_eq(value_of(clk), c0, "task-clock stays flat while disabled");
-	cr_expect_eq(value_of(pf), p0, "page-faults stays flat while disabled");
+	uint64_t c0 = th_value(clk), p0 = th_value(pf);
+	th_spin_ms(20);
+	th_touch_pages(16);
+	cr_expect_eq(th_value(clk), c0, "task-clock stays flat while disabled");
+	cr_expect_eq(th_value(pf), p0, "page-faults stays flat while disabled");
 
 	cr_assert_eq(pev_process_counters_enable(), 0);
-	spin_ms(20);
-	touch_pages(16);
-	cr_expect_geq(value_of(clk), c0 + 10 * 1000000ULL, "task-clock resumes");
-	cr_expect_geq(value_of(pf), p0 + 16, "page-faults resumes");
+	th_spin_ms(20);
+	th_touch_pages(16);
+	cr_expect_geq(th_value(clk), c0 + 10 * 1000000ULL, "task-clock resumes");
+	cr_expect_geq(th_value(pf), p0 + 16, "page-faults resumes");
 	pev_counter_close(pf);
 	pev_counter_close(clk);
 }
@@ -759,15 +696,15 @@ Test(control, first_failing_descriptor_stops_the_loop, .init = th_leak_init,
      .fini = th_leak_fini)
 {
 	struct pev_target all = pev_target_all_cpus();
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.disabled = true;
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), &o, &all, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), &o, &all, NULL);
 
 	th_inject_call_errno("ioctl", EBADF);
 	cr_expect_eq(pev_counter_enable(c), PEV_EBADF);
 	th_inject_reset();
 	/* Nothing was enabled: the injected failure came first. */
-	sleep_briefly(3);
-	cr_expect_eq(value_of(c), 0);
+	th_sleep_briefly(3);
+	cr_expect_eq(th_value(c), 0);
 	pev_counter_close(c);
 }

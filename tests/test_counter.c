@@ -19,52 +19,8 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "workloads.h"
 
-
-static struct pev_opts opts_init(void)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	return o;
-}
-
-/* Burns roughly `ms` milliseconds of this thread's CPU time. */
-static void spin_ms(long ms)
-{
-	struct timespec start, now;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
-	do {
-		for (volatile int i = 0; i < 10000; i++)
-			;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-	} while ((now.tv_sec - start.tv_sec) * 1000L + (now.tv_nsec - start.tv_nsec) / 1000000L <
-		 ms);
-}
-
-/* Reads the online CPU list from sysfs into cpus[] (at most max); returns the count. */
-static int online_cpus(int *cpus, int max)
-{
-	char text[256];
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int n = 0;
-
-	cr_assert(f, "cannot read /sys/devices/system/cpu/online");
-	cr_assert(fgets(text, sizeof(text), f));
-	fclose(f);
-	for (char *p = text; *p && *p != '\n';) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		for (long c = lo; c <= hi; c++) {
-			if (n < max)
-				cpus[n] = (int)c;
-			n++;
-		}
-		p = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
 
 static bool is_cloexec(int fd)
 {
@@ -72,24 +28,12 @@ static bool is_cloexec(int fd)
 	return flags >= 0 && (flags & FD_CLOEXEC);
 }
 
-static struct pev_counter *open_ok(struct pev_event ev, const struct pev_opts *o,
-				   const struct pev_target *t, struct pev_counter *group)
-{
-	struct pev_counter *c = NULL;
-	struct pev_error err;
-	int r = pev_counter_open(&ev, o, t, group, &c, &err);
-
-	cr_assert_eq(r, 0, "open failed (%s): %s", pev_error_name(r), err.message);
-	cr_assert_not_null(c);
-	return c;
-}
-
 /* ---- targets ----------------------------------------------------------- */
 
 Test(counter, self_counts_task_clock, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_target self = pev_target_self();
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &self, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &self, NULL);
 	struct pev_count v;
 
 	cr_expect_eq(pev_counter_nr_fds(c), 1);
@@ -97,7 +41,7 @@ Test(counter, self_counts_task_clock, .init = th_leak_init, .fini = th_leak_fini
 	cr_expect_str_eq(pev_counter_name(c), "task-clock");
 	cr_expect_eq(pev_counter_attr(c)->type, PEV_TYPE_SOFTWARE);
 	cr_expect_eq(pev_counter_attr(c)->config, PEV_SW_TASK_CLOCK);
-	spin_ms(20);
+	th_spin_ms(20);
 	cr_assert_eq(pev_counter_read(c, &v), 0);
 	cr_expect_geq(v.value, 10 * 1000000ULL, "20 ms of spinning counted as %llu ns",
 		      (unsigned long long)v.value);
@@ -106,11 +50,11 @@ Test(counter, self_counts_task_clock, .init = th_leak_init, .fini = th_leak_fini
 
 Test(counter, null_target_means_the_calling_thread, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
 	struct pev_count v;
 
 	cr_expect_eq(pev_counter_nr_fds(c), 1);
-	spin_ms(5);
+	th_spin_ms(5);
 	cr_assert_eq(pev_counter_read(c, &v), 0);
 	cr_expect_gt(v.value, 0);
 	pev_counter_close(c);
@@ -119,10 +63,10 @@ Test(counter, null_target_means_the_calling_thread, .init = th_leak_init, .fini 
 Test(counter, own_thread_id_is_a_valid_target, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_target t = pev_target_thread(gettid());
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &t, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &t, NULL);
 	struct pev_count v;
 
-	spin_ms(5);
+	th_spin_ms(5);
 	cr_assert_eq(pev_counter_read(c, &v), 0);
 	cr_expect_gt(v.value, 0);
 	pev_counter_close(c);
@@ -141,7 +85,7 @@ Test(counter, child_process_counted_after_release, .init = th_leak_init, .fini =
 		close(go[1]);
 		if (read(go[0], &b, 1) != 1)
 			_exit(2);
-		spin_ms(40);
+		th_spin_ms(40);
 		_exit(0);
 	}
 	close(go[0]);
@@ -171,7 +115,7 @@ Test(counter, child_process_counted_after_release, .init = th_leak_init, .fini =
 Test(counter, one_cpu, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_target t = pev_target_cpu(0);
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &t, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &t, NULL);
 	struct pev_count v;
 	struct timespec ts = {0, 10 * 1000000L};
 
@@ -187,9 +131,9 @@ Test(counter, all_cpus_one_descriptor_per_online_cpu, .init = th_leak_init,
      .fini = th_leak_fini)
 {
 	int cpus[1024];
-	int n = online_cpus(cpus, 1024);
+	int n = th_online_cpus(cpus, 1024, NULL, 0);
 	struct pev_target t = pev_target_all_cpus();
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &t, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &t, NULL);
 	struct pev_count v;
 	struct timespec ts = {0, 10 * 1000000L};
 
@@ -209,31 +153,13 @@ Test(counter, all_cpus_one_descriptor_per_online_cpu, .init = th_leak_init,
 	pev_counter_close(c);
 }
 
-/* Finds where cgroup v2 is mounted; returns false when it is not. */
-static bool cgroup2_mount(char *path, size_t size)
-{
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char dev[256], dir[256], type[64];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fscanf(f, "%255s %255s %63s %*[^\n]", dev, dir, type) == 3)
-		if (strcmp(type, "cgroup2") == 0) {
-			snprintf(path, size, "%s", dir);
-			found = true;
-		}
-	fclose(f);
-	return found;
-}
-
 Test(counter, cgroup_counts_its_tasks, .init = th_leak_init, .fini = th_leak_fini)
 {
 	char mnt[256], dir[512], procs[600];
 	int cpus[1024], go[2], status, fd;
-	int n = online_cpus(cpus, 1024);
+	int n = th_online_cpus(cpus, 1024, NULL, 0);
 
-	if (!cgroup2_mount(mnt, sizeof(mnt)))
+	if (!th_cgroup2_mount(mnt, sizeof(mnt)))
 		cr_skip_test("cgroup v2 is not mounted on this machine (no cgroup2 in "
 			     "/proc/self/mounts)");
 	th_require_root();
@@ -268,7 +194,7 @@ Test(counter, cgroup_counts_its_tasks, .init = th_leak_init, .fini = th_leak_fin
 		close(fd);
 		if (read(go[0], &b, 1) != 1)
 			_exit(2);
-		spin_ms(40);
+		th_spin_ms(40);
 		_exit(0);
 	}
 	close(go[0]);
@@ -306,14 +232,14 @@ Test(counter, cgroup_path_that_does_not_exist, .init = th_leak_init, .fini = th_
 
 Test(counter, group_member_joins_leader, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts lo = opts_init();
+	struct pev_opts lo = th_opts();
 	lo.read_format = PEV_FORMAT_GROUP | PEV_FORMAT_ID | PEV_FORMAT_TOTAL_TIME_ENABLED |
 			 PEV_FORMAT_TOTAL_TIME_RUNNING;
 	struct pev_target self = pev_target_self();
 	struct pev_counter *leader =
-		open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &lo, &self, NULL);
+		th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &lo, &self, NULL);
 	struct pev_counter *member =
-		open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, &self, leader);
+		th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, &self, leader);
 	uint64_t lid = 0, mid = 0, buf[16];
 
 	cr_expect_eq(pev_counter_nr_fds(member), 1);
@@ -323,7 +249,7 @@ Test(counter, group_member_joins_leader, .init = th_leak_init, .fini = th_leak_f
 	cr_expect_neq(lid, mid, "two events have distinct ids");
 
 	/* The leader's group read lists the member: it joined the leader's descriptor. */
-	spin_ms(2);
+	th_spin_ms(2);
 	ssize_t n = read(pev_counter_fd(leader, 0), buf, sizeof(buf));
 	cr_assert_eq(n, (ssize_t)(7 * sizeof(uint64_t)), "group read of %zd bytes", n);
 	cr_expect_eq(buf[0], 2, "nr = %llu", (unsigned long long)buf[0]);
@@ -341,12 +267,12 @@ Test(counter, group_member_joins_leader, .init = th_leak_init, .fini = th_leak_f
 
 Test(counter, group_on_every_cpu, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts lo = opts_init();
+	struct pev_opts lo = th_opts();
 	lo.read_format = PEV_FORMAT_GROUP;
 	struct pev_target all = pev_target_all_cpus();
-	struct pev_counter *leader = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), &lo, &all, NULL);
+	struct pev_counter *leader = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), &lo, &all, NULL);
 	struct pev_counter *member =
-		open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), NULL, &all, leader);
+		th_open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), NULL, &all, leader);
 
 	cr_assert_eq(pev_counter_nr_fds(member), pev_counter_nr_fds(leader));
 	for (int i = 0; i < pev_counter_nr_fds(leader); i++) {
@@ -364,7 +290,7 @@ Test(counter, member_on_another_target_is_refused, .init = th_leak_init, .fini =
 {
 	struct pev_target self = pev_target_self(), all = pev_target_all_cpus();
 	struct pev_counter *leader =
-		open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &self, NULL);
+		th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &self, NULL);
 	struct pev_event ev = pev_event_software(PEV_SW_CPU_CLOCK);
 	struct pev_counter *c = (struct pev_counter *)1;
 	struct pev_error err;
@@ -382,10 +308,10 @@ Test(counter, member_on_another_target_is_refused, .init = th_leak_init, .fini =
 Test(counter, member_on_another_cpu_is_refused, .init = th_leak_init, .fini = th_leak_fini)
 {
 	int cpus[1024];
-	if (online_cpus(cpus, 1024) < 2)
+	if (th_online_cpus(cpus, 1024, NULL, 0) < 2)
 		cr_skip_test("needs two online CPUs");
 	struct pev_target t0 = pev_target_cpu(cpus[0]), t1 = pev_target_cpu(cpus[1]);
-	struct pev_counter *leader = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &t0, NULL);
+	struct pev_counter *leader = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &t0, NULL);
 	struct pev_event ev = pev_event_software(PEV_SW_CPU_CLOCK);
 	struct pev_counter *c = NULL;
 	struct pev_error err;
@@ -403,24 +329,24 @@ Test(counter, member_on_another_cpu_is_refused, .init = th_leak_init, .fini = th
 
 Test(counter, enable_disable_reset_read, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.disabled = true;
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL);
 	struct pev_count v0, v1, v2, v3;
 
-	spin_ms(5);
+	th_spin_ms(5);
 	cr_assert_eq(pev_counter_read(c, &v0), 0);
 	cr_expect_eq(v0.value, 0, "opened disabled: nothing counted (%llu)",
 		     (unsigned long long)v0.value);
 
 	cr_assert_eq(pev_counter_enable(c), 0);
-	spin_ms(10);
+	th_spin_ms(10);
 	cr_assert_eq(pev_counter_disable(c), 0);
 	cr_assert_eq(pev_counter_read(c, &v1), 0);
 	cr_expect_geq(v1.value, 5 * 1000000ULL, "10 ms enabled counted %llu ns",
 		      (unsigned long long)v1.value);
 
-	spin_ms(10);
+	th_spin_ms(10);
 	cr_assert_eq(pev_counter_read(c, &v2), 0);
 	cr_expect_eq(v2.value, v1.value, "disabled: the count stands still");
 
@@ -429,7 +355,7 @@ Test(counter, enable_disable_reset_read, .init = th_leak_init, .fini = th_leak_f
 	cr_expect_eq(v3.value, 0, "reset brings it to 0 (%llu)", (unsigned long long)v3.value);
 
 	cr_assert_eq(pev_counter_enable(c), 0);
-	spin_ms(2);
+	th_spin_ms(2);
 	cr_assert_eq(pev_counter_read(c, &v3), 0);
 	cr_expect_gt(v3.value, 0, "counts again after a second enable");
 	pev_counter_close(c);
@@ -439,9 +365,9 @@ Test(counter, page_faults_count_touched_pages, .init = th_leak_init, .fini = th_
 {
 	const size_t pages = 64;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.disabled = true;
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
 	struct pev_count v;
 
 	char *mem = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -464,14 +390,14 @@ Test(counter, page_faults_count_touched_pages, .init = th_leak_init, .fini = th_
 
 Test(counter, read_format_times_id_lost, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.read_format = PEV_FORMAT_TOTAL_TIME_ENABLED | PEV_FORMAT_TOTAL_TIME_RUNNING |
 			PEV_FORMAT_ID | PEV_FORMAT_LOST;
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL);
 	struct pev_count v;
 	uint64_t id, buf[8];
 
-	spin_ms(5);
+	th_spin_ms(5);
 	cr_assert_eq(pev_counter_read(c, &v), 0);
 	cr_expect_gt(v.value, 0);
 	cr_expect_gt(v.time_enabled, 0);
@@ -490,14 +416,14 @@ Test(counter, read_format_times_id_lost, .init = th_leak_init, .fini = th_leak_f
 
 Test(counter, read_format_group_with_every_bit, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.read_format = PEV_FORMAT_ALL;
 	o.disabled = true;
-	struct pev_counter *leader = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL);
-	struct pev_opts mo = opts_init();
+	struct pev_counter *leader = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL);
+	struct pev_opts mo = th_opts();
 	mo.read_format = PEV_FORMAT_ALL;
 	struct pev_counter *member =
-		open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &mo, NULL, leader);
+		th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &mo, NULL, leader);
 	struct pev_count lv, mv;
 	uint64_t buf[16], lid, mid;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = 16;
@@ -507,7 +433,7 @@ Test(counter, read_format_group_with_every_bit, .init = th_leak_init, .fini = th
 	cr_assert_neq(mem, MAP_FAILED);
 	madvise(mem, pages * page, MADV_NOHUGEPAGE);
 	cr_assert_eq(pev_counter_enable(leader), 0, "enabling the leader starts the group");
-	spin_ms(5);
+	th_spin_ms(5);
 	for (size_t i = 0; i < pages; i++)
 		((volatile char *)mem)[i * page] = 1;
 	cr_assert_eq(pev_counter_disable(leader), 0);
@@ -543,9 +469,9 @@ Test(counter, read_format_group_with_every_bit, .init = th_leak_init, .fini = th
 Test(counter, every_descriptor_is_close_on_exec, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_target all = pev_target_all_cpus(), self = pev_target_self();
-	struct pev_counter *a = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &all, NULL);
-	struct pev_counter *s = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &self, NULL);
-	struct pev_counter *m = open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, &self, s);
+	struct pev_counter *a = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &all, NULL);
+	struct pev_counter *s = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &self, NULL);
+	struct pev_counter *m = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, &self, s);
 
 	for (int i = 0; i < pev_counter_nr_fds(a); i++)
 		cr_expect(is_cloexec(pev_counter_fd(a, i)), "all-CPU descriptor %d", i);
@@ -634,7 +560,7 @@ Test(counter, bad_attr_lengths_are_named, .init = th_leak_init, .fini = th_leak_
 
 Test(counter, bad_indexes_and_null_handles, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
 	struct pev_count v;
 	uint64_t id;
 
@@ -694,7 +620,7 @@ Test(counter, larger_opts_with_unknown_fields_refused, .init = th_leak_init,
 
 Test(counter, smaller_opts_from_an_older_caller_open, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 	struct pev_counter *c = NULL;
 	struct pev_error err;

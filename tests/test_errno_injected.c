@@ -15,39 +15,13 @@
 #include "helpers.h"
 
 
-static struct pev_opts opts_init(void)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	return o;
-}
-
 /* Opens ev expecting `code`, with the kernel (here: the seam) having said errnum. */
 static void open_fails(struct pev_event ev, const struct pev_opts *o, const struct pev_target *t,
 		       int code, int errnum, struct pev_error *err)
 {
-	struct pev_counter *c = (struct pev_counter *)1;
-
-	memset(err, 0x5a, sizeof(*err));
-	int r = pev_counter_open(&ev, o, t, NULL, &c, err);
-	if (r == 0)
-		pev_counter_close(c);
-	cr_assert_eq(r, code, "expected %s, got %s (%d): %s", pev_error_name(code),
-		     pev_error_name(r), r, r ? err->message : "opened");
-	cr_expect_null(c);
-	cr_expect_eq(err->code, code);
+	th_open_fails(ev, o, t, NULL, code, err);
 	cr_expect_eq(err->sys_errno, errnum);
 	cr_expect_not(err->before_syscall);
-	cr_expect_str_eq(err->syscall, "perf_event_open");
-}
-
-static struct pev_counter *open_ok(struct pev_event ev, const struct pev_opts *o)
-{
-	struct pev_counter *c = NULL;
-	struct pev_error err;
-	int r = pev_counter_open(&ev, o, NULL, NULL, &c, &err);
-
-	cr_assert_eq(r, 0, "open failed (%s): %s", pev_error_name(r), err.message);
-	return c;
 }
 
 static volatile uint64_t watched;
@@ -85,7 +59,7 @@ Test(errno_injected, eintr_uprobe_shared_with_ftrace, .init = th_leak_init, .fin
 
 Test(errno_injected, enodev_breakpoint, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.exclude_kernel = true;
@@ -141,7 +115,7 @@ Test(errno_injected, enosys_without_seccomp, .init = th_leak_init, .fini = th_le
 
 Test(errno_injected, enosys_user_stack_sampling, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.sample_period = 100000;
@@ -243,7 +217,7 @@ Test(errno_injected, last_cpu_fails_with_another_errno, .init = th_leak_init,
 
 Test(errno_injected, probe_names_a_refused_flag, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.context_switch = true;
@@ -260,7 +234,7 @@ Test(errno_injected, probe_names_a_refused_flag, .init = th_leak_init, .fini = t
 Test(errno_injected, probe_names_a_refused_sample_bit, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.sample_period = 10000;
@@ -274,7 +248,7 @@ Test(errno_injected, probe_names_a_refused_sample_bit, .init = th_leak_init,
 Test(errno_injected, probe_names_a_refused_read_format_bit, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.read_format = PEV_FORMAT_TOTAL_TIME_ENABLED | PEV_FORMAT_ID | PEV_FORMAT_LOST;
@@ -287,7 +261,7 @@ Test(errno_injected, probe_names_a_refused_read_format_bit, .init = th_leak_init
 Test(errno_injected, no_probe_flag_suppresses_the_retries, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.context_switch = true;
@@ -303,7 +277,7 @@ Test(errno_injected, no_probe_flag_suppresses_the_retries, .init = th_leak_init,
 Test(errno_injected, two_refused_bits_no_single_field, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.context_switch = true;
@@ -321,7 +295,7 @@ Test(errno_injected, two_refused_bits_no_single_field, .init = th_leak_init,
 
 Test(errno_injected, ioctl_failures_return_the_code, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
 	uint64_t id;
 
 	th_inject_call_errno("ioctl", ENOTTY);
@@ -338,7 +312,7 @@ Test(errno_injected, ioctl_failures_return_the_code, .init = th_leak_init, .fini
 
 Test(errno_injected, read_failures_return_the_code, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), NULL, NULL, NULL);
 	struct pev_count v;
 
 	th_inject_call_errno("read", EIO);
@@ -353,14 +327,14 @@ Test(errno_injected, read_failures_return_the_code, .init = th_leak_init, .fini 
 Test(errno_injected, mmap_eperm_explains_the_locked_memory_budget, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_ring *r = (struct pev_ring *)1;
 	struct pev_error err;
 	char mlock[64];
 
 	o.sample_period = 100000;
 	o.sample_type = PEV_SAMPLE_IP;
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL);
 	snprintf(mlock, sizeof(mlock), "allows %ld KiB per CPU", th_sysctl("perf_event_mlock_kb"));
 
 	/* 1 + 1024 pages is more than perf_event_mlock_kb on every CPU here allows. */
@@ -389,12 +363,12 @@ Test(errno_injected, mmap_eperm_explains_the_locked_memory_budget, .init = th_le
 
 Test(errno_injected, mmap_other_errno, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_ring *r = NULL;
 	struct pev_error err;
 
 	o.sample_period = 100000;
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL);
 	th_inject_call_errno("mmap", ENODEV);
 	cr_expect_eq(pev_ring_open(c, 0, 4, &r, &err), PEV_ENODEV);
 	cr_expect_null(r);

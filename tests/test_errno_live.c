@@ -28,29 +28,6 @@
 #include "helpers.h"
 
 
-static struct pev_opts opts_init(void)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	return o;
-}
-
-/* Opens ev and expects failure with `code`; returns the diagnosis in *err. */
-static void open_fails(struct pev_event ev, const struct pev_opts *o, const struct pev_target *t,
-		       struct pev_counter *group, int code, struct pev_error *err)
-{
-	struct pev_counter *c = (struct pev_counter *)1;
-
-	memset(err, 0x5a, sizeof(*err));
-	int r = pev_counter_open(&ev, o, t, group, &c, err);
-	if (r == 0)
-		pev_counter_close(c);
-	cr_assert_eq(r, code, "expected %s, got %s (%d): %s", pev_error_name(code),
-		     pev_error_name(r), r, r ? err->message : "opened");
-	cr_expect_null(c, "*out is NULL after a failure");
-	cr_expect_eq(err->code, code);
-	cr_expect_str_eq(err->syscall, "perf_event_open");
-}
-
 /* Expects a diagnosis of what the kernel said (not caught before). */
 static void expect_kernel_said(const struct pev_error *err, int errnum)
 {
@@ -94,7 +71,7 @@ Test(errno_live, esrch_reaped_pid, .init = th_leak_init, .fini = th_leak_fini)
 	struct pev_error err;
 	char text[64];
 
-	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &t, NULL, PEV_ESRCH, &err);
+	th_open_fails(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &t, NULL, PEV_ESRCH, &err);
 	expect_kernel_said(&err, ESRCH);
 	cr_expect_str_eq(pev_error_name(err.code), "ProcessNotFound");
 	snprintf(text, sizeof(text), "thread %d does not exist", (int)pid);
@@ -118,7 +95,7 @@ Test(errno_live, ebadf_group_leader_fd_closed_behind_the_library, .init = th_lea
 	int fd = pev_counter_fd(leader, 0);
 	close(fd);
 
-	open_fails(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, &self, leader, PEV_EBADF, &err);
+	th_open_fails(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, &self, leader, PEV_EBADF, &err);
 	expect_kernel_said(&err, EBADF);
 	snprintf(text, sizeof(text), "group fd %d is not an open descriptor", fd);
 	expect_has(err.message, text);
@@ -145,7 +122,7 @@ Test(errno_live, ebadf_group_fd_is_not_a_perf_event, .init = th_leak_init, .fini
 	cr_assert_eq(dup3(null, fd, O_CLOEXEC), fd);
 	close(null);
 
-	open_fails(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, &self, leader, PEV_EBADF, &err);
+	th_open_fails(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, &self, leader, PEV_EBADF, &err);
 	expect_kernel_said(&err, EBADF);
 	snprintf(text, sizeof(text), "group fd %d is '/dev/null', not a perf event", fd);
 	expect_has(err.message, text);
@@ -187,7 +164,7 @@ Test(errno_live, ebadf_cgroup_path_is_not_a_cgroup, .init = th_leak_init, .fini 
 	struct pev_error err;
 
 	th_require_root();
-	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &t, NULL, PEV_EBADF, &err);
+	th_open_fails(pev_event_software(PEV_SW_TASK_CLOCK), NULL, &t, NULL, PEV_EBADF, &err);
 	expect_kernel_said(&err, EBADF);
 	expect_has(err.message, "'/tmp' is not usable as a cgroup");
 	expect_has(err.message, "for cgroup /tmp");
@@ -199,7 +176,7 @@ Test(errno_live, ebadf_cgroup_path_is_not_a_cgroup, .init = th_leak_init, .fini 
 Test(errno_live, einval_sample_freq_above_the_limit, .init = th_leak_init, .fini = th_leak_fini)
 {
 	long max = th_sysctl("perf_event_max_sample_rate");
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 	char limit[32];
 
@@ -207,7 +184,7 @@ Test(errno_live, einval_sample_freq_above_the_limit, .init = th_leak_init, .fini
 	o.sample_type = PEV_SAMPLE_IP;
 	snprintf(limit, sizeof(limit), "%ld", max);
 
-	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EINVAL, &err);
+	th_open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EINVAL, &err);
 	expect_caught_before(&err, EINVAL, "sample_freq");
 	expect_has(err.message, limit);
 	expect_has(err.message, "perf_event_max_sample_rate");
@@ -216,7 +193,7 @@ Test(errno_live, einval_sample_freq_above_the_limit, .init = th_leak_init, .fini
 
 	/* Without validation the kernel refuses it, and the retries name the field. */
 	o.open_flags = PEV_OPEN_NO_VALIDATE;
-	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EINVAL, &err);
+	th_open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EINVAL, &err);
 	expect_kernel_said(&err, EINVAL);
 	cr_expect_str_eq(err.field, "sample_freq");
 	expect_has(err.message, limit);
@@ -312,7 +289,7 @@ Test(errno_live, eoverflow_callchain_deeper_than_max_stack, .init = th_leak_init
      .fini = th_leak_fini)
 {
 	long max = th_sysctl("perf_event_max_stack");
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 	char limit[64], asked[32];
 
@@ -322,7 +299,7 @@ Test(errno_live, eoverflow_callchain_deeper_than_max_stack, .init = th_leak_init
 	snprintf(limit, sizeof(limit), "limit of %ld", max);
 	snprintf(asked, sizeof(asked), "%ld frames", max + 1);
 
-	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EOVERFLOW, &err);
+	th_open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EOVERFLOW, &err);
 	expect_caught_before(&err, EOVERFLOW, "sample_max_stack");
 	cr_expect_str_eq(pev_error_name(err.code), "SampleMaxStackOverflow");
 	expect_has(err.message, limit);
@@ -330,7 +307,7 @@ Test(errno_live, eoverflow_callchain_deeper_than_max_stack, .init = th_leak_init
 	expect_has(err.message, "perf_event_max_stack");
 
 	o.open_flags = PEV_OPEN_NO_VALIDATE;
-	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EOVERFLOW, &err);
+	th_open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EOVERFLOW, &err);
 	expect_kernel_said(&err, EOVERFLOW);
 	cr_expect_str_eq(err.field, "sample_max_stack");
 	expect_has(err.message, limit);
@@ -346,7 +323,7 @@ Test(errno_live, enoent_cycles_without_a_pmu, .init = th_leak_init, .fini = th_l
 	if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
 	    access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0)
 		cr_skip_test("this machine has a hardware PMU, so cycles opens");
-	open_fails(pev_event_hardware(PEV_HW_CPU_CYCLES), NULL, NULL, NULL, PEV_ENOENT, &err);
+	th_open_fails(pev_event_hardware(PEV_HW_CPU_CYCLES), NULL, NULL, NULL, PEV_ENOENT, &err);
 	expect_kernel_said(&err, ENOENT);
 	expect_has(err.message, "cycles");
 	expect_has(err.message, "no hardware PMU");
@@ -365,7 +342,7 @@ Test(errno_live, enoent_uprobe_on_a_missing_file, .init = th_leak_init, .fini = 
 	if (pev_event_uprobe(&ev, path, 0, false, NULL, &err) < 0)
 		cr_skip_test("no uprobe PMU: %s", err.message);
 	th_require_root();
-	open_fails(ev, NULL, NULL, NULL, PEV_ENOENT, &err);
+	th_open_fails(ev, NULL, NULL, NULL, PEV_ENOENT, &err);
 	expect_kernel_said(&err, ENOENT);
 	expect_has(err.message, "'/nonexistent/perfev-probe-target' does not exist");
 	expect_has(err.hint, "existing executable");
@@ -376,7 +353,7 @@ Test(errno_live, enoent_software_id_unknown_to_the_kernel, .init = th_leak_init,
 {
 	struct pev_error err;
 
-	open_fails(pev_event_software((enum pev_sw_id)999), NULL, NULL, NULL, PEV_ENOENT, &err);
+	th_open_fails(pev_event_software((enum pev_sw_id)999), NULL, NULL, NULL, PEV_ENOENT, &err);
 	expect_kernel_said(&err, ENOENT);
 	expect_has(err.message, "software event id 999 is not known to this kernel");
 }
@@ -388,7 +365,7 @@ Test(errno_live, enoent_no_pmu_of_that_type, .init = th_leak_init, .fini = th_le
 
 	if (access("/sys/bus/event_source/devices/software", F_OK) != 0)
 		cr_skip_test("no /sys/bus/event_source/devices to list the PMUs from");
-	open_fails(ev, NULL, NULL, NULL, PEV_ENOENT, &err);
+	th_open_fails(ev, NULL, NULL, NULL, PEV_ENOENT, &err);
 	expect_kernel_said(&err, ENOENT);
 	expect_has(err.message, "no PMU has type 4000");
 	expect_has(err.message, "software(1)");
@@ -401,7 +378,7 @@ Test(errno_live, einval_tracepoint_id_that_does_not_exist, .init = th_leak_init,
 	struct pev_error err;
 
 	th_require_root();
-	open_fails(pev_event_tracepoint(0xffffff), NULL, NULL, NULL, PEV_EINVAL, &err);
+	th_open_fails(pev_event_tracepoint(0xffffff), NULL, NULL, NULL, PEV_EINVAL, &err);
 	expect_kernel_said(&err, EINVAL);
 	expect_has(err.message, "no tracepoint with id 16777215");
 	/* Where to look the id up, or how to mount tracefs to do so. */
@@ -442,7 +419,7 @@ static void expect_paranoid_2(void)
 Test(errno_live, eacces_nobody_counting_the_kernel, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct child_open c = {.ev = pev_event_software(PEV_SW_TASK_CLOCK),
-			       .opts = opts_init(),
+			       .opts = th_opts(),
 			       .target = pev_target_self()};
 
 	expect_paranoid_2();
@@ -462,7 +439,7 @@ Test(errno_live, eacces_nobody_counting_the_kernel, .init = th_leak_init, .fini 
 Test(errno_live, eacces_nobody_cpu_wide, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct child_open c = {.ev = pev_event_software(PEV_SW_CPU_CLOCK),
-			       .opts = opts_init(),
+			       .opts = th_opts(),
 			       .target = pev_target_cpu(0)};
 
 	expect_paranoid_2();
@@ -484,7 +461,7 @@ Test(errno_live, eperm_nobody_raw_tracepoint_data, .init = th_leak_init, .fini =
 	if (!id)
 		cr_skip_test("tracefs is not mounted and cannot be (no sched:sched_switch id)");
 	expect_paranoid_2();
-	struct child_open c = {.ev = pev_event_tracepoint(id), .opts = opts_init(),
+	struct child_open c = {.ev = pev_event_tracepoint(id), .opts = th_opts(),
 			       .target = pev_target_self()};
 	c.opts.exclude_kernel = true;
 	c.opts.sample_type = PEV_SAMPLE_RAW;
@@ -643,7 +620,7 @@ Test(errno_live, enospc_fifth_breakpoint, .init = th_leak_init, .fini = th_leak_
 	cr_skip_test("the debug register count is checked for x86 only");
 #endif
 	struct pev_counter *bp[4] = {NULL};
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.exclude_kernel = true;
@@ -653,7 +630,7 @@ Test(errno_live, enospc_fifth_breakpoint, .init = th_leak_init, .fini = th_leak_
 		int r = pev_counter_open(&ev, &o, NULL, NULL, &bp[i], &err);
 		cr_expect_eq(r, 0, "breakpoint %d: %s", i, err.message);
 	}
-	open_fails(pev_event_breakpoint((uint64_t)(uintptr_t)&watched[4], 8, PEV_BP_W), &o, NULL,
+	th_open_fails(pev_event_breakpoint((uint64_t)(uintptr_t)&watched[4], 8, PEV_BP_W), &o, NULL,
 		   NULL, PEV_ENOSPC, &err);
 	expect_kernel_said(&err, ENOSPC);
 	cr_expect_str_eq(pev_error_name(err.code), "TooManyBreakpoints");
@@ -674,13 +651,13 @@ Test(errno_live, enospc_fifth_breakpoint, .init = th_leak_init, .fini = th_leak_
 Test(errno_live, eopnotsupp_branch_stack_on_a_software_event, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.sample_period = 100000;
 	o.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_BRANCH_STACK;
 	o.branch_sample_type = PEV_BRANCH_ANY;
-	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EOPNOTSUPP, &err);
+	th_open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EOPNOTSUPP, &err);
 	expect_kernel_said(&err, EOPNOTSUPP);
 	cr_expect_str_eq(pev_error_name(err.code), "EventNotSupported");
 	expect_has(err.message, "Branch stacks");
@@ -701,7 +678,7 @@ Test(errno_live, efault_uprobe_path_pointer, .init = th_leak_init, .fini = th_le
 		cr_skip_test("no uprobe PMU: %s", err.message);
 	th_require_root();
 	ev.config1 = 1;
-	open_fails(ev, NULL, NULL, NULL, PEV_EFAULT, &err);
+	th_open_fails(ev, NULL, NULL, NULL, PEV_EFAULT, &err);
 	expect_kernel_said(&err, EFAULT);
 	cr_expect_str_eq(pev_error_name(err.code), "BadAddress");
 	snprintf(text, sizeof(text), "config1 (0x1)");
@@ -714,13 +691,13 @@ Test(errno_live, efault_uprobe_path_pointer, .init = th_leak_init, .fini = th_le
 Test(errno_live, einval_regs_user_mask_named_by_retrying, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.sample_period = 100000;
 	o.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_REGS_USER;
 	o.sample_regs_user = ~0ULL;
-	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EINVAL, &err);
+	th_open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EINVAL, &err);
 	expect_kernel_said(&err, EINVAL);
 	cr_expect_str_eq(err.field, "sample_type PEV_SAMPLE_REGS_USER");
 	expect_has(err.message, "without sample_type PEV_SAMPLE_REGS_USER");
@@ -729,11 +706,11 @@ Test(errno_live, einval_regs_user_mask_named_by_retrying, .init = th_leak_init,
 
 Test(errno_live, einval_breakpoint_length_3, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.exclude_kernel = true;
-	open_fails(pev_event_breakpoint((uint64_t)(uintptr_t)&watched[0], 3, PEV_BP_W), &o, NULL,
+	th_open_fails(pev_event_breakpoint((uint64_t)(uintptr_t)&watched[0], 3, PEV_BP_W), &o, NULL,
 		   NULL, PEV_EINVAL, &err);
 	expect_caught_before(&err, EINVAL, "bp_len");
 	expect_has(err.message, "length 3");
@@ -745,11 +722,11 @@ Test(errno_live, einval_read_only_breakpoint_on_x86, .init = th_leak_init, .fini
 #if !defined(__x86_64__) && !defined(__i386__)
 	cr_skip_test("read-only breakpoints are refused on x86 only");
 #endif
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.exclude_kernel = true;
-	open_fails(pev_event_breakpoint((uint64_t)(uintptr_t)&watched[0], 8, PEV_BP_R), &o, NULL,
+	th_open_fails(pev_event_breakpoint((uint64_t)(uintptr_t)&watched[0], 8, PEV_BP_R), &o, NULL,
 		   NULL, PEV_EINVAL, &err);
 	expect_caught_before(&err, EINVAL, "bp_type");
 	expect_has(err.message, "reads alone");
@@ -757,7 +734,7 @@ Test(errno_live, einval_read_only_breakpoint_on_x86, .init = th_leak_init, .fini
 
 	/* The kernel agrees. */
 	o.open_flags = PEV_OPEN_NO_VALIDATE | PEV_OPEN_NO_PROBE;
-	open_fails(pev_event_breakpoint((uint64_t)(uintptr_t)&watched[0], 8, PEV_BP_R), &o, NULL,
+	th_open_fails(pev_event_breakpoint((uint64_t)(uintptr_t)&watched[0], 8, PEV_BP_R), &o, NULL,
 		   NULL, PEV_EINVAL, &err);
 	expect_kernel_said(&err, EINVAL);
 }
@@ -788,13 +765,13 @@ Test(errno_live, einval_cpu_that_does_not_exist, .init = th_leak_init, .fini = t
 	struct pev_target t = pev_target_cpu(4096);
 	struct pev_error err;
 
-	open_fails(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &t, NULL, PEV_EINVAL, &err);
+	th_open_fails(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &t, NULL, PEV_EINVAL, &err);
 	expect_caught_before(&err, EINVAL, "cpu");
 	expect_has(err.message, "CPU 4096 does not exist");
 
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.open_flags = PEV_OPEN_NO_VALIDATE;
-	open_fails(pev_event_software(PEV_SW_CPU_CLOCK), &o, &t, NULL, PEV_EINVAL, &err);
+	th_open_fails(pev_event_software(PEV_SW_CPU_CLOCK), &o, &t, NULL, PEV_EINVAL, &err);
 	expect_kernel_said(&err, EINVAL);
 	cr_expect_str_eq(err.field, "cpu");
 	expect_has(err.message, "CPU 4096 does not exist");
@@ -806,18 +783,18 @@ Test(errno_live, einval_pinned_group_member, .init = th_leak_init, .fini = th_le
 	struct pev_target self = pev_target_self();
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 	struct pev_counter *leader = NULL;
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	cr_assert_eq(pev_counter_open(&ev, NULL, &self, NULL, &leader, &err), 0, "%s", err.message);
 	o.pinned = true;
-	open_fails(pev_event_software(PEV_SW_PAGE_FAULTS), &o, &self, leader, PEV_EINVAL, &err);
+	th_open_fails(pev_event_software(PEV_SW_PAGE_FAULTS), &o, &self, leader, PEV_EINVAL, &err);
 	expect_caught_before(&err, EINVAL, "pinned");
 	expect_has(err.message, "group leader");
 	expect_has(err.hint, "group leader");
 
 	o.open_flags = PEV_OPEN_NO_VALIDATE;
-	open_fails(pev_event_software(PEV_SW_PAGE_FAULTS), &o, &self, leader, PEV_EINVAL, &err);
+	th_open_fails(pev_event_software(PEV_SW_PAGE_FAULTS), &o, &self, leader, PEV_EINVAL, &err);
 	expect_kernel_said(&err, EINVAL);
 	cr_expect_str_eq(err.field, "pinned");
 	pev_counter_close(leader);
@@ -826,18 +803,18 @@ Test(errno_live, einval_pinned_group_member, .init = th_leak_init, .fini = th_le
 Test(errno_live, einval_sigtrap_without_remove_on_exec, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_error err;
 
 	o.sigtrap = true;
 	o.exclude_kernel = true;
-	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EINVAL, &err);
+	th_open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EINVAL, &err);
 	expect_caught_before(&err, EINVAL, "sigtrap");
 	expect_has(err.message, "remove_on_exec");
 	expect_has(err.hint, "remove_on_exec");
 
 	o.open_flags = PEV_OPEN_NO_VALIDATE;
-	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EINVAL, &err);
+	th_open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL, PEV_EINVAL, &err);
 	expect_kernel_said(&err, EINVAL);
 	cr_expect_str_eq(err.field, "sigtrap");
 }

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,58 +24,7 @@
 /* Every test checks that it leaves no descriptor or mapping behind. */
 TestSuite(list, .init = th_leak_init, .fini = th_leak_fini, .timeout = 120);
 
-/* ---- running perfev list -------------------------------------------------- */
-
-struct run {
-	int status;
-	char *out;
-	char *err;
-};
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-	r->out = r->err = NULL;
-}
-
-/* Runs `perfev ARGS...` (NULL-terminated), optionally as nobody. */
-static struct run perfev_as(bool nobody, const char *first, ...)
-{
-	const char *argv[16];
-	struct run r;
-	va_list ap;
-	int n = 0;
-
-	argv[n++] = th_perfev_bin();
-	va_start(ap, first);
-	for (const char *a = first; a; a = va_arg(ap, const char *)) {
-		cr_assert_lt(n, 15);
-		argv[n++] = a;
-	}
-	va_end(ap);
-	argv[n] = NULL;
-	r.status = th_run((char *const *)argv, nobody, &r.out, &r.err);
-	return r;
-}
-
-#define perfev(...) perfev_as(false, __VA_ARGS__, (const char *)NULL)
-#define perfev_nobody(...) perfev_as(true, __VA_ARGS__, (const char *)NULL)
-
-static bool sysfs_pmu(const char *name)
-{
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", name);
-	return stat(path, &st) == 0;
-}
-
-/* Whether this machine has a core PMU for hardware events (x86 names; hybrid parts). */
-static bool have_core_pmu(void)
-{
-	return sysfs_pmu("cpu") || sysfs_pmu("cpu_core") || sysfs_pmu("cpu_atom");
-}
+/* ---- reading the text output --------------------------------------------------- */
 
 /*
  * Returns a malloc'ed copy of the text output's line for the row `display`
@@ -130,37 +78,9 @@ static int count_lines_starting(const char *text, const char *prefix)
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static json_object *parse_json(const char *text)
-{
-	enum json_tokener_error jerr;
-	json_object *root = json_tokener_parse_verbose(text, &jerr);
-
-	cr_assert_not_null(root, "perfev list --json is not JSON (%s): %.2000s",
-			   json_tokener_error_desc(jerr), text);
-	cr_assert(json_object_is_type(root, json_type_object));
-	return root;
-}
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	cr_assert(json_object_object_get_ex(o, key, &v), "no key '%s' in %.2000s", key,
-		  json_object_to_json_string(o));
-	return v;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-	json_object *v = get(o, key);
-
-	cr_assert(json_object_is_type(v, json_type_string), "'%s' is not a string", key);
-	return json_object_get_string(v);
-}
-
 static json_object *sections_of(json_object *root)
 {
-	json_object *s = get(root, "sections");
+	json_object *s = th_json_get(root, "sections");
 
 	cr_assert(json_object_is_type(s, json_type_array));
 	return s;
@@ -173,7 +93,7 @@ static json_object *section(json_object *root, const char *name)
 
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
 		json_object *s = json_object_array_get_idx(all, i);
-		if (strcmp(get_str(s, "name"), name) == 0)
+		if (strcmp(th_json_get_str(s, "name"), name) == 0)
 			return s;
 	}
 	return NULL;
@@ -186,10 +106,10 @@ static json_object *event_in(json_object *root, const char *sec, const char *nam
 
 	if (!s)
 		return NULL;
-	json_object *events = get(s, "events");
+	json_object *events = th_json_get(s, "events");
 	for (size_t i = 0; i < json_object_array_length(events); i++) {
 		json_object *e = json_object_array_get_idx(events, i);
-		if (strcmp(get_str(e, "name"), name) == 0)
+		if (strcmp(th_json_get_str(e, "name"), name) == 0)
 			return e;
 	}
 	return NULL;
@@ -197,7 +117,7 @@ static json_object *event_in(json_object *root, const char *sec, const char *nam
 
 static bool available(json_object *e)
 {
-	json_object *a = get(e, "available");
+	json_object *a = th_json_get(e, "available");
 
 	cr_assert(json_object_is_type(a, json_type_boolean));
 	return json_object_get_boolean(a);
@@ -212,7 +132,7 @@ static void expect_event(json_object *root, const char *sec, const char *name, b
 	cr_assert_not_null(e, "no event '%s' in section '%s'", name, sec);
 	cr_expect_eq(available(e), avail, "'%s' available is %d", name, !avail);
 	if (!avail) {
-		const char *why = get_str(e, "reason");
+		const char *why = th_json_get_str(e, "reason");
 		cr_expect_str_neq(why, "", "'%s' says why not", name);
 		if (reason)
 			cr_expect(strstr(why, reason), "'%s': reason '%s' lacks '%s'", name, why,
@@ -352,7 +272,7 @@ static int list_without_tracefs(const char *const *args, char **out)
 
 Test(list, software_events_are_listed_and_open)
 {
-	struct run r = perfev("list");
+	struct th_output r = th_perfev("list");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_str_eq(r.err, "");
@@ -365,7 +285,7 @@ Test(list, software_events_are_listed_and_open)
 	expect_row(r.out, "context-switches OR cs", true, NULL);
 	expect_row(r.out, "cpu-migrations OR migrations", true, NULL);
 	expect_row(r.out, "dummy", true, NULL);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(list, sections_come_in_order)
@@ -373,7 +293,7 @@ Test(list, sections_come_in_order)
 	static const char *const titles[] = {"hardware events\n", "\nsoftware events\n",
 					     "\nhardware cache events\n", "\nhardware breakpoints\n",
 					     "\nprobes\n"};
-	struct run r = perfev("list");
+	struct th_output r = th_perfev("list");
 	const char *at = r.out;
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -383,14 +303,14 @@ Test(list, sections_come_in_order)
 		if (found)
 			at = found;
 	}
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(list, hardware_and_cache_are_unavailable_without_a_pmu)
 {
-	if (have_core_pmu())
+	if (th_have_core_pmu())
 		cr_skip_test("this machine has a hardware PMU");
-	struct run r = perfev("list");
+	struct th_output r = th_perfev("list");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	expect_row(r.out, "cycles OR cpu-cycles", false, "no hardware PMU");
@@ -402,56 +322,56 @@ Test(list, hardware_and_cache_are_unavailable_without_a_pmu)
 	/* Only the operations perf offers: no L1-icache stores, no iTLB prefetches. */
 	cr_expect_null(row_line(r.out, "L1-icache-stores"));
 	cr_expect_null(row_line(r.out, "iTLB-prefetches"));
-	run_free(&r);
+	th_output_free(&r);
 
-	r = perfev("list", "--json");
+	r = th_perfev("list", "--json");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	json_object *root = parse_json(r.out);
+	json_object *root = th_json_parse(r.out);
 	expect_event(root, "hardware", "cycles", false, "no hardware PMU");
 	expect_event(root, "cache", "L1-dcache-load-misses", false, "no hardware PMU");
-	json_object *aliases = get(event_in(root, "hardware", "cycles"), "aliases");
+	json_object *aliases = th_json_get(event_in(root, "hardware", "cycles"), "aliases");
 	cr_expect_eq(json_object_array_length(aliases), 1);
 	cr_expect_str_eq(json_object_get_string(json_object_array_get_idx(aliases, 0)),
 			 "cpu-cycles");
 	/* Every valid level x operation x result: 7 levels, 16 operations, 2 results each. */
-	cr_expect_eq(json_object_array_length(get(section(root, "cache"), "events")), 32);
+	cr_expect_eq(json_object_array_length(th_json_get(section(root, "cache"), "events")), 32);
 	json_object_put(root);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(list, the_msr_pmu_and_probe_syntax_are_listed)
 {
-	if (!sysfs_pmu("msr"))
+	if (!th_sysfs_pmu("msr"))
 		cr_skip_test("no msr PMU here");
 	th_require_root();
-	struct run r = perfev("list");
+	struct th_output r = th_perfev("list");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "\nmsr PMU (type "), "an msr section: %s", r.out);
 	expect_row(r.out, "msr/tsc/", true, NULL);
 	expect_row(r.out, "msr/event=N/", true, "event=config:");
 	expect_row(r.out, "mem:ADDR[/LEN][:rwx]", true, NULL);
-	expect_row(r.out, "uprobe:PATH:SYMBOL[+OFFSET]", sysfs_pmu("uprobe"), NULL);
-	expect_row(r.out, "uretprobe:PATH:SYMBOL[+OFFSET]", sysfs_pmu("uprobe"), NULL);
-	if (!sysfs_pmu("kprobe")) {
+	expect_row(r.out, "uprobe:PATH:SYMBOL[+OFFSET]", th_sysfs_pmu("uprobe"), NULL);
+	expect_row(r.out, "uretprobe:PATH:SYMBOL[+OFFSET]", th_sysfs_pmu("uprobe"), NULL);
+	if (!th_sysfs_pmu("kprobe")) {
 		expect_row(r.out, "kprobe:FUNCTION[+OFFSET]", false, "no 'kprobe' PMU");
 		expect_row(r.out, "kretprobe:FUNCTION[+OFFSET]", false, "no 'kprobe' PMU");
 	}
-	run_free(&r);
+	th_output_free(&r);
 
-	r = perfev("list", "--json");
-	json_object *root = parse_json(r.out);
+	r = th_perfev("list", "--json");
+	json_object *root = th_json_parse(r.out);
 	json_object *msr = section(root, "pmu:msr");
 	cr_assert_not_null(msr);
-	cr_expect_str_eq(get_str(msr, "kind"), "pmu");
-	cr_expect(json_object_is_type(get(msr, "type"), json_type_int), "type is a number");
-	cr_expect_eq(json_object_get_int(get(msr, "type")), pev_pmu_type("msr", NULL));
+	cr_expect_str_eq(th_json_get_str(msr, "kind"), "pmu");
+	cr_expect(json_object_is_type(th_json_get(msr, "type"), json_type_int), "type is a number");
+	cr_expect_eq(json_object_get_int(th_json_get(msr, "type")), pev_pmu_type("msr", NULL));
 	json_object *tsc = event_in(root, "pmu:msr", "msr/tsc/");
 	cr_assert_not_null(tsc);
-	cr_expect_str_eq(get_str(tsc, "terms"), "event=0x00");
-	cr_expect(json_object_is_type(get(tsc, "scale"), json_type_double), "scale is a number");
+	cr_expect_str_eq(th_json_get_str(tsc, "terms"), "event=0x00");
+	cr_expect(json_object_is_type(th_json_get(tsc, "scale"), json_type_double), "scale is a number");
 	json_object_put(root);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- tracepoints --------------------------------------------------------------- */
@@ -462,24 +382,24 @@ Test(list, tracepoints_are_listed_when_tracefs_is_mounted)
 	cr_assert(th_tracefs(), "cannot mount tracefs");
 	uint64_t id = th_tracepoint_id("sched", "sched_switch");
 	cr_assert_neq(id, 0);
-	struct run r = perfev("list");
+	struct th_output r = th_perfev("list");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "\ntracepoints (tracefs at "), "a tracepoint section");
 	expect_row(r.out, "sched:sched_switch", true, NULL);
 	expect_row(r.out, "sched:sched_wakeup", true, NULL);
 	cr_expect_gt(count_lines_starting(r.out, "  sched:"), 5);
-	run_free(&r);
+	th_output_free(&r);
 
-	r = perfev("list", "--json", "sched:sched_switch");
-	json_object *root = parse_json(r.out);
+	r = th_perfev("list", "--json", "sched:sched_switch");
+	json_object *root = th_json_parse(r.out);
 	json_object *e = event_in(root, "tracepoint", "sched:sched_switch");
 	cr_assert_not_null(e);
-	cr_expect(json_object_is_type(get(e, "id"), json_type_int));
-	cr_expect_eq((uint64_t)json_object_get_uint64(get(e, "id")), id);
+	cr_expect(json_object_is_type(th_json_get(e, "id"), json_type_int));
+	cr_expect_eq((uint64_t)json_object_get_uint64(th_json_get(e, "id")), id);
 	cr_expect(available(e));
 	json_object_put(root);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(list, without_tracefs_it_says_how_to_mount_it_and_mounts_nothing)
@@ -525,7 +445,7 @@ Test(list, a_glob_keeps_only_matching_names)
 {
 	th_require_root();
 	cr_assert(th_tracefs(), "cannot mount tracefs");
-	struct run r = perfev("list", "sched:*");
+	struct th_output r = th_perfev("list", "sched:*");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	expect_row(r.out, "sched:sched_switch", true, NULL);
@@ -535,12 +455,12 @@ Test(list, a_glob_keeps_only_matching_names)
 	int lines = count_lines_starting(r.out, ""), sched = count_lines_starting(r.out, "  sched:");
 	cr_expect_eq(lines, sched + 1, "only sched tracepoints: %s", r.out);
 	cr_expect_null(strstr(r.out, "software events"));
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(list, a_substring_matches_anywhere_ignoring_case)
 {
-	struct run r = perfev("list", "clock");
+	struct th_output r = th_perfev("list", "clock");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strncmp(r.out, "software events\n", 16) == 0, "%s", r.out);
@@ -549,31 +469,31 @@ Test(list, a_substring_matches_anywhere_ignoring_case)
 	cr_expect_null(row_line(r.out, "page-faults OR faults"));
 	cr_expect_null(strstr(r.out, "hardware events"), "empty sections are left out: %s", r.out);
 	cr_expect_null(strstr(r.out, "\nprobes\n"), "empty sections are left out");
-	run_free(&r);
+	th_output_free(&r);
 
-	r = perfev("list", "CLOCK");
+	r = th_perfev("list", "CLOCK");
 	expect_row(r.out, "task-clock", true, NULL);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(list, a_filter_matches_aliases_too)
 {
-	struct run r = perfev("list", "cs");
+	struct th_output r = th_perfev("list", "cs");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	expect_row(r.out, "context-switches OR cs", true, NULL);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(list, a_filter_that_matches_nothing_prints_the_notes)
 {
-	struct run r = perfev("list", "no-such-event-anywhere");
+	struct th_output r = th_perfev("list", "no-such-event-anywhere");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	if (pev_pfm_available())
 		cr_expect(strstr(r.out, "perfev list --vendor"), "the vendor note: %s", r.out);
 	cr_expect_null(strstr(r.out, "software events"));
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- JSON ------------------------------------------------------------------------ */
@@ -584,7 +504,7 @@ static void expect_text_row_of(const char *text, json_object *e)
 	char display[1024], marker[1024];
 	json_object *aliases;
 
-	snprintf(display, sizeof(display), "%s", get_str(e, "name"));
+	snprintf(display, sizeof(display), "%s", th_json_get_str(e, "name"));
 	if (json_object_object_get_ex(e, "aliases", &aliases))
 		for (size_t i = 0; i < json_object_array_length(aliases); i++)
 			snprintf(display + strlen(display), sizeof(display) - strlen(display),
@@ -595,7 +515,7 @@ static void expect_text_row_of(const char *text, json_object *e)
 	if (available(e)) {
 		cr_expect_null(strstr(line, "[unavailable:"), "%s", line);
 	} else {
-		snprintf(marker, sizeof(marker), "[unavailable: %s]", get_str(e, "reason"));
+		snprintf(marker, sizeof(marker), "[unavailable: %s]", th_json_get_str(e, "reason"));
 		cr_expect_not_null(strstr(line, marker), "'%s' not in: %s", marker, line);
 	}
 	free(line);
@@ -603,30 +523,30 @@ static void expect_text_row_of(const char *text, json_object *e)
 
 Test(list, json_parses_and_agrees_with_the_text)
 {
-	struct run text = perfev("list"), json = perfev("list", "--json");
+	struct th_output text = th_perfev("list"), json = th_perfev("list", "--json");
 
 	cr_assert_eq(text.status, 0, "%s", text.err);
 	cr_assert_eq(json.status, 0, "%s", json.err);
-	json_object *root = parse_json(json.out), *all = sections_of(root);
+	json_object *root = th_json_parse(json.out), *all = sections_of(root);
 	int events = 0;
 
-	cr_expect_str_eq(get_str(json_object_array_get_idx(all, 0), "name"), "hardware");
+	cr_expect_str_eq(th_json_get_str(json_object_array_get_idx(all, 0), "name"), "hardware");
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
-		json_object *s = json_object_array_get_idx(all, i), *list = get(s, "events");
+		json_object *s = json_object_array_get_idx(all, i), *list = th_json_get(s, "events");
 		char title[512];
-		snprintf(title, sizeof(title), "%s%s\n", i ? "\n" : "", get_str(s, "title"));
-		cr_expect(strstr(text.out, title), "the text has section '%s'", get_str(s, "title"));
+		snprintf(title, sizeof(title), "%s%s\n", i ? "\n" : "", th_json_get_str(s, "title"));
+		cr_expect(strstr(text.out, title), "the text has section '%s'", th_json_get_str(s, "title"));
 		cr_expect(json_object_array_length(list) > 0 ||
 				  json_object_object_get_ex(s, "note", NULL),
-			  "section '%s' is empty", get_str(s, "name"));
+			  "section '%s' is empty", th_json_get_str(s, "name"));
 		for (size_t k = 0; k < json_object_array_length(list); k++)
 			expect_text_row_of(text.out, json_object_array_get_idx(list, k));
 		events += (int)json_object_array_length(list);
 	}
 	cr_expect_gt(events, 50);
 	json_object_put(root);
-	run_free(&text);
-	run_free(&json);
+	th_output_free(&text);
+	th_output_free(&json);
 }
 
 /* ---- as nobody --------------------------------------------------------------------- */
@@ -635,20 +555,20 @@ Test(list, as_nobody_it_works_and_marks_what_needs_privilege)
 {
 	th_require_root();
 	cr_assert(th_tracefs(), "cannot mount tracefs");
-	struct run r = perfev_nobody("list", "--json");
+	struct th_output r = th_perfev_nobody("list", "--json");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	json_object *root = parse_json(r.out);
+	json_object *root = th_json_parse(r.out);
 	/* Software events open user space only: no privilege needed. */
 	expect_event(root, "software", "task-clock", true, NULL);
 	expect_event(root, "software", "page-faults", true, NULL);
 	expect_event(root, "breakpoint", "mem:ADDR[/LEN][:rwx]", true, NULL);
 	/* The uprobe PMU wants CAP_PERFMON whatever the paranoid level. */
-	if (sysfs_pmu("uprobe"))
+	if (th_sysfs_pmu("uprobe"))
 		expect_event(root, "probe", "uprobe:PATH:SYMBOL[+OFFSET]", false,
 			     "needs privilege");
 	/* msr refuses ':u', and counting the kernel needs paranoid 1 or CAP_PERFMON. */
-	if (sysfs_pmu("msr") && th_sysctl("perf_event_paranoid") >= 2)
+	if (th_sysfs_pmu("msr") && th_sysctl("perf_event_paranoid") >= 2)
 		expect_event(root, "pmu:msr", "msr/tsc/", false, "needs privilege");
 	/* Tracepoints: tracefs is root-only by default, else opening them needs privilege. */
 	json_object *tp = section(root, "tracepoint"), *note;
@@ -660,13 +580,13 @@ Test(list, as_nobody_it_works_and_marks_what_needs_privilege)
 		expect_event(root, "tracepoint", "sched:sched_switch", false, "needs privilege");
 	}
 	json_object_put(root);
-	run_free(&r);
+	th_output_free(&r);
 
-	r = perfev_nobody("list");
+	r = th_perfev_nobody("list");
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	if (sysfs_pmu("uprobe"))
+	if (th_sysfs_pmu("uprobe"))
 		expect_row(r.out, "uprobe:PATH:SYMBOL[+OFFSET]", false, "needs privilege: ");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- vendor names -------------------------------------------------------------------- */
@@ -677,42 +597,42 @@ Test(list, vendor_names_are_listed_only_when_asked)
 		cr_skip_test("built without libpfm4");
 	/* A CPU with a known table, whatever this one is: */
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);
-	struct run r = perfev("list");
+	struct th_output r = th_perfev("list");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "'perfev list --vendor' lists them"), "%s", r.out);
 	cr_expect_null(row_line(r.out, "INST_RETIRED:ANY_P"));
-	run_free(&r);
+	th_output_free(&r);
 
-	r = perfev("list", "--vendor", "INST_RETIRED");
+	r = th_perfev("list", "--vendor", "INST_RETIRED");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "CPU vendor events of skl (libpfm4)"), "%s", r.out);
-	expect_row(r.out, "INST_RETIRED:ANY_P", have_core_pmu(),
-		   have_core_pmu() ? NULL : "no hardware PMU");
-	run_free(&r);
+	expect_row(r.out, "INST_RETIRED:ANY_P", th_have_core_pmu(),
+		   th_have_core_pmu() ? NULL : "no hardware PMU");
+	th_output_free(&r);
 }
 
 /* ---- usage and speed --------------------------------------------------------------------- */
 
 Test(list, bad_usage_exits_129)
 {
-	struct run r = perfev("list", "--bogus");
+	struct th_output r = th_perfev("list", "--bogus");
 
 	cr_expect_eq(r.status, 129);
 	cr_expect(strstr(r.err, "usage: perfev list"), "%s", r.err);
 	cr_expect_str_eq(r.out, "");
-	run_free(&r);
+	th_output_free(&r);
 
-	r = perfev("list", "one", "two");
+	r = th_perfev("list", "one", "two");
 	cr_expect_eq(r.status, 129);
 	cr_expect(strstr(r.err, "two"), "names the extra argument: %s", r.err);
 	cr_expect(strstr(r.err, "usage: perfev list"), "%s", r.err);
-	run_free(&r);
+	th_output_free(&r);
 
-	r = perfev("list", "--help");
+	r = th_perfev("list", "--help");
 	cr_expect_eq(r.status, 0);
 	cr_expect(strncmp(r.out, "usage: perfev list", 18) == 0, "%s", r.out);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(list, the_help_of_perfev_names_the_command)
@@ -740,10 +660,10 @@ Test(list, it_is_fast_even_with_every_tracepoint)
 	th_tracefs(); /* mounted when root: the whole list */
 	for (int i = 0; i < 3; i++) {
 		double t0 = seconds_now();
-		struct run r = perfev("list");
+		struct th_output r = th_perfev("list");
 		double t = seconds_now() - t0;
 		cr_assert_eq(r.status, 0, "%s", r.err);
-		run_free(&r);
+		th_output_free(&r);
 		if (t < best)
 			best = t;
 	}

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "workloads.h"
 #include "sys.h"
 
 #define TE PEV_FORMAT_TOTAL_TIME_ENABLED
@@ -727,51 +728,13 @@ Test(read_injected, group_read_arguments, .init = th_leak_init, .fini = th_leak_
 
 /* ---- live reads ---------------------------------------------------------- */
 
-/* Burns roughly `ms` milliseconds of this thread's CPU time. */
-static void spin_ms(long ms)
-{
-	struct timespec start, now;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
-	do {
-		for (volatile int i = 0; i < 10000; i++)
-			;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-	} while ((now.tv_sec - start.tv_sec) * 1000L + (now.tv_nsec - start.tv_nsec) / 1000000L <
-		 ms);
-}
-
-/* Touches `pages` fresh pages (one fault each). */
-/* Not instrumented: under AddressSanitizer each store would also fault in shadow pages. */
-__attribute__((no_sanitize_address)) static void touch_pages(size_t pages)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	char *mem = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-
-	cr_assert_neq(mem, MAP_FAILED);
-	madvise(mem, pages * page, MADV_NOHUGEPAGE);
-	for (size_t i = 0; i < pages; i++)
-		((volatile char *)mem)[i * page] = 1;
-	munmap(mem, pages * page);
-}
-
-/* Yields the CPU n times through a blocking wait (a context switch each). */
-static void sleep_briefly(int n)
-{
-	for (int i = 0; i < n; i++) {
-		struct timespec ts = {0, 100000};
-		nanosleep(&ts, NULL);
-	}
-}
-
 /* Runs the group through a workload, then stops it so reads compare exactly. */
 static void trio_work(struct trio *t)
 {
 	cr_assert_eq(pev_counter_enable_group(t->c[0]), 0);
-	spin_ms(5);
-	touch_pages(32);
-	sleep_briefly(5);
+	th_spin_ms(5);
+	th_touch_pages(32);
+	th_sleep_briefly(5);
 	cr_assert_eq(pev_counter_disable_group(t->c[0]), 0);
 }
 
@@ -834,7 +797,7 @@ Test(read_live, lost_format_opens_and_reads_zero, .init = th_leak_init, .fini = 
 	struct pev_count v;
 	uint64_t id;
 
-	spin_ms(2);
+	th_spin_ms(2);
 	cr_assert_eq(pev_counter_read(c, &v), 0);
 	cr_expect_gt(v.value, 0);
 	cr_expect_eq(v.lost, 0, "a counting event loses nothing");
@@ -856,8 +819,8 @@ Test(read_live, per_cpu_descriptors_sum_to_the_total, .init = th_leak_init, .fin
 	cr_assert_geq(n, 1);
 	cr_assert_eq(pev_counter_enable(clk), 0);
 	cr_assert_eq(pev_counter_enable(cs), 0);
-	sleep_briefly(20);
-	spin_ms(5);
+	th_sleep_briefly(20);
+	th_spin_ms(5);
 	cr_assert_eq(pev_counter_disable(clk), 0);
 	cr_assert_eq(pev_counter_disable(cs), 0);
 
@@ -890,85 +853,20 @@ Test(read_live, per_cpu_descriptors_sum_to_the_total, .init = th_leak_init, .fin
 
 /* ---- a child process with 4 threads ---------------------------------------- */
 
-struct threaded_child {
-	pid_t pid;
-	int go;   /* write end: one byte releases one thread */
-	int done; /* read end: EOF when the child exits */
-};
-
-static int child_go_fd;
-
-static void *child_thread(void *arg)
-{
-	char b;
-
-	(void)arg;
-	if (read(child_go_fd, &b, 1) != 1)
-		_exit(5);
-	spin_ms(20);
-	return NULL;
-}
-
-/* Forks a child that starts 3 threads, then all 4 wait for a byte on `go`, spin 20 ms and exit. */
-static void threaded_child_start(struct threaded_child *tc)
-{
-	int go[2], ready[2];
-	char b;
-
-	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
-	cr_assert_eq(pipe2(ready, O_CLOEXEC), 0);
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		pthread_t th[3];
-		close(go[1]);
-		close(ready[0]);
-		child_go_fd = go[0];
-		for (int i = 0; i < 3; i++)
-			if (pthread_create(&th[i], NULL, child_thread, NULL) != 0)
-				_exit(3);
-		if (write(ready[1], "r", 1) != 1)
-			_exit(4);
-		child_thread(NULL);
-		for (int i = 0; i < 3; i++)
-			pthread_join(th[i], NULL);
-		_exit(0);
-	}
-	close(go[0]);
-	close(ready[1]);
-	cr_assert_eq(read(ready[0], &b, 1), 1, "the child did not start its threads");
-	close(ready[0]);
-	tc->pid = pid;
-	tc->go = go[1];
-}
-
-/* Releases every thread and reaps the child; returns its wait status. */
-static int threaded_child_finish(struct threaded_child *tc)
-{
-	int status = -1;
-
-	if (write(tc->go, "gggg", 4) != 4)
-		kill(tc->pid, SIGKILL);
-	close(tc->go);
-	while (waitpid(tc->pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return status;
-}
-
 Test(read_live, per_thread_descriptors_sum_to_the_total, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	struct threaded_child tc;
+	struct th_threaded_child tc;
 	struct pev_counter *c = NULL;
 	struct pev_error err;
 	struct pev_opts o = PEV_OPTS_INIT;
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 
-	threaded_child_start(&tc);
+	th_threaded_child_start(&tc);
 	struct pev_target t = pev_target_process(tc.pid);
 	o.read_format = TE | TR;
 	int r = pev_counter_open(&ev, &o, &t, NULL, &c, &err);
-	int status = threaded_child_finish(&tc);
+	int status = th_threaded_child_finish(&tc);
 	cr_assert_eq(r, 0, "open on process %d: %s", (int)tc.pid, err.message);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
 

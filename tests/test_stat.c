@@ -12,7 +12,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,67 +39,8 @@ TestSuite(stat, .init = th_leak_init, .fini = stat_fini, .timeout = 120);
 
 /* ---- running perfev ------------------------------------------------------ */
 
-struct run {
-	int status;
-	char *out;
-	char *err;
-};
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-	r->out = r->err = NULL;
-}
-
-/* Runs `perfev stat ARGS...` (NULL-terminated). */
-static struct run stat_run(const char *first, ...)
-{
-	const char *argv[48];
-	struct run r;
-	va_list ap;
-	int n = 0;
-
-	argv[n++] = th_perfev_bin();
-	argv[n++] = "stat";
-	va_start(ap, first);
-	for (const char *a = first; a; a = va_arg(ap, const char *)) {
-		cr_assert_lt(n, 47);
-		argv[n++] = a;
-	}
-	va_end(ap);
-	argv[n] = NULL;
-	r.status = th_run((char *const *)argv, false, &r.out, &r.err);
-	return r;
-}
-
-#define perfev_stat(...) stat_run(__VA_ARGS__, (const char *)NULL)
-
-/* Finds an executable in $PATH; returns a malloc'ed path or NULL. */
-static char *which(const char *name)
-{
-	const char *path = getenv("PATH");
-	char *copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
-	char *save = NULL, *found = NULL;
-
-	for (char *dir = strtok_r(copy, ":", &save); dir && !found;
-	     dir = strtok_r(NULL, ":", &save)) {
-		char full[4096];
-		snprintf(full, sizeof(full), "%s/%s", dir, name);
-		if (access(full, X_OK) == 0)
-			found = strdup(full);
-	}
-	free(copy);
-	return found;
-}
-
-static bool have_core_pmu(void)
-{
-	struct stat st;
-
-	return stat("/sys/bus/event_source/devices/cpu", &st) == 0 ||
-	       stat("/sys/bus/event_source/devices/cpu_core", &st) == 0;
-}
+/* Runs `perfev stat ARGS...`. */
+#define perfev_stat(...) th_perfev("stat", __VA_ARGS__)
 
 static int online_cpus(void)
 {
@@ -190,25 +130,6 @@ static double text_value(const char *text, const char *event)
 	return -1;
 }
 
-static json_object *parse_json(const char *text)
-{
-	enum json_tokener_error jerr;
-	json_object *root = json_tokener_parse_verbose(text, &jerr);
-
-	cr_assert_not_null(root, "not JSON (%s): %s", json_tokener_error_desc(jerr), text);
-	cr_assert(json_object_is_type(root, json_type_object), "not an object: %s", text);
-	return root;
-}
-
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	cr_assert(json_object_object_get_ex(o, key, &v), "no key '%s' in %s", key,
-	          json_object_to_json_string(o));
-	return v;
-}
-
 static bool is_json_number(json_object *v)
 {
 	return json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
@@ -231,7 +152,7 @@ static const char *const default_set[] = {
 
 Test(stat, default_set_on_true)
 {
-	struct run r = perfev_stat("/bin/true");
+	struct th_output r = perfev_stat("/bin/true");
 	char line[1024];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -255,7 +176,7 @@ Test(stat, default_set_on_true)
 	expect_has(r.err, " seconds time elapsed");
 	expect_has(r.err, " seconds user");
 	expect_has(r.err, " seconds sys");
-	if (!have_core_pmu()) {
+	if (!th_have_core_pmu()) {
 		/* Never a silent 0: the rows say so and one note says why. */
 		expect_has(r.err, "   <not supported>      cycles");
 		expect_has(r.err, "   <not supported>      branch-misses");
@@ -266,15 +187,15 @@ Test(stat, default_set_on_true)
 		expect_has(r.err, "\n hint: ");
 	}
 	expect_lacks(r.err, "perfev: error");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- groups and failing events ---------------------------------------------- */
 
 Test(stat, groups_are_counted_together)
 {
-	struct run r = perfev_stat("-x", ",", "-e", "{task-clock,page-faults},context-switches",
-	                           "--", "/bin/true");
+	struct th_output r = perfev_stat(
+	    "-x", ",", "-e", "{task-clock,page-faults},context-switches", "--", "/bin/true");
 	char line[512], *f[16];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -284,14 +205,15 @@ Test(stat, groups_are_counted_together)
 		cr_assert_eq(split(line, ",", f, 16), 7, "%s", r.err);
 		cr_expect(is_number(f[0]), "row %d is counted: %s", i, r.err);
 	}
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, a_group_whose_leader_fails_leaves_the_rest_counted)
 {
-	if (have_core_pmu())
+	if (th_have_core_pmu())
 		cr_skip_test("needs a machine without a hardware PMU (cycles must fail)");
-	struct run r = perfev_stat("-e", "{cycles,page-faults},task-clock", "--", "/bin/true");
+	struct th_output r =
+	    perfev_stat("-e", "{cycles,page-faults},task-clock", "--", "/bin/true");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	expect_has(r.err, "<not supported>      cycles");
@@ -301,7 +223,7 @@ Test(stat, a_group_whose_leader_fails_leaves_the_rest_counted)
 	expect_has(line, "group leader 'cycles'");
 	cr_expect_gt(text_value(r.err, "task-clock"), 0, "%s", r.err);
 	expect_has(r.err, " note: page-faults could not be counted: its group leader");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, an_event_that_fails_in_a_list_is_reported_in_its_row)
@@ -320,7 +242,7 @@ Test(stat, an_event_that_fails_in_a_list_is_reported_in_its_row)
 		strcat(list, failing);
 	}
 	strcat(list, ",page-faults");
-	struct run r = perfev_stat("-e", list, "--", "/bin/true");
+	struct th_output r = perfev_stat("-e", list, "--", "/bin/true");
 	char line[1024];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -333,14 +255,15 @@ Test(stat, an_event_that_fails_in_a_list_is_reported_in_its_row)
 	char note[64];
 	snprintf(note, sizeof(note), " note: %s could not be counted: ", failing);
 	expect_has(r.err, note);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- CSV ------------------------------------------------------------------------ */
 
 Test(stat, csv_has_perfs_fields_in_perfs_order)
 {
-	struct run r = perfev_stat("-x", ",", "-e", "task-clock,page-faults,cycles", "/bin/true");
+	struct th_output r =
+	    perfev_stat("-x", ",", "-e", "task-clock,page-faults,cycles", "/bin/true");
 	char line[512], *f[16];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -363,105 +286,106 @@ Test(stat, csv_has_perfs_fields_in_perfs_order)
 	cr_expect_str_eq(f[1], "");
 	cr_expect(strstr(f[6], "/sec"), "a rate: %s", f[6]);
 
-	if (!have_core_pmu()) {
+	if (!th_have_core_pmu()) {
 		cr_assert(line_with(r.err, ",cycles,", 0, line, sizeof(line)), "%s", r.err);
 		cr_expect_str_eq(line, "<not supported>,,cycles,0,100.00,,", "perf's spelling");
 	}
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, csv_with_repeat_has_the_noise_column)
 {
-	struct run r = perfev_stat("-x", ";", "-r", "2", "-e", "page-faults", "/bin/true");
+	struct th_output r = perfev_stat("-x", ";", "-r", "2", "-e", "page-faults", "/bin/true");
 	char line[512], *f[16];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(line_with(r.err, ";page-faults;", 0, line, sizeof(line)), "%s", r.err);
 	cr_assert_eq(split(line, ";", f, 16), 8, "%s", r.err);
 	cr_expect(strchr(f[3], '%'), "the noise field after the event: %s", f[3]);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- JSON --------------------------------------------------------------------- */
 
 Test(stat, json_is_one_document_with_numbers)
 {
-	struct run r =
+	struct th_output r =
 	    perfev_stat("-j", "-e", "task-clock,page-faults,cycles", "--", "sh", "-c", "exit 3");
 
 	cr_assert_eq(r.status, 3, "%s", r.err);
-	json_object *root = parse_json(r.err);
-	json_object *cmd = get(root, "command");
+	json_object *root = th_json_parse(r.err);
+	json_object *cmd = th_json_get(root, "command");
 	cr_expect(json_object_is_type(cmd, json_type_array));
 	cr_expect_eq(json_object_array_length(cmd), 3);
-	cr_expect_str_eq(json_object_get_string(get(root, "target")), "command");
-	cr_expect_eq(json_object_get_int(get(root, "exit_status")), 3);
-	cr_expect_eq(json_object_get_int(get(root, "runs")), 1);
-	cr_expect(is_json_number(get(root, "elapsed_seconds")));
-	cr_expect(is_json_number(get(root, "user_seconds")));
-	json_object *events = get(root, "events");
+	cr_expect_str_eq(json_object_get_string(th_json_get(root, "target")), "command");
+	cr_expect_eq(json_object_get_int(th_json_get(root, "exit_status")), 3);
+	cr_expect_eq(json_object_get_int(th_json_get(root, "runs")), 1);
+	cr_expect(is_json_number(th_json_get(root, "elapsed_seconds")));
+	cr_expect(is_json_number(th_json_get(root, "user_seconds")));
+	json_object *events = th_json_get(root, "events");
 	cr_assert_eq(json_object_array_length(events), 3);
 
 	json_object *tc = json_object_array_get_idx(events, 0);
-	cr_expect_str_eq(json_object_get_string(get(tc, "event")), "task-clock");
-	cr_expect_str_eq(json_object_get_string(get(tc, "unit")), "msec");
-	cr_expect(is_json_number(get(tc, "value")), "value is a number");
-	cr_expect_gt(json_object_get_double(get(tc, "value")), 0);
-	cr_expect(json_object_is_type(get(tc, "count"), json_type_int));
-	cr_expect(json_object_get_boolean(get(tc, "counted")));
-	cr_expect(json_object_get_boolean(get(tc, "supported")));
-	cr_expect(json_object_is_type(get(tc, "time_enabled_ns"), json_type_int));
-	cr_expect(json_object_is_type(get(tc, "time_running_ns"), json_type_int));
-	cr_expect(is_json_number(get(tc, "percent_running")));
-	json_object *metrics = get(tc, "metrics");
+	cr_expect_str_eq(json_object_get_string(th_json_get(tc, "event")), "task-clock");
+	cr_expect_str_eq(json_object_get_string(th_json_get(tc, "unit")), "msec");
+	cr_expect(is_json_number(th_json_get(tc, "value")), "value is a number");
+	cr_expect_gt(json_object_get_double(th_json_get(tc, "value")), 0);
+	cr_expect(json_object_is_type(th_json_get(tc, "count"), json_type_int));
+	cr_expect(json_object_get_boolean(th_json_get(tc, "counted")));
+	cr_expect(json_object_get_boolean(th_json_get(tc, "supported")));
+	cr_expect(json_object_is_type(th_json_get(tc, "time_enabled_ns"), json_type_int));
+	cr_expect(json_object_is_type(th_json_get(tc, "time_running_ns"), json_type_int));
+	cr_expect(is_json_number(th_json_get(tc, "percent_running")));
+	json_object *metrics = th_json_get(tc, "metrics");
 	cr_assert_eq(json_object_array_length(metrics), 1);
-	cr_expect(is_json_number(get(json_object_array_get_idx(metrics, 0), "value")));
-	cr_expect_str_eq(json_object_get_string(get(json_object_array_get_idx(metrics, 0), "unit")),
+	cr_expect(is_json_number(th_json_get(json_object_array_get_idx(metrics, 0), "value")));
+	cr_expect_str_eq(json_object_get_string(th_json_get(json_object_array_get_idx(metrics, 0), "unit")),
 	                 "CPUs utilized");
 
 	json_object *pf = json_object_array_get_idx(events, 1);
-	cr_expect(json_object_is_type(get(pf, "value"), json_type_int), "a whole count: %s",
+	cr_expect(json_object_is_type(th_json_get(pf, "value"), json_type_int), "a whole count: %s",
 	          json_object_to_json_string(pf));
-	cr_expect_gt(json_object_get_int(get(pf, "value")), 0);
+	cr_expect_gt(json_object_get_int(th_json_get(pf, "value")), 0);
 
-	if (!have_core_pmu()) {
+	if (!th_have_core_pmu()) {
 		json_object *cy = json_object_array_get_idx(events, 2);
-		cr_expect_not(json_object_get_boolean(get(cy, "supported")));
-		cr_expect_not(json_object_get_boolean(get(cy, "counted")));
-		cr_expect(json_object_is_type(get(cy, "value"), json_type_null));
-		cr_expect_str_eq(json_object_get_string(get(get(cy, "error"), "name")),
+		cr_expect_not(json_object_get_boolean(th_json_get(cy, "supported")));
+		cr_expect_not(json_object_get_boolean(th_json_get(cy, "counted")));
+		cr_expect(json_object_is_type(th_json_get(cy, "value"), json_type_null));
+		cr_expect_str_eq(json_object_get_string(th_json_get(th_json_get(cy, "error"), "name")),
 		                 "EventNotFound");
-		json_object *notes = get(root, "notes");
+		json_object *notes = th_json_get(root, "notes");
 		cr_assert_eq(json_object_array_length(notes), 1);
 		cr_expect(strstr(
-		    json_object_get_string(get(json_object_array_get_idx(notes, 0), "message")),
+		    json_object_get_string(th_json_get(json_object_array_get_idx(notes, 0), "message")),
 		    "hardware PMU"));
 	}
 	json_object_put(root);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, json_with_intervals)
 {
-	struct run r = perfev_stat("-j", "-I", "100", "-e", "task-clock", "--", "sleep", "0.35");
+	struct th_output r =
+	    perfev_stat("-j", "-I", "100", "-e", "task-clock", "--", "sleep", "0.35");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	json_object *root = parse_json(r.err);
-	cr_expect_eq(json_object_get_int(get(root, "interval_ms")), 100);
-	json_object *iv = get(root, "intervals");
+	json_object *root = th_json_parse(r.err);
+	cr_expect_eq(json_object_get_int(th_json_get(root, "interval_ms")), 100);
+	json_object *iv = th_json_get(root, "intervals");
 	cr_assert_geq(json_object_array_length(iv), 3, "%s", r.err);
 	json_object *first = json_object_array_get_idx(iv, 0);
-	cr_expect(is_json_number(get(first, "time_seconds")));
-	cr_expect_eq(json_object_array_length(get(first, "events")), 1);
+	cr_expect(is_json_number(th_json_get(first, "time_seconds")));
+	cr_expect_eq(json_object_array_length(th_json_get(first, "events")), 1);
 	json_object_put(root);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- -r and -I ---------------------------------------------------------------- */
 
 Test(stat, repeat_prints_means_and_spread)
 {
-	struct run r = perfev_stat("-r", "3", "-e", "task-clock,page-faults", "/bin/true");
+	struct th_output r = perfev_stat("-r", "3", "-e", "task-clock,page-faults", "/bin/true");
 	char line[1024];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -472,21 +396,21 @@ Test(stat, repeat_prints_means_and_spread)
 	cr_assert(line_with(r.err, "seconds time elapsed", 0, line, sizeof(line)), "%s", r.err);
 	expect_has(line, " +- ");
 	expect_lacks(r.err, "seconds user");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, repeat_returns_the_last_runs_status)
 {
-	struct run r = perfev_stat("-r", "2", "-e", "task-clock", "sh", "-c", "exit 5");
+	struct th_output r = perfev_stat("-r", "2", "-e", "task-clock", "sh", "-c", "exit 5");
 
 	cr_expect_eq(r.status, 5, "%s", r.err);
 	expect_has(r.err, "(2 runs)");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, intervals_print_deltas)
 {
-	struct run r =
+	struct th_output r =
 	    perfev_stat("-I", "100", "-e", "task-clock,page-faults", "--", "sleep", "0.35");
 	char line[1024];
 
@@ -504,12 +428,13 @@ Test(stat, intervals_print_deltas)
 	cr_assert(line_with(r.err, " task-clock", 0, line, sizeof(line)));
 	double t = strtod(line, NULL);
 	cr_expect(t > 0.05 && t < 0.3, "the first timestamp: %s", line);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, intervals_in_csv_start_with_the_timestamp)
 {
-	struct run r = perfev_stat("-I", "100", "-x", ",", "-e", "task-clock", "sleep", "0.25");
+	struct th_output r =
+	    perfev_stat("-I", "100", "-x", ",", "-e", "task-clock", "sleep", "0.25");
 	char line[512], *f[16];
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -517,14 +442,14 @@ Test(stat, intervals_in_csv_start_with_the_timestamp)
 	cr_assert_eq(split(line, ",", f, 16), 8, "%s", r.err);
 	cr_expect(is_number(f[0] + strspn(f[0], " ")), "timestamp: %s", f[0]);
 	cr_expect_eq(count_lines(r.err, "#"), 0, "no heading in CSV: %s", r.err);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- CPU-wide ---------------------------------------------------------------- */
 
 Test(stat, cpu_wide_on_cpu_0_with_a_command)
 {
-	struct run r =
+	struct th_output r =
 	    perfev_stat("-a", "-C", "0", "-e", "task-clock,context-switches", "--", "sleep", "0.1");
 	char line[1024];
 
@@ -536,18 +461,18 @@ Test(stat, cpu_wide_on_cpu_0_with_a_command)
 	double cpus = strtod(hash + 1, NULL);
 	cr_expect(cpus > 0.9 && cpus < 1.1, "one CPU is counted the whole time: %s", line);
 	expect_lacks(r.err, "seconds user");
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("-C", "0", "-e", "task-clock", "--", "sleep", "0.05");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	expect_has(r.err, "Performance counter stats for 'CPU(s) 0':");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, no_aggregation_gives_one_row_per_cpu)
 {
-	struct run r = perfev_stat("-a", "-A", "-x", ",", "-e", "task-clock,page-faults", "--",
-	                           "sleep", "0.05");
+	struct th_output r = perfev_stat("-a", "-A", "-x", ",", "-e", "task-clock,page-faults",
+	                                 "--", "sleep", "0.05");
 	int n = online_cpus();
 	char line[512], *f[16], want[32];
 
@@ -560,13 +485,13 @@ Test(stat, no_aggregation_gives_one_row_per_cpu)
 		snprintf(want, sizeof(want), "CPU%d", i);
 		cr_expect_str_eq(f[0], want);
 	}
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("-a", "-A", "-e", "task-clock", "sleep", "0.05");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_eq(count_lines(r.err, "CPU"), n, "%s", r.err);
 	expect_has(r.err, "CPU0   ");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, system_wide_without_a_command_stops_at_sigint)
@@ -610,7 +535,7 @@ Test(stat, pid_counts_until_the_process_exits)
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)child);
 	double t0 = monotonic_s();
-	struct run r = perfev_stat("-p", pid, "-e", "task-clock,page-faults");
+	struct th_output r = perfev_stat("-p", pid, "-e", "task-clock,page-faults");
 	double took = monotonic_s() - t0;
 	int status;
 	waitpid(child, &status, 0);
@@ -623,7 +548,7 @@ Test(stat, pid_counts_until_the_process_exits)
 	expect_has(r.err, "seconds time elapsed");
 	cr_expect_lt(took, 3.0, "perfev stopped when the process exited (took %.2f s)", took);
 	cr_expect_gt(took, 0.1, "and not before (took %.2f s)", took);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, tid_with_a_command_as_the_timer)
@@ -636,7 +561,7 @@ Test(stat, tid_with_a_command_as_the_timer)
 	}
 	char tid[16];
 	snprintf(tid, sizeof(tid), "%d", (int)child);
-	struct run r = perfev_stat("-t", tid, "-e", "task-clock", "--", "sleep", "0.1");
+	struct th_output r = perfev_stat("-t", tid, "-e", "task-clock", "--", "sleep", "0.1");
 	kill(child, SIGKILL);
 	int status;
 	waitpid(child, &status, 0);
@@ -645,7 +570,7 @@ Test(stat, tid_with_a_command_as_the_timer)
 	char want[64];
 	snprintf(want, sizeof(want), "Performance counter stats for thread id '%s':", tid);
 	expect_has(r.err, want);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 static void *sleeper(void *arg)
@@ -705,7 +630,7 @@ Test(stat, per_thread_gives_one_row_per_thread)
 	}
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)child);
-	struct run r = perfev_stat("--per-thread", "-x", ",", "-p", pid, "-e", "task-clock");
+	struct th_output r = perfev_stat("--per-thread", "-x", ",", "-p", pid, "-e", "task-clock");
 	int status;
 	waitpid(child, &status, 0);
 
@@ -715,7 +640,7 @@ Test(stat, per_thread_gives_one_row_per_thread)
 	snprintf(prefix, sizeof(prefix), "-%s", pid);
 	cr_assert(line_with(r.err, prefix, 0, line, sizeof(line)), "comm-pid: %s", r.err);
 	cr_expect_eq(split(line, ",", f, 16), 8, "%s", r.err);
-	run_free(&r);
+	th_output_free(&r);
 
 	/* Text: comm right-aligned in 16 columns, a dash, the thread id. */
 	child = fork();
@@ -732,7 +657,7 @@ Test(stat, per_thread_gives_one_row_per_thread)
 	char want[64];
 	snprintf(want, sizeof(want), "           sleep-%s", pid);
 	expect_has(r.err, want);
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- -o and exit statuses ---------------------------------------------------- */
@@ -743,7 +668,7 @@ Test(stat, output_to_a_file)
 	int fd = mkstemp(path);
 	cr_assert_geq(fd, 0);
 	close(fd);
-	struct run r = perfev_stat("-o", path, "-e", "task-clock", "/bin/true");
+	struct th_output r = perfev_stat("-o", path, "-e", "task-clock", "/bin/true");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_str_eq(r.err, "", "nothing on stderr");
 	FILE *f = fopen(path, "re");
@@ -755,35 +680,35 @@ Test(stat, output_to_a_file)
 	unlink(path);
 	expect_has(buf, "Performance counter stats for '/bin/true':");
 	expect_has(buf, " msec task-clock");
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("-o", "/nonexistent-dir/out", "-e", "task-clock", "/bin/true");
 	cr_expect_eq(r.status, 1);
 	expect_has(r.err, "option '-o'");
 	expect_has(r.err, "/nonexistent-dir/out");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, exit_status_is_the_commands)
 {
-	struct run r = perfev_stat("-e", "task-clock", "--", "sh", "-c", "exit 3");
+	struct th_output r = perfev_stat("-e", "task-clock", "--", "sh", "-c", "exit 3");
 	cr_expect_eq(r.status, 3, "%s", r.err);
 	expect_has(r.err, "Performance counter stats for 'sh -c exit 3':");
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("-e", "task-clock", "--", "sh", "-c", "kill -9 $$");
 	cr_expect_eq(r.status, 128 + 9, "%s", r.err);
 	expect_has(r.err, "Performance counter stats");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, a_command_that_cannot_start)
 {
-	struct run r = perfev_stat("-e", "task-clock", "perfev-no-such-command");
+	struct th_output r = perfev_stat("-e", "task-clock", "perfev-no-such-command");
 	cr_expect_eq(r.status, 127, "%s", r.err);
 	expect_has(r.err, "perfev: error: cannot run 'perfev-no-such-command': command not found");
 	expect_lacks(r.err, "Performance counter stats");
-	run_free(&r);
+	th_output_free(&r);
 
 	char path[] = "/tmp/perfev-stat-noexec-XXXXXX";
 	int fd = mkstemp(path);
@@ -797,7 +722,7 @@ Test(stat, a_command_that_cannot_start)
 	expect_has(r.err, "permission denied");
 	expect_has(r.err, path);
 	expect_lacks(r.err, "Performance counter stats");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, ctrl_c_prints_the_counts_so_far)
@@ -845,7 +770,7 @@ Test(stat, ctrl_c_prints_the_counts_so_far)
 /* Expects exit status 129 and a message naming the option and the value. */
 static void expect_bad(const char *opt, const char *value)
 {
-	struct run r = perfev_stat(opt, value, "-e", "task-clock", "/bin/true");
+	struct th_output r = perfev_stat(opt, value, "-e", "task-clock", "/bin/true");
 	char want[128];
 
 	cr_expect_eq(r.status, 129, "%s %s: %s", opt, value, r.err);
@@ -854,7 +779,7 @@ static void expect_bad(const char *opt, const char *value)
 	snprintf(want, sizeof(want), "'%s'", value);
 	expect_has(r.err, want);
 	expect_lacks(r.err, "Performance counter stats");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 Test(stat, bad_values_name_the_option_and_the_value)
@@ -881,49 +806,49 @@ Test(stat, bad_values_name_the_option_and_the_value)
 
 Test(stat, bad_usage_exits_129)
 {
-	struct run r = perfev_stat("--bogus", "/bin/true");
+	struct th_output r = perfev_stat("--bogus", "/bin/true");
 	cr_expect_eq(r.status, 129);
 	expect_has(r.err, "unknown option '--bogus'");
 	expect_has(r.err, "usage: perfev stat");
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("-q", "/bin/true");
 	cr_expect_eq(r.status, 129);
 	expect_has(r.err, "unknown option '-q'");
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("-I");
 	cr_expect_eq(r.status, 129);
 	expect_has(r.err, "option '-I' needs a value");
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("-A", "/bin/true");
 	cr_expect_eq(r.status, 129);
 	expect_has(r.err, "'-A'");
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("--per-thread", "/bin/true");
 	cr_expect_eq(r.status, 129);
 	expect_has(r.err, "'--per-thread'");
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("-x", ",", "-j", "/bin/true");
 	cr_expect_eq(r.status, 129);
 	expect_has(r.err, "'-x' and '-j'");
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("-r", "2", "-I", "100", "/bin/true");
 	cr_expect_eq(r.status, 129);
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("-a", "-p", "1");
 	cr_expect_eq(r.status, 129);
-	run_free(&r);
+	th_output_free(&r);
 
 	r = perfev_stat("-e", "task-clock");
 	cr_expect_eq(r.status, 129);
 	expect_has(r.err, "no command to run");
-	run_free(&r);
+	th_output_free(&r);
 }
 
 /* ---- against perf ----------------------------------------------------------------- */
@@ -950,7 +875,7 @@ static long long csv_count(const char *text, const char *event)
 
 Test(stat, page_faults_agree_with_perf_within_2_percent)
 {
-	char *perf = which("perf");
+	char *perf = th_which("perf");
 	if (!perf)
 		cr_skip_test("Debian's perf (package linux-perf) is not installed");
 	const char *tools[2] = {th_perfev_bin(), perf};
@@ -1002,7 +927,7 @@ static void csv_events(const char *text, char *buf, size_t size)
 
 Test(stat, the_default_set_has_perfs_events)
 {
-	char *perf = which("perf");
+	char *perf = th_which("perf");
 	if (!perf)
 		cr_skip_test("Debian's perf (package linux-perf) is not installed");
 	const char *ours[] = {th_perfev_bin(), "stat", "-x", ",", "/bin/true", NULL};

@@ -26,93 +26,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-
-static struct pev_opts opts_init(void)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	return o;
-}
-
-static struct pev_counter *open_ok(struct pev_event ev, const struct pev_opts *o,
-				   const struct pev_target *t, struct pev_counter *group)
-{
-	struct pev_counter *c = NULL;
-	struct pev_error err;
-	int r = pev_counter_open(&ev, o, t, group, &c, &err);
-
-	cr_assert_eq(r, 0, "open failed (%s): %s\n%s", pev_error_name(r), err.message, err.hint);
-	cr_assert_not_null(c);
-	return c;
-}
-
-static uint64_t value_of(const struct pev_counter *c)
-{
-	struct pev_count v;
-
-	cr_assert_eq(pev_counter_read(c, &v), 0);
-	return v.value;
-}
-
-/* Burns roughly `ms` milliseconds of this thread's CPU time. */
-static void spin_ms(long ms)
-{
-	struct timespec start, now;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
-	do {
-		for (volatile int i = 0; i < 10000; i++)
-			;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-	} while ((now.tv_sec - start.tv_sec) * 1000L + (now.tv_nsec - start.tv_nsec) / 1000000L <
-		 ms);
-}
-
-/* Maps `pages` fresh pages without huge pages (one fault per page touched). */
-static char *fresh_pages(size_t pages)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	char *mem = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-
-	if (mem == MAP_FAILED)
-		return NULL;
-	madvise(mem, pages * page, MADV_NOHUGEPAGE);
-	return mem;
-}
-
-/* Not instrumented: under AddressSanitizer each store would also fault in shadow pages. */
-__attribute__((no_sanitize_address)) static void touch(char *mem, size_t pages)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-
-	for (size_t i = 0; i < pages; i++)
-		((volatile char *)mem)[i * page] = 1;
-}
-
-/* Reads the online CPU list from sysfs into cpus[] (at most max); returns the count. */
-static int online_cpus(int *cpus, int max, char *text, size_t size)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int n = 0;
-
-	cr_assert(f, "cannot read /sys/devices/system/cpu/online");
-	cr_assert(fgets(text, (int)size, f));
-	fclose(f);
-	text[strcspn(text, "\n")] = '\0';
-	for (char *p = text; *p;) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		for (long c = lo; c <= hi; c++) {
-			if (n < max)
-				cpus[n] = (int)c;
-			n++;
-		}
-		p = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
+#include "workloads.h"
 
 static int wait_child(pid_t pid)
 {
@@ -131,7 +45,7 @@ static int wait_child(pid_t pid)
 static void expect_cpus(const char *list, const int *want, int n)
 {
 	struct pev_target t = pev_target_cpu_list(list);
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &t, NULL);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &t, NULL);
 
 	cr_assert_eq(pev_counter_nr_fds(c), n, "\"%s\": %d descriptors", list,
 		     pev_counter_nr_fds(c));
@@ -191,7 +105,7 @@ Test(targets, cpu_lists_in_the_order_written, .init = th_leak_init, .fini = th_l
 {
 	int cpus[1024];
 	char text[256];
-	int n = online_cpus(cpus, 1024, text, sizeof(text));
+	int n = th_online_cpus(cpus, 1024, text, sizeof(text));
 
 	expect_cpus("0", (const int[]){0}, 1);
 	expect_cpus(" 0\n", (const int[]){0}, 1);
@@ -208,10 +122,10 @@ Test(targets, cpu_list_of_the_online_cpus_is_every_cpu, .init = th_leak_init,
 {
 	int cpus[1024];
 	char text[256];
-	int n = online_cpus(cpus, 1024, text, sizeof(text));
+	int n = th_online_cpus(cpus, 1024, text, sizeof(text));
 	struct pev_target all = pev_target_all_cpus(), list = pev_target_cpu_list(text);
-	struct pev_counter *a = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &all, NULL);
-	struct pev_counter *l = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &list, NULL);
+	struct pev_counter *a = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &all, NULL);
+	struct pev_counter *l = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &list, NULL);
 
 	cr_assert_eq(pev_counter_nr_fds(a), n, "online \"%s\"", text);
 	cr_assert_eq(pev_counter_nr_fds(l), n);
@@ -282,13 +196,13 @@ Test(targets, members_follow_their_leader_cpu_order, .init = th_leak_init, .fini
 {
 	int cpus[1024];
 	char text[256];
-	if (online_cpus(cpus, 1024, text, sizeof(text)) < 2 || cpus[1] != 1)
+	if (th_online_cpus(cpus, 1024, text, sizeof(text)) < 2 || cpus[1] != 1)
 		cr_skip_test("needs CPUs 0 and 1 online (online: %s)", text);
 	struct pev_target t10 = pev_target_cpu_list("1,0"), t01 = pev_target_cpu_list("0,1");
-	struct pev_opts lo = opts_init();
+	struct pev_opts lo = th_opts();
 	lo.read_format = PEV_FORMAT_GROUP;
-	struct pev_counter *leader = open_ok(pev_event_software(PEV_SW_CPU_CLOCK), &lo, &t10, NULL);
-	struct pev_counter *m = open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), NULL, &t10,
+	struct pev_counter *leader = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), &lo, &t10, NULL);
+	struct pev_counter *m = th_open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), NULL, &t10,
 					leader);
 	struct pev_event ev = pev_event_software(PEV_SW_CPU_CLOCK);
 	struct pev_counter *c = NULL;
@@ -305,66 +219,6 @@ Test(targets, members_follow_their_leader_cpu_order, .init = th_leak_init, .fini
 }
 
 /* ---- a child process with 4 threads ---------------------------------------- */
-
-struct threaded_child {
-	pid_t pid;
-	int go; /* write end: one byte releases one thread */
-};
-
-static int child_go_fd;
-
-static void *child_thread(void *arg)
-{
-	char b;
-
-	(void)arg;
-	if (read(child_go_fd, &b, 1) != 1)
-		_exit(5);
-	spin_ms(20);
-	return NULL;
-}
-
-/* Forks a child that starts 3 threads; all 4 wait for a byte on `go`, spin 20 ms and exit. */
-static void threaded_child_start(struct threaded_child *tc)
-{
-	int go[2], ready[2];
-	char b;
-
-	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
-	cr_assert_eq(pipe2(ready, O_CLOEXEC), 0);
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		pthread_t th[3];
-		close(go[1]);
-		close(ready[0]);
-		child_go_fd = go[0];
-		for (int i = 0; i < 3; i++)
-			if (pthread_create(&th[i], NULL, child_thread, NULL) != 0)
-				_exit(3);
-		if (write(ready[1], "r", 1) != 1)
-			_exit(4);
-		child_thread(NULL);
-		for (int i = 0; i < 3; i++)
-			pthread_join(th[i], NULL);
-		_exit(0);
-	}
-	close(go[0]);
-	close(ready[1]);
-	cr_assert_eq(read(ready[0], &b, 1), 1, "the child did not start its threads");
-	close(ready[0]);
-	tc->pid = pid;
-	tc->go = go[1];
-}
-
-/* Releases every thread and reaps the child; returns its wait status. */
-static int threaded_child_finish(struct threaded_child *tc)
-{
-	if (write(tc->go, "gggg", 4) != 4)
-		kill(tc->pid, SIGKILL);
-	close(tc->go);
-	return wait_child(tc->pid);
-}
 
 /* The thread ids in /proc/<pid>/task, sorted; returns how many. */
 static int list_tasks(pid_t pid, pid_t *tids, int max)
@@ -391,17 +245,17 @@ static int list_tasks(pid_t pid, pid_t *tids, int max)
 
 Test(targets, every_thread_of_a_process, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct threaded_child tc;
+	struct th_threaded_child tc;
 	struct pev_counter *c = NULL;
 	struct pev_error err;
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 	pid_t tids[16];
 
-	threaded_child_start(&tc);
+	th_threaded_child_start(&tc);
 	int nt = list_tasks(tc.pid, tids, 16);
 	struct pev_target t = pev_target_process(tc.pid);
 	int r = pev_counter_open(&ev, NULL, &t, NULL, &c, &err);
-	int status = threaded_child_finish(&tc);
+	int status = th_threaded_child_finish(&tc);
 	cr_assert_eq(r, 0, "open on process %d: %s", (int)tc.pid, err.message);
 	expect_exit0(status);
 
@@ -424,19 +278,19 @@ Test(targets, every_thread_on_every_cpu, .init = th_leak_init, .fini = th_leak_f
 {
 	int cpus[1024];
 	char text[256];
-	int ncpu = online_cpus(cpus, 1024, text, sizeof(text));
-	struct threaded_child tc;
+	int ncpu = th_online_cpus(cpus, 1024, text, sizeof(text));
+	struct th_threaded_child tc;
 	struct pev_counter *c = NULL;
 	struct pev_error err;
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 	pid_t tids[16];
 
-	threaded_child_start(&tc);
+	th_threaded_child_start(&tc);
 	cr_assert_eq(list_tasks(tc.pid, tids, 16), 4);
 	struct pev_target t = pev_target_process(tc.pid);
 	t.cpu = PEV_CPU_ALL;
 	int r = pev_counter_open(&ev, NULL, &t, NULL, &c, &err);
-	int status = threaded_child_finish(&tc);
+	int status = th_threaded_child_finish(&tc);
 	cr_assert_eq(r, 0, "open on process %d, every CPU: %s", (int)tc.pid, err.message);
 	expect_exit0(status);
 
@@ -459,20 +313,20 @@ Test(targets, every_thread_on_every_cpu, .init = th_leak_init, .fini = th_leak_f
 Test(targets, threads_gone_before_their_open_are_left_out, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	struct threaded_child tc;
+	struct th_threaded_child tc;
 	struct pev_counter *c = NULL;
 	struct pev_error err;
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 	pid_t tids[16];
 
-	threaded_child_start(&tc);
+	th_threaded_child_start(&tc);
 	cr_assert_eq(list_tasks(tc.pid, tids, 16), 4);
 	struct pev_target t = pev_target_process(tc.pid);
 	/* The second thread "exits" between the listing and its open. */
 	th_inject_open_errno(ESRCH, 1, 1);
 	int r = pev_counter_open(&ev, NULL, &t, NULL, &c, &err);
 	th_inject_reset();
-	int status = threaded_child_finish(&tc);
+	int status = th_threaded_child_finish(&tc);
 	cr_assert_eq(r, 0, "%s", err.message);
 	expect_exit0(status);
 	cr_assert_eq(pev_counter_nr_fds(c), 3);
@@ -492,20 +346,20 @@ Test(targets, threads_gone_before_their_open_are_left_out, .init = th_leak_init,
 
 Test(targets, a_failed_open_leaves_nothing_open, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct threaded_child tc;
+	struct th_threaded_child tc;
 	struct pev_counter *c = (struct pev_counter *)1;
 	struct pev_error err;
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 	int before = th_count_perf_fds();
 
-	threaded_child_start(&tc);
+	th_threaded_child_start(&tc);
 	struct pev_target t = pev_target_process(tc.pid);
 	/* The third of four opens fails. */
 	th_inject_open_errno(EMFILE, 2, 1);
 	int r = pev_counter_open(&ev, NULL, &t, NULL, &c, &err);
 	cr_expect_eq(th_count_perf_fds(), before, "the two opened descriptors were closed");
 	th_inject_reset();
-	int status = threaded_child_finish(&tc);
+	int status = th_threaded_child_finish(&tc);
 	expect_exit0(status);
 	cr_expect_eq(r, PEV_EMFILE, "got %s", pev_error_name(r));
 	cr_expect_null(c);
@@ -514,7 +368,7 @@ Test(targets, a_failed_open_leaves_nothing_open, .init = th_leak_init, .fini = t
 	/* The same on every CPU: the last CPU's open fails. */
 	int cpus[1024];
 	char text[256];
-	int n = online_cpus(cpus, 1024, text, sizeof(text));
+	int n = th_online_cpus(cpus, 1024, text, sizeof(text));
 	struct pev_target all = pev_target_all_cpus();
 	ev = pev_event_software(PEV_SW_CPU_CLOCK);
 	th_inject_open_errno(EBUSY, n - 1, 1);
@@ -524,9 +378,9 @@ Test(targets, a_failed_open_leaves_nothing_open, .init = th_leak_init, .fini = t
 	th_inject_reset();
 
 	/* A group member whose second CPU fails: the leader stays, with no member. */
-	struct pev_opts lo = opts_init();
+	struct pev_opts lo = th_opts();
 	lo.read_format = PEV_FORMAT_GROUP;
-	struct pev_counter *leader = open_ok(ev, &lo, &all, NULL);
+	struct pev_counter *leader = th_open_ok(ev, &lo, &all, NULL);
 	th_inject_open_errno(EBUSY, n > 1 ? 1 : 0, 1);
 	struct pev_event cs = pev_event_software(PEV_SW_CONTEXT_SWITCHES);
 	r = pev_counter_open(&cs, NULL, &all, leader, &c, NULL);
@@ -614,11 +468,11 @@ static pid_t forking_child(int *go_out, size_t pages)
 		if (g < 0)
 			_exit(3);
 		if (g == 0) {
-			char *mem = fresh_pages(pages);
+			char *mem = th_fresh_pages(pages);
 			if (!mem)
 				_exit(4);
-			touch(mem, pages);
-			spin_ms(20);
+			th_touch(mem, pages);
+			th_spin_ms(20);
 			_exit(0);
 		}
 		if (waitpid(g, &status, 0) != g || !WIFEXITED(status) || WEXITSTATUS(status))
@@ -636,7 +490,7 @@ static void inherit_case(enum pev_inherit inherit, uint64_t *faults, uint64_t *c
 	int go;
 	pid_t pid = forking_child(&go, pages);
 	struct pev_target t = pev_target_thread(pid);
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	struct pev_counter *pf = NULL, *clk = NULL;
 	struct pev_event ev = pev_event_software(PEV_SW_PAGE_FAULTS);
 	struct pev_error err;
@@ -652,8 +506,8 @@ static void inherit_case(enum pev_inherit inherit, uint64_t *faults, uint64_t *c
 	int status = wait_child(pid);
 	cr_assert_eq(r, 0, "open on child %d: %s", (int)pid, err.message);
 	expect_exit0(status);
-	*faults = value_of(pf);
-	*clock_ns = value_of(clk);
+	*faults = th_value(pf);
+	*clock_ns = th_value(clk);
 	pev_counter_close(clk);
 	pev_counter_close(pf);
 }
@@ -692,31 +546,13 @@ Test(targets, inherit_threads_does_not_follow_fork, .init = th_leak_init, .fini 
 
 /* ---- cgroups -------------------------------------------------------------- */
 
-/* Finds where cgroup v2 is mounted; returns false when it is not. */
-static bool cgroup2_mount(char *path, size_t size)
-{
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char dev[256], dir[256], type[64];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fscanf(f, "%255s %255s %63s %*[^\n]", dev, dir, type) == 3)
-		if (strcmp(type, "cgroup2") == 0) {
-			snprintf(path, size, "%s", dir);
-			found = true;
-		}
-	fclose(f);
-	return found;
-}
-
 Test(targets, cgroup_on_every_cpu_or_a_list, .init = th_leak_init, .fini = th_leak_fini)
 {
 	char mnt[256], dir[512], text[256];
 	int cpus[1024];
-	int n = online_cpus(cpus, 1024, text, sizeof(text));
+	int n = th_online_cpus(cpus, 1024, text, sizeof(text));
 
-	if (!cgroup2_mount(mnt, sizeof(mnt)))
+	if (!th_cgroup2_mount(mnt, sizeof(mnt)))
 		cr_skip_test("cgroup v2 is not mounted here");
 	th_require_root();
 	snprintf(dir, sizeof(dir), "%s/perfev-targets-%d", mnt, (int)getpid());
@@ -762,25 +598,25 @@ Test(targets, cgroup_on_every_cpu_or_a_list, .init = th_leak_init, .fini = th_le
 Test(targets, page_faults_of_fresh_pages, .init = th_leak_init, .fini = th_leak_fini)
 {
 	const size_t pages = 256;
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.disabled = true;
-	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
-	char *mem = fresh_pages(pages);
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
+	char *mem = th_fresh_pages(pages);
 
 	cr_assert_not_null(mem);
 	cr_assert_eq(pev_counter_enable(c), 0);
-	touch(mem, pages);
+	th_touch(mem, pages);
 	cr_assert_eq(pev_counter_disable(c), 0);
-	uint64_t v = value_of(c);
+	uint64_t v = th_value(c);
 	cr_expect_geq(v, pages, "%zu fresh pages: %" PRIu64 " faults", pages, v);
 	cr_expect_leq(v, pages + 16, "%zu fresh pages: %" PRIu64 " faults", pages, v);
 
 	/* Touching them again costs nothing: they are mapped now. */
 	cr_assert_eq(pev_counter_reset(c), 0);
 	cr_assert_eq(pev_counter_enable(c), 0);
-	touch(mem, pages);
+	th_touch(mem, pages);
 	cr_assert_eq(pev_counter_disable(c), 0);
-	v = value_of(c);
+	v = th_value(c);
 	cr_expect_leq(v, 16, "touched again: %" PRIu64 " faults", v);
 	munmap(mem, pages * (size_t)sysconf(_SC_PAGESIZE));
 	pev_counter_close(c);
@@ -820,12 +656,12 @@ Test(targets, context_switches_of_pipe_round_trips, .init = th_leak_init, .fini 
 	close(ping[0]);
 	close(pong[1]);
 
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.disabled = true;
 	struct pev_target child = pev_target_thread(pid);
-	struct pev_counter *mine = open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), &o, NULL,
+	struct pev_counter *mine = th_open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), &o, NULL,
 					   NULL);
-	struct pev_counter *theirs = open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), &o,
+	struct pev_counter *theirs = th_open_ok(pev_event_software(PEV_SW_CONTEXT_SWITCHES), &o,
 					     &child, NULL);
 	cr_assert_eq(pev_counter_enable(theirs), 0);
 	cr_assert_eq(pev_counter_enable(mine), 0);
@@ -843,7 +679,7 @@ Test(targets, context_switches_of_pipe_round_trips, .init = th_leak_init, .fini 
 	cr_assert_eq(done, trips);
 	expect_exit0(status);
 
-	uint64_t v = value_of(mine), w = value_of(theirs);
+	uint64_t v = th_value(mine), w = th_value(theirs);
 	cr_expect_geq(v, (uint64_t)trips, "%d round trips: %" PRIu64 " switches", trips, v);
 	cr_expect_leq(v, 2 * (uint64_t)trips + 64, "%d round trips: %" PRIu64 " switches", trips,
 		      v);
@@ -863,13 +699,13 @@ static volatile uint64_t watched, unwatched;
 Test(targets, watchpoint_hits_are_exact, .init = th_leak_init, .fini = th_leak_fini)
 {
 	const int writes = 1000;
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.exclude_kernel = true;
 	o.disabled = true;
-	struct pev_counter *w = open_ok(pev_event_breakpoint((uint64_t)(uintptr_t)&watched,
+	struct pev_counter *w = th_open_ok(pev_event_breakpoint((uint64_t)(uintptr_t)&watched,
 							      PEV_BP_LEN_8, PEV_BP_W),
 					&o, NULL, NULL);
-	struct pev_counter *rw = open_ok(pev_event_breakpoint((uint64_t)(uintptr_t)&watched,
+	struct pev_counter *rw = th_open_ok(pev_event_breakpoint((uint64_t)(uintptr_t)&watched,
 							       PEV_BP_LEN_8, PEV_BP_RW),
 					 &o, NULL, NULL);
 	uint64_t sum = 0;
@@ -884,10 +720,10 @@ Test(targets, watchpoint_hits_are_exact, .init = th_leak_init, .fini = th_leak_f
 		sum += watched;
 	cr_assert_eq(pev_counter_disable(w), 0);
 	cr_assert_eq(pev_counter_disable(rw), 0);
-	cr_expect_eq(value_of(w), (uint64_t)writes, "%d writes: %" PRIu64 " hits", writes,
-		     value_of(w));
-	cr_expect_eq(value_of(rw), (uint64_t)writes + 10, "%d writes and 10 reads: %" PRIu64,
-		     writes, value_of(rw));
+	cr_expect_eq(th_value(w), (uint64_t)writes, "%d writes: %" PRIu64 " hits", writes,
+		     th_value(w));
+	cr_expect_eq(th_value(rw), (uint64_t)writes + 10, "%d writes and 10 reads: %" PRIu64,
+		     writes, th_value(rw));
 	cr_expect_gt(sum, 0);
 	pev_counter_close(rw);
 	pev_counter_close(w);
@@ -923,9 +759,9 @@ Test(targets, uprobe_hits_are_exact, .init = th_leak_init, .fini = th_leak_fini)
 	if (r == PEV_ENOENT)
 		cr_skip_test("no uprobe PMU: %s", err.message);
 	cr_assert_eq(r, 0, "%s", err.message);
-	struct pev_opts o = opts_init();
+	struct pev_opts o = th_opts();
 	o.disabled = true;
-	struct pev_counter *c = open_ok(ev, &o, NULL, NULL);
+	struct pev_counter *c = th_open_ok(ev, &o, NULL, NULL);
 
 	sum += probe_fn(-1); /* before enable: not counted */
 	cr_assert_eq(pev_counter_enable(c), 0);
@@ -933,8 +769,8 @@ Test(targets, uprobe_hits_are_exact, .init = th_leak_init, .fini = th_leak_fini)
 		sum += probe_fn(i);
 	cr_assert_eq(pev_counter_disable(c), 0);
 	sum += probe_fn(-2); /* after disable: not counted */
-	cr_expect_eq(value_of(c), (uint64_t)calls, "%d calls: %" PRIu64 " hits", calls,
-		     value_of(c));
+	cr_expect_eq(th_value(c), (uint64_t)calls, "%d calls: %" PRIu64 " hits", calls,
+		     th_value(c));
 	cr_expect_neq(sum, 0);
 	pev_counter_close(c);
 }
@@ -981,10 +817,10 @@ Test(targets, uprobe_hits_in_a_child, .init = th_leak_init, .fini = th_leak_fini
 	int status = wait_child(pid);
 	cr_assert_eq(r, 0, "%s", err.message);
 	expect_exit0(status);
-	cr_expect_eq(value_of(c), (uint64_t)calls, "%d calls in the child: %" PRIu64 " hits", calls,
-		     value_of(c));
+	cr_expect_eq(th_value(c), (uint64_t)calls, "%d calls in the child: %" PRIu64 " hits", calls,
+		     th_value(c));
 	/* Our own calls are not the child's. */
 	cr_expect_neq(probe_fn(1), 0);
-	cr_expect_eq(value_of(c), (uint64_t)calls);
+	cr_expect_eq(th_value(c), (uint64_t)calls);
 	pev_counter_close(c);
 }

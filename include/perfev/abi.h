@@ -559,6 +559,15 @@ enum pev_ns_index {
 	PEV_NS_COUNT = 7,
 };
 
+/** One namespace of a NAMESPACES record: the device and inode of its nsfs file. */
+struct pev_ns_link_info {
+	uint64_t dev;
+	uint64_t ino;
+};
+
+/** Bytes of the build id area of an MMAP2 record (PEV_RECORD_MISC_MMAP_BUILD_ID). */
+#define PEV_MMAP2_BUILD_ID_MAX 20
+
 /** KSYMBOL record ksym_type values. */
 enum pev_ksymbol_type {
 	PEV_KSYMBOL_TYPE_UNKNOWN = 0,

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfev/report.h - a profile of symbolized samples, and every way to
+ * write it out.
+ *
+ * A profile (struct pev_profile) holds samples that are already
+ * symbolized: each has an event, a weight (its period), the thread it hit
+ * (comm, pid, tid), a CPU, a time, and a stack of frames, leaf first, each
+ * frame an address with what is known about it (symbol, DSO, source
+ * position, inlined or not, kernel or user). Where the samples came from
+ * does not matter: a perf.data file, a live ring, a test.
+ *
+ *   struct pev_profile *p;
+ *   struct pev_profile_event ev = PEV_PROFILE_EVENT_INIT;
+ *   struct pev_profile_sample s = PEV_PROFILE_SAMPLE_INIT;
+ *   pev_profile_new(&p);
+ *   ev.name = "cpu-clock"; ev.unit = PEV_PROFILE_UNIT_NANOSECONDS;
+ *   int e = pev_profile_add_event(p, &ev);
+ *   s.event = e; s.period = 250000; s.comm = "w"; s.pid = s.tid = 42;
+ *   s.frames = frames; s.nr_frames = n;        // leaf first
+ *   pev_profile_add_sample(p, &s);
+ *   pev_profile_write_table(p, stdout, NULL, &err);   // like perf report --stdio
+ *   pev_profile_free(p);
+ *
+ * Strings are copied into the profile (interned: each distinct string is
+ * kept once), so the caller's strings need to live only for the call.
+ *
+ * Writers: the overhead table with optional call graphs
+ * (pev_profile_write_table), folded stacks (pev_profile_write_folded), an
+ * interactive SVG flame graph (pev_profile_write_flamegraph), pprof
+ * (pev_profile_write_pprof) and JSON (pev_profile_write_json). All take
+ * the same options struct; each reads the fields that apply to it.
+ * docs/REPORT.md describes each format.
+ *
+ * pprof needs libprotobuf-c and JSON needs libjson-c: both are loaded when
+ * first used, so a machine without them loses only that format (the writer
+ * returns PEV_EUNSUPPORTED and says which library is missing).
+ *
+ * A profile is not locked: use it from one thread at a time. Writers do
+ * not change it; several may run one after the other on the same profile.
+ */
+#ifndef PERFEV_REPORT_H
+#define PERFEV_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "perfev/common.h"
+#include "perfev/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A profile: events, samples, and the interned strings and frames they use. Opaque. */
+struct pev_profile;
+
+/* ---- the model --------------------------------------------------------------- */
+
+/** What an event's period counts. */
+enum pev_profile_unit {
+	PEV_PROFILE_UNIT_COUNT = 0,       /**< occurrences of the event (cycles, page faults) */
+	PEV_PROFILE_UNIT_NANOSECONDS = 1, /**< time (cpu-clock, task-clock) */
+	PEV_PROFILE_UNIT_BYTES = 2,       /**< bytes (memory events) */
+};
+
+/** An event of a profile. Initialize with PEV_PROFILE_EVENT_INIT. */
+struct pev_profile_event {
+	size_t sz;                  /**< sizeof(struct pev_profile_event), set by the INIT macro */
+	const char *name;           /**< the event as perf names it ("cycles", "cpu-clock"); required */
+	enum pev_profile_unit unit; /**< what its period counts */
+	/**
+	 * pprof's name for this event's weighted values; NULL: "cpu" for an
+	 * event in nanoseconds, else the event's name.
+	 */
+	const char *value_type;
+	/** The sampling period when it was fixed (-c); 0: unknown or frequency-based. */
+	uint64_t period;
+};
+
+/** Initializer for struct pev_profile_event: everything zero, the size set. */
+#define PEV_PROFILE_EVENT_INIT {.sz = sizeof(struct pev_profile_event)}
+
+/** pev_profile_frame.flags: a kernel address (shown as "[k]"; user ones as "[.]"). */
+#define PEV_FRAME_KERNEL (1u << 0)
+/**
+ * pev_profile_frame.flags: a function inlined into the frame that follows
+ * it in the stack (its caller); both share the address.
+ */
+#define PEV_FRAME_INLINED (1u << 1)
+
+/**
+ * One frame of a stack. Any string may be NULL when unknown: a NULL symbol
+ * is an unresolved address, a NULL dso an address in no known file.
+ */
+struct pev_profile_frame {
+	uint64_t address;   /**< the instruction address (a return address for callers) */
+	const char *symbol; /**< the function's name, or NULL when unresolved */
+	uint64_t offset;    /**< the address's offset in the function */
+	const char *dso;    /**< the file it was loaded from ("/usr/lib/.../libc.so.6", "[kernel.kallsyms]") */
+	const char *file;   /**< the source file, or NULL */
+	uint32_t line;      /**< the source line, or 0 */
+	uint32_t flags;     /**< PEV_FRAME_* */
+};
+
+/** A sample to add. Initialize with PEV_PROFILE_SAMPLE_INIT. */
+struct pev_profile_sample {
+	size_t sz;        /**< sizeof(struct pev_profile_sample), set by the INIT macro */
+	size_t frame_sz;  /**< sizeof(struct pev_profile_frame): the stride of frames[], set by the INIT macro */
+	unsigned event;   /**< the index pev_profile_add_event returned */
+	uint64_t period;  /**< the sample's weight (its period: events or nanoseconds) */
+	const char *comm; /**< the command name; NULL: "[unknown]" */
+	int32_t pid;      /**< process id */
+	int32_t tid;      /**< thread id */
+	int32_t cpu;      /**< CPU, or -1 when not recorded */
+	uint64_t time;    /**< timestamp in nanoseconds (perf's clock); 0 when not recorded */
+	const struct pev_profile_frame *frames; /**< the stack, leaf first */
+	size_t nr_frames; /**< frames in the stack (0: a sample without an address) */
+};
+
+/** Initializer for struct pev_profile_sample: zero fields, the sizes set, cpu -1. */
+#define PEV_PROFILE_SAMPLE_INIT                                                                    \
+	{.sz = sizeof(struct pev_profile_sample), .frame_sz = sizeof(struct pev_profile_frame),       \
+	 .cpu = -1}
+
+/**
+ * Allocates an empty profile into *out. Returns 0, PEV_EBADARG (out NULL)
+ * or PEV_ENOMEM. Free it with pev_profile_free().
+ */
+PEV_API int pev_profile_new(struct pev_profile **out);
+
+/** Frees a profile and everything it interned. NULL is a no-op. */
+PEV_API void pev_profile_free(struct pev_profile *p);
+
+/**
+ * Adds an event. Returns its index (0, 1, ...: what samples name in their
+ * `event`), or PEV_EBADARG (no name, a name already there, an unknown unit,
+ * an options struct that sets fields this library does not know) or
+ * PEV_ENOMEM. At most 65535 events.
+ */
+PEV_API int pev_profile_add_event(struct pev_profile *p, const struct pev_profile_event *ev);
+
+/**
+ * Adds a sample; its strings and frames are copied. Returns 0, PEV_EBADARG
+ * (an event index not added, frames NULL with nr_frames > 0, a frame_sz
+ * smaller than the first four fields of struct pev_profile_frame, more than
+ * 65535 frames) or PEV_ENOMEM.
+ */
+PEV_API int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sample *s);
+
+/**
+ * Records how many samples were lost while recording (the table's
+ * "# Total Lost Samples" line). Returns 0 or PEV_EBADARG.
+ */
+PEV_API int pev_profile_set_lost(struct pev_profile *p, uint64_t lost);
+
+/**
+ * Records when the recording started (wall clock, nanoseconds since the
+ * epoch) and how long it ran, for pprof's time_nanos and duration_nanos.
+ * Without it pprof gets time 0 and the span between the first and last
+ * sample's time. Returns 0 or PEV_EBADARG.
+ */
+PEV_API int pev_profile_set_time(struct pev_profile *p, uint64_t start_ns, uint64_t duration_ns);
+
+/** Number of events added. p NULL: 0. */
+PEV_API unsigned pev_profile_nr_events(const struct pev_profile *p);
+
+/**
+ * The totals of one event: samples added and the sum of their periods
+ * (either pointer may be NULL). Returns 0 or PEV_EBADARG.
+ */
+PEV_API int pev_profile_totals(const struct pev_profile *p, unsigned event, uint64_t *samples,
+			       uint64_t *period);
+
+/* ---- writing ----------------------------------------------------------------- */
+
+/** How the table shows call graphs (pev_report_opts.callgraph). */
+enum pev_report_callgraph {
+	PEV_REPORT_CALLGRAPH_NONE = 0,   /**< no call graph */
+	PEV_REPORT_CALLGRAPH_CALLEE = 1, /**< each entry, then its callers (perf's default under -g) */
+	PEV_REPORT_CALLGRAPH_CALLER = 2, /**< each entry's stacks from the outermost caller down (perf -G) */
+};
+
+/* pev_report_opts.flags */
+/** Table, JSON: add the Children (inclusive) column and sort by it, as perf --children. */
+#define PEV_REPORT_CHILDREN (1u << 0)
+/** Folded, flame graph: weigh stacks by period instead of counting samples. */
+#define PEV_REPORT_PERIOD (1u << 1)
+/** Folded, flame graph: no command name at the root of each stack. */
+#define PEV_REPORT_NO_COMM (1u << 2)
+/** Folded, flame graph: the root is "comm-PID" (separate stacks per process). */
+#define PEV_REPORT_PID (1u << 3)
+/** Folded, flame graph: the root is "comm-PID/TID" (separate stacks per thread). */
+#define PEV_REPORT_TID (1u << 4)
+/** Folded, flame graph, call graphs: an unresolved frame shows its address ("0x4005d0"), not "[unknown]". */
+#define PEV_REPORT_ADDRESSES (1u << 5)
+/** Folded, flame graph: kernel frames end in "_[k]", inlined ones in "_[i]" (flamegraph.pl's marks). */
+#define PEV_REPORT_ANNOTATE (1u << 6)
+/** Every format: drop inlined frames (keep only the functions the code was compiled into). */
+#define PEV_REPORT_NO_INLINE (1u << 7)
+/** JSON: indent the output. */
+#define PEV_REPORT_PRETTY (1u << 8)
+/** Table: no "#" header lines (the column titles and event sections stay out too). */
+#define PEV_REPORT_NO_HEADER (1u << 9)
+
+/* pev_report_opts.labels: the pprof labels each sample carries. */
+/** pprof label "comm" (string). */
+#define PEV_REPORT_LABEL_COMM (1u << 0)
+/** pprof label "pid" (number). */
+#define PEV_REPORT_LABEL_PID (1u << 1)
+/** pprof label "tid" (number). */
+#define PEV_REPORT_LABEL_TID (1u << 2)
+/** pprof label "cpu" (number). */
+#define PEV_REPORT_LABEL_CPU (1u << 3)
+/** No pprof labels at all (labels 0 means the default, comm and pid). */
+#define PEV_REPORT_LABEL_NONE (1u << 31)
+
+/**
+ * Options of every writer. Initialize with PEV_REPORT_OPTS_INIT; zero
+ * fields keep their defaults. A field a format does not use is ignored.
+ */
+struct pev_report_opts {
+	size_t sz; /**< sizeof(struct pev_report_opts), set by the INIT macro */
+	/**
+	 * Table, JSON: the sort keys, comma-separated, in order: comm, pid, tid,
+	 * cpu, dso, sym (perf's "symbol" is accepted too). NULL: "comm,dso,sym".
+	 */
+	const char *sort;
+	/**
+	 * Which event to write, by name. NULL: the table, JSON and pprof write
+	 * every event (the table and JSON one section each); folded stacks and
+	 * the flame graph the first event.
+	 */
+	const char *event;
+	unsigned flags; /**< PEV_REPORT_* */
+	/** Table, JSON: the call graph under each entry. */
+	enum pev_report_callgraph callgraph;
+	/** Table, JSON: hide entries below this percentage (perf --percent-limit). 0: show all. */
+	double percent_limit;
+	/**
+	 * Table, JSON: hide call-graph branches below this percentage of the
+	 * event's total (perf's graph threshold). 0: 0.5; negative: show all.
+	 */
+	double callgraph_limit;
+	/** Flame graph: the title. NULL: "Flame Graph". */
+	const char *title;
+	/** Flame graph: the image width in pixels. 0: 1200. */
+	unsigned width;
+	/** Flame graph: the height of a frame in pixels. 0: 16. */
+	unsigned frame_height;
+	/** Flame graph: frames narrower than this many pixels are left out. 0: 0.1. */
+	double min_width;
+	/** pprof: PEV_REPORT_LABEL_* bits. 0: comm and pid. */
+	unsigned labels;
+};
+
+/** Initializer for struct pev_report_opts: everything zero (the defaults), the size set. */
+#define PEV_REPORT_OPTS_INIT {.sz = sizeof(struct pev_report_opts)}
+
+/**
+ * Writes the overhead table as `perf report --stdio` does: per event a
+ * "# Samples: N of event 'E'" / "# Event count (approx.): P" header, the
+ * column titles, then one line per entry of the sort keys with its share
+ * of the event's period ("Overhead", and "Children" first with
+ * PEV_REPORT_CHILDREN), sorted by it. Symbols carry "[.]" (user) or "[k]"
+ * (kernel); an unresolved symbol shows its address, an unknown DSO
+ * "[unknown]". With opts->callgraph, each entry is followed by its call
+ * graph as perf draws it. opts NULL: the defaults.
+ *
+ * Returns 0; PEV_EBADARG (p or out NULL, bad options); PEV_EPARSE (an
+ * unknown sort key); PEV_ENOTFOUND (no event of that name); PEV_ENOMEM;
+ * PEV_EIO (writing failed). err, when not NULL, gets the message.
+ */
+PEV_API int pev_profile_write_table(const struct pev_profile *p, FILE *out,
+				    const struct pev_report_opts *opts, struct pev_error *err);
+
+/**
+ * Writes folded stacks, one line per distinct stack, "comm;root;...;leaf N"
+ * (flamegraph.pl, inferno and speedscope read them): N the number of
+ * samples (or the sum of periods with PEV_REPORT_PERIOD), lines sorted.
+ * Frames show the symbol's name, "[unknown]" (or the address with
+ * PEV_REPORT_ADDRESSES) when unresolved; ';' in a name becomes ':' and
+ * control characters become spaces. Returns as pev_profile_write_table.
+ */
+PEV_API int pev_profile_write_folded(const struct pev_profile *p, FILE *out,
+				     const struct pev_report_opts *opts, struct pev_error *err);
+
+/**
+ * Writes a self-contained interactive SVG flame graph of one event: the
+ * root at the bottom, each frame as wide as its share, children in name
+ * order. Opened in a browser it zooms into a frame on click, resets,
+ * searches (highlighting matches and showing the matched percentage) and
+ * shows the name, samples and percentage of the frame under the pointer.
+ * It needs no external resource. Returns as pev_profile_write_table.
+ */
+PEV_API int pev_profile_write_flamegraph(const struct pev_profile *p, FILE *out,
+					 const struct pev_report_opts *opts, struct pev_error *err);
+
+/**
+ * Writes a gzip-compressed pprof profile (profile.proto) that
+ * `go tool pprof`, Pyroscope and Parca read: per event two sample types,
+ * the sample count and the weighted period (e.g. samples/count and
+ * cpu/nanoseconds), locations with their inline chains, functions,
+ * mappings per DSO, and labels (opts->labels). Returns as
+ * pev_profile_write_table, and PEV_EUNSUPPORTED when libprotobuf-c cannot
+ * be loaded.
+ */
+PEV_API int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
+				    const struct pev_report_opts *opts, struct pev_error *err);
+
+/**
+ * Writes the table as JSON: per event its name, unit, sample count, total
+ * period and rows (the sort keys' values, overhead and children
+ * percentages, period and samples, as numbers), and with opts->callgraph
+ * each row's call tree. Returns as pev_profile_write_table, and
+ * PEV_EUNSUPPORTED when libjson-c cannot be loaded.
+ */
+PEV_API int pev_profile_write_json(const struct pev_profile *p, FILE *out,
+				   const struct pev_report_opts *opts, struct pev_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFEV_REPORT_H */

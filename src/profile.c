@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile.c - the profile model: events, interned symbols and frames, and
+ * samples stored flat (see report_internal.h for the layout).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_internal.h"
+#include "report_internal.h"
+
+int pev_profile_new(struct pev_profile **out)
+{
+	struct pev_profile *p;
+
+	if (!out)
+		return PEV_EBADARG;
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return PEV_ENOMEM;
+	/* syms[0]: the symbol of samples that have no frame at all. */
+	if (pev__grow((void **)&p->syms, &p->cap_syms, 1, sizeof(*p->syms))) {
+		free(p);
+		return PEV_ENOMEM;
+	}
+	memset(&p->syms[0], 0, sizeof(p->syms[0]));
+	p->nr_syms = 1;
+	p->nr_frames = 1; /* frame ids start at 1 */
+	*out = p;
+	return 0;
+}
+
+void pev_profile_free(struct pev_profile *p)
+{
+	if (!p)
+		return;
+	pev__strtab_free(&p->str);
+	free(p->syms);
+	pev__idset_free(&p->sym_set);
+	free(p->frames);
+	pev__idset_free(&p->frame_set);
+	free(p->samples);
+	free(p->stack);
+	free(p->events);
+	free(p);
+}
+
+/* Copies a caller's struct of `known` bytes that says it has src_sz. */
+static int copy_sized(void *dst, size_t known, const void *src, size_t src_sz)
+{
+	memset(dst, 0, known);
+	if (src_sz < sizeof(size_t))
+		return PEV_EBADARG;
+	if (src_sz > known) {
+		const unsigned char *tail = (const unsigned char *)src + known;
+		for (size_t i = 0; i < src_sz - known; i++)
+			if (tail[i])
+				return PEV_EBADARG;
+	}
+	memcpy(dst, src, src_sz < known ? src_sz : known);
+	return 0;
+}
+
+int pev_profile_add_event(struct pev_profile *p, const struct pev_profile_event *ev)
+{
+	struct pev_profile_event e;
+	struct pev__event *d;
+	uint32_t name, vt;
+
+	if (!p || !ev || copy_sized(&e, sizeof(e), ev, ev->sz) < 0)
+		return PEV_EBADARG;
+	if (!e.name || !e.name[0] || (unsigned)e.unit > PEV_PROFILE_UNIT_BYTES)
+		return PEV_EBADARG;
+	if (p->nr_events >= PEV__PROFILE_MAX_EVENTS)
+		return PEV_EBADARG;
+	for (unsigned i = 0; i < p->nr_events; i++)
+		if (strcmp(pev__event_name(p, i), e.name) == 0)
+			return PEV_EBADARG;
+	if (pev__strtab_intern_str(&p->str, e.name, &name) ||
+	    pev__strtab_intern_str(&p->str, e.value_type && e.value_type[0] ? e.value_type : NULL,
+				   &vt) ||
+	    pev__grow((void **)&p->events, &p->cap_events, p->nr_events + 1, sizeof(*p->events)))
+		return PEV_ENOMEM;
+	d = &p->events[p->nr_events];
+	memset(d, 0, sizeof(*d));
+	d->name = name;
+	d->value_type = vt;
+	d->unit = e.unit;
+	d->period = e.period;
+	return (int)p->nr_events++;
+}
+
+/* ---- interning symbols and frames ------------------------------------------------------- */
+
+static bool sym_eq(const void *owner, uint32_t id, const void *key)
+{
+	const struct pev_profile *p = owner;
+	const struct pev__sym *a = &p->syms[id], *b = key;
+
+	return a->name == b->name && a->dso == b->dso && a->kernel == b->kernel &&
+	       a->address == b->address;
+}
+
+static int sym_intern(struct pev_profile *p, struct pev__sym *k, uint32_t *id)
+{
+	uint64_t h = pev__hash_u64(PEV__HASH_SEED, k->address);
+
+	h = pev__hash_u64(h, (uint64_t)k->name << 32 | k->dso);
+	h = pev__hash_u64(h, k->kernel);
+	k->hash = (uint32_t)h;
+	if (k->name == 0 && k->dso == 0 && k->address == 0 && k->kernel == 0) {
+		*id = PEV__SYM_NONE; /* the same as "no frame": an address 0 in nothing known */
+		return 0;
+	}
+	*id = pev__idset_find(&p->sym_set, k->hash, sym_eq, p, k);
+	if (*id)
+		return 0;
+	if (pev__grow((void **)&p->syms, &p->cap_syms, (size_t)p->nr_syms + 1, sizeof(*p->syms)) ||
+	    pev__idset_add(&p->sym_set, k->hash, p->nr_syms))
+		return -ENOMEM;
+	p->syms[p->nr_syms] = *k;
+	*id = p->nr_syms++;
+	return 0;
+}
+
+static bool frame_eq(const void *owner, uint32_t id, const void *key)
+{
+	const struct pev_profile *p = owner;
+	const struct pev__frame *a = &p->frames[id], *b = key;
+
+	return a->address == b->address && a->sym == b->sym && a->offset == b->offset &&
+	       a->file == b->file && a->line == b->line && a->flags == b->flags;
+}
+
+static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f,
+			size_t frame_sz, uint32_t *id)
+{
+	struct pev__sym sk = {0};
+	struct pev__frame k = {0};
+	uint64_t h;
+
+	/* A caller's struct may be older (shorter) than ours: read what it has. */
+	k.address = f->address;
+	k.offset = f->offset;
+	if (pev__strtab_intern_str(&p->str, f->symbol, &sk.name) ||
+	    pev__strtab_intern_str(&p->str, f->dso, &sk.dso))
+		return -ENOMEM;
+	if (frame_sz >= offsetof(struct pev_profile_frame, line) + sizeof(f->line)) {
+		if (pev__strtab_intern_str(&p->str, f->file, &k.file))
+			return -ENOMEM;
+		k.line = f->line;
+	}
+	if (frame_sz >= offsetof(struct pev_profile_frame, flags) + sizeof(f->flags))
+		k.flags = f->flags & (PEV_FRAME_KERNEL | PEV_FRAME_INLINED);
+	sk.kernel = (k.flags & PEV_FRAME_KERNEL) ? 1 : 0;
+	sk.address = sk.name ? 0 : f->address;
+	if (sym_intern(p, &sk, &k.sym))
+		return -ENOMEM;
+
+	h = pev__hash_u64(PEV__HASH_SEED, k.address);
+	h = pev__hash_u64(h, (uint64_t)k.sym << 32 | k.file);
+	h = pev__hash_u64(h, k.offset);
+	h = pev__hash_u64(h, (uint64_t)k.line << 32 | k.flags);
+	k.hash = (uint32_t)h;
+	*id = pev__idset_find(&p->frame_set, k.hash, frame_eq, p, &k);
+	if (*id)
+		return 0;
+	if (p->nr_frames == UINT32_MAX ||
+	    pev__grow((void **)&p->frames, &p->cap_frames, (size_t)p->nr_frames + 1,
+		      sizeof(*p->frames)) ||
+	    pev__idset_add(&p->frame_set, k.hash, p->nr_frames))
+		return -ENOMEM;
+	p->frames[p->nr_frames] = k;
+	*id = p->nr_frames++;
+	return 0;
+}
+
+int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sample *s)
+{
+	struct pev_profile_sample c;
+	struct pev__sample *d;
+	const size_t min_frame = offsetof(struct pev_profile_frame, dso) + sizeof(const char *);
+	size_t base;
+
+	if (!p || !s || copy_sized(&c, sizeof(c), s, s->sz) < 0)
+		return PEV_EBADARG;
+	if (c.event >= p->nr_events || (c.nr_frames && !c.frames) ||
+	    c.nr_frames > PEV__PROFILE_MAX_FRAMES || (c.nr_frames && c.frame_sz < min_frame))
+		return PEV_EBADARG;
+	if (p->nr_samples == UINT32_MAX || p->nr_stack + c.nr_frames > UINT32_MAX)
+		return PEV_ENOMEM;
+	if (pev__grow((void **)&p->samples, &p->cap_samples, (size_t)p->nr_samples + 1,
+		      sizeof(*p->samples)) ||
+	    pev__grow((void **)&p->stack, &p->cap_stack, p->nr_stack + c.nr_frames,
+		      sizeof(*p->stack)))
+		return PEV_ENOMEM;
+	base = p->nr_stack;
+	for (size_t i = 0; i < c.nr_frames; i++) {
+		const struct pev_profile_frame *f =
+			(const void *)((const char *)c.frames + i * c.frame_sz);
+		if (frame_intern(p, f, c.frame_sz, &p->stack[base + i]))
+			return PEV_ENOMEM; /* nothing of the sample is kept: nr_stack is unchanged */
+	}
+	d = &p->samples[p->nr_samples];
+	memset(d, 0, sizeof(*d));
+	if (pev__strtab_intern_str(&p->str, c.comm ? c.comm : "[unknown]", &d->comm))
+		return PEV_ENOMEM;
+	d->period = c.period;
+	d->time = c.time;
+	d->frames = (uint32_t)base;
+	d->nr = (uint16_t)c.nr_frames;
+	d->event = (uint16_t)c.event;
+	d->pid = c.pid;
+	d->tid = c.tid;
+	d->cpu = c.cpu;
+	p->nr_stack += c.nr_frames;
+	p->nr_samples++;
+	p->events[c.event].samples++;
+	p->events[c.event].total += c.period;
+	if (c.time) {
+		if (!p->has_time || c.time < p->min_time)
+			p->min_time = c.time;
+		if (!p->has_time || c.time > p->max_time)
+			p->max_time = c.time;
+		p->has_time = true;
+	}
+	return 0;
+}
+
+int pev_profile_set_lost(struct pev_profile *p, uint64_t lost)
+{
+	if (!p)
+		return PEV_EBADARG;
+	p->lost = lost;
+	return 0;
+}
+
+int pev_profile_set_time(struct pev_profile *p, uint64_t start_ns, uint64_t duration_ns)
+{
+	if (!p)
+		return PEV_EBADARG;
+	p->start_ns = start_ns;
+	p->duration_ns = duration_ns;
+	p->time_set = true;
+	return 0;
+}
+
+unsigned pev_profile_nr_events(const struct pev_profile *p)
+{
+	return p ? p->nr_events : 0;
+}
+
+int pev_profile_totals(const struct pev_profile *p, unsigned event, uint64_t *samples,
+		       uint64_t *period)
+{
+	if (!p || event >= p->nr_events)
+		return PEV_EBADARG;
+	if (samples)
+		*samples = p->events[event].samples;
+	if (period)
+		*period = p->events[event].total;
+	return 0;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - what every report writer does first and last: check its
+ * arguments, read the caller's options, find the event it names, and turn
+ * a failed write into PEV_EIO. Also the symbol and frame helpers they share.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "error_internal.h"
+#include "report_internal.h"
+
+int pev__report_opts_copy(struct pev_report_opts *dst, const struct pev_report_opts *src,
+			  const char *func, struct pev_error *err)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->sz = sizeof(*dst);
+	if (!src)
+		return 0;
+	if (src->sz < sizeof(src->sz))
+		return pev__bad_arg(err, func, "opts",
+				    "opts.sz is %zu; initialize options with PEV_REPORT_OPTS_INIT",
+				    src->sz);
+	if (src->sz > sizeof(*dst)) {
+		const unsigned char *tail = (const unsigned char *)src + sizeof(*dst);
+		for (size_t i = 0; i < src->sz - sizeof(*dst); i++)
+			if (tail[i])
+				return pev__bad_arg(err, func, "opts",
+						    "the caller sets an option this libperfev does "
+						    "not know (opts.sz %zu, known %zu): upgrade "
+						    "libperfev",
+						    src->sz, sizeof(*dst));
+	}
+	memcpy(dst, src, src->sz < sizeof(*dst) ? src->sz : sizeof(*dst));
+	dst->sz = sizeof(*dst);
+	return 0;
+}
+
+int pev__report_begin(const struct pev_profile *p, FILE *out, const struct pev_report_opts *opts,
+		      struct pev_report_opts *o, int *event, const char *func,
+		      struct pev_error *err)
+{
+	int r;
+
+	*event = -1;
+	if (!p)
+		return pev__bad_arg(err, func, "p", "the profile is NULL");
+	if (!out)
+		return pev__bad_arg(err, func, "out", "the output stream is NULL");
+	if ((r = pev__report_opts_copy(o, opts, func, err)) < 0)
+		return r;
+	if (o->percent_limit < 0 || o->percent_limit != o->percent_limit)
+		return pev__bad_arg(err, func, "opts.percent_limit",
+				    "a percentage limit must be 0 or more");
+	if (o->min_width < 0 || o->min_width != o->min_width)
+		return pev__bad_arg(err, func, "opts.min_width", "a width must be 0 or more");
+	if ((unsigned)o->callgraph > PEV_REPORT_CALLGRAPH_CALLER)
+		return pev__bad_arg(err, func, "opts.callgraph", "unknown call graph mode %u",
+				    (unsigned)o->callgraph);
+	if (o->width > 1000000 || o->frame_height > 1000)
+		return pev__bad_arg(err, func, "opts.width",
+				    "the flame graph is limited to 1000000 pixels across and "
+				    "frames 1000 pixels high");
+	if (o->event) {
+		for (unsigned i = 0; i < p->nr_events; i++)
+			if (strcmp(pev__event_name(p, i), o->event) == 0) {
+				*event = (int)i;
+				return 0;
+			}
+		pev__error_start(err, PEV_ENOTFOUND, 0, NULL, o->event, true);
+		pev__error_field(err, "opts.event");
+		pev__error_msg(err, "%s: the profile has no event '%s'", func, o->event);
+		for (unsigned i = 0; i < p->nr_events; i++)
+			pev__error_hint(err, "it has '%s'", pev__event_name(p, i));
+		if (!p->nr_events)
+			pev__error_hint(err, "it has no events at all");
+		return PEV_ENOTFOUND;
+	}
+	return 0;
+}
+
+int pev__report_end(FILE *out, int rc, const char *func, struct pev_error *err)
+{
+	if (fflush(out) != 0 || ferror(out)) {
+		int e = errno;
+		if (rc < 0)
+			return rc;
+		pev__error_start(err, PEV_EIO, e, "write", NULL, false);
+		pev__error_msg(err, "%s: writing the report failed: %s", func,
+			       e ? strerror(e) : "stream error");
+		return PEV_EIO;
+	}
+	return rc;
+}
+
+int pev__report_nomem(struct pev_error *err, const char *func)
+{
+	pev__error_start(err, PEV_ENOMEM, ENOMEM, NULL, NULL, true);
+	pev__error_msg(err, "%s: out of memory while building the report", func);
+	return PEV_ENOMEM;
+}
+
+unsigned pev__sample_self(const struct pev_profile *p, const struct pev__sample *s)
+{
+	const uint32_t *st = pev__sample_stack(p, s);
+
+	for (unsigned i = 0; i < s->nr; i++)
+		if (!(p->frames[st[i]].flags & PEV_FRAME_INLINED))
+			return i;
+	return s->nr ? s->nr - 1u : 0u;
+}
+
+const char *pev__sym_label(const struct pev_profile *p, uint32_t sym, bool address, char *buf,
+			   size_t size)
+{
+	const struct pev__sym *y = &p->syms[sym];
+
+	if (y->name)
+		return pev__strtab_get(&p->str, y->name);
+	if (address)
+		snprintf(buf, size, "0x%" PRIx64, y->address);
+	else
+		pev__strlcpy(buf, "[unknown]", size);
+	return buf;
+}

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_internal.h - what the profile model (profile.c) and the report
+ * writers (report_*.c) share: interning tables, the stored form of events,
+ * symbols, frames and samples, and helpers every writer uses.
+ *
+ * Storage is flat: a sample is 40 bytes plus 4 bytes per frame (an index
+ * into the frame table); frames, symbols and strings are interned, each
+ * distinct one kept once. Lookups go through one kind of hash set (idset)
+ * that maps a 32-bit hash to an id and asks the owner whether the id
+ * matches, so no table allocates per entry.
+ */
+#ifndef PERFEV_REPORT_INTERNAL_H
+#define PERFEV_REPORT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "perfev/report.h"
+#include "util.h"
+
+/* The most frames a sample may have (deeper stacks are refused). */
+#define PEV__PROFILE_MAX_FRAMES 4096
+/* The most events a profile may have. */
+#define PEV__PROFILE_MAX_EVENTS 65535
+
+/* ---- hashing and the id set -------------------------------------------------------- */
+
+/* 64-bit FNV-1a of bytes, continuing from h (start with PEV__HASH_SEED). */
+#define PEV__HASH_SEED 0xcbf29ce484222325ULL
+uint64_t pev__hash_bytes(uint64_t h, const void *data, size_t len);
+/* Mixes a 64-bit value into h. */
+uint64_t pev__hash_u64(uint64_t h, uint64_t v);
+
+/*
+ * An open-addressing set of ids (1..2^32-1; 0 is never stored). Each slot
+ * holds (hash << 32 | id), so growing never asks the owner to rehash.
+ */
+struct pev__idset {
+	uint64_t *slots;
+	uint32_t mask;  /* slots - 1 (a power of two), or 0 before the first insert */
+	uint32_t count; /* ids stored */
+};
+
+/* Asks the owner whether id is the key being looked up. */
+typedef bool (*pev__idset_eq)(const void *owner, uint32_t id, const void *key);
+
+/*
+ * Returns the id whose hash is h and that eq accepts, or 0. Inline, so that
+ * each caller's eq is inlined into its probe loop.
+ */
+static inline uint32_t pev__idset_find(const struct pev__idset *s, uint32_t h, pev__idset_eq eq,
+				       const void *owner, const void *key)
+{
+	if (!s->mask)
+		return 0;
+	for (uint32_t i = h & s->mask;; i = (i + 1) & s->mask) {
+		uint64_t v = s->slots[i];
+		uint32_t id = (uint32_t)v;
+
+		if (!id)
+			return 0;
+		if ((uint32_t)(v >> 32) == h && eq(owner, id, key))
+			return id;
+	}
+}
+/* Stores id under hash h (the caller checked it is absent). Returns 0 or -ENOMEM. */
+int pev__idset_add(struct pev__idset *s, uint32_t h, uint32_t id);
+/* Frees the slots. */
+void pev__idset_free(struct pev__idset *s);
+
+/* ---- strings --------------------------------------------------------------------- */
+
+/*
+ * Interned strings: id 0 is "no string" (NULL), ids from 1 name distinct
+ * strings kept once, NUL-terminated, in one growing buffer.
+ */
+struct pev__strtab {
+	char *buf;
+	size_t len, cap;
+	uint32_t *off;  /* id -> offset in buf; off[0] unused */
+	uint32_t n;     /* ids used, including 0 */
+	size_t cap_ids;
+	struct pev__idset set;
+	/* Callers pass the same pointers again and again: the id last interned from a
+	 * pointer, checked against the text before use (the caller may reuse a buffer). */
+	struct {
+		const char *ptr;
+		uint32_t id;
+	} recent[256];
+};
+
+/* Interns s (len bytes, need not be terminated); *id gets its id. 0 or -ENOMEM. */
+int pev__strtab_intern(struct pev__strtab *t, const char *s, size_t len, uint32_t *id);
+/* Same for a NUL-terminated string; NULL gives id 0. */
+int pev__strtab_intern_str(struct pev__strtab *t, const char *s, uint32_t *id);
+/* The string of an id (id 0: NULL). */
+static inline const char *pev__strtab_get(const struct pev__strtab *t, uint32_t id)
+{
+	return id ? t->buf + t->off[id] : NULL;
+}
+void pev__strtab_free(struct pev__strtab *t);
+
+/* ---- the model -------------------------------------------------------------------- */
+
+/* A symbol: what the table groups by. Unresolved addresses are symbols of their own. */
+struct pev__sym {
+	uint64_t address; /* unresolved: the address; resolved: 0 */
+	uint32_t name;    /* string id, 0 when unresolved */
+	uint32_t dso;     /* string id, 0 when unknown */
+	uint32_t kernel;  /* 1 for a kernel symbol */
+	uint32_t hash;
+};
+
+/* A distinct frame. */
+struct pev__frame {
+	uint64_t address;
+	uint64_t offset;
+	uint32_t sym;  /* index into syms */
+	uint32_t file; /* string id */
+	uint32_t line;
+	uint32_t flags; /* PEV_FRAME_* */
+	uint32_t hash;
+};
+
+/* A stored sample. */
+struct pev__sample {
+	uint64_t period;
+	uint64_t time;
+	uint32_t frames; /* offset of its first (leaf) frame in stack[] */
+	uint16_t nr;     /* frames */
+	uint16_t event;
+	uint32_t comm; /* string id */
+	int32_t pid, tid, cpu;
+};
+
+struct pev__event {
+	uint32_t name;       /* string id */
+	uint32_t value_type; /* string id, or 0 */
+	enum pev_profile_unit unit;
+	uint64_t period;     /* fixed sampling period, or 0 */
+	uint64_t samples;    /* samples added */
+	uint64_t total;      /* sum of their periods */
+};
+
+struct pev_profile {
+	struct pev__strtab str;
+
+	struct pev__sym *syms; /* syms[0]: the unknown symbol of samples without frames */
+	uint32_t nr_syms;
+	size_t cap_syms;
+	struct pev__idset sym_set;
+
+	struct pev__frame *frames; /* frames[0] unused (ids start at 1) */
+	uint32_t nr_frames;
+	size_t cap_frames;
+	struct pev__idset frame_set;
+
+	struct pev__sample *samples;
+	uint32_t nr_samples;
+	size_t cap_samples;
+
+	uint32_t *stack; /* frame ids of every sample, leaf first */
+	size_t nr_stack, cap_stack;
+
+	struct pev__event *events;
+	unsigned nr_events;
+	size_t cap_events;
+
+	uint64_t lost;
+	uint64_t start_ns, duration_ns;
+	bool time_set;
+	uint64_t min_time, max_time;
+	bool has_time;
+};
+
+/* The unknown symbol (samples without frames) is syms[0]. */
+#define PEV__SYM_NONE 0u
+
+/* ---- helpers for writers ------------------------------------------------------------ */
+
+/*
+ * Copies a caller's options (NULL: defaults) into *dst honouring sz, as
+ * every options struct does. Returns 0 or PEV_EBADARG (err names func).
+ */
+int pev__report_opts_copy(struct pev_report_opts *dst, const struct pev_report_opts *src,
+			  const char *func, struct pev_error *err);
+
+/*
+ * The common entry checks of a writer: p and out not NULL, the options
+ * copied, the event named in them found. *event gets its index, or -1 when
+ * none was named. Returns 0 or a PEV_E* code with err filled.
+ */
+int pev__report_begin(const struct pev_profile *p, FILE *out, const struct pev_report_opts *opts,
+		      struct pev_report_opts *o, int *event, const char *func,
+		      struct pev_error *err);
+
+/* Ends a writer: PEV_EIO (err filled) when out has an error, else rc. */
+int pev__report_end(FILE *out, int rc, const char *func, struct pev_error *err);
+
+/* Fills err for an allocation failure in func. Returns PEV_ENOMEM. */
+int pev__report_nomem(struct pev_error *err, const char *func);
+
+/* The name of an event. */
+static inline const char *pev__event_name(const struct pev_profile *p, unsigned e)
+{
+	return pev__strtab_get(&p->str, p->events[e].name);
+}
+
+/* The frame ids of sample s, leaf first. */
+static inline const uint32_t *pev__sample_stack(const struct pev_profile *p,
+					       const struct pev__sample *s)
+{
+	return p->stack + s->frames;
+}
+
+/*
+ * Index of the frame of s the table counts as its self frame: the first
+ * that is not inlined (the outermost when all are; 0 when s has none).
+ */
+unsigned pev__sample_self(const struct pev_profile *p, const struct pev__sample *s);
+
+/*
+ * Writes a symbol's display name into buf (size bytes): its name, or
+ * when unresolved "[unknown]" or with `address` its address ("0x4005d0").
+ * Returns buf.
+ */
+const char *pev__sym_label(const struct pev_profile *p, uint32_t sym, bool address, char *buf,
+			   size_t size);
+
+/* A growable array: ensures room for `need` elements of `size` bytes. 0 or -ENOMEM. */
+int pev__grow(void **arr, size_t *cap, size_t need, size_t size);
+
+
+/* ---- table rows (report_rows.c) ------------------------------------------------------- */
+
+/* A sort key. */
+enum pev__key {
+	PEV__KEY_COMM,
+	PEV__KEY_PID,
+	PEV__KEY_TID,
+	PEV__KEY_CPU,
+	PEV__KEY_DSO,
+	PEV__KEY_SYM,
+};
+
+#define PEV__MAX_KEYS 8
+
+/* Parsed sort keys, in order. */
+struct pev__keys {
+	unsigned n;
+	enum pev__key k[PEV__MAX_KEYS];
+};
+
+/*
+ * Parses "comm,dso,sym" (NULL: that). Returns 0, or PEV_EPARSE with err
+ * naming the unknown key and the known ones.
+ */
+int pev__keys_parse(const char *sort, struct pev__keys *keys, const char *func,
+		    struct pev_error *err);
+
+/* The name perf gives a key ("comm", "dso", "sym", ...). */
+const char *pev__key_name(enum pev__key k);
+
+/* One entry of the table: the values of its keys (unused keys 0) and its sums. */
+struct pev__row {
+	uint32_t comm, dso, sym;
+	int32_t pid, tid, cpu;
+	uint32_t shown_comm; /* the command a pid or tid key shows: its first sample's */
+	uint32_t hash;
+	uint32_t stamp; /* last sample (index + 1) counted in children */
+	uint64_t self, children;                 /* periods */
+	uint64_t self_samples, children_samples; /* samples */
+};
+
+/* A sample that belongs to a row, and where the row's frame is in its stack. */
+struct pev__member {
+	uint32_t sample;
+	uint32_t pos;
+};
+
+/* The table of one event. */
+struct pev__rows {
+	const struct pev_profile *p;
+	struct pev__keys keys;
+	bool children;
+	unsigned event;
+	struct pev__row *row;
+	uint32_t n;
+	size_t cap;
+	struct pev__idset set;
+	uint32_t *order;        /* the rows shown, sorted */
+	uint32_t nr_order;
+	uint64_t total;         /* the event's period */
+	uint64_t samples;       /* the event's samples */
+	struct pev__member *mem; /* with members: every row's samples, row after row */
+	uint32_t *mem_off;       /* row i's are mem[mem_off[i] .. mem_off[i + 1]) */
+};
+
+/*
+ * Builds the table of event: rows for the keys, self (and with children,
+ * inclusive) periods, the rows at or above percent_limit sorted as perf
+ * sorts them, and with members each row's samples. 0 or -ENOMEM.
+ */
+int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pev__keys *keys,
+		    bool children, double percent_limit, bool members, struct pev__rows *rows);
+void pev__rows_free(struct pev__rows *rows);
+
+/* The period a row is sorted and filtered by (children's when shown). */
+static inline uint64_t pev__row_period(const struct pev__rows *r, const struct pev__row *row)
+{
+	return r->children ? row->children : row->self;
+}
+
+/* Percentage of the event's period. */
+static inline double pev__percent(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+/* The text of a row's key k as the table shows it (without the [.] mark). */
+const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row, enum pev__key k,
+			  char *buf, size_t size);
+
+/* ---- call graphs (report_callgraph.c) ------------------------------------------------- */
+
+/* The key of a call-graph node that stands for every unresolved frame. */
+#define PEV__CG_UNKNOWN UINT32_MAX
+
+/* A node of a call graph: a function, reached by the path from the root. */
+struct pev__cg_node {
+	uint32_t parent;
+	uint32_t key;   /* symbol index, or PEV__CG_UNKNOWN */
+	uint32_t hash;
+	uint32_t child; /* after pev__cgraph_build: its children are kids[child .. child + nr) */
+	uint32_t nr;
+	uint64_t period;
+	uint64_t samples;
+};
+
+/* The call graph of one table entry; node 0 is a root above every path. */
+struct pev__cgraph {
+	struct pev__cg_node *node;
+	uint32_t n;
+	size_t cap;
+	struct pev__idset set;
+	uint32_t *kids; /* children of every node, each list sorted by period, then name */
+};
+
+/*
+ * Builds the call graph of table row `row` (rows built with members):
+ * CALLEE: the entry's frame then its callers; CALLER: without children the
+ * stacks from the outermost caller down to the entry's frame, with
+ * children from the entry's frame down to the leaf. flags: PEV_REPORT_*
+ * (NO_INLINE, ADDRESSES). 0 or -ENOMEM.
+ */
+int pev__cgraph_build(const struct pev__rows *r, uint32_t row, enum pev_report_callgraph mode,
+		      unsigned flags, struct pev__cgraph *g);
+void pev__cgraph_free(struct pev__cgraph *g);
+
+/* The name a call-graph node shows. */
+const char *pev__cg_label(const struct pev_profile *p, const struct pev__cg_node *n,
+			  unsigned flags, char *buf, size_t size);
+
+/*
+ * Draws g under its table line as perf's graph mode does; branches below
+ * limit percent of total are left out. Returns 0 or -ENOMEM.
+ */
+int pev__cgraph_print(FILE *out, const struct pev_profile *p, const struct pev__cgraph *g,
+		      uint64_t total, double limit, unsigned flags);
+
+/* ---- merged stacks for folded output and flame graphs (report_stacks.c) ---------------- */
+
+/* What a stack node stands for (pev__stack_node.kind), for colours. */
+enum pev__stack_kind {
+	PEV__STACK_USER = 0,
+	PEV__STACK_KERNEL = 1,
+	PEV__STACK_INLINED = 2,
+	PEV__STACK_UNKNOWN = 3,
+	PEV__STACK_COMM = 4,
+	PEV__STACK_ROOT = 5,
+};
+
+/* A node of the merged stacks: a name reached by the path from the root. */
+struct pev__stack_node {
+	uint32_t parent;
+	uint32_t name; /* id in pev__stacks.names */
+	uint32_t hash;
+	uint32_t child; /* its children are kids[child .. child + nr), sorted by name */
+	uint32_t nr;
+	uint16_t kind;
+	uint16_t depth; /* the root is 0 */
+	uint64_t total; /* weight of the stacks through this node */
+	uint64_t self;  /* weight of the stacks ending here */
+};
+
+/* Every stack of one event, root first, merged by display name. Node 0 is the root. */
+struct pev__stacks {
+	const struct pev_profile *p;
+	struct pev__strtab names;
+	struct pev__stack_node *node;
+	uint32_t n;
+	size_t cap;
+	struct pev__idset set;
+	uint32_t *kids;
+	uint32_t *frame_name; /* frame id -> name id + 1, 0 until first used */
+	unsigned max_depth;
+	uint64_t samples; /* samples of the event */
+};
+
+/*
+ * Merges the stacks of event's samples as flamegraph.pl would read their
+ * folded lines: the root frame is the command (per flags: none, comm,
+ * comm-pid, comm-pid/tid), each frame its display name, weights counted or
+ * summed (PEV_REPORT_PERIOD). 0 or -ENOMEM.
+ */
+int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flags,
+		      struct pev__stacks *s);
+void pev__stacks_free(struct pev__stacks *s);
+
+/* The display name of node i. */
+static inline const char *pev__stack_name(const struct pev__stacks *s, uint32_t i)
+{
+	const char *n = pev__strtab_get(&s->names, s->node[i].name);
+	return n ? n : "";
+}
+
+#endif /* PERFEV_REPORT_INTERNAL_H */

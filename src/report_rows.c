@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_rows.c - the entries of the overhead table: samples grouped by
+ * the sort keys, with self and inclusive (children) periods, filtered by
+ * the percentage limit and sorted as perf sorts them. The table, its call
+ * graphs and the JSON writer all start from here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_internal.h"
+#include "report_internal.h"
+
+static const struct {
+	const char *name;
+	enum pev__key key;
+} key_names[] = {
+	{"comm", PEV__KEY_COMM}, {"pid", PEV__KEY_PID}, {"tid", PEV__KEY_TID},
+	{"cpu", PEV__KEY_CPU},   {"dso", PEV__KEY_DSO}, {"sym", PEV__KEY_SYM},
+	{"symbol", PEV__KEY_SYM},
+};
+
+const char *pev__key_name(enum pev__key k)
+{
+	for (size_t i = 0; i < PEV_ARRAY_SIZE(key_names); i++)
+		if (key_names[i].key == k)
+			return key_names[i].name;
+	return "?";
+}
+
+int pev__keys_parse(const char *sort, struct pev__keys *keys, const char *func,
+		    struct pev_error *err)
+{
+	const char *s = sort ? sort : "comm,dso,sym";
+
+	keys->n = 0;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		size_t i;
+
+		for (i = 0; i < PEV_ARRAY_SIZE(key_names); i++)
+			if (strlen(key_names[i].name) == len &&
+			    strncmp(key_names[i].name, s, len) == 0)
+				break;
+		if (i == PEV_ARRAY_SIZE(key_names) || keys->n == PEV__MAX_KEYS) {
+			pev__error_start(err, PEV_EPARSE, 0, NULL, NULL, true);
+			pev__error_field(err, "opts.sort");
+			if (err) {
+				err->position = (int)(s - (sort ? sort : ""));
+				err->length = (int)len;
+			}
+			if (i == PEV_ARRAY_SIZE(key_names)) {
+				pev__error_msg(err, "%s: unknown sort key '%.*s'", func, (int)len, s);
+				pev__error_hint(err, "sort keys are comm, pid, tid, cpu, dso and sym, "
+						     "separated by commas (\"comm,dso,sym\")");
+			} else {
+				pev__error_msg(err, "%s: more than %d sort keys", func,
+					       PEV__MAX_KEYS);
+			}
+			return PEV_EPARSE;
+		}
+		keys->k[keys->n++] = key_names[i].key;
+		s += len;
+		if (*s == ',')
+			s++;
+	}
+	if (keys->n == 0) {
+		pev__error_start(err, PEV_EPARSE, 0, NULL, NULL, true);
+		pev__error_field(err, "opts.sort");
+		pev__error_msg(err, "%s: no sort key given", func);
+		pev__error_hint(err, "use for example \"comm,dso,sym\"");
+		return PEV_EPARSE;
+	}
+	return 0;
+}
+
+static bool has_key(const struct pev__keys *k, enum pev__key key)
+{
+	for (unsigned i = 0; i < k->n; i++)
+		if (k->k[i] == key)
+			return true;
+	return false;
+}
+
+/* The key values a sample's frame (or no frame: sym PEV__SYM_NONE) gives. */
+struct row_key {
+	uint32_t comm, dso, sym;
+	int32_t pid, tid, cpu;
+};
+
+static bool row_eq(const void *owner, uint32_t id, const void *key)
+{
+	const struct pev__rows *r = owner;
+	const struct pev__row *a = &r->row[id - 1];
+	const struct row_key *b = key;
+
+	return a->comm == b->comm && a->dso == b->dso && a->sym == b->sym && a->pid == b->pid &&
+	       a->tid == b->tid && a->cpu == b->cpu;
+}
+
+struct key_mask {
+	bool comm, pid, tid, cpu, dso, sym;
+};
+
+static void make_key(const struct pev_profile *p, const struct key_mask *m,
+		     const struct pev__sample *s, uint32_t sym, struct row_key *k)
+{
+	k->comm = m->comm ? s->comm : 0;
+	k->pid = m->pid ? s->pid : 0;
+	k->tid = m->tid ? s->tid : 0;
+	k->cpu = m->cpu ? s->cpu : 0;
+	k->dso = m->dso ? p->syms[sym].dso : 0;
+	k->sym = m->sym ? sym : 0;
+}
+
+/* Finds or adds the row of key k; returns its index + 1, 0 on ENOMEM. */
+static uint32_t row_get(struct pev__rows *r, const struct row_key *k, uint32_t comm)
+{
+	uint64_t h = pev__hash_u64(PEV__HASH_SEED, (uint64_t)k->comm << 32 | k->dso);
+	uint32_t id;
+
+	h = pev__hash_u64(h, (uint64_t)k->sym << 32 | (uint32_t)k->pid);
+	h = pev__hash_u64(h, (uint64_t)(uint32_t)k->tid << 32 | (uint32_t)k->cpu);
+	id = pev__idset_find(&r->set, (uint32_t)h, row_eq, r, k);
+	if (id)
+		return id;
+	/* Row ids start at 1 in the set; row[] is indexed by id - 1. */
+	if (r->n == UINT32_MAX - 1 ||
+	    pev__grow((void **)&r->row, &r->cap, (size_t)r->n + 1, sizeof(*r->row)))
+		return 0;
+	memset(&r->row[r->n], 0, sizeof(r->row[r->n]));
+	r->row[r->n].comm = k->comm;
+	r->row[r->n].dso = k->dso;
+	r->row[r->n].sym = k->sym;
+	r->row[r->n].pid = k->pid;
+	r->row[r->n].tid = k->tid;
+	r->row[r->n].cpu = k->cpu;
+	r->row[r->n].shown_comm = comm;
+	r->row[r->n].hash = (uint32_t)h;
+	if (pev__idset_add(&r->set, (uint32_t)h, r->n + 1))
+		return 0;
+	return ++r->n;
+}
+
+/* The frames of a sample the table counts: every frame that is not inlined. */
+static bool counted(const struct pev_profile *p, uint32_t frame)
+{
+	return !(p->frames[frame].flags & PEV_FRAME_INLINED);
+}
+
+/* Calls back for each (row, position) a sample contributes to. */
+struct walk {
+	struct pev__rows *r;
+	struct key_mask m;
+	int pass; /* 0: sums, 1: count members, 2: fill members */
+	uint32_t *fill;
+};
+
+static int contribute(struct walk *w, uint32_t si, uint32_t row, uint32_t pos, bool self)
+{
+	struct pev__rows *r = w->r;
+	struct pev__row *x = &r->row[row - 1];
+	const struct pev__sample *s = &r->p->samples[si];
+
+	if (r->children) {
+		if (x->stamp == si + 1)
+			return 0;
+		x->stamp = si + 1;
+	} else if (!self) {
+		return 0;
+	}
+	switch (w->pass) {
+	case 0:
+		if (self) {
+			x->self += s->period;
+			x->self_samples++;
+		}
+		if (r->children) {
+			x->children += s->period;
+			x->children_samples++;
+		}
+		break;
+	case 1:
+		r->mem_off[row]++;
+		break;
+	default: {
+		struct pev__member *m = &r->mem[w->fill[row - 1]++];
+		m->sample = si;
+		m->pos = pos;
+		break;
+	}
+	}
+	return 0;
+}
+
+static int walk_samples(struct walk *w)
+{
+	struct pev__rows *r = w->r;
+	const struct pev_profile *p = r->p;
+	bool frame_keys = w->m.dso || w->m.sym;
+
+	for (uint32_t si = 0; si < p->nr_samples; si++) {
+		const struct pev__sample *s = &p->samples[si];
+		const uint32_t *st = pev__sample_stack(p, s);
+		unsigned self = pev__sample_self(p, s);
+		uint32_t sym = s->nr ? p->frames[st[self]].sym : PEV__SYM_NONE;
+		struct row_key k;
+		uint32_t row;
+
+		if (s->event != r->event)
+			continue;
+		make_key(p, &w->m, s, sym, &k);
+		if (!(row = row_get(r, &k, s->comm)))
+			return -ENOMEM;
+		/* The self row first: in children mode its position is the self frame. */
+		contribute(w, si, row, self, true);
+		if (!r->children || !frame_keys)
+			continue;
+		for (unsigned i = 0; i < s->nr; i++) {
+			if (i == self || !counted(p, st[i]))
+				continue;
+			make_key(p, &w->m, s, p->frames[st[i]].sym, &k);
+			if (!(row = row_get(r, &k, s->comm)))
+				return -ENOMEM;
+			contribute(w, si, row, i, false);
+		}
+	}
+	return 0;
+}
+
+struct sort_ctx {
+	const struct pev__rows *r;
+};
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a > b ? -1 : a < b ? 1 : 0;
+}
+
+static int cmp_rows(const void *a, const void *b, void *ctx)
+{
+	const struct pev__rows *r = ctx;
+	const struct pev__row *x = &r->row[*(const uint32_t *)a], *y = &r->row[*(const uint32_t *)b];
+	char bx[64], by[64];
+	int c;
+
+	if ((c = cmp_u64_desc(pev__row_period(r, x), pev__row_period(r, y))))
+		return c;
+	if ((c = cmp_u64_desc(x->self, y->self)))
+		return c;
+	for (unsigned i = 0; i < r->keys.n; i++) {
+		enum pev__key k = r->keys.k[i];
+		switch (k) {
+		case PEV__KEY_PID:
+			c = (x->pid > y->pid) - (x->pid < y->pid);
+			break;
+		case PEV__KEY_TID:
+			c = (x->tid > y->tid) - (x->tid < y->tid);
+			break;
+		case PEV__KEY_CPU:
+			c = (x->cpu > y->cpu) - (x->cpu < y->cpu);
+			break;
+		default:
+			c = strcmp(pev__row_text(r, x, k, bx, sizeof(bx)),
+				   pev__row_text(r, y, k, by, sizeof(by)));
+			if (!c && k == PEV__KEY_SYM)
+				c = (x->sym > y->sym) - (x->sym < y->sym);
+			break;
+		}
+		if (c)
+			return c;
+	}
+	return (x > y) - (x < y);
+}
+
+const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row, enum pev__key k,
+			  char *buf, size_t size)
+{
+	const struct pev_profile *p = r->p;
+	const char *comm = pev__strtab_get(&p->str, row->shown_comm);
+
+	switch (k) {
+	case PEV__KEY_COMM:
+		return pev__strtab_get(&p->str, row->comm);
+	case PEV__KEY_PID:
+		snprintf(buf, size, "%7" PRId32 ":%s", row->pid, comm);
+		return buf;
+	case PEV__KEY_TID:
+		snprintf(buf, size, "%7" PRId32 ":%s", row->tid, comm);
+		return buf;
+	case PEV__KEY_CPU:
+		snprintf(buf, size, "%03" PRId32, row->cpu);
+		return buf;
+	case PEV__KEY_DSO:
+		return row->dso ? pev__strtab_get(&p->str, row->dso) : "[unknown]";
+	case PEV__KEY_SYM: {
+		const struct pev__sym *y = &p->syms[row->sym];
+		if (y->name)
+			return pev__strtab_get(&p->str, y->name);
+		snprintf(buf, size, "0x%016" PRIx64, y->address);
+		return buf;
+	}
+	}
+	return "";
+}
+
+int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pev__keys *keys,
+		    bool children, double percent_limit, bool members, struct pev__rows *rows)
+{
+	struct walk w = {.r = rows};
+	uint32_t *fill = NULL;
+
+	memset(rows, 0, sizeof(*rows));
+	rows->p = p;
+	rows->keys = *keys;
+	rows->children = children;
+	rows->event = event;
+	rows->total = p->events[event].total;
+	rows->samples = p->events[event].samples;
+	w.m.comm = has_key(keys, PEV__KEY_COMM);
+	w.m.pid = has_key(keys, PEV__KEY_PID);
+	w.m.tid = has_key(keys, PEV__KEY_TID);
+	w.m.cpu = has_key(keys, PEV__KEY_CPU);
+	w.m.dso = has_key(keys, PEV__KEY_DSO);
+	w.m.sym = has_key(keys, PEV__KEY_SYM);
+	if (walk_samples(&w))
+		goto nomem;
+	/* Children without frame keys: every row's inclusive sum is its self sum. */
+	if (children && !(w.m.dso || w.m.sym))
+		for (uint32_t i = 0; i < rows->n; i++) {
+			rows->row[i].children = rows->row[i].self;
+			rows->row[i].children_samples = rows->row[i].self_samples;
+		}
+
+	rows->order = malloc((rows->n ? rows->n : 1) * sizeof(*rows->order));
+	if (!rows->order)
+		goto nomem;
+	for (uint32_t i = 0; i < rows->n; i++) {
+		const struct pev__row *x = &rows->row[i];
+		if (pev__row_period(rows, x) == 0 && x->self_samples == 0 &&
+		    x->children_samples == 0)
+			continue;
+		if (percent_limit > 0 &&
+		    pev__percent(pev__row_period(rows, x), rows->total) < percent_limit)
+			continue;
+		rows->order[rows->nr_order++] = i;
+	}
+	qsort_r(rows->order, rows->nr_order, sizeof(*rows->order), cmp_rows, rows);
+
+	if (!members)
+		return 0;
+	/* Members by counting sort: count per row, prefix sums, fill. */
+	rows->mem_off = calloc((size_t)rows->n + 1, sizeof(*rows->mem_off));
+	fill = malloc((rows->n ? rows->n : 1) * sizeof(*fill));
+	if (!rows->mem_off || !fill)
+		goto nomem;
+	for (uint32_t i = 0; i < rows->n; i++)
+		rows->row[i].stamp = 0;
+	w.pass = 1;
+	if (walk_samples(&w))
+		goto nomem;
+	for (uint32_t i = 0; i < rows->n; i++) {
+		rows->mem_off[i + 1] += rows->mem_off[i];
+		fill[i] = rows->mem_off[i];
+		rows->row[i].stamp = 0;
+	}
+	rows->mem = malloc((rows->mem_off[rows->n] ? rows->mem_off[rows->n] : 1) *
+			   sizeof(*rows->mem));
+	if (!rows->mem)
+		goto nomem;
+	w.pass = 2;
+	w.fill = fill;
+	if (walk_samples(&w))
+		goto nomem;
+	free(fill);
+	return 0;
+nomem:
+	free(fill);
+	pev__rows_free(rows);
+	return -ENOMEM;
+}
+
+void pev__rows_free(struct pev__rows *rows)
+{
+	free(rows->row);
+	pev__idset_free(&rows->set);
+	free(rows->order);
+	free(rows->mem);
+	free(rows->mem_off);
+	memset(rows, 0, sizeof(*rows));
+}

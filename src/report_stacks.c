@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_stacks.c - the samples of one event merged into a tree of
+ * display names, root first: what folded stacks list line by line and
+ * what a flame graph draws. Two frames merge when their names do, exactly
+ * as tools that read folded text merge them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+static bool node_eq(const void *owner, uint32_t id, const void *key)
+{
+	const struct pev__stacks *s = owner;
+	const uint32_t *k = key;
+
+	return s->node[id].parent == k[0] && s->node[id].name == k[1];
+}
+
+static uint32_t child_get(struct pev__stacks *s, uint32_t parent, uint32_t name, unsigned kind)
+{
+	uint32_t k[2] = {parent, name};
+	uint32_t h = (uint32_t)pev__hash_u64(PEV__HASH_SEED, (uint64_t)parent << 32 | name);
+	uint32_t id = pev__idset_find(&s->set, h, node_eq, s, k);
+	struct pev__stack_node *n;
+
+	if (id)
+		return id;
+	if (s->n == UINT32_MAX ||
+	    pev__grow((void **)&s->node, &s->cap, (size_t)s->n + 1, sizeof(*s->node)) ||
+	    pev__idset_add(&s->set, h, s->n))
+		return 0;
+	n = &s->node[s->n];
+	memset(n, 0, sizeof(*n));
+	n->parent = parent;
+	n->name = name;
+	n->hash = h;
+	n->kind = (uint16_t)kind;
+	n->depth = (uint16_t)(s->node[parent].depth + 1);
+	if (n->depth > s->max_depth)
+		s->max_depth = n->depth;
+	return s->n++;
+}
+
+/* Makes text safe for one folded frame: ';' splits frames, control characters split lines. */
+static void sanitize(char *t)
+{
+	for (; *t; t++) {
+		if (*t == ';')
+			*t = ':';
+		else if ((unsigned char)*t < 0x20 || *t == 0x7f)
+			*t = ' ';
+	}
+}
+
+static int intern_clean(struct pev__stacks *s, const char *text, uint32_t *id)
+{
+	size_t l = strlen(text);
+	char small[256], *t = l < sizeof(small) ? small : malloc(l + 1);
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	memcpy(t, text, l + 1);
+	sanitize(t);
+	r = pev__strtab_intern(&s->names, t, l, id);
+	if (t != small)
+		free(t);
+	return r;
+}
+
+/* The name id of a frame, computed once per frame. */
+static int frame_name(struct pev__stacks *s, uint32_t frame, unsigned flags, uint32_t *id,
+		      unsigned *kind)
+{
+	const struct pev_profile *p = s->p;
+	const struct pev__frame *f = &p->frames[frame];
+	const struct pev__sym *y = &p->syms[f->sym];
+
+	if (f->flags & PEV_FRAME_INLINED)
+		*kind = PEV__STACK_INLINED;
+	else if (y->kernel)
+		*kind = PEV__STACK_KERNEL;
+	else if (!y->name)
+		*kind = PEV__STACK_UNKNOWN;
+	else
+		*kind = PEV__STACK_USER;
+	if (!s->frame_name[frame]) {
+		char addr[32], *buf;
+		const char *name = pev__sym_label(p, f->sym, flags & PEV_REPORT_ADDRESSES, addr,
+						  sizeof(addr));
+		size_t l = strlen(name);
+		uint32_t n;
+		int r;
+
+		if (!(flags & PEV_REPORT_ANNOTATE) ||
+		    !(f->flags & (PEV_FRAME_KERNEL | PEV_FRAME_INLINED))) {
+			if (intern_clean(s, name, &n))
+				return -ENOMEM;
+		} else {
+			if (!(buf = malloc(l + 5)))
+				return -ENOMEM;
+			memcpy(buf, name, l);
+			memcpy(buf + l, (f->flags & PEV_FRAME_INLINED) ? "_[i]" : "_[k]", 5);
+			r = intern_clean(s, buf, &n);
+			free(buf);
+			if (r)
+				return -ENOMEM;
+		}
+		s->frame_name[frame] = n + 1;
+	}
+	*id = s->frame_name[frame] - 1;
+	return 0;
+}
+
+static int comm_name(struct pev__stacks *s, const struct pev__sample *x, unsigned flags,
+		     uint32_t *id)
+{
+	const char *comm = pev__strtab_get(&s->p->str, x->comm);
+	char buf[512];
+
+	if (flags & PEV_REPORT_TID)
+		snprintf(buf, sizeof(buf), "%s-%" PRId32 "/%" PRId32, comm, x->pid, x->tid);
+	else if (flags & PEV_REPORT_PID)
+		snprintf(buf, sizeof(buf), "%s-%" PRId32, comm, x->pid);
+	else
+		return intern_clean(s, comm, id);
+	return intern_clean(s, buf, id);
+}
+
+static int cmp_names(const void *a, const void *b, void *arg)
+{
+	const struct pev__stacks *s = arg;
+
+	return strcmp(pev__stack_name(s, *(const uint32_t *)a), pev__stack_name(s, *(const uint32_t *)b));
+}
+
+int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flags,
+		      struct pev__stacks *s)
+{
+	uint32_t *fill = NULL, none;
+
+	memset(s, 0, sizeof(*s));
+	s->p = p;
+	s->samples = p->events[event].samples;
+	s->frame_name = calloc(p->nr_frames ? p->nr_frames : 1, sizeof(*s->frame_name));
+	if (!s->frame_name ||
+	    pev__grow((void **)&s->node, &s->cap, 1, sizeof(*s->node)) ||
+	    pev__strtab_intern_str(&s->names, "all", &none))
+		goto nomem;
+	memset(&s->node[0], 0, sizeof(s->node[0]));
+	s->node[0].name = none;
+	s->node[0].kind = PEV__STACK_ROOT;
+	s->n = 1;
+	for (uint32_t si = 0; si < p->nr_samples; si++) {
+		const struct pev__sample *x = &p->samples[si];
+		const uint32_t *st = pev__sample_stack(p, x);
+		uint64_t w = (flags & PEV_REPORT_PERIOD) ? x->period : 1;
+		uint32_t node = 0, name;
+		unsigned kind;
+
+		if (x->event != event)
+			continue;
+		s->node[0].total += w;
+		if (!(flags & PEV_REPORT_NO_COMM)) {
+			if (comm_name(s, x, flags, &name) ||
+			    !(node = child_get(s, node, name, PEV__STACK_COMM)))
+				goto nomem;
+			s->node[node].total += w;
+		}
+		for (int i = (int)x->nr - 1; i >= 0; i--) {
+			if ((flags & PEV_REPORT_NO_INLINE) &&
+			    (p->frames[st[i]].flags & PEV_FRAME_INLINED))
+				continue;
+			if (frame_name(s, st[i], flags, &name, &kind) ||
+			    !(node = child_get(s, node, name, kind)))
+				goto nomem;
+			s->node[node].total += w;
+		}
+		if (node == 0) {
+			/* No command and no frame (NO_COMM): the stack is "[unknown]". */
+			if (pev__strtab_intern_str(&s->names, "[unknown]", &name) ||
+			    !(node = child_get(s, 0, name, PEV__STACK_UNKNOWN)))
+				goto nomem;
+			s->node[node].total += w;
+		}
+		s->node[node].self += w;
+	}
+	s->kids = malloc(s->n * sizeof(*s->kids));
+	fill = calloc(s->n, sizeof(*fill));
+	if (!s->kids || !fill)
+		goto nomem;
+	for (uint32_t i = 1; i < s->n; i++)
+		s->node[s->node[i].parent].nr++;
+	for (uint32_t i = 0, at = 0; i < s->n; i++) {
+		s->node[i].child = at;
+		fill[i] = at;
+		at += s->node[i].nr;
+	}
+	for (uint32_t i = 1; i < s->n; i++)
+		s->kids[fill[s->node[i].parent]++] = i;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->node[i].nr > 1)
+			qsort_r(s->kids + s->node[i].child, s->node[i].nr, sizeof(*s->kids), cmp_names,
+				s);
+	free(fill);
+	return 0;
+nomem:
+	free(fill);
+	pev__stacks_free(s);
+	return -ENOMEM;
+}
+
+void pev__stacks_free(struct pev__stacks *s)
+{
+	pev__strtab_free(&s->names);
+	free(s->node);
+	pev__idset_free(&s->set);
+	free(s->kids);
+	free(s->frame_name);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_table.c - the overhead table, laid out as `perf report --stdio`:
+ *
+ *     # Samples: 8K of event 'cpu-clock'
+ *     # Event count (approx.): 2163500000
+ *     #
+ *     # Overhead  Command  Shared Object  Symbol
+ *     # ........  .......  .............  ......
+ *     #
+ *         87.00%  w        w              [.] leaf
+ *
+ * Columns are two spaces apart and as wide as their widest cell; text
+ * columns are left-aligned, numbers right-aligned; the last column is not
+ * padded. Each event gets its own section, two blank lines apart.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_internal.h"
+#include "report_internal.h"
+
+static const char *key_title(enum pev__key k)
+{
+	switch (k) {
+	case PEV__KEY_COMM:
+		return "Command";
+	case PEV__KEY_PID:
+		return "Pid:Command";
+	case PEV__KEY_TID:
+		return "Tid:Command";
+	case PEV__KEY_CPU:
+		return "CPU";
+	case PEV__KEY_DSO:
+		return "Shared Object";
+	case PEV__KEY_SYM:
+		return "Symbol";
+	}
+	return "";
+}
+
+static bool right_aligned(enum pev__key k)
+{
+	return k == PEV__KEY_PID || k == PEV__KEY_TID || k == PEV__KEY_CPU;
+}
+
+/* A cell: the key's text, with "[.] " or "[k] " in front of a symbol. */
+static const char *cell(const struct pev__rows *r, const struct pev__row *row, enum pev__key k,
+			char *buf, size_t size)
+{
+	char tmp[64];
+	const char *t = pev__row_text(r, row, k, tmp, sizeof(tmp));
+
+	if (k != PEV__KEY_SYM)
+		return t == tmp ? (pev__strlcpy(buf, tmp, size), buf) : t;
+	snprintf(buf, size, "[%c] %s", r->p->syms[row->sym].kernel ? 'k' : '.', t);
+	return buf;
+}
+
+/* perf's short sample count: 869, 8K, 12M. */
+static void short_count(uint64_t n, char *buf, size_t size)
+{
+	char unit = ' ';
+
+	if (n > 1000) {
+		n /= 1000;
+		unit = 'K';
+	}
+	if (n > 1000) {
+		n /= 1000;
+		unit = 'M';
+	}
+	if (n > 1000) {
+		n /= 1000;
+		unit = 'G';
+	}
+	snprintf(buf, size, "%" PRIu64 "%c", n, unit);
+}
+
+static void pad(FILE *out, char c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fputc(c, out);
+}
+
+static int section(FILE *out, const struct pev_profile *p, unsigned e, const struct pev__keys *keys,
+		   const struct pev_report_opts *o, const char *func, struct pev_error *err)
+{
+	bool children = o->flags & PEV_REPORT_CHILDREN;
+	bool header = !(o->flags & PEV_REPORT_NO_HEADER);
+	double cg_limit = o->callgraph_limit == 0 ? 0.5 : o->callgraph_limit;
+	size_t width[PEV__MAX_KEYS];
+	struct pev__rows rows;
+	char buf[4200], cnt[32];
+
+	if (pev__rows_build(p, e, keys, children, o->percent_limit,
+			    o->callgraph != PEV_REPORT_CALLGRAPH_NONE, &rows))
+		return pev__report_nomem(err, func);
+	for (unsigned k = 0; k < keys->n; k++) {
+		width[k] = strlen(key_title(keys->k[k]));
+		for (uint32_t i = 0; i < rows.nr_order; i++) {
+			size_t l = strlen(cell(&rows, &rows.row[rows.order[i]], keys->k[k], buf,
+					       sizeof(buf)));
+			if (l > width[k])
+				width[k] = l;
+		}
+	}
+	if (header) {
+		short_count(rows.samples, cnt, sizeof(cnt));
+		fprintf(out, "# Samples: %s of event '%s'\n", cnt, pev__event_name(p, e));
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", rows.total);
+		fputs(children ? "# Children      Self" : "# Overhead", out);
+		for (unsigned k = 0; k < keys->n; k++) {
+			const char *t = key_title(keys->k[k]);
+			fputs("  ", out);
+			if (right_aligned(keys->k[k]))
+				pad(out, ' ', width[k] - strlen(t));
+			fputs(t, out);
+			if (!right_aligned(keys->k[k]))
+				pad(out, ' ', width[k] - strlen(t));
+		}
+		fputs(children ? "\n# ........  ........" : "\n# ........", out);
+		for (unsigned k = 0; k < keys->n; k++) {
+			fputs("  ", out);
+			pad(out, '.', width[k]);
+		}
+		fputs("\n#\n", out);
+	}
+	for (uint32_t i = 0; i < rows.nr_order; i++) {
+		const struct pev__row *row = &rows.row[rows.order[i]];
+
+		if (children)
+			fprintf(out, "  %7.2f%%  %7.2f%%", pev__percent(row->children, rows.total),
+				pev__percent(row->self, rows.total));
+		else
+			fprintf(out, "  %7.2f%%", pev__percent(row->self, rows.total));
+		for (unsigned k = 0; k < keys->n; k++) {
+			const char *t = cell(&rows, row, keys->k[k], buf, sizeof(buf));
+			size_t l = strlen(t);
+			bool last = k + 1 == keys->n;
+
+			fputs("  ", out);
+			if (right_aligned(keys->k[k]))
+				pad(out, ' ', width[k] - l);
+			fputs(t, out);
+			if (!right_aligned(keys->k[k]) && !last)
+				pad(out, ' ', width[k] - l);
+		}
+		fputc('\n', out);
+		/* An entry below the graph's limit would draw nothing: skip building its graph. */
+		if (o->callgraph != PEV_REPORT_CALLGRAPH_NONE &&
+		    (cg_limit < 0 || pev__percent(pev__row_period(&rows, row), rows.total) >= cg_limit)) {
+			struct pev__cgraph g;
+			int r;
+
+			if (pev__cgraph_build(&rows, rows.order[i], o->callgraph, o->flags, &g)) {
+				pev__rows_free(&rows);
+				return pev__report_nomem(err, func);
+			}
+			r = pev__cgraph_print(out, p, &g, rows.total, cg_limit, o->flags);
+			pev__cgraph_free(&g);
+			if (r) {
+				pev__rows_free(&rows);
+				return pev__report_nomem(err, func);
+			}
+		}
+	}
+	fputs("\n\n", out);
+	pev__rows_free(&rows);
+	return 0;
+}
+
+int pev_profile_write_table(const struct pev_profile *p, FILE *out,
+			    const struct pev_report_opts *opts, struct pev_error *err)
+{
+	static const char func[] = "pev_profile_write_table";
+	struct pev_report_opts o;
+	struct pev__keys keys;
+	int event, r;
+
+	if ((r = pev__report_begin(p, out, opts, &o, &event, func, err)) < 0)
+		return r;
+	if ((r = pev__keys_parse(o.sort, &keys, func, err)) < 0)
+		return r;
+	if (!(o.flags & PEV_REPORT_NO_HEADER))
+		fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", p->lost);
+	for (unsigned e = 0; e < p->nr_events && r == 0; e++)
+		if (event < 0 || (unsigned)event == e)
+			r = section(out, p, e, &keys, &o, func, err);
+	return pev__report_end(out, r, func, err);
+}

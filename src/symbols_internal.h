@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbols_internal.h - what the files of the symbols layer share:
+ *
+ *   symbols.c        the object, the public entry points, resolve dispatch
+ *   symbols_maps.c   address spaces: mappings per process, /proc/PID/maps
+ *   symbols_dso.c    ELF files through libdwfl: build ids, symbols, lines,
+ *                    inline frames, demangling, the per-DSO caches
+ *   symbols_kernel.c /proc/kallsyms
+ *   symbols_jit.c    /tmp/perf-PID.map
+ *   symbols_util.c   an arena and a 64-bit-key hash map
+ */
+#ifndef PERFEV_SYMBOLS_INTERNAL_H
+#define PERFEV_SYMBOLS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "perfev/symbols.h"
+
+#define SYM_UNKNOWN "[unknown]"
+
+/* ---- arena and map (symbols_util.c) ------------------------------------ */
+
+/* Bump allocator: everything lives until pev__arena_free. */
+struct pev__arena {
+	struct arena_chunk *head;
+};
+
+/* Returns size zeroed bytes (16-byte aligned), or NULL when out of memory. */
+void *pev__arena_alloc(struct pev__arena *a, size_t size);
+/* Copies s (len bytes, then a NUL) into the arena. */
+char *pev__arena_strndup(struct pev__arena *a, const char *s, size_t len);
+char *pev__arena_strdup(struct pev__arena *a, const char *s);
+void pev__arena_free(struct pev__arena *a);
+
+/* Open-addressing hash map from a 64-bit key to a non-NULL pointer. */
+struct pev__u64map {
+	uint64_t *keys;
+	void **vals; /* NULL: free slot */
+	size_t cap;  /* a power of two, or 0 */
+	size_t len;
+};
+
+void *pev__u64map_get(const struct pev__u64map *m, uint64_t key);
+/* Inserts or replaces. Returns 0 or -ENOMEM. */
+int pev__u64map_put(struct pev__u64map *m, uint64_t key, void *val);
+/* Removes key; returns its value or NULL. */
+void *pev__u64map_del(struct pev__u64map *m, uint64_t key);
+void pev__u64map_free(struct pev__u64map *m);
+/* Calls fn on every value (in no particular order). */
+void pev__u64map_each(const struct pev__u64map *m, void (*fn)(void *val, void *ctx), void *ctx);
+
+uint64_t pev__hash_str(const char *s);
+
+/* ---- DSOs (symbols_dso.c) ---------------------------------------------- */
+
+/* One resolved symbol of a DSO (shared by every address inside it). */
+struct dso_sym {
+	uint64_t start; /* ELF vaddr */
+	uint64_t size;
+	const char *name; /* display name: demangled when possible */
+	bool mangled;     /* a _Z name left as it is */
+};
+
+/* One resolved address of a DSO: the cache entry. */
+struct dso_addr {
+	const struct dso_sym *sym; /* NULL: no symbol */
+	const char *file;
+	unsigned line, column;
+	const struct pev_symbol_frame *frames;
+	unsigned nframes;
+};
+
+struct sym_dso {
+	struct sym_dso *next_same_hash; /* DSOs whose path hashes alike */
+	char *path;                     /* the path as mapped: what results show */
+	char *open_path;                /* the file to open (path, or via /proc/PID/root) */
+	unsigned char want_bid[PEV_BUILD_ID_MAX]; /* build id the mapping recorded */
+	size_t want_bid_len;                      /* 0: none recorded */
+	bool is_vdso;
+
+	/* Filled when first needed (dso_open). */
+	bool opened;
+	enum pev_symbol_status status; /* OK: mod usable */
+	unsigned flags;                /* PEV_SYMBOL_BY_BUILD_ID */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	unsigned char bid[PEV_BUILD_ID_MAX]; /* build id of the file read */
+	size_t bid_len;
+	/* PT_LOAD headers of the file read. offsets_known is false for a
+	 * debuginfo-only file, whose p_offset fields are not the real ones. */
+	struct dso_load {
+		uint64_t vaddr, offset, filesz, memsz;
+		bool exec;
+	} *loads;
+	size_t nloads;
+	bool offsets_known;
+	bool dwarf_tried;
+	bool has_dwarf;
+	const char *debug_file; /* separate debuginfo file, or NULL */
+
+	struct pev__u64map addrs; /* ELF vaddr -> struct dso_addr */
+	struct pev__u64map syms;  /* symbol start -> struct dso_sym */
+};
+
+/* ---- address spaces (symbols_maps.c) ----------------------------------- */
+
+struct sym_map {
+	uint64_t start, end, pgoff;
+	struct sym_dso *dso; /* NULL: not a file (anon, heap, ...) */
+	const char *label;   /* for dso == NULL: "//anon", "[heap]", ... (arena) */
+};
+
+struct sym_jit; /* symbols_jit.c */
+
+struct sym_proc {
+	int32_t pid;
+	struct sym_map *maps; /* sorted by start, disjoint */
+	size_t nmaps, cap;
+};
+
+/* ---- the object --------------------------------------------------------- */
+
+struct sym_kernel; /* symbols_kernel.c */
+
+struct pev_symbols {
+	struct pev_symbols_opts opts;
+	char *kallsyms_path, *jit_dir, *debug_dir, *buildid_cache;
+	char *debuginfo_path; /* libdwfl's search path string */
+	Dwfl_Callbacks callbacks;
+
+	struct pev__arena arena;
+	struct pev__u64map procs; /* pid (as uint32) -> struct sym_proc */
+	struct pev__u64map dsos;  /* hash of path -> struct sym_dso (chain) */
+	struct pev__u64map labels; /* hash of label -> its one copy (arena) */
+	/* pid -> struct sym_jit. Kept after the process exits: results point
+	 * into them, and samples may still name the pid. */
+	struct pev__u64map jits;
+
+	struct sym_dso *vdso; /* the "[vdso]" DSO, when mapped */
+
+	struct sym_kernel *kernel;
+	bool kernel_tried;
+	int kernel_code; /* pev_symbols_read_kernel's answer */
+	char *kernel_msg;
+	struct pev_error kernel_err;
+
+	struct pev_symbols_stats st;
+};
+
+/* symbols_maps.c */
+struct sym_proc *pev__sym_proc(struct pev_symbols *s, int32_t pid, bool create);
+void pev__sym_proc_free(struct sym_proc *p);
+const struct sym_map *pev__sym_map_find(const struct sym_proc *p, uint64_t addr);
+int pev__sym_map_insert(struct pev_symbols *s, struct sym_proc *p, uint64_t start, uint64_t end,
+			uint64_t pgoff, struct sym_dso *dso, const char *label);
+int pev__sym_read_maps(struct pev_symbols *s, int32_t pid, struct pev_error *err);
+
+/* symbols.c: adds mapping [start, end) of path to p, files opened under root
+ * (NULL: "/"). Returns 0 or -ENOMEM. */
+int pev__sym_add(struct pev_symbols *s, struct sym_proc *p, uint64_t start, uint64_t end,
+		 uint64_t pgoff, const char *path, const char *root, const unsigned char *bid,
+		 size_t bid_len);
+
+/* symbols_dso.c */
+/* Finds or creates the DSO for path (opened through open_path, NULL: path). */
+struct sym_dso *pev__dso_get(struct pev_symbols *s, const char *path, const char *open_path,
+			     const unsigned char *bid, size_t bid_len);
+void pev__dso_free(struct sym_dso *d);
+/* Resolves addr of mapping m into out. Returns 0 or -ENOMEM. */
+int pev__dso_resolve(struct pev_symbols *s, const struct sym_map *m, uint64_t addr,
+		     struct pev_symbol *out);
+/* Demangles a C++ name into the arena; NULL when not mangled or no demangler. */
+const char *pev__sym_demangle(struct pev__arena *a, const char *name);
+
+/* symbols_kernel.c */
+int pev__kernel_load(struct pev_symbols *s, struct pev_error *err);
+void pev__kernel_resolve(struct pev_symbols *s, uint64_t addr, struct pev_symbol *out);
+void pev__kernel_free(struct sym_kernel *k);
+uint64_t pev__kernel_count(const struct sym_kernel *k);
+
+/* symbols_jit.c */
+/* Looks addr up in pid's JIT map; fills out and returns true when found. */
+bool pev__jit_resolve(struct pev_symbols *s, int32_t pid, uint64_t addr, struct pev_symbol *out);
+void pev__jit_free(struct sym_jit *j);
+
+/* symbols.c: fills out with an "[unknown]" result. */
+void pev__sym_unknown(struct pev_symbol *out, enum pev_symbol_status st, const char *dso,
+		      uint64_t dso_addr);
+
+#endif /* PERFEV_SYMBOLS_INTERNAL_H */
