@@ -16,6 +16,7 @@
 #include "perfev/counter.h"
 #include "perfev/ring.h"
 #include "perfev/record.h"
+#include "perfev/session.h"
 #include "perfev/pmu.h"
 #include "perfev/tracepoint.h"
 #include "perfev/pfm.h"

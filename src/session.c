@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.c - opening a sampling session (events over a target, one ring
+ * per CPU or thread, the other descriptors redirected into it), its ids,
+ * enabling and disabling it, polling, and what it holds. Reading and the
+ * merge are in session_read.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_internal.h"
+#include "perfev/parse.h"
+#include "perfev/session.h"
+#include "session_internal.h"
+
+#define DEFAULT_DATA_PAGES 64
+#define DEFAULT_FREQ 1000
+
+/* ---- closing -------------------------------------------------------------------- */
+
+PEV_API void pev_session_close(struct pev_session *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->nr_rings; i++) {
+		pev_ring_close(s->rings[i].ring);
+		free(s->rings[i].refs);
+	}
+	/* Members before their leaders, as they were opened in reverse. */
+	for (int i = s->nr_events - 1; i >= 0; i--)
+		pev_counter_close(s->ev[i].c);
+	free(s->rings);
+	free(s->ring_ptrs);
+	free(s->ready);
+	free(s->ids);
+	free(s->ev);
+	free(s);
+}
+
+/* ---- opening the events ------------------------------------------------------------ */
+
+static int no_memory(struct pev_error *err, const char *what)
+{
+	pev__error_start(err, PEV_ENOMEM, ENOMEM, NULL, NULL, true);
+	pev__error_msg(err, "out of memory for the session's %s", what);
+	return PEV_ENOMEM;
+}
+
+/* The options a session opens an event with: identifier, time and trailer forced. */
+static int session_event_opts(const struct pev_session_opts *so, const struct pev_event *ev,
+			      const struct pev_opts *in, bool first, struct pev_opts *o,
+			      struct pev_error *err)
+{
+	char name[96];
+
+	if (!in || in->sz == 0) {
+		pev__error_start(err, PEV_EBADARG, 0, NULL, pev_event_describe(ev, name, sizeof(name)),
+				 true);
+		pev__error_field(err, "opts.sz");
+		pev__error_msg(err, "pev_session_open: the options of an event have no size");
+		pev__error_hint(err, "initialize each event's options with PEV_OPTS_INIT");
+		return PEV_EBADARG;
+	}
+	*o = *in;
+	o->sz = sizeof(*o);
+	if (in->sz < sizeof(*o))
+		memset((char *)o + in->sz, 0, sizeof(*o) - in->sz);
+	if (o->write_backward) {
+		pev__error_start(err, PEV_EBADARG, 0, NULL, pev_event_describe(ev, name, sizeof(name)),
+				 true);
+		pev__error_field(err, "write_backward");
+		pev__error_msg(err, "pev_session_open: a session reads forward rings, and this "
+				    "event writes backward");
+		pev__error_hint(err, "clear write_backward, or read an overwrite ring with "
+				     "pev_ring_open() yourself");
+		return PEV_EBADARG;
+	}
+	o->sample_type |= so->sample_type | PEV_SAMPLE_IDENTIFIER | PEV_SAMPLE_TIME;
+	o->sample_id_all = true;
+	if (!o->enable_on_exec)
+		o->disabled = true;
+	if (first && so->track) {
+		o->mmap = true; /* mmap2 only changes the format of MMAP records */
+		o->mmap2 = true;
+		o->comm = true;
+		o->comm_exec = true;
+		o->task = true;
+	}
+	return 0;
+}
+
+static int open_one(struct pev_session *s, const struct pev_session_opts *so,
+		    const struct pev_event *ev, const struct pev_opts *in,
+		    const struct pev_target *t, struct pev_counter *group, struct pev_error *err)
+{
+	struct pev_opts o;
+	int i = s->nr_events;
+	int r = session_event_opts(so, ev, in, i == 0, &o, err);
+
+	if (r < 0)
+		return r;
+	if ((r = pev_counter_open(ev, &o, t, group, &s->ev[i].c, err)) < 0)
+		return r;
+	s->nr_events++;
+	if ((r = pev_record_format_from_attr(pev_counter_attr(s->ev[i].c), &s->ev[i].fmt)) < 0) {
+		pev__error_start(err, r, 0, NULL, pev_counter_name(s->ev[i].c), true);
+		pev__error_msg(err, "pev_session_open: the records of %s cannot be decoded",
+			       pev_counter_name(s->ev[i].c));
+		return r;
+	}
+	s->ev[i].st.sz = sizeof(s->ev[i].st);
+	return 0;
+}
+
+/* Opens the events of the parsed list, groups as groups. */
+static int open_parsed(struct pev_session *s, const struct pev_session_opts *so,
+		       const struct pev_event_list *list, const struct pev_target *t,
+		       struct pev_error *err)
+{
+	int n = pev_event_list_count(list);
+	int base = s->nr_events;
+
+	for (int k = 0; k < n; k++) {
+		const struct pev_event_spec *sp = pev_event_list_at(list, k);
+		struct pev_counter *group = NULL;
+		struct pev_opts o = sp->opts;
+		bool member = sp->group >= 0 && !sp->group_leader;
+
+		if (member) {
+			for (int j = k - 1; j >= 0 && !group; j--) {
+				const struct pev_event_spec *lj = pev_event_list_at(list, j);
+				if (lj->group == sp->group && lj->group_leader)
+					group = s->ev[base + j].c;
+			}
+		}
+		if (!o.sample_period && !o.sample_freq && !(member && sp->leader_sampling)) {
+			o.sample_period = so->sample_period;
+			o.sample_freq = so->sample_freq;
+			if (!o.sample_period && !o.sample_freq)
+				o.sample_freq = DEFAULT_FREQ;
+		}
+		int r = open_one(s, so, &sp->ev, &o, t, group, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- rings ------------------------------------------------------------------------- */
+
+/* The ring descriptor i of c writes into: its CPU's, or its thread's for per-thread descriptors. */
+static int ring_for(const struct pev_session *s, int cpu, pid_t tid)
+{
+	for (int i = 0; i < s->nr_rings; i++) {
+		const struct pev__sring *sr = &s->rings[i];
+		if (cpu >= 0 ? sr->cpu == cpu : sr->cpu < 0 && sr->tid == tid)
+			return i;
+	}
+	return -1;
+}
+
+static int add_ring(struct pev_session *s, const struct pev_counter *c, int fd_index,
+		    size_t pages, struct pev_error *err)
+{
+	struct pev__sring *sr = &s->rings[s->nr_rings];
+	int r;
+
+	memset(sr, 0, sizeof(*sr));
+	if ((r = pev_ring_open(c, fd_index, pages, &sr->ring, err)) < 0)
+		return r;
+	s->nr_rings++;
+	sr->cpu = pev_counter_cpu(c, fd_index);
+	sr->tid = sr->cpu >= 0 ? -1 : pev_counter_tid(c, fd_index);
+	/* Every record has a header and an identifier: 16 bytes at least. */
+	sr->cap = pev_ring_data_size(sr->ring) / 16;
+	sr->refs = calloc(sr->cap, sizeof(*sr->refs));
+	sr->st.sz = sizeof(sr->st);
+	return sr->refs ? 0 : no_memory(err, "ring index");
+}
+
+static int map_rings(struct pev_session *s, size_t pages, struct pev_error *err)
+{
+	int fds = 0;
+
+	for (int e = 0; e < s->nr_events; e++)
+		fds += pev_counter_nr_fds(s->ev[e].c);
+	s->rings = calloc((size_t)fds, sizeof(*s->rings));
+	s->ids = calloc((size_t)fds, sizeof(*s->ids));
+	if (!s->rings || !s->ids)
+		return no_memory(err, "rings");
+	for (int e = 0; e < s->nr_events; e++) {
+		const struct pev_counter *c = s->ev[e].c;
+		for (int i = 0; i < pev_counter_nr_fds(c); i++) {
+			int cpu = pev_counter_cpu(c, i), at, r;
+			pid_t tid = pev_counter_tid(c, i);
+			uint64_t id;
+
+			if ((at = ring_for(s, cpu, tid)) < 0)
+				r = add_ring(s, c, i, pages, err);
+			else
+				r = pev_ring_redirect(s->rings[at].ring, c, i, err);
+			if (r < 0)
+				return r;
+			if ((r = pev_counter_id(c, i, &id)) < 0) {
+				pev__error_start(err, r, -r, "ioctl(ID)", pev_counter_name(c), false);
+				pev__error_msg(err, "cannot read the id of %s: %s", pev_counter_name(c),
+					       pev_strerror(r));
+				return r;
+			}
+			s->ids[s->nr_ids].id = id;
+			s->ids[s->nr_ids++].event = e;
+		}
+	}
+	s->ring_ptrs = calloc((size_t)s->nr_rings, sizeof(*s->ring_ptrs));
+	s->ready = calloc((size_t)s->nr_rings, sizeof(*s->ready));
+	if (!s->ring_ptrs || !s->ready)
+		return no_memory(err, "poll set");
+	for (int i = 0; i < s->nr_rings; i++)
+		s->ring_ptrs[i] = s->rings[i].ring;
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = ((const struct pev__sid *)a)->id, y = ((const struct pev__sid *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+int pev__session_event_of(const struct pev_session *s, uint64_t id)
+{
+	size_t lo = 0, hi = s->nr_ids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->ids[mid].id < id)
+			lo = mid + 1;
+		else if (s->ids[mid].id > id)
+			hi = mid;
+		else
+			return s->ids[mid].event;
+	}
+	return -1;
+}
+
+/* ---- pev_session_open ------------------------------------------------------------------ */
+
+static int check_opts(const struct pev_session_opts *o, struct pev_session **out,
+		      struct pev_error *err)
+{
+	static const char func[] = "pev_session_open";
+
+	if (!out)
+		return pev__bad_arg(err, func, "out", "must not be NULL");
+	*out = NULL;
+	if (!o)
+		return pev__bad_arg(err, func, "opts", "must not be NULL");
+	if (o->sz < sizeof(*o))
+		return pev__bad_arg(err, func, "opts->sz",
+				    "is %zu; initialize the options with PEV_SESSION_OPTS_INIT",
+				    o->sz);
+	if (o->nr_events < 0 || (o->nr_events > 0 && !o->events))
+		return pev__bad_arg(err, func, "events", "%d events at %p", o->nr_events,
+				    (const void *)o->events);
+	if (o->nr_events == 0 && !o->event_text)
+		return pev__bad_arg(err, func, "events",
+				    "no event: set events and nr_events, or event_text");
+	if (o->sample_period && o->sample_freq)
+		return pev__bad_arg(err, func, "sample_freq",
+				    "set sample_period or sample_freq, not both");
+	if (o->data_pages & (o->data_pages - 1))
+		return pev__bad_arg(err, func, "data_pages", "is %zu, not a power of two",
+				    o->data_pages);
+	return 0;
+}
+
+PEV_API int pev_session_open(const struct pev_session_opts *opts, struct pev_session **out,
+			     struct pev_error *err)
+{
+	struct pev_event_list *list = NULL;
+	struct pev_session *s;
+	struct pev_target t;
+	int n, r;
+
+	if ((r = check_opts(opts, out, err)) < 0)
+		return r;
+	t = opts->target ? *opts->target : pev_target_self();
+	if (opts->event_text && (r = pev_event_parse(opts->event_text, opts->parse_opts, &list,
+						     err)) < 0)
+		return r;
+	n = opts->nr_events + (list ? pev_event_list_count(list) : 0);
+	if (n < 1) {
+		pev_event_list_free(list);
+		return pev__bad_arg(err, "pev_session_open", "event_text", "'%s' names no event",
+				    opts->event_text);
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->ev = calloc((size_t)n, sizeof(*s->ev)))) {
+		free(s);
+		pev_event_list_free(list);
+		return no_memory(err, "events");
+	}
+	s->give_ring = -1;
+	s->st.sz = sizeof(s->st);
+	for (int i = 0; i < opts->nr_events && r == 0; i++)
+		r = open_one(s, opts, &opts->events[i].ev, &opts->events[i].opts, &t, NULL, err);
+	if (r == 0 && list)
+		r = open_parsed(s, opts, list, &t, err);
+	pev_event_list_free(list);
+	if (r == 0)
+		r = map_rings(s, opts->data_pages ? opts->data_pages : DEFAULT_DATA_PAGES, err);
+	if (r < 0) {
+		pev_session_close(s);
+		return r;
+	}
+	qsort(s->ids, s->nr_ids, sizeof(*s->ids), cmp_id);
+	*out = s;
+	return 0;
+}
+
+/* ---- control ---------------------------------------------------------------------------- */
+
+PEV_API int pev_session_enable(struct pev_session *s)
+{
+	if (!s)
+		return PEV_EBADARG;
+	s->stopped = false;
+	for (int i = 0; i < s->nr_events; i++) {
+		int r = pev_counter_enable(s->ev[i].c);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+PEV_API int pev_session_disable(struct pev_session *s)
+{
+	int rc = 0;
+
+	if (!s)
+		return PEV_EBADARG;
+	for (int i = 0; i < s->nr_events; i++) {
+		int r = pev_counter_disable(s->ev[i].c);
+		if (r < 0 && rc == 0)
+			rc = r;
+	}
+	if (rc == 0)
+		s->stopped = true;
+	return rc;
+}
+
+PEV_API int pev_session_poll(struct pev_session *s, int timeout_ms)
+{
+	bool held = false;
+	int r;
+
+	if (!s)
+		return PEV_EBADARG;
+	for (int i = 0; i < s->nr_rings && !held; i++)
+		held = s->rings[i].count > 0;
+	r = pev_ring_poll(s->ring_ptrs, (size_t)s->nr_rings, held ? 0 : timeout_ms, s->ready);
+	if (r < 0)
+		return r;
+	for (int i = 0; i < s->nr_rings; i++)
+		if (s->ready[i] & PEV_RING_HUP)
+			s->rings[i].hup = true;
+	return r;
+}
+
+PEV_API bool pev_session_finished(const struct pev_session *s)
+{
+	if (!s || !s->nr_rings)
+		return false;
+	for (int i = 0; i < s->nr_rings; i++)
+		if (!s->rings[i].hup)
+			return false;
+	return true;
+}
+
+/* ---- accessors ----------------------------------------------------------------------------- */
+
+PEV_API int pev_session_nr_events(const struct pev_session *s)
+{
+	return s ? s->nr_events : PEV_EBADARG;
+}
+
+PEV_API struct pev_counter *pev_session_counter(const struct pev_session *s, int i)
+{
+	return s && i >= 0 && i < s->nr_events ? s->ev[i].c : NULL;
+}
+
+PEV_API int pev_session_nr_rings(const struct pev_session *s)
+{
+	return s ? s->nr_rings : PEV_EBADARG;
+}
+
+PEV_API int pev_session_ring_fd(const struct pev_session *s, int i)
+{
+	return s && i >= 0 && i < s->nr_rings ? pev_ring_fd(s->rings[i].ring) : PEV_EBADARG;
+}
+
+PEV_API int pev_session_ring_cpu(const struct pev_session *s, int i)
+{
+	return s && i >= 0 && i < s->nr_rings ? s->rings[i].cpu : PEV_EBADARG;
+}
+
+PEV_API pid_t pev_session_ring_tid(const struct pev_session *s, int i)
+{
+	return s && i >= 0 && i < s->nr_rings ? s->rings[i].tid : PEV_EBADARG;
+}
