@@ -27,6 +27,7 @@ packages="
 	groff-base
 	man-db
 	chromium
+	libxml2-dev
 "
 
 missing=""

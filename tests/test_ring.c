@@ -303,12 +303,13 @@ static double thread_cpu_ms(void)
 /* Burns about `ms` milliseconds of this thread's CPU time. */
 static void spin_ms(double ms)
 {
-	volatile uint64_t x = 0;
+	volatile uint64_t sink = 0;
 	double end = thread_cpu_ms() + ms;
 
 	while (thread_cpu_ms() < end)
 		for (int i = 0; i < 1000; i++)
-			x += (uint64_t)i;
+			sink += (uint64_t)i;
+	(void)sink;
 }
 
 static double now_ms(void)
