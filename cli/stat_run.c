@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +18,6 @@
 #include <unistd.h>
 
 #include "stat.h"
-
-extern char **environ;
 
 double stat_now_ns(void)
 {
@@ -164,56 +161,6 @@ static bool watch_all_gone(struct watch *w, const struct stat_config *cfg, const
 	return all;
 }
 
-/*
- * Starts the command with posix_spawnp (no fork of perfev's whole address
- * space): default SIGINT, SIGTERM and SIGCHLD, no blocked signals. With the
- * command as the target, the counters were opened on perfev itself with
- * inherit and enable_on_exec: the child inherits them, and they start at
- * its exec, while perfev's own copies never run. Returns 0 or an errno.
- */
-static int spawn_command(char **argv, pid_t *child)
-{
-	posix_spawnattr_t attr;
-	sigset_t none, dfl;
-
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGCHLD);
-	int r = posix_spawnattr_init(&attr);
-	if (r != 0)
-		return r;
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	r = posix_spawnp(child, argv[0], NULL, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	return r;
-}
-
-/* Says why the command could not start; returns 127 (not found) or 126. */
-static int exec_error(const char *cmd, int e)
-{
-	if (e == ENOENT && !strchr(cmd, '/')) {
-		cli_error("cannot run '%s': command not found (not in PATH)", cmd);
-		return 127;
-	}
-	if (e == ENOENT) {
-		cli_error("cannot run '%s': no such file", cmd);
-		return 127;
-	}
-	if (e == EACCES)
-		cli_error("cannot run '%s': permission denied (not an executable file, or no "
-		          "execute permission)",
-		          cmd);
-	else if (e == ENOEXEC)
-		cli_error("cannot run '%s': not an executable format", cmd);
-	else
-		cli_error("cannot run '%s': %s", cmd, strerror(e));
-	return 126;
-}
-
 /* The interval printer: reads the counters and prints the deltas since the last tick. */
 struct ticker {
 	struct raw *prev, *now;
@@ -330,9 +277,9 @@ struct stat_cell *stat_run_once(struct stat_state *s, struct stat_json *json,
 		tp = &t;
 	}
 	if (cfg->argv) {
-		int e = spawn_command(cfg->argv, &child);
+		int e = cli_spawn_command(cfg->argv, &child);
 		if (e != 0) {
-			res->exit_code = exec_error(cfg->argv[0], e);
+			res->exit_code = cli_exec_error(cfg->argv[0], e);
 			res->exec_failed = true;
 			goto out;
 		}

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_record.c - `perfev record`: sample events on a command perfev runs,
+ * on existing processes or threads, or on CPUs, and write perf.data as
+ * perf record does. This file reads the options and runs the whole job;
+ * record_open.c opens the events, record_synth.c describes what ran
+ * already, record_run.c drains the rings, record_dsos.c finds the build ids.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "record.h"
+
+static const char usage[] =
+    "perfev record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
+    "                     [-a | -C CPUS | -p PID | -t TID] [-m PAGES] [-o FILE] [-q]\n"
+    "                     [--] [COMMAND [ARGS]]";
+
+#define MAX_PAGES (1UL << 18) /* -m: 1 GiB of 4 KiB pages */
+
+static int bad_value(const char *opt, const char *needs, const char *got)
+{
+	cli_error("option '%s' needs %s, got '%s'", opt, needs, got);
+	return 129;
+}
+
+static int conflict(const char *a, const char *b)
+{
+	cli_error("options '%s' and '%s' cannot be used together", a, b);
+	return 129;
+}
+
+/* kernel.perf_event_max_sample_rate, or 0 when unreadable. */
+static long max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* -F: a rate from 1 to the kernel's limit, or "max". */
+static int parse_freq(struct rec_config *cfg, const char *text)
+{
+	long max = max_sample_rate(), v;
+
+	if (strcmp(text, "max") == 0) {
+		if (max <= 0) {
+			cli_error("option '-F max': cannot read kernel.perf_event_max_sample_rate");
+			return 1;
+		}
+		cfg->freq = (uint64_t)max;
+		return 0;
+	}
+	if (!cli_parse_long(text, "", 1, LONG_MAX, &v))
+		return bad_value("-F", "a number of samples a second >= 1 (or 'max')", text);
+	if (max > 0 && v > max) {
+		cli_error("option '-F' asks for %ld samples a second, above this machine's limit of "
+		          "%ld (kernel.perf_event_max_sample_rate); use -F %ld or less, or raise "
+		          "the limit: sysctl kernel.perf_event_max_sample_rate=%ld",
+		          v, max, max, v);
+		return 129;
+	}
+	cfg->freq = (uint64_t)v;
+	return 0;
+}
+
+/* --call-graph fp | dwarf[,SIZE] | no. */
+static int parse_callgraph(struct rec_config *cfg, const char *text)
+{
+	static const char needs[] = "'fp', 'dwarf', 'dwarf,SIZE' (bytes of stack, up to 65528) or "
+	                            "'no'";
+	long v;
+
+	if (strcmp(text, "fp") == 0) {
+		cfg->callgraph = REC_CG_FP;
+	} else if (strcmp(text, "no") == 0) {
+		cfg->callgraph = REC_CG_NONE;
+	} else if (strcmp(text, "dwarf") == 0) {
+		cfg->callgraph = REC_CG_DWARF;
+	} else if (strncmp(text, "dwarf,", 6) == 0) {
+		if (!cli_parse_long(text + 6, "", 8, REC_MAX_STACK, &v))
+			return bad_value("--call-graph", needs, text);
+		cfg->callgraph = REC_CG_DWARF;
+		cfg->stack_size = (uint32_t)((v + 7) & ~7L); /* perf rounds up to whole words */
+	} else {
+		return bad_value("--call-graph", needs, text);
+	}
+	return 0;
+}
+
+/* -p or -t: a comma-separated list of existing process or thread ids. */
+static int parse_ids(struct rec_config *cfg, char opt, const char *text)
+{
+	const char *name = opt == 'p' ? "-p" : "-t";
+	const char *what = opt == 'p' ? "a comma-separated list of process ids"
+	                              : "a comma-separated list of thread ids";
+	int count = 1;
+
+	for (const char *p = text; *p; p++)
+		count += *p == ',';
+	cfg->ids = cli_xcalloc((size_t)count, sizeof(pid_t));
+	for (const char *p = text;; p++) {
+		long v;
+		char path[64];
+		struct stat st;
+		if (!cli_parse_long(p, ",", 1, INT_MAX, &v))
+			return bad_value(name, what, text);
+		snprintf(path, sizeof(path), "/proc/%ld", v);
+		if (stat(path, &st) != 0) {
+			cli_error("option '%s' needs existing %s, got '%s' (no %s %ld)", name,
+			          opt == 'p' ? "processes" : "threads", text,
+			          opt == 'p' ? "process" : "thread", v);
+			return 129;
+		}
+		cfg->ids[cfg->nids++] = (pid_t)v;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+	}
+	return 0;
+}
+
+static void print_help(void)
+{
+	printf("usage: %s\n\n"
+	       "Samples EVENTS (by default cycles, or cpu-clock without a hardware PMU) while\n"
+	       "COMMAND runs, or on existing processes (-p), threads (-t) or CPUs (-a, -C)\n"
+	       "until they exit or Ctrl-C, and writes perf.data for perf report, perf script\n"
+	       "or perfev report.\n\n"
+	       "  -e, --event EVENTS        events to sample (perf's syntax; repeatable)\n"
+	       "  -F, --freq HZ             samples a second (default %d; 'max': the limit)\n"
+	       "  -c, --count PERIOD        a sample every PERIOD events instead\n"
+	       "  -g                        call chains from frame pointers\n"
+	       "      --call-graph MODE     fp, dwarf[,SIZE] (user stack copies) or no\n"
+	       "  -a, --all-cpus            every task on every CPU\n"
+	       "  -C, --cpu CPUS            every task on these CPUs (\"0-3,7\")\n"
+	       "  -p, --pid PIDS            existing processes (comma-separated)\n"
+	       "  -t, --tid TIDS            existing threads (comma-separated)\n"
+	       "  -m, --mmap-pages PAGES    data pages of each ring: a power of two (default %d)\n"
+	       "  -o, --output FILE         where to write (default perf.data)\n"
+	       "  -q, --quiet               no status line and no summary\n"
+	       "  -h, --help                print this help\n\n"
+	       "'man perfev-record' has the details.\n",
+	       usage, REC_DEFAULT_FREQ, REC_DEFAULT_PAGES);
+}
+
+enum { OPT_CALL_GRAPH = 256 };
+
+/* Reads the options into cfg. Returns 0, or the exit status to stop with. */
+static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *help)
+{
+	static const struct option options[] = {
+	    {"event", required_argument, NULL, 'e'},
+	    {"freq", required_argument, NULL, 'F'},
+	    {"count", required_argument, NULL, 'c'},
+	    {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
+	    {"all-cpus", no_argument, NULL, 'a'},
+	    {"cpu", required_argument, NULL, 'C'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},
+	    {"mmap-pages", required_argument, NULL, 'm'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *pids = NULL, *tids = NULL, *freq = NULL, *period = NULL;
+	bool all = false;
+	long v;
+	int opt, r;
+
+	cfg->pages = REC_DEFAULT_PAGES;
+	cfg->stack_size = REC_DEFAULT_STACK;
+	cfg->output = "perf.data";
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:qh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			if (cfg->nevent_text == REC_MAX_LISTS) {
+				cli_error("too many -e options (at most %d); list events with commas",
+				          REC_MAX_LISTS);
+				return 129;
+			}
+			cfg->event_text[cfg->nevent_text++] = optarg;
+			break;
+		case 'F':
+			freq = optarg;
+			break;
+		case 'c':
+			period = optarg;
+			if (!cli_parse_long(optarg, "", 1, LONG_MAX, &v))
+				return bad_value("-c", "a number of events >= 1", optarg);
+			cfg->period = (uint64_t)v;
+			break;
+		case 'g':
+			cfg->callgraph = REC_CG_FP;
+			break;
+		case OPT_CALL_GRAPH:
+			if ((r = parse_callgraph(cfg, optarg)) != 0)
+				return r;
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'C':
+			if (pev_cpulist_parse(optarg, NULL, 0) <= 0)
+				return bad_value("-C", "a list of CPUs such as '0-3,7'", optarg);
+			cfg->cpus = optarg;
+			break;
+		case 'p':
+			pids = optarg;
+			break;
+		case 't':
+			tids = optarg;
+			break;
+		case 'm':
+			if (!cli_parse_long(optarg, "", 1, (long)MAX_PAGES, &v) || (v & (v - 1)))
+				return bad_value("-m", "a power of two number of pages (1, 2, 4, ... "
+				                       "262144)",
+				                 optarg);
+			cfg->pages = (size_t)v;
+			break;
+		case 'o':
+			if (strcmp(optarg, "-") == 0) {
+				cli_error("option '-o': pipe output ('-') is not supported; give a file "
+				          "name");
+				return 129;
+			}
+			if (!optarg[0])
+				return bad_value("-o", "a file name", optarg);
+			cfg->output = optarg;
+			break;
+		case 'q':
+			cfg->quiet = true;
+			break;
+		case 'h':
+			*help = true;
+			return 0;
+		case ':':
+			cli_error("option '%s' needs a value", argv[optind - 1]);
+			return cli_usage(usage);
+		default:
+			if (optopt)
+				cli_error("unknown option '-%c'", optopt);
+			else
+				cli_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage(usage);
+		}
+	}
+	if (optind < argc)
+		cfg->argv = argv + optind;
+
+	if (freq && period)
+		return conflict("-F", "-c");
+	if (pids && tids)
+		return conflict("-p", "-t");
+	if ((pids || tids) && (all || cfg->cpus))
+		return conflict(pids ? "-p" : "-t", all ? "-a" : "-C");
+	if (!cfg->argv && !pids && !tids && !all && !cfg->cpus) {
+		cli_error("no command to run (and no -p, -t, -a or -C to record instead)");
+		return cli_usage(usage);
+	}
+	if (!period) {
+		cfg->freq = REC_DEFAULT_FREQ;
+		if (freq && (r = parse_freq(cfg, freq)) != 0)
+			return r;
+	}
+	if (pids) {
+		cfg->target = REC_TARGET_PROCESS;
+		return parse_ids(cfg, 'p', pids);
+	}
+	if (tids) {
+		cfg->target = REC_TARGET_THREAD;
+		return parse_ids(cfg, 't', tids);
+	}
+	cfg->target = all || cfg->cpus ? REC_TARGET_CPUS : REC_TARGET_COMMAND;
+	return 0;
+}
+
+/* perf's habit: an existing non-empty output file is kept as FILE.old. */
+static void keep_old_output(const char *path)
+{
+	struct stat st;
+	char old[PATH_MAX];
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return;
+	if (snprintf(old, sizeof(old), "%s.old", path) < (int)sizeof(old))
+		rename(path, old);
+}
+
+/* The two summary lines perf record prints. */
+static void print_summary(const struct rec_state *s)
+{
+	struct stat st;
+	double mb = stat(s->cfg.output, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0;
+
+	fprintf(stderr, "[ perfev record: Woken up %llu times to write data ]\n",
+	        (unsigned long long)s->stats.wakeups);
+	fprintf(stderr, "[ perfev record: Captured and wrote %.3f MB %s (%llu samples, %llu lost) ]\n",
+	        mb, s->cfg.output, (unsigned long long)s->stats.samples,
+	        (unsigned long long)s->stats.lost);
+}
+
+/* Opens, records until the end, finishes the file. Returns perfev's exit status. */
+static int record(struct rec_state *s)
+{
+	struct pev_error err;
+	pid_t child = -1;
+	int status = 0, r;
+
+	keep_old_output(s->cfg.output);
+	if ((r = rec_open(s)) != 0)
+		return r;
+	if (rec_synthesize(s) != 0)
+		return 1;
+	if (s->cfg.target != REC_TARGET_COMMAND)
+		rec_enable(s);
+	if (s->cfg.argv) {
+		int e = cli_spawn_command(s->cfg.argv, &child);
+		if (e != 0) {
+			pev_perfdata_writer_close(s->writer);
+			s->writer = NULL;
+			unlink(s->cfg.output);
+			return cli_exec_error(s->cfg.argv[0], e);
+		}
+	}
+	int sig = rec_loop(s, child, &status);
+	rec_drain(s);
+	rec_dsos_add_build_ids(s);
+	if (pev_perfdata_writer_finish(s->writer, &err) != 0) {
+		cli_error("cannot finish '%s': %s", s->cfg.output, err.message);
+		return 1;
+	}
+	if (!s->cfg.quiet)
+		print_summary(s);
+	if (child > 0 && WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (child > 0 && WIFSIGNALED(status)) {
+		if (WTERMSIG(status) != SIGTERM || !sig)
+			fprintf(stderr, "%s: %s\n", s->cfg.argv[0], strsignal(WTERMSIG(status)));
+		return 128 + WTERMSIG(status);
+	}
+	return sig ? 128 + sig : 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct rec_state s;
+	bool help = false;
+	int r;
+
+	memset(&s, 0, sizeof(s));
+	r = parse_options(&s.cfg, argc, argv, &help);
+	if (help) {
+		print_help();
+		free(s.cfg.ids);
+		return 0;
+	}
+	if (r == 0 && (r = rec_signals_setup()) == 0) {
+		r = record(&s);
+		rec_signals_restore();
+	}
+	rec_close(&s);
+	free(s.cfg.ids);
+	return r;
+}

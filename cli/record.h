@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - what the parts of `perfev record` share: the checked command
+ * line, the events opened on their targets with their rings, the output
+ * file, and what was seen in the records (counts, mappings hit by samples).
+ *
+ * cmd_record.c reads the options and runs the whole job; record_open.c
+ * opens the events and rings and starts the file; record_synth.c writes the
+ * COMM, FORK and MMAP2 records of tasks that already run; record_run.c
+ * drains the rings into the file until the end; record_dsos.c follows the
+ * mappings, marks those samples hit and adds their build ids.
+ */
+#ifndef PERFEV_CLI_RECORD_H
+#define PERFEV_CLI_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cli.h"
+
+#define REC_MAX_LISTS     64   /* most -e options */
+#define REC_DEFAULT_FREQ  4000 /* -F, as perf */
+#define REC_DEFAULT_PAGES 128  /* -m: 512 KiB of data per ring, as perf as root */
+#define REC_DEFAULT_STACK 8192 /* --call-graph dwarf's stack dump, as perf */
+#define REC_MAX_STACK     65528 /* the largest dump the kernel takes (a u16, 8-aligned) */
+
+/* What the events are attached to. */
+enum rec_target {
+	REC_TARGET_COMMAND, /* the command perfev runs, and its descendants */
+	REC_TARGET_PROCESS, /* -p: every thread of existing processes */
+	REC_TARGET_THREAD,  /* -t: existing threads */
+	REC_TARGET_CPUS,    /* -a or -C: every task on some CPUs */
+};
+
+/* How samples collect call chains. */
+enum rec_callgraph {
+	REC_CG_NONE,
+	REC_CG_FP,    /* -g, --call-graph fp: the kernel walks frame pointers */
+	REC_CG_DWARF, /* --call-graph dwarf: user registers and stack for unwinding later */
+};
+
+/* The command line, checked. */
+struct rec_config {
+	char **argv; /* the command and its arguments, NULL-terminated; NULL if none */
+	enum rec_target target;
+	pid_t *ids; /* -p pids or -t tids */
+	int nids;
+	const char *cpus; /* -C's list, or NULL for every online CPU (-a) */
+	const char *event_text[REC_MAX_LISTS];
+	int nevent_text;      /* 0: the default, cycles */
+	uint64_t freq;        /* -F (samples a second), or 0 with -c */
+	uint64_t period;      /* -c, or 0 */
+	enum rec_callgraph callgraph;
+	uint32_t stack_size;  /* dwarf: bytes of user stack in each sample */
+	size_t pages;         /* -m: data pages of each ring */
+	const char *output;   /* -o */
+	bool quiet;           /* -q: no status line, no summary */
+};
+
+/* One event, opened on every unit of the target. */
+struct rec_event {
+	char name[160];                /* as written into the file (EVENT_DESC) */
+	struct pev_counter **counters; /* one per unit */
+};
+
+/* One ring and the descriptors whose records it receives. */
+struct rec_ring {
+	struct pev_ring *ring;
+	bool hup; /* its task exited: drained for the last time */
+};
+
+/* One mapping of a file into a process, as an MMAP or MMAP2 record said. */
+struct rec_map {
+	uint64_t start, end;
+	int dso; /* index in rec_dsos.dsos */
+};
+
+/* A process's mappings (a bucket chain of the hash by pid). */
+struct rec_proc {
+	int32_t pid;
+	int32_t parent; /* forked from this pid and not yet exec'ed: look there too; -1 */
+	struct rec_map *maps;
+	int nmaps, cap;
+	int last; /* the mapping the last lookup found */
+	struct rec_proc *next;
+};
+
+/* A file samples may hit. */
+struct rec_dso {
+	char *path;
+	bool hit;
+};
+
+#define REC_PROC_BUCKETS 1024
+
+/* Mappings seen in the records and the files they map. */
+struct rec_dsos {
+	struct rec_proc *procs[REC_PROC_BUCKETS];
+	struct rec_dso *dsos;
+	int ndsos, cap;
+	bool kernel_hit;
+};
+
+/* What the records written so far held. */
+struct rec_stats {
+	uint64_t samples;
+	uint64_t lost;     /* records the kernel dropped (LOST, LOST_SAMPLES) */
+	uint64_t records;  /* every record from the rings */
+	uint64_t wakeups;  /* polls that found a ring ready */
+	uint64_t synthesized; /* records perfev made from /proc */
+};
+
+/* Everything one `perfev record` holds. */
+struct rec_state {
+	struct rec_config cfg;
+	struct pev_event_list *lists[REC_MAX_LISTS];
+	int nlists;
+	struct rec_event *events;
+	int nevents;
+	struct pev_target *units; /* what each event is opened on */
+	int nunits;
+	struct rec_ring *rings;
+	int nrings;
+	struct pev_perfdata_writer *writer;
+	struct pev_record_format fmt; /* of the first event (the records' trailer) */
+	uint64_t sample_type;         /* the first event's */
+	bool uniform;                 /* every event has that sample_type */
+	struct rec_dsos dsos;
+	struct rec_stats stats;
+};
+
+/* record_open.c */
+
+/*
+ * Parses the -e lists (or cycles), opens every event on every unit (cycles
+ * falls back to cpu-clock where the machine has no hardware PMU, saying so
+ * in one line), maps the rings (one per CPU or per thread, the other
+ * events' records sent there) and opens the output file with the events.
+ * Returns 0 or the exit status to stop with (the error printed).
+ */
+int rec_open(struct rec_state *s);
+
+/* Enables every event (targets other than a command perfev starts). */
+void rec_enable(struct rec_state *s);
+
+/* Closes the rings, the counters, the file (unfinished) and frees the events. */
+void rec_close(struct rec_state *s);
+
+/* record_synth.c */
+
+/*
+ * Writes the records the kernel will not: the kernel's own mapping, and
+ * for tasks that run already (-p, -t, -a, -C) their COMM, FORK (threads)
+ * and MMAP2 records from /proc. Returns 0 or a negative code.
+ */
+int rec_synthesize(struct rec_state *s);
+
+/* record_run.c */
+
+/* Installs the handlers of SIGINT, SIGTERM and SIGCHLD. Returns 0 or an exit status. */
+int rec_signals_setup(void);
+
+/* Restores the default handlers. */
+void rec_signals_restore(void);
+
+/*
+ * Drains the rings into the file until the end: the command exits (when
+ * child > 0; then reaped into *status), every -p / -t task has exited, or
+ * SIGINT / SIGTERM arrives (passed on to the command as SIGTERM). Returns
+ * the signal that stopped perfev, or 0.
+ */
+int rec_loop(struct rec_state *s, pid_t child, int *status);
+
+/* Drains every ring once into the file, then ends the round. Returns 0 or a negative code. */
+int rec_drain(struct rec_state *s);
+
+/* record_dsos.c */
+
+/* Notes one record written to the file: samples, lost, and the mappings. */
+void rec_dsos_account(struct rec_state *s, const struct pev_event_header *h, size_t size);
+
+/* Adds the build id of every file samples hit (and the kernel's) to the file. */
+void rec_dsos_add_build_ids(struct rec_state *s);
+
+/* Frees what d holds. */
+void rec_dsos_free(struct rec_dsos *d);
+
+#endif /* PERFEV_CLI_RECORD_H */

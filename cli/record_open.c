@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_open.c - `perfev record`'s events: parsed from -e (cycles by
+ * default, cpu-clock where the machine has no hardware PMU), opened for
+ * sampling on every unit of the target, their rings mapped (one per CPU or
+ * thread; the other events' records sent into it with SET_OUTPUT), and the
+ * output file started with their attributes and ids.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+
+/* The user registers perf asks for with --call-graph dwarf (every general register). */
+#if defined(__x86_64__)
+#define DWARF_REGS_MASK UINT64_C(0xff0fff) /* AX .. IP, FLAGS, CS, SS, R8 .. R15 (no DS-GS) */
+#elif defined(__aarch64__)
+#define DWARF_REGS_MASK UINT64_C(0x1ffffffff) /* X0 .. X30, SP, PC */
+#else
+#define DWARF_REGS_MASK UINT64_C(0)
+#endif
+
+/*
+ * Sets the units each event opens on from the target. The kernel maps no
+ * ring for an inherited event that follows a task on any CPU, so tasks are
+ * followed on each CPU (one descriptor per CPU and thread), as perf does.
+ */
+static void make_units(struct rec_state *s)
+{
+	const struct rec_config *cfg = &s->cfg;
+
+	switch (cfg->target) {
+	case REC_TARGET_COMMAND:
+		s->nunits = 1;
+		s->units = cli_xcalloc(1, sizeof(*s->units));
+		s->units[0] = pev_target_self();
+		s->units[0].cpu = PEV_CPU_ALL;
+		break;
+	case REC_TARGET_PROCESS:
+	case REC_TARGET_THREAD:
+		s->nunits = cfg->nids;
+		s->units = cli_xcalloc((size_t)cfg->nids, sizeof(*s->units));
+		for (int i = 0; i < cfg->nids; i++)
+		{
+			s->units[i] = cfg->target == REC_TARGET_PROCESS
+			                  ? pev_target_process(cfg->ids[i])
+			                  : pev_target_thread(cfg->ids[i]);
+			s->units[i].cpu = PEV_CPU_ALL;
+		}
+		break;
+	case REC_TARGET_CPUS:
+		s->nunits = 1;
+		s->units = cli_xcalloc(1, sizeof(*s->units));
+		s->units[0] = cfg->cpus ? pev_target_cpu_list(cfg->cpus) : pev_target_all_cpus();
+		break;
+	}
+}
+
+/* The sampling options of one event: its own modifiers and terms, and the command line's. */
+static struct pev_opts sample_opts(const struct rec_state *s, const struct pev_event_spec *spec,
+                                   bool first, int nevents)
+{
+	const struct rec_config *cfg = &s->cfg;
+	struct pev_opts o = spec->opts;
+
+	/* A period or frequency term of the event wins over -F and -c. */
+	if (!o.sample_period && !o.sample_freq) {
+		if (cfg->period)
+			o.sample_period = cfg->period;
+		else
+			o.sample_freq = cfg->freq;
+	}
+	o.sample_type |= PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME | PEV_SAMPLE_PERIOD;
+	if (cfg->target == REC_TARGET_CPUS)
+		o.sample_type |= PEV_SAMPLE_CPU;
+	if (nevents > 1)
+		o.sample_type |= PEV_SAMPLE_IDENTIFIER;
+	enum rec_callgraph cg = cfg->callgraph;
+	if (spec->callgraph == PEV_CALLGRAPH_FP)
+		cg = REC_CG_FP;
+	else if (spec->callgraph == PEV_CALLGRAPH_DWARF)
+		cg = REC_CG_DWARF;
+	else if (spec->callgraph == PEV_CALLGRAPH_NONE)
+		cg = REC_CG_NONE;
+	if (cg != REC_CG_NONE)
+		o.sample_type |= PEV_SAMPLE_CALLCHAIN;
+	if (cg == REC_CG_DWARF) {
+		/* perf's rule: the kernel's part of the chain, the user's from the stack dump. */
+		o.sample_type |= PEV_SAMPLE_REGS_USER | PEV_SAMPLE_STACK_USER;
+		o.exclude_callchain_user = true;
+		o.sample_regs_user = DWARF_REGS_MASK;
+		o.sample_stack_user = spec->stack_size ? (spec->stack_size + 7) & ~7U
+		                                       : cfg->stack_size;
+	}
+	/* The first event tracks the tasks: their mappings, names, forks and exits. */
+	if (first) {
+		o.mmap = o.mmap2 = o.comm = o.comm_exec = o.task = true;
+	}
+	o.sample_id_all = true;
+	if (cfg->target == REC_TARGET_COMMAND) {
+		o.inherit = PEV_INHERIT_ALL;
+		o.enable_on_exec = true;
+	} else {
+		if (cfg->target != REC_TARGET_CPUS)
+			o.inherit = PEV_INHERIT_ALL;
+		o.disabled = true;
+	}
+	return o;
+}
+
+/* Whether spec is the generic cycles event (perf falls back to cpu-clock without a PMU). */
+static bool is_cycles(const struct pev_event_spec *spec)
+{
+	return spec->ev.type == PEV_TYPE_HARDWARE && spec->ev.config == PEV_HW_CPU_CYCLES;
+}
+
+/* Opens event e (spec) on every unit. Returns 0 or 1 (the error printed). */
+static int open_event(struct rec_state *s, int e, const struct pev_event_spec *spec)
+{
+	struct rec_event *ev = &s->events[e];
+	struct pev_opts o = sample_opts(s, spec, e == 0, s->nevents);
+	struct pev_event what = spec->ev;
+	struct pev_error err;
+
+	snprintf(ev->name, sizeof(ev->name), "%s", spec->ev.name ? spec->ev.name : spec->text);
+	ev->counters = cli_xcalloc((size_t)s->nunits, sizeof(*ev->counters));
+	for (int u = 0; u < s->nunits; u++) {
+		int r = pev_counter_open(&what, &o, &s->units[u], NULL, &ev->counters[u], &err);
+		if ((r == PEV_ENOENT || r == PEV_EOPNOTSUPP || r == PEV_ENODEV) && u == 0 &&
+		    is_cycles(spec)) {
+			const char *mods = strchr(spec->text, ':');
+			if (!s->cfg.quiet)
+				fprintf(stderr,
+				        "perfev: %s is not supported here (no hardware PMU); "
+				        "recording cpu-clock instead\n",
+				        spec->text);
+			what = pev_event_software(PEV_SW_CPU_CLOCK);
+			what.name = "cpu-clock";
+			snprintf(ev->name, sizeof(ev->name), "cpu-clock%s", mods ? mods : "");
+			r = pev_counter_open(&what, &o, &s->units[u], NULL, &ev->counters[u], &err);
+		}
+		if (r != 0) {
+			cli_print_error(&err);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Maps one ring on descriptor i of c. Returns its index or -1 (the error printed). */
+static int map_ring(struct rec_state *s, const struct pev_counter *c, int i, int *cap)
+{
+	struct pev_error err;
+	struct pev_ring *r = NULL;
+
+	if (pev_ring_open(c, i, s->cfg.pages, &r, &err) != 0) {
+		cli_print_error(&err);
+		return -1;
+	}
+	if (s->nrings == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		s->rings = realloc(s->rings, (size_t)*cap * sizeof(*s->rings));
+		if (!s->rings) {
+			cli_error("out of memory");
+			exit(1);
+		}
+	}
+	s->rings[s->nrings].ring = r;
+	s->rings[s->nrings].hup = false;
+	return s->nrings++;
+}
+
+/* The ring of descriptor i of c: the CPU's (or, following a task anywhere, the thread's). */
+static int ring_for(const struct rec_state *s, const int *ring_cpu, const pid_t *ring_tid,
+                    const struct pev_counter *c, int i)
+{
+	int cpu = pev_counter_cpu(c, i);
+	pid_t tid = pev_counter_tid(c, i);
+
+	for (int r = 0; r < s->nrings; r++)
+		if (ring_cpu[r] == cpu && (cpu >= 0 || ring_tid[r] == tid))
+			return r;
+	return -1;
+}
+
+/*
+ * One ring per CPU (per thread for descriptors that follow a thread on any
+ * CPU): the first descriptor there gets it mapped, every other one (other
+ * events, other threads) writes into it. Returns 0 or 1.
+ */
+static int map_rings(struct rec_state *s)
+{
+	int cap = 0, total = 0, rc = 0;
+
+	for (int e = 0; e < s->nevents; e++)
+		for (int u = 0; u < s->nunits; u++)
+			total += pev_counter_nr_fds(s->events[e].counters[u]);
+	int *ring_cpu = cli_xcalloc((size_t)total, sizeof(int));
+	pid_t *ring_tid = cli_xcalloc((size_t)total, sizeof(pid_t));
+	for (int e = 0; e < s->nevents && rc == 0; e++)
+		for (int u = 0; u < s->nunits && rc == 0; u++) {
+			const struct pev_counter *c = s->events[e].counters[u];
+			for (int i = 0; i < pev_counter_nr_fds(c) && rc == 0; i++) {
+				struct pev_error err;
+				int r = ring_for(s, ring_cpu, ring_tid, c, i);
+				if (r < 0) {
+					if ((r = map_ring(s, c, i, &cap)) < 0) {
+						rc = 1;
+						break;
+					}
+					ring_cpu[r] = pev_counter_cpu(c, i);
+					ring_tid[r] = pev_counter_tid(c, i);
+				} else if (pev_ring_redirect(s->rings[r].ring, c, i, &err) != 0) {
+					cli_print_error(&err);
+					rc = 1;
+				}
+			}
+		}
+	free(ring_cpu);
+	free(ring_tid);
+	return rc;
+}
+
+/* Starts the output file: every event with the ids of all its descriptors. */
+static int open_output(struct rec_state *s)
+{
+	struct pev_error err;
+
+	if (pev_perfdata_writer_open(s->cfg.output, 0, &s->writer, &err) != 0) {
+		cli_error("option '-o': %s; give a file in a writable directory", err.message);
+		return 1;
+	}
+	for (int e = 0; e < s->nevents; e++) {
+		const struct rec_event *ev = &s->events[e];
+		size_t n = 0;
+		for (int u = 0; u < s->nunits; u++)
+			n += (size_t)pev_counter_nr_fds(ev->counters[u]);
+		uint64_t *ids = cli_xcalloc(n, sizeof(uint64_t));
+		n = 0;
+		for (int u = 0; u < s->nunits; u++)
+			for (int i = 0; i < pev_counter_nr_fds(ev->counters[u]); i++)
+				if (pev_counter_id(ev->counters[u], i, &ids[n]) == 0)
+					n++;
+		int r = pev_perfdata_writer_add_event(s->writer, pev_counter_attr(ev->counters[0]),
+		                                      ev->name, ids, n, &err);
+		free(ids);
+		if (r < 0) {
+			cli_error("cannot add event '%s' to '%s': %s", ev->name, s->cfg.output,
+			          err.message);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int rec_open(struct rec_state *s)
+{
+	struct pev_error err;
+	const char *def = "cycles";
+	int n = s->cfg.nevent_text ? s->cfg.nevent_text : 1;
+
+	for (int i = 0; i < n; i++) {
+		const char *text = s->cfg.nevent_text ? s->cfg.event_text[i] : def;
+		if (pev_event_parse(text, NULL, &s->lists[s->nlists], &err) != 0) {
+			cli_print_error(&err);
+			return 129;
+		}
+		s->nevents += pev_event_list_count(s->lists[s->nlists++]);
+	}
+	if (s->nevents == 0) {
+		cli_error("no events to record; name some with -e");
+		return 129;
+	}
+	s->events = cli_xcalloc((size_t)s->nevents, sizeof(*s->events));
+	make_units(s);
+	int e = 0;
+	for (int l = 0; l < s->nlists; l++)
+		for (int i = 0; i < pev_event_list_count(s->lists[l]); i++, e++)
+			if (open_event(s, e, pev_event_list_at(s->lists[l], i)) != 0)
+				return 1;
+	const struct pev_attr *attr = pev_counter_attr(s->events[0].counters[0]);
+	s->sample_type = attr->sample_type;
+	s->uniform = true;
+	for (e = 1; e < s->nevents; e++)
+		s->uniform &= pev_counter_attr(s->events[e].counters[0])->sample_type ==
+		              s->sample_type;
+	if (pev_record_format_from_attr(attr, &s->fmt) != 0) {
+		cli_error("cannot decode the records of '%s'", s->events[0].name);
+		return 1;
+	}
+	if (map_rings(s) != 0 || open_output(s) != 0)
+		return 1;
+	return 0;
+}
+
+void rec_enable(struct rec_state *s)
+{
+	for (int e = 0; e < s->nevents; e++)
+		for (int u = 0; u < s->nunits; u++)
+			if (s->events[e].counters && s->events[e].counters[u])
+				pev_counter_enable(s->events[e].counters[u]);
+}
+
+void rec_close(struct rec_state *s)
+{
+	for (int r = 0; r < s->nrings; r++)
+		pev_ring_close(s->rings[r].ring);
+	free(s->rings);
+	s->rings = NULL;
+	s->nrings = 0;
+	for (int e = 0; e < s->nevents && s->events; e++) {
+		for (int u = 0; u < s->nunits && s->events[e].counters; u++)
+			pev_counter_close(s->events[e].counters[u]);
+		free(s->events[e].counters);
+	}
+	free(s->events);
+	s->events = NULL;
+	free(s->units);
+	s->units = NULL;
+	for (int l = 0; l < s->nlists; l++)
+		pev_event_list_free(s->lists[l]);
+	s->nlists = 0;
+	pev_perfdata_writer_close(s->writer);
+	s->writer = NULL;
+	rec_dsos_free(&s->dsos);
+}

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record_synth.c - the records the kernel does not write for what existed
+ * before recording started, made from /proc as perf record makes them: the
+ * kernel's text mapping ("[kernel.kallsyms]_text", pid -1), and for tasks
+ * that run already (-p, -t, -a, -C) a COMM per thread, a FORK per thread
+ * other than the main one, and an MMAP2 per executable mapping. With them
+ * `perf report` can name the samples' tasks and symbolize their addresses.
+ * Each record ends with a zeroed sample_id trailer of the events' layout.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "record.h"
+
+/* A buffer of synthesized records. */
+struct synth_buf {
+	unsigned char *bytes;
+	size_t len, cap;
+	size_t trailer; /* bytes of the sample_id trailer each record ends with */
+};
+
+/* Appends a record: header, body (body_len bytes), a NUL-padded string, the trailer. */
+static void put_record(struct synth_buf *b, uint32_t type, uint16_t misc, const void *body,
+                       size_t body_len, const char *str)
+{
+	size_t slen = str ? (strlen(str) + 8) & ~(size_t)7 : 0; /* NUL included, 8-aligned */
+	size_t size = 8 + body_len + slen + b->trailer;
+
+	if (size > UINT16_MAX)
+		return;
+	if (b->len + size > b->cap) {
+		b->cap = 2 * (b->len + size) + 4096;
+		b->bytes = realloc(b->bytes, b->cap);
+		if (!b->bytes) {
+			cli_error("out of memory");
+			exit(1);
+		}
+	}
+	unsigned char *p = b->bytes + b->len;
+	struct pev_event_header h = {type, misc, (uint16_t)size};
+	memset(p, 0, size);
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + 8, body, body_len);
+	if (str)
+		memcpy(p + 8 + body_len, str, strlen(str));
+	b->len += size;
+}
+
+/* Writes the buffer's records to the file (noting their mappings) and empties it. */
+static int flush_buf(struct rec_state *s, struct synth_buf *b)
+{
+	struct pev_error err;
+
+	if (!b->len)
+		return 0;
+	for (size_t at = 0; at < b->len;) {
+		const struct pev_event_header *h = (const void *)(b->bytes + at);
+		rec_dsos_account(s, h, h->size);
+		s->stats.synthesized++;
+		at += h->size;
+	}
+	int r = pev_perfdata_writer_write(s->writer, b->bytes, b->len, &err);
+	if (r != 0)
+		cli_error("cannot write '%s': %s", s->cfg.output, err.message);
+	b->len = 0;
+	return r;
+}
+
+/* Reads the addresses of _text and _etext from /proc/kallsyms; false when hidden. */
+static bool kernel_text(uint64_t *text, uint64_t *etext)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], sym[256], t;
+	unsigned long long addr;
+
+	*text = *etext = 0;
+	if (!f)
+		return false;
+	while ((!*text || !*etext) && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &t, sym) != 3)
+			continue;
+		if (strcmp(sym, "_text") == 0)
+			*text = addr;
+		else if (strcmp(sym, "_etext") == 0)
+			*etext = addr;
+	}
+	fclose(f);
+	return *text && *etext > *text;
+}
+
+/* The kernel's text, as perf names it: without it perf report says kernel maps were restricted. */
+static void synth_kernel(struct synth_buf *b)
+{
+	uint64_t text, etext;
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+	} body;
+
+	if (!kernel_text(&text, &etext))
+		return;
+	body.pid = UINT32_MAX;
+	body.tid = 0;
+	body.addr = text;
+	body.len = etext - text;
+	body.pgoff = text;
+	put_record(b, PEV_RECORD_MMAP, PEV_RECORD_MISC_KERNEL, &body, sizeof(body),
+	           "[kernel.kallsyms]_text");
+}
+
+/* Reads a small /proc file's first line into buf (newline dropped); false when it cannot. */
+static bool read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/* COMM of thread tid of process pid (FORK first for a thread that is not the main one). */
+static void synth_thread(struct synth_buf *b, pid_t pid, pid_t tid)
+{
+	char path[64], comm[32];
+	struct {
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} fork = {(uint32_t)pid, (uint32_t)pid, (uint32_t)tid, (uint32_t)pid, 0};
+	uint32_t ids[2] = {(uint32_t)pid, (uint32_t)tid};
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	if (!read_line(path, comm, sizeof(comm)))
+		return;
+	if (tid != pid)
+		put_record(b, PEV_RECORD_FORK, 0, &fork, sizeof(fork), NULL);
+	put_record(b, PEV_RECORD_COMM, 0, ids, sizeof(ids), comm);
+}
+
+/* MMAP2 of every executable mapping of process pid, from /proc/PID/maps. */
+static void synth_maps(struct synth_buf *b, pid_t pid)
+{
+	char path[64], line[4352];
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+	} body;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off, ino;
+		unsigned maj, min;
+		char perms[8];
+		int name_at = 0;
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj,
+		           &min, &ino, &name_at) < 7 ||
+		    !name_at || perms[2] != 'x')
+			continue;
+		const char *name = line + name_at;
+		if (name[0] != '/' && strcmp(name, "[vdso]") != 0)
+			continue;
+		memset(&body, 0, sizeof(body));
+		body.pid = body.tid = (uint32_t)pid;
+		body.addr = start;
+		body.len = end - start;
+		body.pgoff = off;
+		body.maj = maj;
+		body.min = min;
+		body.ino = ino;
+		body.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+		            PROT_EXEC;
+		body.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+		put_record(b, PEV_RECORD_MMAP2, PEV_RECORD_MISC_USER, &body, sizeof(body), name);
+	}
+	fclose(f);
+}
+
+/* Every thread of process pid, then its mappings. */
+static int synth_process(struct rec_state *s, struct synth_buf *b, pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0; /* gone meanwhile */
+	synth_thread(b, pid, pid);
+	for (struct dirent *de; (de = readdir(d));) {
+		long tid = strtol(de->d_name, NULL, 10);
+		if (isdigit((unsigned char)de->d_name[0]) && tid != pid)
+			synth_thread(b, pid, (pid_t)tid);
+	}
+	closedir(d);
+	synth_maps(b, pid);
+	return b->len > (1U << 20) ? flush_buf(s, b) : 0;
+}
+
+/* The process a thread belongs to (Tgid in /proc/TID/status), or tid itself. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[256];
+	pid_t tgid = tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+int rec_synthesize(struct rec_state *s)
+{
+	struct synth_buf b = {.trailer = s->fmt.id_size};
+	int r = 0;
+
+	synth_kernel(&b);
+	switch (s->cfg.target) {
+	case REC_TARGET_COMMAND:
+		break;
+	case REC_TARGET_PROCESS:
+		for (int i = 0; i < s->cfg.nids && r == 0; i++)
+			r = synth_process(s, &b, s->cfg.ids[i]);
+		break;
+	case REC_TARGET_THREAD:
+		for (int i = 0; i < s->cfg.nids && r == 0; i++) {
+			pid_t pid = tgid_of(s->cfg.ids[i]);
+			synth_thread(&b, pid, s->cfg.ids[i]);
+			synth_maps(&b, pid);
+		}
+		break;
+	case REC_TARGET_CPUS: {
+		DIR *d = opendir("/proc");
+		if (!d)
+			break;
+		for (struct dirent *de; r == 0 && (de = readdir(d));)
+			if (isdigit((unsigned char)de->d_name[0]))
+				r = synth_process(s, &b, (pid_t)strtol(de->d_name, NULL, 10));
+		closedir(d);
+		break;
+	}
+	}
+	if (r == 0)
+		r = flush_buf(s, &b);
+	free(b.bytes);
+	return r;
+}
