@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "perfev.h"
 
@@ -22,6 +23,7 @@ struct cli_command {
 int cmd_check(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 /* Prints "perfev: error: <formatted>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -61,6 +63,18 @@ char *cli_first_sentence(const char *text, char *buf, size_t size);
  * addr is in no file-backed mapping.
  */
 bool cli_code_location(const void *addr, char *file, size_t size, uint64_t *offset);
+
+/*
+ * Starts argv with posix_spawnp (no fork of perfev's whole address space),
+ * with SIGINT, SIGTERM and SIGCHLD at their defaults and no signal blocked.
+ * Counters opened on perfev itself with inherit and enable_on_exec follow
+ * the child and start at its exec. Stores its pid in *child; returns 0 or
+ * an errno (spawn.c).
+ */
+int cli_spawn_command(char **argv, pid_t *child);
+
+/* Says why argv[0] `cmd` could not start (errno e); returns 127 (not found) or 126. */
+int cli_exec_error(const char *cmd, int e);
 
 /* calloc that never returns NULL: out of memory, it says so and exits 1. */
 void *cli_xcalloc(size_t n, size_t size);

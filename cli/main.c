@@ -11,6 +11,7 @@ static const struct cli_command commands[] = {
 	{"check", cmd_check, "what perf_event_open can do on this machine, and fixes"},
 	{"list", cmd_list, "every event this machine offers, and why one cannot open"},
 	{"stat", cmd_stat, "run a command and count events"},
+	{"record", cmd_record, "sample a command, processes or CPUs into perf.data"},
 };
 
 static void print_help(FILE *out)
