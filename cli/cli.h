@@ -23,6 +23,8 @@ struct cli_command {
 int cmd_check(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 
 /* Prints "perfev: error: <formatted>" to stderr. */

@@ -11,6 +11,8 @@ static const struct cli_command commands[] = {
 	{"check", cmd_check, "what perf_event_open can do on this machine, and fixes"},
 	{"list", cmd_list, "every event this machine offers, and why one cannot open"},
 	{"stat", cmd_stat, "run a command and count events"},
+	{"report", cmd_report, "read perf.data and write its profile (table, flame graph, pprof)"},
+	{"script", cmd_script, "read perf.data and print its samples one per line"},
 	{"record", cmd_record, "sample a command, processes or CPUs into perf.data"},
 };
 

@@ -26,5 +26,6 @@
 #include "perfev/symbols.h"
 #include "perfev/signal.h"
 #include "perfev/report.h"
+#include "perfev/replay.h"
 
 #endif /* PERFEV_H */

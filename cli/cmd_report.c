@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_report.c - `perfev report`: read a perf.data file (perf's or
+ * perfev's), symbolize its samples and write the profile: the overhead
+ * table of `perf report --stdio` with its call graphs, or folded stacks,
+ * JSON, pprof or an SVG flame graph.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "perfev report [-i FILE] [--sort KEYS] [-g [caller|callee|none]] [--children]\n"
+    "                     [--percent-limit P] [--stdio] [--no-inline] [-e EVENT]\n"
+    "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]";
+
+enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
+
+static const char *const format_names[] = {"table", "folded", "json", "pprof", "flamegraph"};
+
+static const char *const sort_keys[] = {"comm", "pid", "tid", "cpu", "dso", "sym", "symbol"};
+
+struct report_opts {
+	const char *input;
+	const char *output;
+	const char *sort;
+	const char *event;
+	enum format format;
+	int callgraph; /* -1: as the file has call chains */
+	int children;  /* -1: with call graphs, as perf */
+	double percent_limit;
+	bool no_inline;
+	bool period;
+};
+
+static int bad_value(const char *opt, const char *needs, const char *got)
+{
+	cli_error("option '%s' needs %s, got '%s'", opt, needs, got);
+	return 129;
+}
+
+/* Checks each key of a --sort list; 0 or the usage status. */
+static int check_sort(const char *sort)
+{
+	const char *s = sort;
+
+	if (!*s)
+		return bad_value("--sort", "comma-separated keys (comm, pid, tid, cpu, dso, sym)",
+				 sort);
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		bool known = false;
+		for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
+			known |= strlen(sort_keys[i]) == len && strncmp(sort_keys[i], s, len) == 0;
+		if (!known) {
+			cli_error("unknown sort key '%.*s' in '--sort %s'; use comm, pid, tid, cpu, "
+				  "dso or sym",
+				  (int)len, s, sort);
+			return 129;
+		}
+		if (!s[len])
+			return 0;
+		s += len + 1;
+	}
+}
+
+static int parse_args(int argc, char **argv, struct report_opts *o)
+{
+	enum { OPT_SORT = 256, OPT_PERCENT, OPT_STDIO, OPT_FORMAT, OPT_CHILDREN,
+	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_PERIOD };
+	static const struct option options[] = {
+		{"input", required_argument, NULL, 'i'},
+		{"output", required_argument, NULL, 'o'},
+		{"sort", required_argument, NULL, 's'},
+		{"event", required_argument, NULL, 'e'},
+		{"call-graph", no_argument, NULL, 'g'},
+		{"percent-limit", required_argument, NULL, OPT_PERCENT},
+		{"stdio", no_argument, NULL, OPT_STDIO},
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"children", no_argument, NULL, OPT_CHILDREN},
+		{"no-children", no_argument, NULL, OPT_NO_CHILDREN},
+		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
+		{"period", no_argument, NULL, OPT_PERIOD},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int opt, rc;
+	char *end;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "i:o:s:e:gh", options, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 's':
+			if ((rc = check_sort(optarg)))
+				return rc;
+			o->sort = optarg;
+			break;
+		case 'e':
+			o->event = optarg;
+			break;
+		case 'g':
+			o->callgraph = PEV_REPORT_CALLGRAPH_CALLEE;
+			if (optind < argc && strcmp(argv[optind], "caller") == 0)
+				o->callgraph = PEV_REPORT_CALLGRAPH_CALLER, optind++;
+			else if (optind < argc && strcmp(argv[optind], "callee") == 0)
+				optind++;
+			else if (optind < argc && strcmp(argv[optind], "none") == 0)
+				o->callgraph = PEV_REPORT_CALLGRAPH_NONE, optind++;
+			break;
+		case OPT_PERCENT:
+			errno = 0;
+			o->percent_limit = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->percent_limit >= 0) ||
+			    o->percent_limit > 100)
+				return bad_value("--percent-limit", "a percentage from 0 to 100",
+						 optarg);
+			break;
+		case OPT_STDIO:
+			break;
+		case OPT_FORMAT: {
+			size_t i, n = sizeof(format_names) / sizeof(format_names[0]);
+			for (i = 0; i < n && strcmp(optarg, format_names[i]) != 0; i++)
+				;
+			if (i == n)
+				return bad_value("--format",
+						 "table, folded, json, pprof or flamegraph", optarg);
+			o->format = (enum format)i;
+			break;
+		}
+		case OPT_CHILDREN:
+			o->children = 1;
+			break;
+		case OPT_NO_CHILDREN:
+			o->children = 0;
+			break;
+		case OPT_NO_INLINE:
+			o->no_inline = true;
+			break;
+		case OPT_PERIOD:
+			o->period = true;
+			break;
+		case 'h':
+			printf("usage: %s\n\nReads a perf.data file (default ./perf.data) and writes "
+			       "its profile.\nSee 'man perfev-report'.\n",
+			       usage);
+			exit(0);
+		default:
+			return cli_usage(usage);
+		}
+	}
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'; name the input file with -i", argv[optind]);
+		return cli_usage(usage);
+	}
+	return 0;
+}
+
+/* Whether any event of pd records every field of `need` (PEV_SAMPLE_*). */
+static bool events_have(struct pev_perfdata *pd, uint64_t need)
+{
+	for (int i = 0; i < pev_perfdata_nr_events(pd); i++)
+		if ((pev_perfdata_event(pd, i)->attr.sample_type & need) == need)
+			return true;
+	return false;
+}
+
+/* Refuses sort keys the file's samples cannot fill; 0 or 1. */
+static int check_sort_fields(struct pev_perfdata *pd, const char *path, const char *sort)
+{
+	static const struct {
+		const char *key;
+		uint64_t need;
+		const char *fix;
+	} needs[] = {
+		{"cpu", PEV_SAMPLE_CPU, "record with -a or --sample-cpu"},
+		{"pid", PEV_SAMPLE_TID, "record without --no-tid"},
+		{"tid", PEV_SAMPLE_TID, "record without --no-tid"},
+		{"comm", PEV_SAMPLE_TID, "record without --no-tid"},
+	};
+
+	if (pev_perfdata_pipe_mode(pd) || pev_perfdata_nr_events(pd) == 0)
+		return 0;
+	for (const char *s = sort; *s;) {
+		size_t len = strcspn(s, ",");
+		for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
+			if (strlen(needs[i].key) == len && strncmp(s, needs[i].key, len) == 0 &&
+			    !events_have(pd, needs[i].need)) {
+				cli_error("sort key '%s' needs samples that record it, and the "
+					  "events of '%s' do not; %s, or sort by other keys",
+					  needs[i].key, path, needs[i].fix);
+				return 1;
+			}
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
+
+static int write_profile(const struct pev_profile *p, FILE *out, const struct report_opts *o,
+			 struct pev_report_opts *ro, struct pev_error *err)
+{
+	switch (o->format) {
+	case FMT_FOLDED:
+		return pev_profile_write_folded(p, out, ro, err);
+	case FMT_JSON:
+		return pev_profile_write_json(p, out, ro, err);
+	case FMT_PPROF:
+		return pev_profile_write_pprof(p, out, ro, err);
+	case FMT_FLAMEGRAPH:
+		return pev_profile_write_flamegraph(p, out, ro, err);
+	default:
+		return pev_profile_write_table(p, out, ro, err);
+	}
+}
+
+static int run(const struct report_opts *o)
+{
+	struct pev_replay_opts ropts = PEV_REPLAY_OPTS_INIT;
+	struct pev_symbols_opts sopts = PEV_SYMBOLS_OPTS_INIT;
+	struct pev_report_opts ro = PEV_REPORT_OPTS_INIT;
+	struct pev_perfdata *pd = NULL;
+	struct pev_profile *p = NULL;
+	struct pev_error err;
+	uint64_t samples = 0;
+	FILE *out = stdout;
+	int rc, status = 1;
+	bool chains;
+
+	if (pev_perfdata_open(o->input, 0, &pd, &err)) {
+		cli_print_error(&err);
+		return 1;
+	}
+	if (o->sort && check_sort_fields(pd, o->input, o->sort))
+		goto done;
+	chains = events_have(pd, PEV_SAMPLE_CALLCHAIN);
+	ro.sort = o->sort;
+	ro.event = o->event;
+	ro.percent_limit = o->percent_limit;
+	ro.callgraph = o->callgraph >= 0 ? (enum pev_report_callgraph)o->callgraph
+		       : chains && o->format == FMT_TABLE ? PEV_REPORT_CALLGRAPH_CALLEE
+							  : PEV_REPORT_CALLGRAPH_NONE;
+	if (o->children > 0 || (o->children < 0 && chains && ro.callgraph))
+		ro.flags |= PEV_REPORT_CHILDREN;
+	/* perf draws the callers' side under Children unless told otherwise. */
+	if (o->callgraph < 0 && (ro.flags & PEV_REPORT_CHILDREN) && ro.callgraph)
+		ro.callgraph = PEV_REPORT_CALLGRAPH_CALLER;
+	if (o->no_inline)
+		ro.flags |= PEV_REPORT_NO_INLINE;
+	if (o->period)
+		ro.flags |= PEV_REPORT_PERIOD;
+	/* Without call graphs or inline frames to show, DWARF is not needed. */
+	if (o->no_inline)
+		ropts.flags |= PEV_REPLAY_NO_INLINE;
+	if (o->no_inline || (o->format == FMT_TABLE && !ro.callgraph))
+		sopts.flags |= PEV_SYMBOLS_NO_SRCLINE;
+	if (!chains || (o->format == FMT_TABLE && !ro.callgraph && !(ro.flags & PEV_REPORT_CHILDREN)))
+		ropts.flags |= PEV_REPLAY_NO_CALLCHAIN;
+	ropts.symbols_opts = &sopts;
+
+	if ((rc = pev_profile_load(pd, &ropts, &p, &err))) {
+		cli_print_error(&err);
+		goto done;
+	}
+	for (unsigned e = 0; e < pev_profile_nr_events(p); e++) {
+		uint64_t n = 0;
+		pev_profile_totals(p, e, &n, NULL);
+		samples += n;
+	}
+	if (!samples)
+		cli_warning("'%s' has no samples; record some with 'perfev record' or "
+			    "'perf record'", o->input);
+	if (o->output && strcmp(o->output, "-") != 0) {
+		out = fopen(o->output, "we");
+		if (!out) {
+			cli_error("cannot write '%s': %s; check the directory and its permissions",
+				  o->output, strerror(errno));
+			goto done;
+		}
+	} else if (o->format == FMT_PPROF && isatty(STDOUT_FILENO)) {
+		cli_error("pprof output is binary; name a file with -o (e.g. -o profile.pb.gz)");
+		goto done;
+	}
+	rc = write_profile(p, out, o, &ro, &err);
+	if (out != stdout && fclose(out) != 0 && !rc) {
+		cli_error("cannot write '%s': %s", o->output, strerror(errno));
+		goto done;
+	}
+	if (rc) {
+		cli_print_error(&err);
+		goto done;
+	}
+	status = 0;
+done:
+	pev_profile_free(p);
+	pev_perfdata_close(pd);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = {
+		.input = "perf.data",
+		.callgraph = -1,
+		.children = -1,
+	};
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc)
+		return rc;
+	if (fflush(stdout) == EOF)
+		return 1;
+	rc = run(&o);
+	if (fflush(stdout) == EOF && !rc) {
+		cli_error("cannot write the report: %s", strerror(errno));
+		return 1;
+	}
+	return rc;
+}

@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay.c - a perf.data file replayed: records in time order, side-band
+ * records (COMM, FORK, EXIT, MMAP, MMAP2) fed to the symbolizer and the
+ * thread names, samples turned into stacks of symbolized frames.
+ *
+ * Each distinct (address space, address) is symbolized once: the frames it
+ * gave are kept in a cache, emptied whenever a mapping changes (exec, mmap,
+ * fork, exit), which recordings do mostly at their start.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_internal.h"
+#include "perfev/event.h"
+#include "replay_internal.h"
+#include "symbols_internal.h"
+#include "util.h"
+
+/* What one address resolved to: its frames (inline ones first), in the frame pool. */
+struct addr_frames {
+	uint64_t addr;
+	int32_t pid;
+	uint32_t nr;
+	uint32_t at; /* index in the pool */
+	bool kernel;
+};
+
+/* A build id the file records for a path. */
+struct bid_entry {
+	const struct pev_perfdata_build_id *bid;
+	struct bid_entry *next; /* same hash */
+};
+
+struct pev_replay {
+	struct pev_perfdata *pd;
+	struct pev_symbols *sym;
+	bool own_sym;
+	unsigned flags;
+
+	struct pev__rq queue;
+	uint64_t max_time;       /* newest time read */
+	uint64_t round_limit;    /* newest time read at the previous FINISHED_ROUND */
+	bool eof;
+
+	struct pev_record_format *formats; /* per event index */
+	bool *format_ok;
+	size_t nr_formats;
+
+	struct pev__arena arena;  /* comms, build-id entries */
+	struct pev__u64map comms; /* tid -> const char * */
+	struct pev__u64map bids;  /* hash of the path -> struct bid_entry * */
+
+	/* The address cache: open addressing on (pid, addr). */
+	struct addr_frames *cache;
+	size_t cache_cap, cache_len;
+	struct pev_profile_frame *pool; /* frames of cached addresses */
+	size_t pool_len, pool_cap;
+
+	struct pev_profile_frame *frames; /* the stack handed out */
+	size_t cap_frames;
+	struct pev_record rec;
+	uint64_t lost;
+	char unknown_comm[24];
+};
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return PEV_ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+static const struct pev_record_format *format_of(struct pev_replay *r,
+						 const struct pev_perfdata_event *ev)
+{
+	size_t i = (size_t)ev->index;
+
+	if (i >= r->nr_formats) {
+		size_t n = i + 8, cap = r->nr_formats;
+		if (grow((void **)&r->formats, &cap, n, sizeof(*r->formats)))
+			return NULL;
+		size_t cap2 = r->nr_formats;
+		if (grow((void **)&r->format_ok, &cap2, cap, sizeof(*r->format_ok)))
+			return NULL;
+		memset(r->format_ok + r->nr_formats, 0, (cap - r->nr_formats) * sizeof(bool));
+		r->nr_formats = cap;
+	}
+	if (!r->format_ok[i]) {
+		if (pev_record_format_from_attr(&ev->attr, &r->formats[i]))
+			return NULL;
+		r->format_ok[i] = true;
+	}
+	return &r->formats[i];
+}
+
+/* ---- threads' names ------------------------------------------------------------ */
+
+static void set_comm(struct pev_replay *r, uint32_t tid, const char *comm)
+{
+	const char *old = pev__u64map_get(&r->comms, tid);
+	char *c;
+
+	if (old && strcmp(old, comm) == 0)
+		return;
+	c = pev__arena_strdup(&r->arena, comm);
+	if (c)
+		pev__u64map_put(&r->comms, tid, c);
+}
+
+static const char *comm_of(struct pev_replay *r, int32_t pid, int32_t tid)
+{
+	const char *c = pev__u64map_get(&r->comms, (uint32_t)tid);
+
+	if (!c && pid != tid)
+		c = pev__u64map_get(&r->comms, (uint32_t)pid);
+	if (c)
+		return c;
+	snprintf(r->unknown_comm, sizeof(r->unknown_comm), ":%d", (int)tid);
+	return r->unknown_comm;
+}
+
+/* Names from the file's THREAD_MAP, for threads no COMM record names. */
+static void thread_map_comms(struct pev_replay *r)
+{
+	size_t n = 0;
+	const struct pev_perfdata_thread *t = pev_perfdata_threads(r->pd, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].comm[0] && !pev__u64map_get(&r->comms, (uint32_t)t[i].pid))
+			set_comm(r, (uint32_t)t[i].pid, t[i].comm);
+}
+
+/* ---- build ids ------------------------------------------------------------------ */
+
+static void index_build_ids(struct pev_replay *r)
+{
+	const struct pev_perfdata_features *f = pev_perfdata_features(r->pd);
+
+	for (size_t i = 0; i < f->nr_build_ids; i++) {
+		const struct pev_perfdata_build_id *b = &f->build_ids[i];
+		struct bid_entry *e;
+		uint64_t h;
+
+		if (!b->filename || b->filename[0] != '/' || b->pid != -1 || !b->size)
+			continue;
+		e = pev__arena_alloc(&r->arena, sizeof(*e));
+		if (!e)
+			return;
+		h = pev__hash_str(b->filename);
+		e->bid = b;
+		e->next = pev__u64map_get(&r->bids, h);
+		pev__u64map_put(&r->bids, h, e);
+	}
+}
+
+static const struct pev_perfdata_build_id *build_id_of(struct pev_replay *r, const char *path)
+{
+	for (struct bid_entry *e = pev__u64map_get(&r->bids, pev__hash_str(path)); e; e = e->next)
+		if (strcmp(e->bid->filename, path) == 0)
+			return e->bid;
+	return NULL;
+}
+
+/* ---- the address cache --------------------------------------------------------- */
+
+static void cache_clear(struct pev_replay *r)
+{
+	if (r->cache_len)
+		memset(r->cache, 0, r->cache_cap * sizeof(*r->cache));
+	r->cache_len = 0;
+	r->pool_len = 0;
+}
+
+static uint64_t cache_hash(int32_t pid, uint64_t addr)
+{
+	uint64_t h = addr * UINT64_C(0x9e3779b97f4a7c15) ^ ((uint64_t)(uint32_t)pid << 17);
+	return h ^ (h >> 29);
+}
+
+/* The slot of (pid, addr): the entry, or the empty slot where it goes (nr 0). */
+static struct addr_frames *cache_slot(struct pev_replay *r, int32_t pid, uint64_t addr)
+{
+	size_t mask = r->cache_cap - 1;
+
+	for (size_t i = cache_hash(pid, addr) & mask;; i = (i + 1) & mask) {
+		struct addr_frames *e = &r->cache[i];
+		if (!e->nr || (e->addr == addr && e->pid == pid))
+			return e;
+	}
+}
+
+static int cache_grow(struct pev_replay *r)
+{
+	struct addr_frames *old = r->cache;
+	size_t old_cap = r->cache_cap, cap = old_cap ? old_cap * 2 : 4096;
+
+	r->cache = calloc(cap, sizeof(*r->cache));
+	if (!r->cache) {
+		r->cache = old;
+		return PEV_ENOMEM;
+	}
+	r->cache_cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].nr)
+			*cache_slot(r, old[i].pid, old[i].addr) = old[i];
+	free(old);
+	return 0;
+}
+
+/* Symbolizes one address into the pool; fills e. */
+static int resolve_into(struct pev_replay *r, struct addr_frames *e, int32_t pid, uint64_t addr,
+			uint64_t lookup, bool kernel)
+{
+	struct pev_symbol sym = PEV_SYMBOL_INIT;
+	int rc = pev_symbols_resolve(r->sym, pid, lookup, &sym);
+	unsigned nin = 0;
+	uint32_t flags = kernel || (sym.flags & PEV_SYMBOL_KERNEL) ? PEV_FRAME_KERNEL : 0;
+	bool ok;
+
+	if (rc)
+		return rc;
+	ok = sym.status == PEV_SYMBOL_OK;
+	if (ok && !(r->flags & PEV_REPLAY_NO_INLINE) && sym.nframes > 1)
+		nin = sym.nframes - 1;
+	if (grow((void **)&r->pool, &r->pool_cap, r->pool_len + nin + 1, sizeof(*r->pool)))
+		return PEV_ENOMEM;
+	e->addr = addr;
+	e->pid = pid;
+	e->kernel = kernel;
+	e->at = (uint32_t)r->pool_len;
+	e->nr = nin + 1;
+	for (unsigned i = 0; i < nin; i++)
+		r->pool[r->pool_len++] = (struct pev_profile_frame){
+			.address = addr,
+			.symbol = sym.frames[i].function ? sym.frames[i].function : sym.name,
+			.dso = sym.dso,
+			.file = sym.frames[i].file,
+			.line = sym.frames[i].line,
+			.flags = flags | PEV_FRAME_INLINED,
+		};
+	r->pool[r->pool_len++] = (struct pev_profile_frame){
+		.address = addr,
+		.symbol = ok ? sym.name : NULL,
+		.offset = ok ? sym.offset : 0,
+		.dso = sym.dso,
+		.file = sym.nframes ? sym.frames[sym.nframes - 1].file : sym.file,
+		.line = sym.nframes ? sym.frames[sym.nframes - 1].line : sym.line,
+		.flags = flags,
+	};
+	return 0;
+}
+
+/*
+ * Appends the frames of addr (looked up at `lookup`: a return address minus
+ * one, so that a call at a function's end stays in it) to the stack.
+ */
+static int push_address(struct pev_replay *r, size_t *n, int32_t pid, uint64_t addr,
+			uint64_t lookup, bool kernel)
+{
+	struct addr_frames *e;
+	int32_t key_pid = kernel ? -1 : pid;
+	int rc;
+
+	if (r->cache_len * 2 >= r->cache_cap && (rc = cache_grow(r)))
+		return rc;
+	/* The lookup address is part of the key only through addr: callers use addr - 1. */
+	e = cache_slot(r, key_pid, lookup);
+	if (!e->nr) {
+		if ((rc = resolve_into(r, e, key_pid, addr, lookup, kernel)))
+			return rc;
+		e->addr = lookup;
+		r->cache_len++;
+	}
+	if (grow((void **)&r->frames, &r->cap_frames, *n + e->nr, sizeof(*r->frames)))
+		return PEV_ENOMEM;
+	for (uint32_t i = 0; i < e->nr; i++) {
+		struct pev_profile_frame *f = &r->frames[(*n)++];
+		*f = r->pool[e->at + i];
+		f->address = addr;
+		if (lookup != addr && f->symbol && !(f->flags & PEV_FRAME_INLINED))
+			f->offset += addr - lookup;
+	}
+	return 0;
+}
+
+/* ---- records ------------------------------------------------------------------ */
+
+static bool is_kernel_mode(unsigned cpumode)
+{
+	return cpumode == PEV_RECORD_MISC_KERNEL || cpumode == PEV_RECORD_MISC_GUEST_KERNEL;
+}
+
+static int sideband(struct pev_replay *r, const struct pev_record *rec)
+{
+	const struct pev_perfdata_build_id *b;
+	int rc = 0;
+
+	switch (rec->type) {
+	case PEV_RECORD_COMM:
+		set_comm(r, rec->comm.tid, rec->comm.comm);
+		if (pev_record_comm_exec(rec)) {
+			rc = pev_symbols_exec(r->sym, (int32_t)rec->comm.pid);
+			cache_clear(r);
+		}
+		break;
+	case PEV_RECORD_FORK:
+		if (rec->task.tid != rec->task.ptid) {
+			const char *c = pev__u64map_get(&r->comms, rec->task.ptid);
+			if (c && !pev__u64map_get(&r->comms, rec->task.tid))
+				pev__u64map_put(&r->comms, rec->task.tid, (void *)c);
+		}
+		if (rec->task.pid != rec->task.ppid) {
+			rc = pev_symbols_fork(r->sym, (int32_t)rec->task.ppid, (int32_t)rec->task.pid);
+			cache_clear(r);
+		}
+		break;
+	case PEV_RECORD_EXIT:
+		/* Samples of a process come before its exit; its pid may be reused after. */
+		if (rec->task.pid == rec->task.tid) {
+			rc = pev_symbols_exit(r->sym, (int32_t)rec->task.pid);
+			cache_clear(r);
+		}
+		break;
+	case PEV_RECORD_MMAP:
+		if (pev_record_mmap_data(rec))
+			break;
+		b = rec->mmap.filename[0] == '/' ? build_id_of(r, rec->mmap.filename) : NULL;
+		rc = pev_symbols_add_mapping(r->sym, (int32_t)rec->mmap.pid, rec->mmap.addr,
+					     rec->mmap.len, rec->mmap.pgoff, rec->mmap.filename,
+					     b ? b->build_id : NULL, b ? b->size : 0);
+		cache_clear(r);
+		break;
+	case PEV_RECORD_MMAP2:
+		if (pev_record_mmap_data(rec))
+			break;
+		if (rec->mmap2.has_build_id) {
+			rc = pev_symbols_add_mapping(r->sym, (int32_t)rec->mmap2.pid, rec->mmap2.addr,
+						     rec->mmap2.len, rec->mmap2.pgoff,
+						     rec->mmap2.filename, rec->mmap2.build_id,
+						     rec->mmap2.build_id_size);
+		} else {
+			b = rec->mmap2.filename[0] == '/' ? build_id_of(r, rec->mmap2.filename)
+							  : NULL;
+			rc = pev_symbols_add_mapping(r->sym, (int32_t)rec->mmap2.pid,
+						     rec->mmap2.addr, rec->mmap2.len,
+						     rec->mmap2.pgoff, rec->mmap2.filename,
+						     b ? b->build_id : NULL, b ? b->size : 0);
+		}
+		cache_clear(r);
+		break;
+	case PEV_RECORD_LOST:
+		r->lost += rec->lost.lost;
+		break;
+	case PEV_RECORD_LOST_SAMPLES:
+		r->lost += rec->lost_samples.lost;
+		break;
+	default:
+		break;
+	}
+	/* A bad record (pid -1 for a user mapping, ...) is skipped, not fatal. */
+	return rc == PEV_ENOMEM ? rc : 0;
+}
+
+/* Builds the stack of a sample into r->frames. */
+static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
+			struct pev_replay_sample *out)
+{
+	const struct pev_sample *s = &rec->sample;
+	int32_t pid = out->pid;
+	size_t n = 0, addrs = 0;
+	int rc;
+
+	if ((s->fields & PEV_SAMPLE_CALLCHAIN) && s->callchain_nr &&
+	    !(r->flags & PEV_REPLAY_NO_CALLCHAIN)) {
+		struct pev_callchain_iter it;
+		struct pev_callchain_frame f;
+		bool first = true;
+
+		pev_callchain_iter_init(&it, s->callchain, s->callchain_nr);
+		while (pev_callchain_iter_next(&it, &f)) {
+			bool kernel = f.context == PEV_CONTEXT_KERNEL ||
+				      f.context == PEV_CONTEXT_GUEST_KERNEL ||
+				      (f.context == 0 && is_kernel_mode(out->cpumode));
+			if (f.context == PEV_CONTEXT_HV || f.ip == 0)
+				continue;
+			/* The first address is the sample's own; the others return addresses. */
+			rc = push_address(r, &n, pid, f.ip, first ? f.ip : f.ip - 1, kernel);
+			if (rc)
+				return rc;
+			first = false;
+			addrs++;
+		}
+	}
+	if (!addrs && (s->fields & PEV_SAMPLE_IP)) {
+		rc = push_address(r, &n, pid, s->ip, s->ip, is_kernel_mode(out->cpumode));
+		if (rc)
+			return rc;
+		addrs++;
+	}
+	out->frames = r->frames;
+	out->nr_frames = n;
+	out->nr_addresses = addrs;
+	return 0;
+}
+
+static int fill_sample(struct pev_replay *r, const struct pev_record *rec,
+		       const struct pev_perfdata_event *ev, uint64_t offset,
+		       struct pev_replay_sample *out)
+{
+	const struct pev_sample *s = &rec->sample;
+
+	memset(out, 0, sizeof(*out));
+	out->event = ev;
+	out->record = rec;
+	out->offset = offset;
+	out->cpumode = pev_record_cpumode(rec);
+	out->pid = out->tid = -1;
+	if (rec->id_fields & PEV_SAMPLE_TID) {
+		out->pid = (int32_t)rec->sample_id.pid;
+		out->tid = (int32_t)rec->sample_id.tid;
+	}
+	out->cpu = (rec->id_fields & PEV_SAMPLE_CPU) ? (int32_t)rec->sample_id.cpu : -1;
+	out->time = (rec->id_fields & PEV_SAMPLE_TIME) ? rec->sample_id.time : 0;
+	if (s->fields & PEV_SAMPLE_PERIOD)
+		out->period = s->period;
+	else if (!(ev->attr.flags & PEV_ATTR_FREQ) && ev->attr.sample_period)
+		out->period = ev->attr.sample_period;
+	else
+		out->period = 1;
+	out->comm = comm_of(r, out->pid, out->tid);
+	return sample_stack(r, rec, out);
+}
+
+/*
+ * Decodes one record; side-band records update the state and give 0, a
+ * sample fills out and gives 1. A record that does not decode is skipped.
+ */
+static int process(struct pev_replay *r, const void *bytes, size_t len,
+		   const struct pev_perfdata_event *ev, uint64_t offset,
+		   struct pev_replay_sample *out)
+{
+	const struct pev_record_format *fmt;
+
+	if (!ev)
+		return 0;
+	fmt = format_of(r, ev);
+	if (!fmt)
+		return 0;
+	if (pev_record_decode(fmt, bytes, len, &r->rec) < 0)
+		return 0;
+	if (r->rec.type != PEV_RECORD_SAMPLE)
+		return sideband(r, &r->rec);
+	return fill_sample(r, &r->rec, ev, offset, out) ?: 1;
+}
+
+/* ---- the public functions ---------------------------------------------------------- */
+
+int pev_replay_open(struct pev_perfdata *pd, const struct pev_replay_opts *opts,
+		    struct pev_replay **out, struct pev_error *err)
+{
+	struct pev_replay_opts o = PEV_REPLAY_OPTS_INIT;
+	struct pev_replay *r;
+	int rc;
+
+	if (!out)
+		return pev__bad_arg(err, "pev_replay_open", "out", "is NULL");
+	*out = NULL;
+	if (!pd)
+		return pev__bad_arg(err, "pev_replay_open", "pd", "is NULL");
+	if (opts) {
+		if (opts->sz < sizeof(size_t) + sizeof(unsigned))
+			return pev__bad_arg(err, "pev_replay_open", "opts->sz",
+					    "is %zu; initialize the options with "
+					    "PEV_REPLAY_OPTS_INIT",
+					    opts->sz);
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+		for (size_t i = sizeof(o); i < opts->sz; i++)
+			if (((const unsigned char *)opts)[i])
+				return pev__bad_arg(err, "pev_replay_open", "opts",
+						    "sets fields this perfev does not know");
+		o.sz = sizeof(o);
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return pev__error_start(err, PEV_ENOMEM, 0, NULL, NULL, true);
+	r->pd = pd;
+	r->flags = o.flags;
+	if (o.symbols) {
+		r->sym = o.symbols;
+	} else {
+		rc = pev_symbols_new(o.symbols_opts, &r->sym, err);
+		if (rc) {
+			free(r);
+			return rc;
+		}
+		r->own_sym = true;
+	}
+	index_build_ids(r);
+	*out = r;
+	return 0;
+}
+
+void pev_replay_close(struct pev_replay *r)
+{
+	if (!r)
+		return;
+	if (r->own_sym)
+		pev_symbols_free(r->sym);
+	pev__rq_free(&r->queue);
+	free(r->formats);
+	free(r->format_ok);
+	pev__u64map_free(&r->comms);
+	pev__u64map_free(&r->bids);
+	pev__arena_free(&r->arena);
+	free(r->cache);
+	free(r->pool);
+	free(r->frames);
+	free(r);
+}
+
+uint64_t pev_replay_lost(const struct pev_replay *r)
+{
+	return r ? r->lost : 0;
+}
+
+struct pev_symbols *pev_replay_symbols(const struct pev_replay *r)
+{
+	return r ? r->sym : NULL;
+}
+
+/* Reads records into the queue until some are ready or the file ends. */
+static int fill_queue(struct pev_replay *r, struct pev_error *err)
+{
+	struct pev_perfdata_record rec;
+	int rc;
+
+	while ((rc = pev_perfdata_next(r->pd, &rec, err)) == 1) {
+		if (rec.type == PEV_RECORD_FINISHED_ROUND) {
+			uint64_t limit = r->round_limit;
+			r->round_limit = r->max_time;
+			if ((rc = pev__rq_release(&r->queue, limit)))
+				return pev__error_start(err, rc, 0, NULL, NULL, true);
+			if (r->queue.ready > r->queue.next)
+				return 1;
+			continue;
+		}
+		if (rec.type == PEV_RECORD_THREAD_MAP)
+			thread_map_comms(r);
+		if (rec.type >= PEV_RECORD_USER_TYPE_START || !rec.event)
+			continue;
+		/* A record without a time goes with the newest one read before it. */
+		uint64_t t = rec.has_time ? rec.time : r->max_time;
+		if (t > r->max_time)
+			r->max_time = t;
+		rc = pev__rq_push(&r->queue, rec.header, rec.size, t, rec.offset, rec.event);
+		if (rc)
+			return pev__error_start(err, rc, 0, NULL, NULL, true);
+	}
+	if (rc < 0)
+		return rc;
+	r->eof = true;
+	if ((rc = pev__rq_release(&r->queue, UINT64_MAX)))
+		return pev__error_start(err, rc, 0, NULL, NULL, true);
+	return r->queue.ready > r->queue.next;
+}
+
+/* File order: records go straight from the reader. */
+static int next_in_file_order(struct pev_replay *r, struct pev_replay_sample *out,
+			      struct pev_error *err)
+{
+	struct pev_perfdata_record rec;
+	int rc;
+
+	while ((rc = pev_perfdata_next(r->pd, &rec, err)) == 1) {
+		if (rec.type == PEV_RECORD_THREAD_MAP)
+			thread_map_comms(r);
+		if (rec.type >= PEV_RECORD_USER_TYPE_START || !rec.event)
+			continue;
+		rc = process(r, rec.header, rec.size, rec.event, rec.offset, out);
+		if (rc)
+			return rc < 0 ? pev__error_start(err, rc, 0, NULL, NULL, true) : 1;
+	}
+	return rc;
+}
+
+int pev_replay_next(struct pev_replay *r, struct pev_replay_sample *out, struct pev_error *err)
+{
+	const struct pev__rq_entry *e;
+	const void *bytes;
+	int rc;
+
+	if (!r || !out)
+		return pev__bad_arg(err, "pev_replay_next", r ? "out" : "r", "is NULL");
+	if (r->flags & PEV_REPLAY_FILE_ORDER)
+		return next_in_file_order(r, out, err);
+	for (;;) {
+		while ((e = pev__rq_pop(&r->queue, &bytes))) {
+			rc = process(r, bytes, e->len, e->event, e->file_offset, out);
+			if (rc)
+				return rc < 0 ? pev__error_start(err, rc, 0, NULL, NULL, true) : 1;
+		}
+		if (r->eof)
+			return 0;
+		rc = fill_queue(r, err);
+		if (rc < 0)
+			return rc;
+	}
+}
+
+/* ---- events -------------------------------------------------------------------------- */
+
+enum pev_profile_unit pev_replay_event_unit(const struct pev_perfdata_event *ev)
+{
+	if (ev && ev->attr.type == PEV_TYPE_SOFTWARE &&
+	    (ev->attr.config == PEV_SW_CPU_CLOCK || ev->attr.config == PEV_SW_TASK_CLOCK))
+		return PEV_PROFILE_UNIT_NANOSECONDS;
+	return PEV_PROFILE_UNIT_COUNT;
+}
+
+char *pev_replay_event_name(const struct pev_perfdata_event *ev, char *buf, size_t size)
+{
+	const char *n = NULL;
+
+	if (!buf || !size)
+		return buf;
+	if (!ev) {
+		pev__strlcpy(buf, "[unknown]", size);
+		return buf;
+	}
+	if (ev->name && ev->name[0]) {
+		pev__strlcpy(buf, ev->name, size);
+		return buf;
+	}
+	if (ev->attr.type == PEV_TYPE_HARDWARE)
+		n = pev_hw_name(ev->attr.config);
+	else if (ev->attr.type == PEV_TYPE_SOFTWARE)
+		n = pev_sw_name(ev->attr.config);
+	if (n)
+		pev__strlcpy(buf, n, size);
+	else if (ev->attr.type == PEV_TYPE_TRACEPOINT)
+		snprintf(buf, size, "tracepoint:%" PRIu64, ev->attr.config);
+	else
+		snprintf(buf, size, "type%" PRIu32 ":0x%" PRIx64, ev->attr.type, ev->attr.config);
+	return buf;
+}

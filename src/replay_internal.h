@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay_internal.h - what the files of the replay share:
+ *
+ *   replay.c        the object, side-band records, samples to frames
+ *   replay_queue.c  records held back and sorted by time, round by round
+ *   profile_load.c  a whole file into a struct pev_profile
+ */
+#ifndef PERFEV_REPLAY_INTERNAL_H
+#define PERFEV_REPLAY_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfev/replay.h"
+
+/* One record held in the queue: a copy of its bytes and what the reader said of it. */
+struct pev__rq_entry {
+	uint64_t time;
+	uint64_t seq;    /* arrival order: ties keep it */
+	size_t off;      /* where its bytes are in the queue's buffer, in bytes */
+	size_t len;
+	uint64_t file_offset;
+	const struct pev_perfdata_event *event;
+};
+
+/*
+ * Records waiting to be handed out in time order. Records are pushed as
+ * they are read; pev__rq_release() makes those up to a time ready (sorted),
+ * and pev__rq_pop() hands them out. The bytes of a popped entry stay
+ * valid until the next push or release.
+ */
+struct pev__rq {
+	uint64_t *buf;            /* record copies, 8-aligned */
+	size_t used, cap;         /* bytes */
+	struct pev__rq_entry *ents;
+	size_t nr, cap_ents;
+	size_t next;              /* first entry not handed out */
+	size_t ready;             /* entries [next, ready) are sorted and may go */
+	uint64_t seq;
+};
+
+/* Copies a record (len bytes, a multiple of 8) into the queue. Returns 0 or PEV_ENOMEM. */
+int pev__rq_push(struct pev__rq *q, const void *bytes, size_t len, uint64_t time,
+		 uint64_t file_offset, const struct pev_perfdata_event *event);
+
+/*
+ * Forgets what was handed out, sorts what is left by time and makes every
+ * entry with time <= limit ready. Returns 0 or PEV_ENOMEM.
+ */
+int pev__rq_release(struct pev__rq *q, uint64_t limit);
+
+/* The next ready entry (its bytes in *bytes), or NULL when none is ready. */
+const struct pev__rq_entry *pev__rq_pop(struct pev__rq *q, const void **bytes);
+
+void pev__rq_free(struct pev__rq *q);
+
+#endif /* PERFEV_REPLAY_INTERNAL_H */
