@@ -1,0 +1,598 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cmd_record.c - `perfev record` end to end, with Debian's perf as the
+ * oracle: a workload recorded with -g reads in perf script and perf report
+ * without a warning and with its hot function on top, and perfev's reader
+ * finds exactly the samples the summary announced, each decoding; an
+ * existing process recorded with -p has its COMM and MMAP2 records
+ * synthesized; -a records on several CPUs; SIGINT, SIGTERM and the command's
+ * exit each leave a complete file; the header features perf shows; the
+ * cycles -> cpu-clock fallback line; and bad input. Tests that need perf
+ * skip with a reason when it is not installed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+/* ---- files and programs ------------------------------------------------------ */
+
+/* A fresh directory for one test's files. */
+static const char *tmp_dir(void)
+{
+	static char dir[64];
+
+	snprintf(dir, sizeof(dir), "/tmp/perfev-rec.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	return dir;
+}
+
+static char *tmp_file(const char *dir, const char *name)
+{
+	char *p = malloc(PATH_MAX);
+	cr_assert_not_null(p);
+	snprintf(p, PATH_MAX, "%s/%s", dir, name);
+	return p;
+}
+
+/* The workload (perfdata_spin: its CPU time in perfdata_spin_hot), built next to this test. */
+static const char *spin_path(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+
+	cr_assert_gt(n, 0);
+	path[n] = '\0';
+	char *slash = strrchr(path, '/');
+	cr_assert_not_null(slash);
+	strcpy(slash + 1, "perfdata_spin");
+	cr_assert_eq(access(path, X_OK), 0, "no workload at %s", path);
+	return path;
+}
+
+/* Skips the test when perf is not installed. */
+static void need_perf(void)
+{
+	char *perf = th_which("perf");
+	if (!perf)
+		cr_skip_test("perf is not installed (Debian: apt-get install linux-perf)");
+	free(perf);
+}
+
+/* Runs a shell command line; returns its exit status, output and errors. */
+static int sh(const char *cmd, char **out, char **err)
+{
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+	return th_run(argv, false, out, err);
+}
+
+/* Runs cmd and expects it to succeed without a word on stderr; returns its output. */
+static char *sh_quiet_ok(const char *cmd)
+{
+	char *out, *err;
+	int rc = sh(cmd, &out, &err);
+	cr_assert_eq(rc, 0, "%s: exit %d: %s", cmd, rc, err);
+	cr_expect_str_empty(err, "%s wrote on stderr: %s", cmd, err);
+	free(err);
+	return out;
+}
+
+/* The numbers of perfev record's summary line "(N samples, L lost)". */
+static void summary(const char *err, unsigned long *samples, unsigned long *lost)
+{
+	const char *line = strstr(err, "[ perfev record: Captured and wrote ");
+	cr_assert_not_null(line, "no summary in: %s", err);
+	const char *paren = strchr(line, '(');
+	cr_assert_not_null(paren);
+	cr_assert_eq(sscanf(paren, "(%lu samples, %lu lost)", samples, lost), 2, "%s", line);
+	expect_has(err, "[ perfev record: Woken up ");
+}
+
+/* ---- reading the file back ----------------------------------------------------- */
+
+struct counts {
+	unsigned long type[256];
+	unsigned long samples, lost;
+	unsigned long cpus_seen; /* bit per CPU of the samples (CPUs below 64) */
+	bool comm_of[2];         /* a COMM of pid / an MMAP2 of spin for `watch_pid` */
+	pid_t watch_pid;
+	const char *watch_file;
+};
+
+/* Reads every record with perfev's reader; every sample must decode with its event's format. */
+static void read_back(const char *path, struct counts *c)
+{
+	struct pev_perfdata *pd = NULL;
+	struct pev_perfdata_record r;
+	struct pev_error err;
+	int rc;
+
+	cr_assert_eq(pev_perfdata_open(path, 0, &pd, &err), 0, "%s: %s", path, err.message);
+	cr_expect_eq(pev_perfdata_nr_notes(pd), 0, "note: %s", pev_perfdata_note(pd, 0));
+	while ((rc = pev_perfdata_next(pd, &r, &err)) == 1) {
+		c->type[r.type < 255 ? r.type : 255]++;
+		if (r.type >= PEV_RECORD_USER_TYPE_START)
+			continue;
+		cr_assert_not_null(r.event, "a %s record of no event", pev_record_type_name(r.type));
+		struct pev_record_format fmt;
+		struct pev_record rec;
+		cr_assert_eq(pev_record_format_from_attr(&r.event->attr, &fmt), 0);
+		int n = pev_record_decode(&fmt, r.header, r.size, &rec);
+		cr_assert_eq(n, (int)r.size, "record at 0x%" PRIx64 " (%s) does not decode: %d",
+			     r.offset, pev_record_type_name(r.type), n);
+		if (r.type == PEV_RECORD_SAMPLE) {
+			c->samples++;
+			if ((rec.id_fields & PEV_SAMPLE_CPU) && rec.sample_id.cpu < 64)
+				c->cpus_seen |= 1UL << rec.sample_id.cpu;
+		} else if (r.type == PEV_RECORD_LOST) {
+			c->lost += rec.lost.lost;
+		} else if (r.type == PEV_RECORD_COMM && c->watch_pid &&
+			   rec.comm.pid == (uint32_t)c->watch_pid) {
+			c->comm_of[0] = true;
+		} else if (r.type == PEV_RECORD_MMAP2 && c->watch_pid &&
+			   rec.mmap2.pid == (uint32_t)c->watch_pid &&
+			   strcmp(rec.mmap2.filename, c->watch_file) == 0) {
+			c->comm_of[1] = true;
+		}
+	}
+	cr_assert_eq(rc, 0, "%s: %s", path, err.message);
+	pev_perfdata_close(pd);
+}
+
+/* perf report's first non-comment line (the top row). */
+static char *top_row(char *out)
+{
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+		if (line[0] != '#' && line[strspn(line, " ")] != '\0')
+			return line;
+	return NULL;
+}
+
+/* perf report and perf script read path quietly, and the workload's hot function leads. */
+static void expect_perf_reads(const char *path, bool callchains)
+{
+	char cmd[PATH_MAX + 128];
+
+	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --no-children --sort sym", path);
+	char *out = sh_quiet_ok(cmd);
+	char *top = top_row(out);
+	cr_assert_not_null(top, "perf report printed no samples");
+	expect_has(top, "perfdata_spin_hot");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s'", path);
+	out = sh_quiet_ok(cmd);
+	expect_has(out, "perfdata_spin_hot");
+	if (callchains)
+		expect_has(out, "main"); /* the caller, from the chain */
+	free(out);
+}
+
+/* ---- a command ---------------------------------------------------------------- */
+
+Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init,
+     .fini = th_leak_fini, .timeout = 120)
+{
+	need_perf();
+	const char *dir = tmp_dir(), *spin = spin_path();
+	char *path = tmp_file(dir, "g.data");
+
+	struct th_output r = th_perfev("record", "-g", "-o", path, "--", spin, "300");
+	cr_assert_eq(r.status, 0, "perfev record: %d: %s", r.status, r.err);
+	unsigned long samples, lost;
+	summary(r.err, &samples, &lost);
+	cr_expect_gt(samples, 50, "only %lu samples", samples);
+	/* Not a terminal: no status line. */
+	expect_lacks(r.err, "\r");
+
+	struct counts c = {0};
+	read_back(path, &c);
+	cr_expect_eq(c.samples, samples, "the file has %lu samples, the summary said %lu",
+		     c.samples, samples);
+	cr_expect_eq(c.lost, lost);
+	cr_expect_gt(c.type[PEV_RECORD_FINISHED_ROUND], 0);
+	cr_expect_gt(c.type[PEV_RECORD_COMM], 0);
+	cr_expect_gt(c.type[PEV_RECORD_MMAP2], 0);
+	expect_perf_reads(path, true);
+
+	/* perf's own count of the samples agrees. */
+	char cmd[PATH_MAX + 64];
+	unsigned long perf_samples = 0;
+	snprintf(cmd, sizeof(cmd), "perf report -D -i '%s' | grep -m1 ' SAMPLE events:'", path);
+	char *out = sh_quiet_ok(cmd);
+	cr_assert_eq(sscanf(out, " SAMPLE events: %lu", &perf_samples), 1, "%s", out);
+	cr_expect_eq(perf_samples, samples);
+	free(out);
+	th_output_free(&r);
+	free(path);
+}
+
+Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini = th_leak_fini,
+     .timeout = 120)
+{
+	need_perf();
+	const char *dir = tmp_dir(), *spin = spin_path();
+	char *path = tmp_file(dir, "h.data"), cmd[PATH_MAX + 64], want[PATH_MAX + 128];
+
+	struct th_output r = th_perfev("record", "-o", path, spin, "100");
+	cr_assert_eq(r.status, 0, "perfev record: %d: %s", r.status, r.err);
+	if (th_have_core_pmu()) {
+		expect_lacks(r.err, "recording cpu-clock instead");
+	} else {
+		/* One line, and only one. */
+		const char *line = strstr(r.err, "perfev: cycles is not supported here");
+		cr_assert_not_null(line, "no fallback line in: %s", r.err);
+		expect_has(line, "recording cpu-clock instead\n");
+		cr_expect_null(strstr(line + 20, "is not supported here"));
+	}
+
+	struct utsname u;
+	cr_assert_eq(uname(&u), 0);
+	snprintf(cmd, sizeof(cmd), "perf report --header-only -i '%s'", path);
+	char *out = sh_quiet_ok(cmd);
+	snprintf(want, sizeof(want), "# hostname : %s\n", u.nodename);
+	expect_has(out, want);
+	snprintf(want, sizeof(want), "# os release : %s\n", u.release);
+	expect_has(out, want);
+	snprintf(want, sizeof(want), "# arch : %s\n", u.machine);
+	expect_has(out, want);
+	snprintf(want, sizeof(want), "# nrcpus online : %ld\n", sysconf(_SC_NPROCESSORS_ONLN));
+	expect_has(out, want);
+	snprintf(want, sizeof(want), "record -o %s %s 100", path, spin);
+	expect_has(out, "# cmdline : ");
+	expect_has(out, want);
+	expect_has(out, th_have_core_pmu() ? "# event : name = cycles" : "# event : name = cpu-clock");
+	free(out);
+
+	/* The build id of the workload, which the samples hit. */
+	snprintf(cmd, sizeof(cmd), "perf buildid-list -i '%s'", path);
+	out = sh_quiet_ok(cmd);
+	snprintf(want, sizeof(want), " %s\n", spin);
+	expect_has(out, want);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | grep -o 'Build ID: [0-9a-f]*'", spin);
+	char *bid = sh_quiet_ok(cmd);
+	bid[strcspn(bid, "\n")] = '\0';
+	snprintf(cmd, sizeof(cmd), "perf buildid-list -i '%s' | grep '%s'", path,
+		 bid + strlen("Build ID: "));
+	out = sh_quiet_ok(cmd);
+	expect_has(out, spin);
+	free(out);
+	free(bid);
+	th_output_free(&r);
+	free(path);
+}
+
+Test(cmd_record, exit_status_is_the_commands, .init = th_leak_init, .fini = th_leak_fini,
+     .timeout = 60)
+{
+	const char *dir = tmp_dir();
+	char *path = tmp_file(dir, "x.data");
+
+	struct th_output r = th_perfev("record", "-q", "-o", path, "/bin/sh", "-c", "exit 3");
+	cr_expect_eq(r.status, 3, "perfev record: %d: %s", r.status, r.err);
+	expect_lacks(r.err, "[ perfev record:"); /* -q */
+	struct counts c = {0};
+	read_back(path, &c);
+	cr_expect_gt(c.type[PEV_RECORD_COMM], 0, "the exec of sh is in the file");
+	th_output_free(&r);
+	free(path);
+}
+
+/* ---- existing tasks and CPUs --------------------------------------------------- */
+
+/* Starts the workload for ms of CPU time and waits until it has exec'ed. */
+static pid_t start_spin(const char *ms)
+{
+	const char *spin = spin_path();
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execl(spin, spin, ms, (char *)NULL);
+		_exit(127);
+	}
+	char path[64], comm[32] = "";
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	for (int i = 0; i < 2000 && strncmp(comm, "perfdata_spin", 13) != 0; i++) {
+		FILE *f = fopen(path, "re");
+		if (f) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			fclose(f);
+		}
+		struct timespec ms1 = {0, 1000000};
+		nanosleep(&ms1, NULL);
+	}
+	cr_assert_eq(strncmp(comm, "perfdata_spin", 13), 0, "the workload did not start");
+	return pid;
+}
+
+Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th_leak_fini,
+     .timeout = 120)
+{
+	need_perf();
+	const char *dir = tmp_dir();
+	char *path = tmp_file(dir, "p.data"), pidtext[16];
+	pid_t pid = start_spin("400");
+
+	snprintf(pidtext, sizeof(pidtext), "%d", (int)pid);
+	/* perfev record stops when the process exits. */
+	struct th_output r = th_perfev("record", "-p", pidtext, "-o", path);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(r.status, 0, "perfev record -p: %d: %s", r.status, r.err);
+	unsigned long samples, lost;
+	summary(r.err, &samples, &lost);
+	cr_expect_gt(samples, 10);
+
+	struct counts c = {.watch_pid = pid, .watch_file = spin_path()};
+	read_back(path, &c);
+	cr_expect_eq(c.samples, samples);
+	cr_expect(c.comm_of[0], "no COMM record of process %d", (int)pid);
+	cr_expect(c.comm_of[1], "no MMAP2 record of %s in process %d", spin_path(), (int)pid);
+	expect_perf_reads(path, false);
+	th_output_free(&r);
+	free(path);
+}
+
+Test(cmd_record, all_cpus_records_on_several_cpus, .init = th_leak_init, .fini = th_leak_fini,
+     .timeout = 120)
+{
+	need_perf();
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpus < 2)
+		cr_skip_test("one CPU online: nothing to tell apart");
+	const char *dir = tmp_dir(), *spin = spin_path();
+	char *path = tmp_file(dir, "a.data"), script[2 * PATH_MAX];
+
+	/* Two spinners: at least two CPUs are busy. */
+	snprintf(script, sizeof(script), "'%s' 200 & '%s' 200; wait", spin, spin);
+	struct th_output r = th_perfev("record", "-a", "-o", path, "/bin/sh", "-c", script);
+	cr_assert_eq(r.status, 0, "perfev record -a: %d: %s", r.status, r.err);
+	struct counts c = {0};
+	read_back(path, &c);
+	cr_expect_gt(c.samples, 10);
+	cr_expect_gt(__builtin_popcountl(c.cpus_seen), 1, "samples from CPUs 0x%lx only",
+		     c.cpus_seen);
+	/* One id per CPU. */
+	struct pev_perfdata *pd = NULL;
+	struct pev_error err;
+	cr_assert_eq(pev_perfdata_open(path, 0, &pd, &err), 0, "%s", err.message);
+	cr_expect_eq(pev_perfdata_event(pd, 0)->nr_ids, (size_t)ncpus);
+	cr_expect(pev_perfdata_event(pd, 0)->attr.sample_type & PEV_SAMPLE_CPU);
+	pev_perfdata_close(pd);
+	char cmd[PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort cpu", path);
+	free(sh_quiet_ok(cmd));
+	th_output_free(&r);
+	free(path);
+}
+
+/* ---- stopping ------------------------------------------------------------------- */
+
+/* Starts perfev record with args (stderr to err_path) and waits until it writes path. */
+static pid_t start_perfev(const char *path, const char *err_path, char *const args[])
+{
+	char *argv[16];
+	int n = 0;
+
+	argv[n++] = (char *)th_perfev_bin();
+	argv[n++] = "record";
+	argv[n++] = "-o";
+	argv[n++] = (char *)path;
+	for (int i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	/* The file exists once the events are open (the handlers are in place before). */
+	for (int i = 0; i < 5000 && access(path, F_OK) != 0; i++) {
+		struct timespec ms1 = {0, 1000000};
+		nanosleep(&ms1, NULL);
+	}
+	cr_assert_eq(access(path, F_OK), 0, "perfev record did not start");
+	return pid;
+}
+
+/* CPU time of perfev's child (the command), in clock ticks; -1 while there is none. */
+static long child_ticks(pid_t perfev)
+{
+	char path[96], buf[512];
+	int child = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)perfev, (int)perfev);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &child) != 1)
+		child = 0;
+	fclose(f);
+	if (!child)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/stat", child);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	unsigned long utime = 0, stime = 0;
+	char comm[32] = "";
+	sscanf(buf, "%*d (%31[^)]", comm);
+	if (!paren || strcmp(comm, "perfdata_spin") != 0 ||
+	    sscanf(paren + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+		   &stime) != 2)
+		return -1;
+	return (long)(utime + stime);
+}
+
+/*
+ * Waits until samples must exist: the command has run for 100 ms of CPU
+ * time (its events start at its exec), or without a command half a second.
+ */
+static void wait_for_samples(pid_t perfev, bool command)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	struct timespec ms5 = {0, 5000000}, ms500 = {0, 500000000};
+
+	if (!command) {
+		nanosleep(&ms500, NULL);
+		return;
+	}
+	for (int i = 0; i < 4000 && child_ticks(perfev) < hz / 10; i++)
+		nanosleep(&ms5, NULL);
+	cr_assert_geq(child_ticks(perfev), hz / 10, "the command did not run");
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	cr_assert_not_null(f);
+	char *buf = calloc(1, 65536);
+	cr_assert_not_null(buf);
+	size_t n = fread(buf, 1, 65535, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Stops a recording with sig; expects a complete file perf reads, and the exit status. */
+static void stop_with(int sig, bool command)
+{
+	need_perf();
+	const char *dir = tmp_dir();
+	char *path = tmp_file(dir, "s.data"), *err_path = tmp_file(dir, "err");
+	char *cmd_args[] = {"--", (char *)spin_path(), "20000", NULL};
+	char *cpu_args[] = {"-a", NULL};
+
+	pid_t pid = start_perfev(path, err_path, command ? cmd_args : cpu_args);
+	wait_for_samples(pid, command);
+	cr_assert_eq(kill(pid, sig), 0);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	char *err = slurp(err_path);
+	/* With a command, its status (it got SIGTERM); without, 128 + the signal. */
+	cr_assert(WIFEXITED(status), "perfev record died: %d: %s", status, err);
+	cr_expect_eq(WEXITSTATUS(status), 128 + (command ? SIGTERM : sig), "%s", err);
+	unsigned long samples, lost;
+	summary(err, &samples, &lost);
+	cr_expect_gt(samples, 0);
+	struct counts c = {0};
+	read_back(path, &c);
+	cr_expect_eq(c.samples, samples);
+	char cmd[PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio", path);
+	free(sh_quiet_ok(cmd));
+	if (command)
+		expect_perf_reads(path, false);
+	free(err);
+	free(err_path);
+	free(path);
+}
+
+Test(cmd_record, sigint_leaves_a_complete_file, .init = th_leak_init, .fini = th_leak_fini,
+     .timeout = 120)
+{
+	stop_with(SIGINT, true);
+}
+
+Test(cmd_record, sigterm_leaves_a_complete_file, .init = th_leak_init, .fini = th_leak_fini,
+     .timeout = 120)
+{
+	stop_with(SIGTERM, true);
+}
+
+Test(cmd_record, sigint_ends_a_system_wide_recording, .init = th_leak_init,
+     .fini = th_leak_fini, .timeout = 120)
+{
+	stop_with(SIGINT, false);
+}
+
+/* ---- bad input ------------------------------------------------------------------- */
+
+/* perfev record args... fails with status and says `needle`. */
+static void expect_refused(int status, const char *needle, struct th_output r)
+{
+	cr_expect_eq(r.status, status, "exit %d: %s", r.status, r.err);
+	expect_has(r.err, needle);
+	th_output_free(&r);
+}
+
+Test(cmd_record, bad_input_is_named, .init = th_leak_init, .fini = th_leak_fini, .timeout = 60)
+{
+	char limit[64];
+
+	expect_refused(129, "no command to run (and no -p, -t, -a or -C", th_perfev("record"));
+	expect_refused(129, "option '-F' needs a number of samples a second",
+		       th_perfev("record", "-F", "0", "true"));
+	expect_refused(129, "option '-F' needs", th_perfev("record", "-F", "fast", "true"));
+	snprintf(limit, sizeof(limit), "limit of %ld", th_sysctl("perf_event_max_sample_rate"));
+	expect_refused(129, limit, th_perfev("record", "-F", "999999999", "true"));
+	expect_refused(129, "option '-m' needs a power of two", th_perfev("record", "-m", "3",
+									    "true"));
+	expect_refused(129, "got '0'", th_perfev("record", "-m", "0", "true"));
+	expect_refused(129, "options '-F' and '-c' cannot be used together",
+		       th_perfev("record", "-F", "100", "-c", "1000", "true"));
+	expect_refused(129, "option '--call-graph' needs",
+		       th_perfev("record", "--call-graph", "lbr2", "true"));
+	expect_refused(129, "option '--call-graph' needs",
+		       th_perfev("record", "--call-graph", "dwarf,100000", "true"));
+	expect_refused(129, "unknown event 'no_such_event'",
+		       th_perfev("record", "-e", "no_such_event", "true"));
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%d", (int)th_reaped_pid());
+	expect_refused(129, "option '-p' needs existing processes",
+		       th_perfev("record", "-p", pid));
+	expect_refused(1, "option '-o': ",
+		       th_perfev("record", "-q", "-o", "/nonexistent-dir/x.data", "true"));
+	expect_refused(127, "cannot run 'no-such-command-here'",
+		       th_perfev("record", "-q", "-o", "/tmp/perfev-rec-none.data",
+				 "no-such-command-here"));
+	cr_expect_neq(access("/tmp/perfev-rec-none.data", F_OK), 0, "no file is left behind");
+}
+
+Test(cmd_record, dwarf_call_graph_sets_user_regs_and_stack, .init = th_leak_init,
+     .fini = th_leak_fini, .timeout = 60)
+{
+	const char *dir = tmp_dir();
+	char *path = tmp_file(dir, "d.data");
+
+	struct th_output r = th_perfev("record", "-q", "--call-graph", "dwarf,4000", "-o", path,
+				       spin_path(), "50");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	struct pev_perfdata *pd = NULL;
+	struct pev_error err;
+	cr_assert_eq(pev_perfdata_open(path, 0, &pd, &err), 0, "%s", err.message);
+	const struct pev_attr *a = &pev_perfdata_event(pd, 0)->attr;
+	cr_expect(a->sample_type & PEV_SAMPLE_REGS_USER);
+	cr_expect(a->sample_type & PEV_SAMPLE_STACK_USER);
+	cr_expect(a->sample_type & PEV_SAMPLE_CALLCHAIN);
+	cr_expect_eq(a->sample_stack_user, 4000); /* a multiple of 8 already */
+	cr_expect_neq(a->sample_regs_user, 0);
+	pev_perfdata_close(pd);
+	struct counts c = {0};
+	read_back(path, &c);
+	cr_expect_gt(c.samples, 0);
+	th_output_free(&r);
+	free(path);
+}
