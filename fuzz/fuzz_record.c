@@ -21,9 +21,10 @@
  *   - every pointer lies inside the record with everything it counts
  *     (callchain, raw, branch entries and counters, registers, stack, AUX,
  *     read block, namespaces, build id, strings with their NUL, text bytes);
- *   - a SAMPLE's fields that the format lacks are zero, although one struct
- *     is reused for the whole stream (the decoder then writes only the
- *     fields present);
+ *   - a SAMPLE's always-set members (identity, ip, addr, period, callchain)
+ *     are zero when the format lacks them, although one struct is reused
+ *     for the whole stream; the other members are looked at only when
+ *     their field is present (record.h: the decoder does not clear them);
  *   - pev_record_time() and pev_record_id() agree with the decoded sample_id;
  *   - the helpers (callchain walk, read values, branch flags, describe) run
  *     on the result without crashing.
@@ -108,7 +109,13 @@ static void check_regs(const struct pev_record *r, const struct pev_sample_regs 
 	inside(r, g->regs, (uint64_t)g->nr * 8, "registers");
 }
 
-/* A field whose sample_type bit the format lacks must be zero. */
+/*
+ * A field whose sample_type bit the format lacks is zero, for the members
+ * the decoder always sets (record.h): the identity fields, ip, addr, period
+ * and the callchain. The other members of an absent field keep what the
+ * struct held before (the decoder does not clear them), so they are not
+ * checked.
+ */
 #define ABSENT(bit, cond)                                                                          \
 	do {                                                                                       \
 		if (!(f->sample_type & (bit)) && !(cond))                                          \
@@ -129,22 +136,7 @@ static void check_absent(const struct pev_record_format *f, const struct pev_rec
 	ABSENT(PEV_SAMPLE_STREAM_ID, id->stream_id == 0);
 	ABSENT(PEV_SAMPLE_CPU, id->cpu == 0 && id->cpu_res == 0);
 	ABSENT(PEV_SAMPLE_PERIOD, s->period == 0);
-	ABSENT(PEV_SAMPLE_READ, s->read.words == NULL && s->read.nr == 0);
 	ABSENT(PEV_SAMPLE_CALLCHAIN, s->callchain == NULL && s->callchain_nr == 0);
-	ABSENT(PEV_SAMPLE_RAW, s->raw == NULL && s->raw_size == 0);
-	ABSENT(PEV_SAMPLE_BRANCH_STACK, s->branch.entries == NULL && s->branch.nr == 0 &&
-						s->branch.hw_idx == 0 && s->branch.counters == NULL);
-	ABSENT(PEV_SAMPLE_REGS_USER, s->regs_user.regs == NULL && s->regs_user.abi == 0);
-	ABSENT(PEV_SAMPLE_STACK_USER, s->stack_user.data == NULL && s->stack_user.size == 0);
-	ABSENT(PEV_SAMPLE_WEIGHT_TYPE, s->weight == 0 && s->weight_var1_dw == 0);
-	ABSENT(PEV_SAMPLE_DATA_SRC, s->data_src == 0 && s->mem.op == 0 && s->mem.hops == 0);
-	ABSENT(PEV_SAMPLE_TRANSACTION, s->transaction == 0);
-	ABSENT(PEV_SAMPLE_REGS_INTR, s->regs_intr.regs == NULL && s->regs_intr.abi == 0);
-	ABSENT(PEV_SAMPLE_PHYS_ADDR, s->phys_addr == 0);
-	ABSENT(PEV_SAMPLE_CGROUP, s->cgroup == 0);
-	ABSENT(PEV_SAMPLE_DATA_PAGE_SIZE, s->data_page_size == 0);
-	ABSENT(PEV_SAMPLE_CODE_PAGE_SIZE, s->code_page_size == 0);
-	ABSENT(PEV_SAMPLE_AUX, s->aux == NULL && s->aux_size == 0);
 }
 
 static void check_sample(const struct pev_record_format *f, const struct pev_record *r)
@@ -167,24 +159,34 @@ static void check_sample(const struct pev_record_format *f, const struct pev_rec
 			fail(r, "a marker given as a frame");
 		sink += fr.ip ^ fr.context;
 	}
-	inside(r, s->raw, s->raw_size, "raw");
-	inside(r, s->branch.entries, s->branch.nr * sizeof(struct pev_branch_entry), "branches");
-	inside(r, s->branch.counters, s->branch.counters ? s->branch.nr * 8 : 0, "counters");
-	for (uint64_t i = 0; s->branch.entries && i < s->branch.nr; i++) {
-		pev_branch_flags_decode(s->branch.entries[i].flags, &bf);
-		sink += bf.cycles + bf.type;
+	if (f->sample_type & PEV_SAMPLE_RAW)
+		inside(r, s->raw, s->raw_size, "raw");
+	if (f->sample_type & PEV_SAMPLE_BRANCH_STACK) {
+		inside(r, s->branch.entries, s->branch.nr * sizeof(struct pev_branch_entry),
+		       "branches");
+		inside(r, s->branch.counters, s->branch.counters ? s->branch.nr * 8 : 0,
+		       "counters");
+		for (uint64_t i = 0; s->branch.entries && i < s->branch.nr; i++) {
+			pev_branch_flags_decode(s->branch.entries[i].flags, &bf);
+			sink += bf.cycles + bf.type;
+		}
 	}
 	if (f->sample_type & PEV_SAMPLE_REGS_USER)
 		check_regs(r, &s->regs_user, f->sample_regs_user);
 	if (f->sample_type & PEV_SAMPLE_REGS_INTR)
 		check_regs(r, &s->regs_intr, f->sample_regs_intr);
-	inside(r, s->stack_user.data, s->stack_user.size, "user stack");
-	if (s->stack_user.dyn_size > s->stack_user.size)
-		fail(r, "dyn_size above size");
-	inside(r, s->aux, s->aux_size, "aux");
-	pev_data_src_decode(s->data_src, &ds);
-	if (ds.op != s->mem.op || ds.hops != s->mem.hops)
-		fail(r, "data source fields");
+	if (f->sample_type & PEV_SAMPLE_STACK_USER) {
+		inside(r, s->stack_user.data, s->stack_user.size, "user stack");
+		if (s->stack_user.dyn_size > s->stack_user.size)
+			fail(r, "dyn_size above size");
+	}
+	if (f->sample_type & PEV_SAMPLE_AUX)
+		inside(r, s->aux, s->aux_size, "aux");
+	if (f->sample_type & PEV_SAMPLE_DATA_SRC) {
+		pev_data_src_decode(s->data_src, &ds);
+		if (ds.op != s->mem.op || ds.hops != s->mem.hops)
+			fail(r, "data source fields");
+	}
 }
 
 static void check_body(const struct pev_record_format *f, const struct pev_record *r)

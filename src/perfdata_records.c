@@ -195,6 +195,8 @@ static int do_id_index(struct pev_perfdata *pd, const struct pev_perfdata_record
 	if (nr > (rec->size - 16) / 32)
 		return bad_body(pd, rec, err, "%" PRIu64 " entries of 32 bytes do not fit in %zu bytes",
 				nr, rec->size);
+	if (!nr)
+		return 0; /* nothing to add (and before any entry the array is NULL: no qsort) */
 	if (pd->nr_id_index + nr > pd->cap_id_index) {
 		size_t cap = pd->cap_id_index ? pd->cap_id_index : 64;
 		while (cap < pd->nr_id_index + nr)

@@ -382,3 +382,40 @@ Test(perfdata_bad, every_byte_corruption_ends_cleanly, .timeout = 300)
 		free(data);
 	}
 }
+
+/*
+ * Found by fuzz_perfdata: an ID_INDEX record with no entries, the first of
+ * its stream, made the reader sort a NULL array (undefined behaviour that
+ * UBSan reports). The golden bytes: a pipe-mode header and that record.
+ */
+Test(perfdata_bad, an_empty_id_index_adds_nothing)
+{
+	static const unsigned char stream[] = {
+		'P', 'E', 'R', 'F', 'I', 'L', 'E', '2', 16, 0, 0, 0, 0, 0, 0, 0, /* pipe header */
+		69, 0, 0, 0, 0, 0, 16, 0, /* ID_INDEX, misc 0, size 16 */
+		0, 0, 0, 0, 0, 0, 0, 0,   /* nr 0 */
+	};
+	static const unsigned flags[] = {0, PEV_PERFDATA_LENIENT};
+
+	for (size_t i = 0; i < 2; i++) {
+		unsigned char *copy = malloc(sizeof(stream));
+		struct pev_perfdata_record r;
+		struct pev_perfdata_id_entry e;
+		struct pev_perfdata *pd;
+		struct pev_error err;
+
+		cr_assert_not_null(copy);
+		memcpy(copy, stream, sizeof(stream));
+		cr_assert_eq(pev_perfdata_open_memory(copy, sizeof(stream), flags[i], &pd, &err), 0,
+			     "%s", err.message);
+		cr_expect(pev_perfdata_pipe_mode(pd));
+		cr_assert_eq(pev_perfdata_next(pd, &r, &err), 1, "%s", err.message);
+		cr_expect_eq(r.type, PEV_RECORD_ID_INDEX);
+		cr_expect_eq(r.size, 16);
+		cr_expect_eq(pev_perfdata_next(pd, &r, &err), 0, "%s", err.message);
+		cr_expect_eq(pev_perfdata_id_index(pd, 0, &e), PEV_ENOTFOUND);
+		cr_expect_eq(pev_perfdata_nr_notes(pd), 0);
+		pev_perfdata_close(pd);
+		free(copy);
+	}
+}
