@@ -72,43 +72,48 @@ static int flush_buf(struct rec_state *s, struct synth_buf *b)
 	return r;
 }
 
-/* Reads the addresses of _text and _etext from /proc/kallsyms; false when hidden. */
-static bool kernel_text(uint64_t *text, uint64_t *etext)
+/*
+ * Reads the address of _text from /proc/kallsyms; 0 when hidden. It is
+ * among the first lines: the whole list (formatted by the kernel line by
+ * line) is never read.
+ */
+static uint64_t kernel_text(void)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], sym[256], t;
-	unsigned long long addr;
+	char line[512];
+	uint64_t text = 0;
 
-	*text = *etext = 0;
 	if (!f)
-		return false;
-	while ((!*text || !*etext) && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &t, sym) != 3)
-			continue;
-		if (strcmp(sym, "_text") == 0)
-			*text = addr;
-		else if (strcmp(sym, "_etext") == 0)
-			*etext = addr;
+		return 0;
+	for (int n = 0; !text && n < 1000 && fgets(line, sizeof(line), f); n++) {
+		char *end;
+		unsigned long long addr = strtoull(line, &end, 16);
+		if (end[0] == ' ' && end[1] && end[2] == ' ' && strcmp(end + 3, "_text\n") == 0)
+			text = addr;
 	}
 	fclose(f);
-	return *text && *etext > *text;
+	return text;
 }
 
-/* The kernel's text, as perf names it: without it perf report says kernel maps were restricted. */
+/*
+ * The kernel's text, as perf names it: without it perf report says kernel
+ * maps were restricted. It runs to the end of the address space, as perf's
+ * does on a kernel without modules: every kernel address falls in it.
+ */
 static void synth_kernel(struct synth_buf *b)
 {
-	uint64_t text, etext;
+	uint64_t text = kernel_text();
 	struct {
 		uint32_t pid, tid;
 		uint64_t addr, len, pgoff;
 	} body;
 
-	if (!kernel_text(&text, &etext))
+	if (!text)
 		return;
 	body.pid = UINT32_MAX;
 	body.tid = 0;
 	body.addr = text;
-	body.len = etext - text;
+	body.len = UINT64_MAX - text;
 	body.pgoff = text;
 	put_record(b, PEV_RECORD_MMAP, PEV_RECORD_MISC_KERNEL, &body, sizeof(body),
 	           "[kernel.kallsyms]_text");
