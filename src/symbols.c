@@ -277,7 +277,8 @@ PEV_API int pev_symbols_fork(struct pev_symbols *s, int32_t parent, int32_t chil
 		cp->maps = m;
 		cp->cap = pp->nmaps;
 	}
-	memcpy(cp->maps, pp->maps, pp->nmaps * sizeof(*cp->maps));
+	if (pp->nmaps)
+		memcpy(cp->maps, pp->maps, pp->nmaps * sizeof(*cp->maps));
 	cp->nmaps = pp->nmaps;
 	return 0;
 }

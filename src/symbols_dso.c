@@ -95,7 +95,7 @@ const char *pev__sym_demangle(struct pev__arena *a, const char *name)
 
 static bool same_bid(const unsigned char *a, size_t alen, const unsigned char *b, size_t blen)
 {
-	return alen == blen && memcmp(a, b, alen) == 0;
+	return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
 }
 
 static void dso_open(struct pev_symbols *s, struct sym_dso *d);
@@ -135,7 +135,8 @@ struct sym_dso *pev__dso_get(struct pev_symbols *s, const char *path, const char
 		pev__dso_free(d);
 		return NULL;
 	}
-	memcpy(d->want_bid, bid, bid_len);
+	if (bid_len)
+		memcpy(d->want_bid, bid, bid_len);
 	d->want_bid_len = bid_len;
 	d->is_vdso = strcmp(path, "[vdso]") == 0;
 	d->next_same_hash = head;
