@@ -786,6 +786,111 @@ Test(session, parsed_events_share_one_ring_and_are_told_apart)
 	pev_session_close(s);
 }
 
+Test(session, a_parsed_group_samples_as_a_group)
+{
+	struct pev_session_opts o = PEV_SESSION_OPTS_INIT;
+	struct pev_session_record rec;
+	size_t per_event[2] = {0, 0};
+
+	o.event_text = "{cpu-clock:u,task-clock:u}";
+	o.sample_period = 200000;
+	struct pev_session *s = open_ok(&o);
+	cr_assert_eq(pev_session_nr_events(s), 2);
+	cr_expect_eq(pev_counter_leader(pev_session_counter(s, 1)), pev_session_counter(s, 0),
+		     "the second event joined the first one's group");
+	cr_assert_eq(pev_session_enable(s), 0);
+	th_spin_ms(20);
+	/* Not disabled: flush lets out everything read so far. */
+	th_spin_ms(1);
+	cr_assert_eq(pev_session_flush(s), 0);
+	while (pev_session_read(s, &rec) == 1)
+		per_event[rec.event] += rec.rec.type == PEV_RECORD_SAMPLE;
+	cr_expect_gt(per_event[0] + per_event[1], 40);
+	cr_assert_eq(pev_session_disable(s), 0);
+	while (pev_session_read(s, &rec) == 1)
+		per_event[rec.event] += rec.rec.type == PEV_RECORD_SAMPLE;
+	cr_expect_gt(per_event[0], 20, "cpu-clock: %zu samples", per_event[0]);
+	cr_expect_gt(per_event[1], 20, "task-clock: %zu samples", per_event[1]);
+
+	struct pev_session_stats st = {.sz = sizeof(size_t) + sizeof(uint64_t)};
+	cr_expect_eq(pev_session_stats(s, PEV_SESSION_TOTAL, 0, &st), 0);
+	cr_expect_eq(st.sz, sizeof(size_t) + sizeof(uint64_t), "an older, shorter struct");
+	cr_expect_eq(st.records, stats(s, PEV_SESSION_TOTAL, 0).records);
+	cr_expect_eq(pev_session_stats(s, PEV_SESSION_EVENT, 2, &st), PEV_EBADARG);
+	cr_expect_eq(pev_session_stats(s, PEV_SESSION_RING, -1, &st), PEV_EBADARG);
+	cr_expect_eq(pev_session_stats(s, (enum pev_session_scope)7, 0, &st), PEV_EBADARG);
+	st.sz = 0;
+	cr_expect_eq(pev_session_stats(s, PEV_SESSION_TOTAL, 0, &st), PEV_EBADARG);
+	cr_expect_null(pev_session_counter(s, 2));
+	cr_expect_eq(pev_session_ring_fd(s, 1), PEV_EBADARG);
+	pev_session_close(s);
+}
+
+/* ---- a process: one ring per thread, drained after the exit ------------------------------- */
+
+struct thread_ctx {
+	struct pev_session *s;
+	size_t per_ring[8];
+	size_t other;
+};
+
+static void on_thread_sample(const struct pev_session_record *r, void *p)
+{
+	struct thread_ctx *c = p;
+
+	if (r->rec.type != PEV_RECORD_SAMPLE)
+		return;
+	cr_assert_lt(r->ring, 8);
+	cr_expect_eq(r->cpu, -1);
+	if ((pid_t)r->rec.sample_id.tid == pev_session_ring_tid(c->s, r->ring))
+		c->per_ring[r->ring]++;
+	else
+		c->other++;
+}
+
+Test(session, a_process_target_has_a_ring_per_thread_and_drains_after_the_exit)
+{
+	struct pev_session_event e = {pev_event_software(PEV_SW_CPU_CLOCK), PEV_OPTS_INIT};
+	struct pev_session_opts o = PEV_SESSION_OPTS_INIT;
+	struct th_threaded_child tc;
+	struct thread_ctx c = {0};
+
+	th_threaded_child_start(&tc);
+	struct pev_target t = pev_target_process(tc.pid);
+	e.opts.sample_period = 200000;
+	e.opts.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_TID;
+	e.opts.exclude_kernel = true;
+	o.events = &e;
+	o.nr_events = 1;
+	o.target = &t;
+	o.data_pages = 8;
+	c.s = open_ok(&o);
+	cr_assert_eq(pev_session_nr_rings(c.s), 4, "4 threads, 4 rings");
+	for (int i = 0; i < 4; i++) {
+		cr_expect_eq(pev_session_ring_cpu(c.s, i), -1);
+		for (int j = 0; j < i; j++)
+			cr_expect_neq(pev_session_ring_tid(c.s, i), pev_session_ring_tid(c.s, j));
+	}
+	cr_assert_eq(pev_session_enable(c.s), 0);
+	int status = th_threaded_child_finish(&tc);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* Not disabled: the hang-ups alone let the last records out. */
+	for (int i = 0; i < 100 && !pev_session_finished(c.s); i++) {
+		cr_assert_geq(pev_session_poll(c.s, 100), 0);
+		read_all(c.s, on_thread_sample, &c);
+	}
+	cr_assert(pev_session_finished(c.s), "every thread's ring hangs up");
+	read_all(c.s, on_thread_sample, &c);
+	for (int i = 0; i < 4; i++) {
+		cr_expect_gt(c.per_ring[i], 20, "20 ms at 0.2 ms in thread %d: %zu samples",
+			     (int)pev_session_ring_tid(c.s, i), c.per_ring[i]);
+		cr_expect_eq(stats(c.s, PEV_SESSION_RING, i).samples, c.per_ring[i]);
+	}
+	cr_expect_eq(c.other, 0, "each ring holds its own thread's samples");
+	cr_expect_eq(pev_session_poll(c.s, 0), 4, "HUP stays");
+	pev_session_close(c.s);
+}
+
 /* ---- failed opens leave nothing open -------------------------------------------------------- */
 
 Test(session, a_failed_open_leaves_nothing_open)
