@@ -213,6 +213,17 @@ static bool deliver(struct pev_session *s, int i, struct pev_session_record *out
 	return true;
 }
 
+/* Gives the kernel the space of the record delivered last, if any. */
+static void give_back_last(struct pev_session *s)
+{
+	if (s->give_ring >= 0) {
+		struct pev__sring *sr = &s->rings[s->give_ring];
+		give_back(sr->ring, s->give_size);
+		settle(sr);
+		s->give_ring = -1;
+	}
+}
+
 PEV_API int pev_session_read(struct pev_session *s, struct pev_session_record *out)
 {
 	bool walked = false;
@@ -220,12 +231,7 @@ PEV_API int pev_session_read(struct pev_session *s, struct pev_session_record *o
 	if (!s || !out)
 		return PEV_EBADARG;
 	for (;;) {
-		if (s->give_ring >= 0) {
-			struct pev__sring *sr = &s->rings[s->give_ring];
-			give_back(sr->ring, s->give_size);
-			settle(sr);
-			s->give_ring = -1;
-		}
+		give_back_last(s);
 		int i = oldest_ring(s);
 		if (i >= 0 && s->rings[i].refs[s->rings[i].first].time <= s->limit) {
 			if (deliver(s, i, out))
@@ -243,6 +249,8 @@ PEV_API int pev_session_flush(struct pev_session *s)
 {
 	if (!s)
 		return PEV_EBADARG;
+	give_back_last(s);
+	round_start(s);
 	s->limit = UINT64_MAX;
 	return 0;
 }

@@ -132,7 +132,9 @@ PEV_API int pev_session_nr_rings(const struct pev_session *s);
 
 /**
  * Returns ring i's descriptor (owned by s) for the caller's poll(2) or
- * epoll(7), or PEV_EBADARG.
+ * epoll(7), or PEV_EBADARG. A caller that polls these itself, rather than
+ * with pev_session_poll(), calls pev_session_flush() once the tasks have
+ * exited (POLLHUP) so that the last records are not held for a round.
  */
 PEV_API int pev_session_ring_fd(const struct pev_session *s, int i);
 
@@ -181,9 +183,11 @@ struct pev_session_record {
 PEV_API int pev_session_read(struct pev_session *s, struct pev_session_record *out);
 
 /**
- * Makes every record read so far deliverable without waiting for a later
- * round (at the end of a session that is not disabled, or before a pause).
- * Returns 0 or PEV_EBADARG.
+ * Reads every ring now and makes all it holds deliverable, in time order,
+ * without waiting for a later round: for the end of a session that is not
+ * disabled, or a caller that watches the ring descriptors with its own
+ * epoll and saw every task hang up. Records written after the call wait
+ * for rounds as usual. Returns 0 or PEV_EBADARG.
  */
 PEV_API int pev_session_flush(struct pev_session *s);
 
