@@ -9,7 +9,8 @@
 # the medians, the time each tool adds to the bare workload, the ratio
 # perfev's added time / perf's (target <= 0.5, docs/BENCHMARKS.md), and the
 # samples and lost samples of each file (target: perfev loses no more than
-# perf), both files counted by the same reader (bench_record_count).
+# perf), both files counted by the same reader (bench_record_count). Last,
+# the CPU time each recorder process spends itself (perf stat --no-inherit).
 #
 #   usage: bench/bench_record.sh [BUILD_DIR [REPS [ROUNDS]]]  (defaults: build, 5, 1100)
 set -eu
@@ -82,6 +83,15 @@ awk -v b="$mb" -v e="$me" -v p="$mp" 'BEGIN {
 	r = (p - b > 0) ? (e - b) / (p - b) : 0
 	printf "added time perfev / perf: %.3f (target <= 0.5: %s)\n", r, (r <= 0.5 ? "met" : "MISSED")
 }'
+# The recorders' own CPU time (the recorder process alone, not the workload it runs):
+# task-clock counted by perf stat without inheritance, once each.
+own_cpu() {
+	"$perf" stat --no-inherit -x, -e task-clock -- "$@" 2>&1 >/dev/null |
+		awk -F, '$3 ~ /^task-clock/ { printf "%.1f", $1 }'
+}
+oe=$(own_cpu "$perfev" record -q -F 10000 -g -o "$tmp/perfev.data" -- "$work" "$rounds")
+op=$(own_cpu "$perf" record -q -F 10000 -g -o "$tmp/perf.data" -- "$work" "$rounds")
+echo "own CPU time of the recorder process: perfev record $oe ms, perf record $op ms"
 awk '{ es += $2; el += $4; ps += $6; pl += $8 } END {
 	printf "samples, all runs: perfev %d (lost %d), perf %d (lost %d); lost target (perfev <= perf): %s\n",
 	       es, el, ps, pl, (el <= pl ? "met" : "MISSED")
