@@ -319,6 +319,57 @@ PEV_API int pev_session_open(const struct pev_session_opts *opts, struct pev_ses
 	return 0;
 }
 
+int pev__session_synthetic(const struct pev_record_format *fmts, const uint64_t *ids,
+			   int nr_events, struct pev_ring *const *rings, const int *cpus,
+			   int nr_rings, struct pev_session **out)
+{
+	struct pev_session *s;
+
+	if (!out || !fmts || !ids || nr_events < 1 || !rings || !cpus || nr_rings < 1)
+		return PEV_EBADARG;
+	*out = NULL;
+	if (!(s = calloc(1, sizeof(*s))))
+		return PEV_ENOMEM;
+	s->ev = calloc((size_t)nr_events, sizeof(*s->ev));
+	s->ids = calloc((size_t)nr_events, sizeof(*s->ids));
+	s->rings = calloc((size_t)nr_rings, sizeof(*s->rings));
+	s->ring_ptrs = calloc((size_t)nr_rings, sizeof(*s->ring_ptrs));
+	s->ready = calloc((size_t)nr_rings, sizeof(*s->ready));
+	for (int j = 0; s->rings && j < nr_rings; j++) {
+		struct pev__sring *sr = &s->rings[j];
+		sr->cap = pev_ring_data_size(rings[j]) / 16;
+		if (!(sr->refs = calloc(sr->cap ? sr->cap : 1, sizeof(*sr->refs))))
+			break;
+	}
+	if (!s->ev || !s->ids || !s->rings || !s->ring_ptrs || !s->ready ||
+	    !s->rings[nr_rings - 1].refs) {
+		for (int j = 0; s->rings && j < nr_rings; j++)
+			free(s->rings[j].refs);
+		pev_session_close(s); /* no ring and no counter taken yet */
+		return PEV_ENOMEM;
+	}
+	s->give_ring = -1;
+	s->st.sz = sizeof(s->st);
+	s->nr_events = nr_events;
+	for (int i = 0; i < nr_events; i++) {
+		s->ev[i].fmt = fmts[i];
+		s->ev[i].st.sz = sizeof(s->ev[i].st);
+		s->ids[i].id = ids[i];
+		s->ids[i].event = i;
+	}
+	s->nr_ids = (size_t)nr_events;
+	qsort(s->ids, s->nr_ids, sizeof(*s->ids), cmp_id);
+	s->nr_rings = nr_rings;
+	for (int j = 0; j < nr_rings; j++) {
+		s->rings[j].ring = s->ring_ptrs[j] = rings[j];
+		s->rings[j].cpu = cpus[j];
+		s->rings[j].tid = -1;
+		s->rings[j].st.sz = sizeof(s->rings[j].st);
+	}
+	*out = s;
+	return 0;
+}
+
 /* ---- control ---------------------------------------------------------------------------- */
 
 PEV_API int pev_session_enable(struct pev_session *s)

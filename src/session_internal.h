@@ -79,4 +79,15 @@ struct pev_session {
 /* Finds the event whose descriptor has kernel id `id`; -1 when none. */
 int pev__session_event_of(const struct pev_session *s, uint64_t id);
 
+/*
+ * A session over rings made by the caller (tests of the merge: rings over
+ * memory from pev__ring_new): event i has format fmts[i] and kernel id
+ * ids[i]; ring j is on CPU cpus[j]. The session takes the rings (closed by
+ * pev_session_close) only on success. No counter: enable, disable and poll
+ * are not for it. Returns 0, PEV_EBADARG or PEV_ENOMEM.
+ */
+int pev__session_synthetic(const struct pev_record_format *fmts, const uint64_t *ids,
+			   int nr_events, struct pev_ring *const *rings, const int *cpus,
+			   int nr_rings, struct pev_session **out);
+
 #endif /* PERFEV_SESSION_INTERNAL_H */
