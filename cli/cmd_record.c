@@ -68,10 +68,11 @@ static int parse_freq(struct rec_config *cfg, const char *text)
 	if (!cli_parse_long(text, "", 1, LONG_MAX, &v))
 		return bad_value("-F", "a number of samples a second >= 1 (or 'max')", text);
 	if (max > 0 && v > max) {
-		cli_error("option '-F' asks for %ld samples a second, above this machine's limit of "
-		          "%ld (kernel.perf_event_max_sample_rate); use -F %ld or less, or raise "
-		          "the limit: sysctl kernel.perf_event_max_sample_rate=%ld",
-		          v, max, max, v);
+		cli_error(
+		    "option '-F' asks for %ld samples a second, above this machine's limit of "
+		    "%ld (kernel.perf_event_max_sample_rate); use -F %ld or less, or raise "
+		    "the limit: sysctl kernel.perf_event_max_sample_rate=%ld",
+		    v, max, max, v);
 		return 129;
 	}
 	cfg->freq = (uint64_t)v;
@@ -192,8 +193,9 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		switch (opt) {
 		case 'e':
 			if (cfg->nevent_text == REC_MAX_LISTS) {
-				cli_error("too many -e options (at most %d); list events with commas",
-				          REC_MAX_LISTS);
+				cli_error(
+				    "too many -e options (at most %d); list events with commas",
+				    REC_MAX_LISTS);
 				return 129;
 			}
 			cfg->event_text[cfg->nevent_text++] = optarg;
@@ -230,15 +232,17 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 			break;
 		case 'm':
 			if (!cli_parse_long(optarg, "", 1, (long)MAX_PAGES, &v) || (v & (v - 1)))
-				return bad_value("-m", "a power of two number of pages (1, 2, 4, ... "
-				                       "262144)",
+				return bad_value("-m",
+				                 "a power of two number of pages (1, 2, 4, ... "
+				                 "262144)",
 				                 optarg);
 			cfg->pages = (size_t)v;
 			break;
 		case 'o':
 			if (strcmp(optarg, "-") == 0) {
-				cli_error("option '-o': pipe output ('-') is not supported; give a file "
-				          "name");
+				cli_error(
+				    "option '-o': pipe output ('-') is not supported; give a file "
+				    "name");
 				return 129;
 			}
 			if (!optarg[0])
@@ -312,8 +316,9 @@ static void print_summary(const struct rec_state *s)
 
 	fprintf(stderr, "[ perfev record: Woken up %llu times to write data ]\n",
 	        (unsigned long long)s->stats.wakeups);
-	fprintf(stderr, "[ perfev record: Captured and wrote %.3f MB %s (%llu samples, %llu lost) ]\n",
-	        mb, s->cfg.output, (unsigned long long)s->stats.samples,
+	fprintf(stderr,
+	        "[ perfev record: Captured and wrote %.3f MB %s (%llu samples, %llu lost) ]\n", mb,
+	        s->cfg.output, (unsigned long long)s->stats.samples,
 	        (unsigned long long)s->stats.lost);
 }
 

@@ -19,10 +19,10 @@
 
 #include "cli.h"
 
-#define REC_MAX_LISTS     64   /* most -e options */
-#define REC_DEFAULT_FREQ  4000 /* -F, as perf */
-#define REC_DEFAULT_PAGES 128  /* -m: 512 KiB of data per ring, as perf as root */
-#define REC_DEFAULT_STACK 8192 /* --call-graph dwarf's stack dump, as perf */
+#define REC_MAX_LISTS     64    /* most -e options */
+#define REC_DEFAULT_FREQ  4000  /* -F, as perf */
+#define REC_DEFAULT_PAGES 128   /* -m: 512 KiB of data per ring, as perf as root */
+#define REC_DEFAULT_STACK 8192  /* --call-graph dwarf's stack dump, as perf */
 #define REC_MAX_STACK     65528 /* the largest dump the kernel takes (a u16, 8-aligned) */
 
 /* What the events are attached to. */
@@ -48,14 +48,14 @@ struct rec_config {
 	int nids;
 	const char *cpus; /* -C's list, or NULL for every online CPU (-a) */
 	const char *event_text[REC_MAX_LISTS];
-	int nevent_text;      /* 0: the default, cycles */
-	uint64_t freq;        /* -F (samples a second), or 0 with -c */
-	uint64_t period;      /* -c, or 0 */
+	int nevent_text; /* 0: the default, cycles */
+	uint64_t freq;   /* -F (samples a second), or 0 with -c */
+	uint64_t period; /* -c, or 0 */
 	enum rec_callgraph callgraph;
-	uint32_t stack_size;  /* dwarf: bytes of user stack in each sample */
-	size_t pages;         /* -m: data pages of each ring */
-	const char *output;   /* -o */
-	bool quiet;           /* -q: no status line, no summary */
+	uint32_t stack_size; /* dwarf: bytes of user stack in each sample */
+	size_t pages;        /* -m: data pages of each ring */
+	const char *output;  /* -o */
+	bool quiet;          /* -q: no status line, no summary */
 };
 
 /* One event, opened on every unit of the target. */
@@ -64,7 +64,7 @@ struct rec_event {
 	struct pev_counter **counters; /* one per unit */
 };
 
-/* One ring and the descriptors whose records it receives. */
+/* One ring: a CPU's (or a thread's), with every descriptor there sent into it. */
 struct rec_ring {
 	struct pev_ring *ring;
 	bool hup; /* its task exited: drained for the last time */
@@ -105,9 +105,9 @@ struct rec_dsos {
 /* What the records written so far held. */
 struct rec_stats {
 	uint64_t samples;
-	uint64_t lost;     /* records the kernel dropped (LOST, LOST_SAMPLES) */
-	uint64_t records;  /* every record from the rings */
-	uint64_t wakeups;  /* polls that found a ring ready */
+	uint64_t lost;        /* records the kernel dropped (LOST, LOST_SAMPLES) */
+	uint64_t records;     /* every record from the rings */
+	uint64_t wakeups;     /* polls that found a ring ready */
 	uint64_t synthesized; /* records perfev made from /proc */
 };
 

@@ -81,8 +81,7 @@ static int dso_get(struct rec_dsos *d, const char *path)
 	return d->ndsos++;
 }
 
-static void add_map(struct rec_dsos *d, int32_t pid, uint64_t start, uint64_t len,
-                    const char *path)
+static void add_map(struct rec_dsos *d, int32_t pid, uint64_t start, uint64_t len, const char *path)
 {
 	if (pid < 0 || path[0] != '/' || !len)
 		return;
@@ -105,7 +104,8 @@ static void mark_user(struct rec_dsos *d, int32_t pid, uint64_t ip)
 		struct rec_proc *p = proc_get(d, pid, false);
 		if (!p)
 			return;
-		if (p->last < p->nmaps && ip >= p->maps[p->last].start && ip < p->maps[p->last].end) {
+		if (p->last < p->nmaps && ip >= p->maps[p->last].start &&
+		    ip < p->maps[p->last].end) {
 			d->dsos[p->maps[p->last].dso].hit = true;
 			return;
 		}

@@ -42,8 +42,7 @@ static void make_units(struct rec_state *s)
 	case REC_TARGET_THREAD:
 		s->nunits = cfg->nids;
 		s->units = cli_xcalloc((size_t)cfg->nids, sizeof(*s->units));
-		for (int i = 0; i < cfg->nids; i++)
-		{
+		for (int i = 0; i < cfg->nids; i++) {
 			s->units[i] = cfg->target == REC_TARGET_PROCESS
 			                  ? pev_target_process(cfg->ids[i])
 			                  : pev_target_thread(cfg->ids[i]);
@@ -91,8 +90,8 @@ static struct pev_opts sample_opts(const struct rec_state *s, const struct pev_e
 		o.sample_type |= PEV_SAMPLE_REGS_USER | PEV_SAMPLE_STACK_USER;
 		o.exclude_callchain_user = true;
 		o.sample_regs_user = DWARF_REGS_MASK;
-		o.sample_stack_user = spec->stack_size ? (spec->stack_size + 7) & ~7U
-		                                       : cfg->stack_size;
+		o.sample_stack_user =
+		    spec->stack_size ? (spec->stack_size + 7) & ~7U : cfg->stack_size;
 	}
 	/* The first event tracks the tasks: their mappings, names, forks and exits. */
 	if (first) {
@@ -284,8 +283,8 @@ int rec_open(struct rec_state *s)
 	s->sample_type = attr->sample_type;
 	s->uniform = true;
 	for (e = 1; e < s->nevents; e++)
-		s->uniform &= pev_counter_attr(s->events[e].counters[0])->sample_type ==
-		              s->sample_type;
+		s->uniform &=
+		    pev_counter_attr(s->events[e].counters[0])->sample_type == s->sample_type;
 	if (pev_record_format_from_attr(attr, &s->fmt) != 0) {
 		cli_error("cannot decode the records of '%s'", s->events[0].name);
 		return 1;

@@ -174,8 +174,8 @@ static void synth_maps(struct synth_buf *b, pid_t pid)
 		char perms[8];
 		int name_at = 0;
 		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj,
-		           &min, &ino, &name_at) < 7 ||
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
+		           &maj, &min, &ino, &name_at) < 7 ||
 		    !name_at || perms[2] != 'x')
 			continue;
 		const char *name = line + name_at;

@@ -124,13 +124,14 @@ static void read_back(const char *path, struct counts *c)
 		c->type[r.type < 255 ? r.type : 255]++;
 		if (r.type >= PEV_RECORD_USER_TYPE_START)
 			continue;
-		cr_assert_not_null(r.event, "a %s record of no event", pev_record_type_name(r.type));
+		cr_assert_not_null(r.event, "a %s record of no event",
+		                   pev_record_type_name(r.type));
 		struct pev_record_format fmt;
 		struct pev_record rec;
 		cr_assert_eq(pev_record_format_from_attr(&r.event->attr, &fmt), 0);
 		int n = pev_record_decode(&fmt, r.header, r.size, &rec);
 		cr_assert_eq(n, (int)r.size, "record at 0x%" PRIx64 " (%s) does not decode: %d",
-			     r.offset, pev_record_type_name(r.type), n);
+		             r.offset, pev_record_type_name(r.type), n);
 		if (r.type == PEV_RECORD_SAMPLE) {
 			c->samples++;
 			if ((rec.id_fields & PEV_SAMPLE_CPU) && rec.sample_id.cpu < 64)
@@ -138,11 +139,11 @@ static void read_back(const char *path, struct counts *c)
 		} else if (r.type == PEV_RECORD_LOST) {
 			c->lost += rec.lost.lost;
 		} else if (r.type == PEV_RECORD_COMM && c->watch_pid &&
-			   rec.comm.pid == (uint32_t)c->watch_pid) {
+		           rec.comm.pid == (uint32_t)c->watch_pid) {
 			c->comm_of[0] = true;
 		} else if (r.type == PEV_RECORD_MMAP2 && c->watch_pid &&
-			   rec.mmap2.pid == (uint32_t)c->watch_pid &&
-			   strcmp(rec.mmap2.filename, c->watch_file) == 0) {
+		           rec.mmap2.pid == (uint32_t)c->watch_pid &&
+		           strcmp(rec.mmap2.filename, c->watch_file) == 0) {
 			c->comm_of[1] = true;
 		}
 	}
@@ -180,8 +181,8 @@ static void expect_perf_reads(const char *path, bool callchains)
 
 /* ---- a command ---------------------------------------------------------------- */
 
-Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init,
-     .fini = th_leak_fini, .timeout = 120)
+Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init, .fini = th_leak_fini,
+     .timeout = 120)
 {
 	need_perf();
 	const char *dir = tmp_dir(), *spin = spin_path();
@@ -198,7 +199,7 @@ Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init,
 	struct counts c = {0};
 	read_back(path, &c);
 	cr_expect_eq(c.samples, samples, "the file has %lu samples, the summary said %lu",
-		     c.samples, samples);
+	             c.samples, samples);
 	cr_expect_eq(c.lost, lost);
 	cr_expect_gt(c.type[PEV_RECORD_FINISHED_ROUND], 0);
 	cr_expect_gt(c.type[PEV_RECORD_COMM], 0);
@@ -251,7 +252,8 @@ Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini 
 	snprintf(want, sizeof(want), "record -o %s %s 100", path, spin);
 	expect_has(out, "# cmdline : ");
 	expect_has(out, want);
-	expect_has(out, th_have_core_pmu() ? "# event : name = cycles" : "# event : name = cpu-clock");
+	expect_has(out,
+	           th_have_core_pmu() ? "# event : name = cycles" : "# event : name = cpu-clock");
 	free(out);
 
 	/* The build id of the workload, which the samples hit. */
@@ -264,7 +266,7 @@ Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini 
 	char *bid = sh_quiet_ok(cmd);
 	bid[strcspn(bid, "\n")] = '\0';
 	snprintf(cmd, sizeof(cmd), "perf buildid-list -i '%s' | grep '%s'", path,
-		 bid + strlen("Build ID: "));
+	         bid + strlen("Build ID: "));
 	out = sh_quiet_ok(cmd);
 	expect_has(out, spin);
 	free(out);
@@ -364,7 +366,7 @@ Test(cmd_record, all_cpus_records_on_several_cpus, .init = th_leak_init, .fini =
 	read_back(path, &c);
 	cr_expect_gt(c.samples, 10);
 	cr_expect_gt(__builtin_popcountl(c.cpus_seen), 1, "samples from CPUs 0x%lx only",
-		     c.cpus_seen);
+	             c.cpus_seen);
 	/* One id per CPU. */
 	struct pev_perfdata *pd = NULL;
 	struct pev_error err;
@@ -441,7 +443,7 @@ static long child_ticks(pid_t perfev)
 	sscanf(buf, "%*d (%31[^)]", comm);
 	if (!paren || strcmp(comm, "perfdata_spin") != 0 ||
 	    sscanf(paren + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
-		   &stime) != 2)
+	           &stime) != 2)
 		return -1;
 	return (long)(utime + stime);
 }
@@ -522,8 +524,8 @@ Test(cmd_record, sigterm_leaves_a_complete_file, .init = th_leak_init, .fini = t
 	stop_with(SIGTERM, true);
 }
 
-Test(cmd_record, sigint_ends_a_system_wide_recording, .init = th_leak_init,
-     .fini = th_leak_fini, .timeout = 120)
+Test(cmd_record, sigint_ends_a_system_wide_recording, .init = th_leak_init, .fini = th_leak_fini,
+     .timeout = 120)
 {
 	stop_with(SIGINT, false);
 }
@@ -544,30 +546,29 @@ Test(cmd_record, bad_input_is_named, .init = th_leak_init, .fini = th_leak_fini,
 
 	expect_refused(129, "no command to run (and no -p, -t, -a or -C", th_perfev("record"));
 	expect_refused(129, "option '-F' needs a number of samples a second",
-		       th_perfev("record", "-F", "0", "true"));
+	               th_perfev("record", "-F", "0", "true"));
 	expect_refused(129, "option '-F' needs", th_perfev("record", "-F", "fast", "true"));
 	snprintf(limit, sizeof(limit), "limit of %ld", th_sysctl("perf_event_max_sample_rate"));
 	expect_refused(129, limit, th_perfev("record", "-F", "999999999", "true"));
-	expect_refused(129, "option '-m' needs a power of two", th_perfev("record", "-m", "3",
-									    "true"));
+	expect_refused(129, "option '-m' needs a power of two",
+	               th_perfev("record", "-m", "3", "true"));
 	expect_refused(129, "got '0'", th_perfev("record", "-m", "0", "true"));
 	expect_refused(129, "options '-F' and '-c' cannot be used together",
-		       th_perfev("record", "-F", "100", "-c", "1000", "true"));
+	               th_perfev("record", "-F", "100", "-c", "1000", "true"));
 	expect_refused(129, "option '--call-graph' needs",
-		       th_perfev("record", "--call-graph", "lbr2", "true"));
+	               th_perfev("record", "--call-graph", "lbr2", "true"));
 	expect_refused(129, "option '--call-graph' needs",
-		       th_perfev("record", "--call-graph", "dwarf,100000", "true"));
+	               th_perfev("record", "--call-graph", "dwarf,100000", "true"));
 	expect_refused(129, "unknown event 'no_such_event'",
-		       th_perfev("record", "-e", "no_such_event", "true"));
+	               th_perfev("record", "-e", "no_such_event", "true"));
 	char pid[32];
 	snprintf(pid, sizeof(pid), "%d", (int)th_reaped_pid());
-	expect_refused(129, "option '-p' needs existing processes",
-		       th_perfev("record", "-p", pid));
-	expect_refused(1, "option '-o': ",
-		       th_perfev("record", "-q", "-o", "/nonexistent-dir/x.data", "true"));
-	expect_refused(127, "cannot run 'no-such-command-here'",
-		       th_perfev("record", "-q", "-o", "/tmp/perfev-rec-none.data",
-				 "no-such-command-here"));
+	expect_refused(129, "option '-p' needs existing processes", th_perfev("record", "-p", pid));
+	expect_refused(
+	    1, "option '-o': ", th_perfev("record", "-q", "-o", "/nonexistent-dir/x.data", "true"));
+	expect_refused(
+	    127, "cannot run 'no-such-command-here'",
+	    th_perfev("record", "-q", "-o", "/tmp/perfev-rec-none.data", "no-such-command-here"));
 	cr_expect_neq(access("/tmp/perfev-rec-none.data", F_OK), 0, "no file is left behind");
 }
 
@@ -577,8 +578,8 @@ Test(cmd_record, dwarf_call_graph_sets_user_regs_and_stack, .init = th_leak_init
 	const char *dir = tmp_dir();
 	char *path = tmp_file(dir, "d.data");
 
-	struct th_output r = th_perfev("record", "-q", "--call-graph", "dwarf,4000", "-o", path,
-				       spin_path(), "50");
+	struct th_output r =
+	    th_perfev("record", "-q", "--call-graph", "dwarf,4000", "-o", path, spin_path(), "50");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	struct pev_perfdata *pd = NULL;
 	struct pev_error err;
