@@ -33,6 +33,7 @@ PEV_API void pev_session_close(struct pev_session *s)
 	free(s->rings);
 	free(s->ring_ptrs);
 	free(s->ready);
+	free(s->heap);
 	free(s->ids);
 	free(s->ev);
 	free(s);
@@ -214,7 +215,8 @@ static int map_rings(struct pev_session *s, size_t pages, struct pev_error *err)
 	}
 	s->ring_ptrs = calloc((size_t)s->nr_rings, sizeof(*s->ring_ptrs));
 	s->ready = calloc((size_t)s->nr_rings, sizeof(*s->ready));
-	if (!s->ring_ptrs || !s->ready)
+	s->heap = calloc((size_t)s->nr_rings, sizeof(*s->heap));
+	if (!s->ring_ptrs || !s->ready || !s->heap)
 		return no_memory(err, "poll set");
 	for (int i = 0; i < s->nr_rings; i++)
 		s->ring_ptrs[i] = s->rings[i].ring;
@@ -335,13 +337,14 @@ int pev__session_synthetic(const struct pev_record_format *fmts, const uint64_t 
 	s->rings = calloc((size_t)nr_rings, sizeof(*s->rings));
 	s->ring_ptrs = calloc((size_t)nr_rings, sizeof(*s->ring_ptrs));
 	s->ready = calloc((size_t)nr_rings, sizeof(*s->ready));
+	s->heap = calloc((size_t)nr_rings, sizeof(*s->heap));
 	for (int j = 0; s->rings && j < nr_rings; j++) {
 		struct pev__sring *sr = &s->rings[j];
 		sr->cap = pev_ring_data_size(rings[j]) / 16;
 		if (!(sr->refs = calloc(sr->cap ? sr->cap : 1, sizeof(*sr->refs))))
 			break;
 	}
-	if (!s->ev || !s->ids || !s->rings || !s->ring_ptrs || !s->ready ||
+	if (!s->ev || !s->ids || !s->rings || !s->ring_ptrs || !s->ready || !s->heap ||
 	    !s->rings[nr_rings - 1].refs) {
 		for (int j = 0; s->rings && j < nr_rings; j++)
 			free(s->rings[j].refs);

@@ -62,6 +62,8 @@ struct pev_session {
 	unsigned *ready;
 	struct pev__sid *ids;
 	size_t nr_ids;
+	int *heap;  /* rings holding pending records, a min-heap by their oldest one */
+	int heap_n;
 
 	/* The merge. */
 	uint64_t limit;     /* records up to this time may be delivered in this round */

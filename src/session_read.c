@@ -23,6 +23,7 @@
  * old one is given back, the ring's single copy buffer holds every pending
  * wrapped record for as long as it waits.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "perfev/session.h"
@@ -34,6 +35,55 @@ static void give_back(struct pev_ring *r, uint64_t bytes)
 {
 	r->tail += bytes;
 	pev__ring_store(&r->page->data_tail, r->tail);
+}
+
+/* ---- the rings ordered by their oldest pending record: a binary min-heap ------------------ */
+
+/* True when ring a's oldest pending record goes before ring b's (ties: the lower ring). */
+static bool before(const struct pev_session *s, int a, int b)
+{
+	const struct pev__sring *ra = &s->rings[a], *rb = &s->rings[b];
+	uint64_t ta = ra->refs[ra->first].time, tb = rb->refs[rb->first].time;
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+static void sift_down(struct pev_session *s, int at)
+{
+	int *h = s->heap, n = s->heap_n;
+
+	for (;;) {
+		int l = 2 * at + 1, r = l + 1, min = at;
+		if (l < n && before(s, h[l], h[min]))
+			min = l;
+		if (r < n && before(s, h[r], h[min]))
+			min = r;
+		if (min == at)
+			return;
+		int t = h[at];
+		h[at] = h[min];
+		h[min] = t;
+		at = min;
+	}
+}
+
+/* Puts every ring that holds pending records into the heap. */
+static void heap_build(struct pev_session *s)
+{
+	s->heap_n = 0;
+	for (int i = 0; i < s->nr_rings; i++)
+		if (s->rings[i].count)
+			s->heap[s->heap_n++] = i;
+	for (int at = s->heap_n / 2 - 1; at >= 0; at--)
+		sift_down(s, at);
+}
+
+/* After the top ring delivered a record: reorders it, or removes it when it holds no more. */
+static void heap_top_changed(struct pev_session *s)
+{
+	if (!s->rings[s->heap[0]].count)
+		s->heap[0] = s->heap[--s->heap_n];
+	sift_down(s, 0);
 }
 
 /* Ends a ring's batch once everything it returned was delivered (nothing left to give back). */
@@ -127,22 +177,7 @@ static void round_start(struct pev_session *s)
 		for (size_t k = 0; k < sr->count; k++)
 			s->st.held += sr->refs[sr->first + k].time > limit;
 	}
-}
-
-/* The ring whose oldest pending record is the oldest of all (ties: the lowest ring), or -1. */
-static int oldest_ring(const struct pev_session *s)
-{
-	uint64_t best = UINT64_MAX;
-	int at = -1;
-
-	for (int i = 0; i < s->nr_rings; i++) {
-		const struct pev__sring *sr = &s->rings[i];
-		if (sr->count && (at < 0 || sr->refs[sr->first].time < best)) {
-			best = sr->refs[sr->first].time;
-			at = i;
-		}
-	}
-	return at;
+	heap_build(s);
 }
 
 static void count(struct pev_session_stats *st, const struct pev_record *r)
@@ -232,11 +267,16 @@ PEV_API int pev_session_read(struct pev_session *s, struct pev_session_record *o
 		return PEV_EBADARG;
 	for (;;) {
 		give_back_last(s);
-		int i = oldest_ring(s);
-		if (i >= 0 && s->rings[i].refs[s->rings[i].first].time <= s->limit) {
-			if (deliver(s, i, out))
-				return 1;
-			continue;
+		if (s->heap_n) {
+			int i = s->heap[0];
+			const struct pev__sring *sr = &s->rings[i];
+			if (sr->refs[sr->first].time <= s->limit) {
+				bool ok = deliver(s, i, out);
+				heap_top_changed(s);
+				if (ok)
+					return 1;
+				continue;
+			}
 		}
 		if (walked)
 			return 0;
