@@ -505,6 +505,15 @@ char *th_which(const char *name)
 	return found;
 }
 
+bool th_have_program(const char *name)
+{
+	char *path = th_which(name);
+	bool found = path != NULL;
+
+	free(path);
+	return found;
+}
+
 /* ---- JSON (json-c) ------------------------------------------------------- */
 
 json_object *th_json_parse(const char *text)

@@ -136,6 +136,9 @@ void th_output_free(struct th_output *r);
 /* Finds an executable in $PATH (a default one when unset); returns a malloc'ed path or NULL. */
 char *th_which(const char *name);
 
+/* Whether an executable of that name is in $PATH (th_which without the path). */
+bool th_have_program(const char *name);
+
 /* ---- JSON (json-c) ------------------------------------------------------- */
 
 struct json_object;

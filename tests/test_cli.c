@@ -20,7 +20,7 @@
 #include "helpers.h"
 
 /* Every test checks that it leaves no descriptor or mapping behind. */
-TestSuite(cli, .init = th_leak_init, .fini = th_leak_fini, .timeout = 120);
+TestSuite(cli, .init = th_leak_init, .fini = th_leak_fini);
 
 /* ---- reading the output ------------------------------------------------- */
 

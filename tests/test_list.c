@@ -22,7 +22,7 @@
 #include "helpers.h"
 
 /* Every test checks that it leaves no descriptor or mapping behind. */
-TestSuite(list, .init = th_leak_init, .fini = th_leak_fini, .timeout = 120);
+TestSuite(list, .init = th_leak_init, .fini = th_leak_fini);
 
 /* ---- reading the text output --------------------------------------------------- */
 

@@ -98,7 +98,7 @@ static void try_read(const char *path, const unsigned char *data, size_t size, u
 	pev_perfdata_close(pd);
 }
 
-Test(perfdata_bad, corpus_gives_the_expected_answers, .timeout = 120)
+Test(perfdata_bad, corpus_gives_the_expected_answers)
 {
 	char *table = fixture("expected.tsv");
 	FILE *f = fopen(table, "r");
@@ -307,7 +307,7 @@ static size_t record_starts(const unsigned char *data, size_t size, size_t *star
 	return n;
 }
 
-Test(perfdata_bad, every_truncation_is_refused, .timeout = 120)
+Test(perfdata_bad, every_truncation_is_refused)
 {
 	unsigned char *data, *copy;
 	size_t size;
@@ -347,7 +347,7 @@ Test(perfdata_bad, every_truncation_is_refused, .timeout = 120)
 	free(data);
 }
 
-Test(perfdata_bad, every_byte_corruption_ends_cleanly, .timeout = 300)
+Test(perfdata_bad, every_byte_corruption_ends_cleanly)
 {
 	static const unsigned char values[] = {0x00, 0xff, 0x80, 0x07};
 	const char *files[] = {"good.data", "pipe-good.data"};

@@ -867,7 +867,7 @@ TEST_PMU(broken_fixture_skips_bad_aliases_one_by_one)
 
 /* ---- trees built at run time ------------------------------------------- */
 
-TEST_PMU(fifos_do_not_block_the_reader, .timeout = 20)
+TEST_PMU(fifos_do_not_block_the_reader)
 {
 	char dir[64], path[PATH_MAX];
 	struct pev_pmus *pmus;
@@ -1071,7 +1071,7 @@ static void mkdir_or_fail(const char *path)
 	cr_assert(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s", path);
 }
 
-TEST_PMU(scales_parse_in_any_locale, .timeout = 120)
+TEST_PMU(scales_parse_in_any_locale)
 {
 	char dir[64], locales[PATH_MAX], cmd[PATH_MAX + 128];
 	struct pev_pmus *pmus;

@@ -1176,7 +1176,7 @@ static bool read_file(const char *path, unsigned char **data, size_t *len)
 	return *len == (size_t)n;
 }
 
-Test(report, flamegraph_in_headless_chromium, .timeout = 280)
+Test(report, flamegraph_in_headless_chromium)
 {
 	char *chromium = th_which("chromium");
 	char dir[] = "/tmp/perfev-flameXXXXXX", svg[300], png[300], url[400];

@@ -275,7 +275,7 @@ static void inject_fcntl(int fd, int cmd, int e)
 
 /* ==== notification: one signal per overflow ================================== */
 
-TestSuite(notify, .init = th_leak_init, .fini = th_leak_fini, .timeout = 60);
+TestSuite(notify, .init = th_leak_init, .fini = th_leak_fini);
 
 /* period 1: every page fault is an overflow, and each sends one real-time signal. */
 Test(notify, one_realtime_signal_per_overflow)
@@ -756,7 +756,7 @@ Test(notify, a_signal_without_handler_is_logged)
 
 /* ==== notification: errors =================================================== */
 
-TestSuite(notify_errors, .init = th_leak_init, .fini = th_leak_fini, .timeout = 60);
+TestSuite(notify_errors, .init = th_leak_init, .fini = th_leak_fini);
 
 /* The kernel refuses signal 65 (EINVAL): perfev names the field and leaves the fd as it was. */
 Test(notify_errors, bad_signal_number_is_einval)
@@ -908,7 +908,7 @@ Test(notify_errors, injected_failure_in_stop_still_stops_the_others)
 
 /* ==== sigtrap: synchronous SIGTRAP ============================================ */
 
-TestSuite(sigtrap, .init = th_leak_init, .fini = th_leak_fini, .timeout = 60);
+TestSuite(sigtrap, .init = th_leak_init, .fini = th_leak_fini);
 
 #define COOKIE UINT64_C(0x5eedc0ffee)
 
@@ -1140,7 +1140,7 @@ static uint64_t faults_across_exec(bool remove, int pages)
 	return n;
 }
 
-TestSuite(remove_on_exec, .init = th_leak_init, .fini = th_leak_fini, .timeout = 60);
+TestSuite(remove_on_exec, .init = th_leak_init, .fini = th_leak_fini);
 
 /* With remove_on_exec the event leaves the child at exec: the new program's faults do not count. */
 Test(remove_on_exec, event_is_removed_from_the_execd_child)
@@ -1466,7 +1466,7 @@ Test(siginfo, sz_limits_what_is_written)
 
 /* ==== the examples, run and checked ================================================ */
 
-TestSuite(examples, .timeout = 60);
+TestSuite(examples);
 
 static const char *example(const char *var)
 {

@@ -35,7 +35,7 @@ static void stat_fini(void)
 	}
 }
 
-TestSuite(stat, .init = th_leak_init, .fini = stat_fini, .timeout = 120);
+TestSuite(stat, .init = th_leak_init, .fini = stat_fini);
 
 /* ---- running perfev ------------------------------------------------------ */
 
