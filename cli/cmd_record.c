@@ -279,6 +279,7 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		cli_error("no command to run (and no -p, -t, -a or -C to record instead)");
 		return cli_usage(usage);
 	}
+	cfg->rate_given = freq || period;
 	if (!period) {
 		cfg->freq = REC_DEFAULT_FREQ;
 		if (freq && (r = parse_freq(cfg, freq)) != 0)
@@ -348,6 +349,8 @@ static int record(struct rec_state *s)
 	int sig = rec_loop(s, child, &status);
 	rec_drain(s);
 	rec_dsos_add_build_ids(s);
+	if (rec_tracing_data(s) != 0)
+		return 1;
 	if (pev_perfdata_writer_finish(s->writer, &err) != 0) {
 		cli_error("cannot finish '%s': %s", s->cfg.output, err.message);
 		return 1;

@@ -51,6 +51,7 @@ struct rec_config {
 	int nevent_text; /* 0: the default, cycles */
 	uint64_t freq;   /* -F (samples a second), or 0 with -c */
 	uint64_t period; /* -c, or 0 */
+	bool rate_given; /* -F or -c was given (tracepoints sample every hit otherwise) */
 	enum rec_callgraph callgraph;
 	uint32_t stack_size; /* dwarf: bytes of user stack in each sample */
 	size_t pages;        /* -m: data pages of each ring */
@@ -61,6 +62,7 @@ struct rec_config {
 /* One event, opened on every unit of the target. */
 struct rec_event {
 	char name[160];                /* as written into the file (EVENT_DESC) */
+	char tracepoint[160];          /* "system:name" of a tracepoint, else "" */
 	struct pev_counter **counters; /* one per unit */
 };
 
@@ -155,6 +157,14 @@ void rec_close(struct rec_state *s);
  * and MMAP2 records from /proc. Returns 0 or a negative code.
  */
 int rec_synthesize(struct rec_state *s);
+
+/* record_tracing.c */
+
+/*
+ * Adds the TRACING_DATA feature (tracefs's formats of the recorded
+ * tracepoints) when some event is a tracepoint. Returns 0 or a negative code.
+ */
+int rec_tracing_data(struct rec_state *s);
 
 /* record_run.c */
 

@@ -64,6 +64,12 @@ static struct pev_opts sample_opts(const struct rec_state *s, const struct pev_e
 	const struct rec_config *cfg = &s->cfg;
 	struct pev_opts o = spec->opts;
 
+	/* As perf: a tracepoint samples every hit, with its raw fields, unless told otherwise. */
+	if (spec->ev.type == PEV_TYPE_TRACEPOINT) {
+		o.sample_type |= PEV_SAMPLE_RAW | PEV_SAMPLE_CPU;
+		if (!cfg->rate_given && !o.sample_freq)
+			o.sample_period = 1;
+	}
 	/* A period or frequency term of the event wins over -F and -c. */
 	if (!o.sample_period && !o.sample_freq) {
 		if (cfg->period)
@@ -124,6 +130,8 @@ static int open_event(struct rec_state *s, int e, const struct pev_event_spec *s
 	struct pev_error err;
 
 	snprintf(ev->name, sizeof(ev->name), "%s", spec->ev.name ? spec->ev.name : spec->text);
+	if (spec->ev.type == PEV_TYPE_TRACEPOINT)
+		snprintf(ev->tracepoint, sizeof(ev->tracepoint), "%s", ev->name);
 	ev->counters = cli_xcalloc((size_t)s->nunits, sizeof(*ev->counters));
 	for (int u = 0; u < s->nunits; u++) {
 		int r = pev_counter_open(&what, &o, &s->units[u], NULL, &ev->counters[u], &err);

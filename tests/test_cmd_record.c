@@ -597,3 +597,34 @@ Test(cmd_record, dwarf_call_graph_sets_user_regs_and_stack, .init = th_leak_init
 	th_output_free(&r);
 	free(path);
 }
+
+Test(cmd_record, tracepoints_carry_their_formats, .init = th_leak_init, .fini = th_leak_fini,
+     .timeout = 60)
+{
+	need_perf();
+	if (!th_tracefs())
+		cr_skip_test("tracefs is not mounted and cannot be");
+	const char *dir = tmp_dir();
+	char *path = tmp_file(dir, "tp.data"), cmd[PATH_MAX + 64];
+
+	struct th_output r =
+	    th_perfev("record", "-q", "-e", "sched:sched_switch", "-a", "-o", path, "sleep", "0.1");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	struct pev_perfdata *pd = NULL;
+	struct pev_error err;
+	cr_assert_eq(pev_perfdata_open(path, 0, &pd, &err), 0, "%s", err.message);
+	const struct pev_perfdata_event *ev = pev_perfdata_event(pd, 0);
+	cr_expect_eq(ev->attr.type, PEV_TYPE_TRACEPOINT);
+	cr_expect(ev->attr.sample_type & PEV_SAMPLE_RAW);
+	cr_expect_eq(ev->attr.sample_period, 1, "every hit, as perf");
+	cr_expect(pev_perfdata_has_feature(pev_perfdata_features(pd), PEV_HEADER_TRACING_DATA));
+	pev_perfdata_close(pd);
+	/* perf decodes the fields with the formats the file carries. */
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s'", path);
+	char *out = sh_quiet_ok(cmd);
+	expect_has(out, "sched:sched_switch: prev_comm=");
+	expect_has(out, "next_pid=");
+	free(out);
+	th_output_free(&r);
+	free(path);
+}
