@@ -171,12 +171,10 @@ static void batch(struct side *sd, int b)
 
 int main(int argc, char **argv)
 {
-	int batches = argc > 1 ? (int)bench_parse_count("bench_session", argv[1], 1, MAX_BATCHES - 1,
-							 "BATCHES")
-			       : 9;
-	size_t pages = argc > 2 ? (size_t)bench_parse_count("bench_session", argv[2], 1, 4096,
-							     "PAGES")
-				: 64;
+	const char *prog = "bench_session";
+	int batches =
+		argc > 1 ? (int)bench_parse_count(prog, argv[1], 1, MAX_BATCHES - 1, "BATCHES") : 9;
+	size_t pages = argc > 2 ? (size_t)bench_parse_count(prog, argv[2], 1, 4096, "PAGES") : 64;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_t th[4];
 

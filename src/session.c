@@ -56,8 +56,8 @@ static int session_event_opts(const struct pev_session_opts *so, const struct pe
 	char name[96];
 
 	if (!in || in->sz == 0) {
-		pev__error_start(err, PEV_EBADARG, 0, NULL, pev_event_describe(ev, name, sizeof(name)),
-				 true);
+		pev_event_describe(ev, name, sizeof(name));
+		pev__error_start(err, PEV_EBADARG, 0, NULL, name, true);
 		pev__error_field(err, "opts.sz");
 		pev__error_msg(err, "pev_session_open: the options of an event have no size");
 		pev__error_hint(err, "initialize each event's options with PEV_OPTS_INIT");
@@ -68,8 +68,8 @@ static int session_event_opts(const struct pev_session_opts *so, const struct pe
 	if (in->sz < sizeof(*o))
 		memset((char *)o + in->sz, 0, sizeof(*o) - in->sz);
 	if (o->write_backward) {
-		pev__error_start(err, PEV_EBADARG, 0, NULL, pev_event_describe(ev, name, sizeof(name)),
-				 true);
+		pev_event_describe(ev, name, sizeof(name));
+		pev__error_start(err, PEV_EBADARG, 0, NULL, name, true);
 		pev__error_field(err, "write_backward");
 		pev__error_msg(err, "pev_session_open: a session reads forward rings, and this "
 				    "event writes backward");
@@ -180,6 +180,15 @@ static int add_ring(struct pev_session *s, const struct pev_counter *c, int fd_i
 	return sr->refs ? 0 : no_memory(err, "ring index");
 }
 
+static int id_failed(struct pev_error *err, const struct pev_counter *c, int r)
+{
+	const char *name = pev_counter_name(c);
+
+	pev__error_start(err, r, -r, "ioctl(ID)", name, false);
+	pev__error_msg(err, "cannot read the id of %s: %s", name, pev_strerror(r));
+	return r;
+}
+
 static int map_rings(struct pev_session *s, size_t pages, struct pev_error *err)
 {
 	int fds = 0;
@@ -203,12 +212,8 @@ static int map_rings(struct pev_session *s, size_t pages, struct pev_error *err)
 				r = pev_ring_redirect(s->rings[at].ring, c, i, err);
 			if (r < 0)
 				return r;
-			if ((r = pev_counter_id(c, i, &id)) < 0) {
-				pev__error_start(err, r, -r, "ioctl(ID)", pev_counter_name(c), false);
-				pev__error_msg(err, "cannot read the id of %s: %s", pev_counter_name(c),
-					       pev_strerror(r));
-				return r;
-			}
+			if ((r = pev_counter_id(c, i, &id)) < 0)
+				return id_failed(err, c, r);
 			s->ids[s->nr_ids].id = id;
 			s->ids[s->nr_ids++].event = e;
 		}

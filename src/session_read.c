@@ -11,8 +11,9 @@
  * also capped by the newest time of the previous round: a record that
  * ring's CPU was still writing while it was read is visible by the next
  * round. (A ring that showed records is read up to its head, and what it
- * writes later is newer than what it showed.) Records up to the limit are delivered oldest first (k-way: the
- * oldest head of all rings; each ring in its own order); the others stay
+ * writes later is newer than what it showed.) Records up to the limit are
+ * delivered oldest first (k-way: the oldest head of all rings; each ring in
+ * its own order); the others stay
  * where they are, in their ring, until a later round. The ring's space is
  * given back (data_tail) record by record as records are delivered, so a
  * ring never holds more than its data area, and what the kernel cannot

@@ -92,7 +92,8 @@ static inline __attribute__((always_inline)) void spin_here(long ms)
 		for (volatile int i = 0; i < 200000; i++)
 			;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-		spent = (now.tv_sec - start.tv_sec) * 1000L + (now.tv_nsec - start.tv_nsec) / 1000000L;
+		spent = (now.tv_sec - start.tv_sec) * 1000L;
+		spent += (now.tv_nsec - start.tv_nsec) / 1000000L;
 	} while (spent < ms);
 }
 
@@ -191,7 +192,7 @@ Test(session, cpu_clock_callchains_of_this_process_and_a_forked_child_resolve_to
 	struct pev_session *s = open_ok(&o);
 	cr_assert_geq(pev_session_nr_rings(s), 1);
 	for (int i = 0; i < pev_session_nr_rings(s); i++) {
-		cr_expect_geq(pev_session_ring_cpu(s, i), 0, "per-CPU rings for an inherited event");
+		cr_expect_geq(pev_session_ring_cpu(s, i), 0, "an inherited event: per-CPU rings");
 		cr_expect_geq(pev_session_ring_fd(s, i), 0);
 	}
 	cr_assert_eq(pipe(go), 0);
@@ -526,7 +527,8 @@ static void on_task(const struct pev_session_record *r, void *p)
 	case PEV_RECORD_MMAP2: {
 		const char *f = r->rec.mmap2.filename;
 		size_t n = strlen(f);
-		if ((pid_t)r->rec.mmap2.pid == c->grandchild && n >= 5 && !strcmp(f + n - 5, "/true"))
+		bool is_true = n >= 5 && !strcmp(f + n - 5, "/true");
+		if ((pid_t)r->rec.mmap2.pid == c->grandchild && is_true)
 			c->mmap_seen = true;
 		break;
 	}
@@ -566,7 +568,8 @@ Test(session, task_records_of_a_child_that_forks_and_execs)
 			_exit(127);
 		}
 		int st;
-		_exit(g > 0 && waitpid(g, &st, 0) == g && WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : 3);
+		bool ok = g > 0 && waitpid(g, &st, 0) == g && WIFEXITED(st) && !WEXITSTATUS(st);
+		_exit(ok ? 0 : 3);
 	}
 	close(go[0]);
 	struct pev_target t = {c.child, PEV_CPU_ALL, NULL, NULL, false};
@@ -749,7 +752,7 @@ Test(session, a_one_page_ring_reports_lost_samples_and_the_counts_add_up)
 	cr_expect_gt(st.lost, 1000, "a page holds ~100 samples: most of 2000 are lost");
 	cr_expect_gt(st.lost_records, 0);
 	cr_expect_eq(st.throttle, 0, "bursts of 50 faults a tick apart are not throttled");
-	cr_expect_eq(st.lost, count.lost, "LOST records report every sample the kernel counts lost");
+	cr_expect_eq(st.lost, count.lost, "LOST records report every sample counted lost");
 	cr_expect_eq(st.samples + st.lost, count.value,
 		     "samples delivered + lost == samples generated (one per fault)");
 	cr_expect_eq(stats(s, PEV_SESSION_EVENT, 0).lost, st.lost, "LOST records name the event");

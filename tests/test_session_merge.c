@@ -96,7 +96,7 @@ static void untimed(struct fixture *f, int ring, uint64_t payload)
 	put(f->fr[ring], w, 2);
 }
 
-/* Reads what may be delivered now: their times into t (the type-100 records as 1000000 + payload). */
+/* Reads what may be delivered now: times into t (a type-100 record as 1000000 + payload). */
 static int take(struct fixture *f, uint64_t *t, int max, int *rings)
 {
 	struct pev_session_record rec;
@@ -359,7 +359,8 @@ Test(session_merge, nine_rings_merge_in_order_across_partial_reads)
 	cr_assert_eq(pev_record_format_init(&fmt, &cfg), 0);
 	for (int j = 0; j < MANY; j++) {
 		fr[j].page.data_size = MANY_SIZE;
-		cr_assert_eq(pev__ring_new(&fr[j].page, fr[j].data, MANY_SIZE, false, &rings[j]), 0);
+		int r = pev__ring_new(&fr[j].page, fr[j].data, MANY_SIZE, false, &rings[j]);
+		cr_assert_eq(r, 0);
 		cpus[j] = j;
 	}
 	cr_assert_eq(pev__session_synthetic(&fmt, &id, 1, rings, cpus, MANY, &s), 0);
@@ -374,8 +375,8 @@ Test(session_merge, nine_rings_merge_in_order_across_partial_reads)
 				uint64_t w[3] = {header(PEV_RECORD_SAMPLE, 24), id, t};
 				if (head + 24 - fr[j].page.data_tail > MANY_SIZE)
 					break; /* full: the kernel would drop it */
-				for (int q = 0; q < 3; q++)
-					fr[j].data[(head / 8 + (uint64_t)q) % (MANY_SIZE / 8)] = w[q];
+				for (uint64_t q = 0; q < 3; q++)
+					fr[j].data[(head / 8 + q) % (MANY_SIZE / 8)] = w[q];
 				fr[j].page.data_head = head + 24;
 				t += (uint64_t)(rand_r(&seed) % 50);
 				written++;
@@ -385,8 +386,8 @@ Test(session_merge, nine_rings_merge_in_order_across_partial_reads)
 		int want = phase % 3 == 2 ? 1000 : rand_r(&seed) % 20;
 		struct pev_session_record rec;
 		for (int k = 0; k < want && pev_session_read(s, &rec) == 1; k++) {
-			cr_assert_geq(rec.time, last, "time %llu after %llu", (unsigned long long)rec.time,
-				      (unsigned long long)last);
+			cr_assert_geq(rec.time, last, "time %llu after %llu",
+				      (unsigned long long)rec.time, (unsigned long long)last);
 			cr_assert_geq(rec.time, last_in_ring[rec.ring]);
 			last = last_in_ring[rec.ring] = rec.time;
 			read++;

@@ -25,9 +25,10 @@
  * round reads what every ring holds, then delivers only records no newer
  * than the oldest "newest timestamp" of the rings that hold records (and,
  * when a ring showed nothing, no newer than the newest timestamp of the
- * previous round); the rest waits in its ring for a later round. Records stay in the ring until delivered,
- * so buffering is bounded by the rings themselves. docs/SAMPLING.md has the
- * model, the ordering guarantee and the accounting.
+ * previous round); the rest waits in its ring for a later round. Records
+ * stay in the ring until delivered, so buffering is bounded by the rings
+ * themselves. docs/SAMPLING.md has the model, the ordering guarantee and
+ * the accounting.
  *
  * The session starts no thread and never blocks except in
  * pev_session_poll(). It is not locked: use it from one thread at a time.
@@ -57,7 +58,7 @@ struct pev_session;
 
 /** One event of a session, given as a description and its options. */
 struct pev_session_event {
-	struct pev_event ev;  /**< what to sample (strings borrowed until pev_session_open returns) */
+	struct pev_event ev;  /**< what to sample (its strings borrowed until open returns) */
 	struct pev_opts opts; /**< how (opts.sz set, e.g. from PEV_OPTS_INIT) */
 };
 
@@ -70,7 +71,7 @@ struct pev_session_opts {
 	/** Events given as structs (nr_events of them), opened first; may be NULL. */
 	const struct pev_session_event *events;
 	int nr_events;
-	/** Events in perf's syntax ("cpu-clock,sched:sched_switch"), opened after `events`; may be NULL. */
+	/** Events in perf's syntax ("cpu-clock,sched:sched_switch"), after `events`; or NULL. */
 	const char *event_text;
 	const struct pev_parse_opts *parse_opts; /**< for event_text; NULL: defaults */
 	/**
@@ -211,7 +212,7 @@ struct pev_session_stats {
 	uint64_t skipped;      /**< bytes dropped after a ring error */
 	uint64_t out_of_order; /**< records delivered older than one delivered before them */
 	uint64_t rounds;       /**< flush rounds (rings read) */
-	uint64_t held;         /**< records a round kept back for a later one (summed over rounds) */
+	uint64_t held;         /**< records rounds kept back for a later one (summed) */
 	uint64_t by_type[PEV_SESSION_TYPES]; /**< records per type; [0]: types outside 1..31 */
 };
 
