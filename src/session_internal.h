@@ -37,6 +37,7 @@ struct pev__sring {
 	uint64_t newest;    /* the newest time read from this ring */
 	uint64_t last_time; /* the time of the last record read (given to records without one) */
 	bool hup;           /* the task exited: what the ring holds is all it will hold */
+	bool broken;        /* a malformed record follows the pending ones: skip once they go */
 	struct pev_session_stats st;
 };
 

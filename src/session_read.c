@@ -94,21 +94,31 @@ static void settle(struct pev__sring *sr)
 		pev_ring_end(sr->ring);
 }
 
-/* A ring error: drop what it holds and resynchronize at the kernel's head. */
+/*
+ * A ring error: drop what it holds and resynchronize at the kernel's head.
+ * Every byte dropped is counted in `skipped`: the records read and not yet
+ * delivered, and those not read (capped at the data area, for a head that
+ * cannot be right).
+ */
 static void resync(struct pev_session *s, struct pev__sring *sr)
 {
-	struct pev_ring_stats before = PEV_RING_STATS_INIT, after = PEV_RING_STATS_INIT;
+	int idx = (int)(sr - s->rings);
+	uint64_t from = sr->ring->tail;
+	uint64_t dropped;
 
-	pev_ring_stats(sr->ring, &before);
+	if (s->give_ring == idx) {
+		from += s->give_size; /* delivered: not dropped */
+		s->give_ring = -1;
+	}
 	s->st.malformed++;
 	sr->st.malformed++;
 	sr->first = sr->count = 0;
-	if (s->give_ring == (int)(sr - s->rings))
-		s->give_ring = -1;
 	pev_ring_skip(sr->ring);
-	pev_ring_stats(sr->ring, &after);
-	sr->st.skipped += after.skipped - before.skipped;
-	s->st.skipped += after.skipped - before.skipped;
+	dropped = sr->ring->tail - from;
+	if (dropped > pev_ring_data_size(sr->ring))
+		dropped = pev_ring_data_size(sr->ring);
+	sr->st.skipped += dropped;
+	s->st.skipped += dropped;
 }
 
 /* Reads a ring's new records into its list of pending ones. */
@@ -118,6 +128,13 @@ static void read_ring(struct pev_session *s, struct pev__sring *sr)
 	struct pev_ring_record rec;
 	int got = 0;
 
+	if (sr->broken) {
+		/* The records before the malformed one go first; then the ring starts afresh. */
+		if (sr->count)
+			return;
+		sr->broken = false;
+		resync(s, sr);
+	}
 	if (pev_ring_begin(sr->ring) < 0) {
 		resync(s, sr);
 		return;
@@ -145,8 +162,12 @@ static void read_ring(struct pev_session *s, struct pev__sring *sr)
 		}
 		ref->time = sr->last_time;
 	}
-	if (sr->first + sr->count < sr->cap && got < 0)
-		resync(s, sr);
+	if (sr->first + sr->count < sr->cap && got < 0) {
+		if (sr->count)
+			sr->broken = true;
+		else
+			resync(s, sr);
+	}
 }
 
 /* One flush round: read every ring, then set how far this round may deliver. */

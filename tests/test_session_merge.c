@@ -411,3 +411,30 @@ Test(session_merge, nine_rings_merge_in_order_across_partial_reads)
 	pev_session_close(s);
 	free(fr);
 }
+
+Test(session_merge, a_malformed_record_is_skipped_after_the_good_ones_and_counted)
+{
+	struct fixture f;
+	uint64_t t[16];
+
+	setup(&f);
+	sample(&f, 0, 0, 10);
+	sample(&f, 0, 0, 20);
+	uint64_t bad[2] = {header(PEV_RECORD_SAMPLE, 12), 0}; /* a size not a multiple of 8 */
+	put(f.fr[0], bad, 2);
+	sample(&f, 0, 0, 30); /* lost with the rest of the ring */
+	cr_assert_eq(pev_session_flush(f.s), 0);
+	int n = take(&f, t, 16, NULL);
+	expect_times(t, n, (uint64_t[]){10, 20}, 2);
+	struct pev_session_stats st = stats_of(&f, PEV_SESSION_TOTAL, 0);
+	cr_expect_eq(st.malformed, 1);
+	cr_expect_eq(st.skipped, 40, "the bad 16 bytes and the 24-byte record after them");
+	cr_expect_eq(stats_of(&f, PEV_SESSION_RING, 0).skipped, 40);
+	cr_expect_eq(f.fr[0]->page.data_tail, f.fr[0]->page.data_head, "resynchronized");
+	/* The ring reads again after it. */
+	sample(&f, 0, 1, 40);
+	cr_assert_eq(pev_session_flush(f.s), 0);
+	n = take(&f, t, 16, NULL);
+	expect_times(t, n, (uint64_t[]){40}, 1);
+	teardown(&f);
+}
