@@ -380,13 +380,29 @@ int pev__session_synthetic(const struct pev_record_format *fmts, const uint64_t 
 
 /* ---- control ---------------------------------------------------------------------------- */
 
+/*
+ * Enables or disables one event. A group goes in one go through its leader
+ * (a member enabled on its own into a running group may wait for the next
+ * context switch to be scheduled); members are left to it.
+ */
+static int control(struct pev_counter *c, bool on)
+{
+	struct pev_counter *leader = pev_counter_leader(c);
+
+	if (leader == c)
+		return on ? pev_counter_enable_group(c) : pev_counter_disable_group(c);
+	if (leader)
+		return 0;
+	return on ? pev_counter_enable(c) : pev_counter_disable(c);
+}
+
 PEV_API int pev_session_enable(struct pev_session *s)
 {
 	if (!s)
 		return PEV_EBADARG;
 	s->stopped = false;
 	for (int i = 0; i < s->nr_events; i++) {
-		int r = pev_counter_enable(s->ev[i].c);
+		int r = control(s->ev[i].c, true);
 		if (r < 0)
 			return r;
 	}
@@ -400,7 +416,7 @@ PEV_API int pev_session_disable(struct pev_session *s)
 	if (!s)
 		return PEV_EBADARG;
 	for (int i = 0; i < s->nr_events; i++) {
-		int r = pev_counter_disable(s->ev[i].c);
+		int r = control(s->ev[i].c, false);
 		if (r < 0 && rc == 0)
 			rc = r;
 	}
