@@ -297,18 +297,6 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	return 0;
 }
 
-/* perf's habit: an existing non-empty output file is kept as FILE.old. */
-static void keep_old_output(const char *path)
-{
-	struct stat st;
-	char old[PATH_MAX];
-
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-		return;
-	if (snprintf(old, sizeof(old), "%s.old", path) < (int)sizeof(old))
-		rename(path, old);
-}
-
 /* The two summary lines perf record prints. */
 static void print_summary(const struct rec_state *s)
 {
@@ -330,7 +318,6 @@ static int record(struct rec_state *s)
 	pid_t child = -1;
 	int status = 0, r;
 
-	keep_old_output(s->cfg.output);
 	if ((r = rec_open(s)) != 0)
 		return r;
 	if (rec_synthesize(s) != 0)

@@ -7,9 +7,11 @@
  * output file started with their attributes and ids.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "record.h"
 
@@ -121,7 +123,18 @@ static bool is_cycles(const struct pev_event_spec *spec)
 	return spec->ev.type == PEV_TYPE_HARDWARE && spec->ev.config == PEV_HW_CPU_CYCLES;
 }
 
-/* Opens event e (spec) on every unit. Returns 0 or 1 (the error printed). */
+/* Whether the event string chose privilege levels (":u", ":k", ...). */
+static bool chose_levels(const struct pev_opts *o)
+{
+	return o->exclude_user || o->exclude_kernel || o->exclude_hv;
+}
+
+/*
+ * Opens event e (spec) on every unit: cycles falls back to cpu-clock where
+ * there is no hardware PMU, and an event whose string chose no privilege
+ * levels to user space only where sampling the kernel is not allowed (its
+ * name gets ":u"), both as perf does. Returns 0 or 1 (the error printed).
+ */
 static int open_event(struct rec_state *s, int e, const struct pev_event_spec *spec)
 {
 	struct rec_event *ev = &s->events[e];
@@ -134,19 +147,34 @@ static int open_event(struct rec_state *s, int e, const struct pev_event_spec *s
 		snprintf(ev->tracepoint, sizeof(ev->tracepoint), "%s", ev->name);
 	ev->counters = cli_xcalloc((size_t)s->nunits, sizeof(*ev->counters));
 	for (int u = 0; u < s->nunits; u++) {
-		int r = pev_counter_open(&what, &o, &s->units[u], NULL, &ev->counters[u], &err);
-		if ((r == PEV_ENOENT || r == PEV_EOPNOTSUPP || r == PEV_ENODEV) && u == 0 &&
-		    is_cycles(spec)) {
-			const char *mods = strchr(spec->text, ':');
-			if (!s->cfg.quiet)
-				fprintf(stderr,
-				        "perfev: %s is not supported here (no hardware PMU); "
-				        "recording cpu-clock instead\n",
-				        spec->text);
-			what = pev_event_software(PEV_SW_CPU_CLOCK);
-			what.name = "cpu-clock";
-			snprintf(ev->name, sizeof(ev->name), "cpu-clock%s", mods ? mods : "");
+		int r = PEV_EBADARG;
+		for (int attempt = 0; attempt < 3; attempt++) {
 			r = pev_counter_open(&what, &o, &s->units[u], NULL, &ev->counters[u], &err);
+			if ((r == PEV_ENOENT || r == PEV_EOPNOTSUPP || r == PEV_ENODEV) &&
+			    is_cycles(spec) && what.type == PEV_TYPE_HARDWARE) {
+				const char *mods = strchr(spec->text, ':');
+				if (!s->cfg.quiet)
+					fprintf(
+					    stderr,
+					    "perfev: %s is not supported here (no hardware PMU); "
+					    "recording cpu-clock instead\n",
+					    spec->text);
+				what = pev_event_software(PEV_SW_CPU_CLOCK);
+				what.name = "cpu-clock";
+				snprintf(ev->name, sizeof(ev->name), "cpu-clock%s%s",
+				         mods ? mods : "", o.exclude_kernel && !mods ? ":u" : "");
+				continue;
+			}
+			if ((r == PEV_EACCES || r == PEV_EPERM) && !chose_levels(&spec->opts) &&
+			    !o.exclude_kernel && what.type != PEV_TYPE_TRACEPOINT) {
+				/* Not allowed to sample the kernel: user space only. */
+				o.exclude_kernel = o.exclude_hv = true;
+				if (!strstr(ev->name, ":u"))
+					strncat(ev->name, ":u",
+					        sizeof(ev->name) - strlen(ev->name) - 1);
+				continue;
+			}
+			break;
 		}
 		if (r != 0) {
 			cli_print_error(&err);
@@ -230,11 +258,27 @@ static int map_rings(struct rec_state *s)
 	return rc;
 }
 
-/* Starts the output file: every event with the ids of all its descriptors. */
+/* perf's habit: an existing non-empty output file is kept as FILE.old. */
+static void keep_old_output(const char *path)
+{
+	struct stat st;
+	char old[PATH_MAX];
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return;
+	if (snprintf(old, sizeof(old), "%s.old", path) < (int)sizeof(old))
+		rename(path, old);
+}
+
+/*
+ * Starts the output file (the previous one kept as FILE.old): every event
+ * with the ids of all its descriptors.
+ */
 static int open_output(struct rec_state *s)
 {
 	struct pev_error err;
 
+	keep_old_output(s->cfg.output);
 	if (pev_perfdata_writer_open(s->cfg.output, 0, &s->writer, &err) != 0) {
 		cli_error("option '-o': %s; give a file in a writable directory", err.message);
 		return 1;

@@ -628,3 +628,36 @@ Test(cmd_record, tracepoints_carry_their_formats, .init = th_leak_init, .fini = 
 	th_output_free(&r);
 	free(path);
 }
+
+Test(cmd_record, unprivileged_user_space_and_mlock_diagnosis, .init = th_leak_init,
+     .fini = th_leak_fini, .timeout = 60)
+{
+	th_require_root();
+	if (th_sysctl("perf_event_paranoid") < 2)
+		cr_skip_test("perf_event_paranoid is below 2: nobody may sample the kernel here");
+	const char *dir = tmp_dir(), *spin = spin_path();
+	cr_assert_eq(chmod(dir, 0777), 0);
+	char *path = tmp_file(dir, "u.data");
+
+	/* Sampling the kernel is not allowed: user space only, named so, as perf. */
+	struct th_output r = th_perfev_nobody("record", "-q", "-o", path, spin, "50");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	struct pev_perfdata *pd = NULL;
+	struct pev_error err;
+	cr_assert_eq(pev_perfdata_open(path, 0, &pd, &err), 0, "%s", err.message);
+	const struct pev_perfdata_event *ev = pev_perfdata_event(pd, 0);
+	cr_expect(ev->attr.flags & PEV_ATTR_EXCLUDE_KERNEL);
+	cr_expect_not_null(strstr(ev->name, ":u"), "event name %s", ev->name);
+	pev_perfdata_close(pd);
+	th_output_free(&r);
+
+	/* Rings beyond the locked-memory budget: the limits named, and what fits. */
+	r = th_perfev_nobody("record", "-q", "-m", "65536", "-o", path, spin, "50");
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	expect_has(r.err, "cannot map the ring buffer");
+	expect_has(r.err, "perf_event_mlock_kb");
+	expect_has(r.err, "RLIMIT_MEMLOCK");
+	expect_has(r.err, "hint: map fewer pages");
+	th_output_free(&r);
+	free(path);
+}
