@@ -6,7 +6,10 @@
  * samples counted exactly, context switches of a thread blocking on a
  * pipe, the task records of a child that forks and execs, two CPUs merged
  * in time order, a one-page ring that loses samples with the counts adding
- * up, and failed opens that leave nothing behind.
+ * up, a child sampled from its exec on (enable_on_exec) and symbolized
+ * from the session's own MMAP2 and COMM records, a process target with a
+ * ring per thread, parsed events and groups, and failed opens that leave
+ * nothing behind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -601,6 +604,119 @@ Test(session, task_records_of_a_child_that_forks_and_execs)
 		     st.records, "records per type add up");
 	pev_session_close(s);
 	free(truebin);
+}
+
+/* ---- a child that execs: sampled from its exec on, symbolized from the records ------------ */
+
+/* The workload test_perfdata profiles, built next to this test. */
+static void spin_path(char *path, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", path, size - 32);
+
+	cr_assert_gt(n, 0);
+	path[n] = '\0';
+	char *slash = strrchr(path, '/');
+	cr_assert_not_null(slash);
+	strcpy(slash + 1, "perfdata_spin");
+	cr_assert_eq(access(path, X_OK), 0, "no workload at %s", path);
+}
+
+struct exec_ctx {
+	struct pev_symbols *sym;
+	pid_t child;
+	uint64_t exec_time;
+	size_t samples, hot, before_exec;
+};
+
+static void on_exec_record(const struct pev_session_record *r, void *p)
+{
+	struct exec_ctx *c = p;
+	const struct pev_record *rec = &r->rec;
+
+	switch (rec->type) {
+	case PEV_RECORD_COMM:
+		if (pev_record_comm_exec(rec) && (pid_t)rec->comm.pid == c->child) {
+			cr_expect_str_eq(rec->comm.comm, "perfdata_spin");
+			c->exec_time = r->time;
+			cr_expect_eq(pev_symbols_exec(c->sym, (int32_t)rec->comm.pid), 0);
+		}
+		break;
+	case PEV_RECORD_MMAP2: {
+		const struct pev_record_mmap2 *m = &rec->mmap2;
+		int rc = pev_symbols_add_mapping(c->sym, (int32_t)m->pid, m->addr, m->len, m->pgoff,
+						 m->filename, NULL, 0);
+		cr_expect_eq(rc, 0);
+		break;
+	}
+	case PEV_RECORD_SAMPLE: {
+		struct pev_symbol sym = PEV_SYMBOL_INIT;
+		int32_t pid = (int32_t)rec->sample_id.pid;
+		c->samples++;
+		c->before_exec += !c->exec_time || r->time < c->exec_time;
+		cr_assert_eq(pev_symbols_resolve(c->sym, pid, rec->sample.ip, &sym), 0);
+		c->hot += !strcmp(sym.name, "perfdata_spin_hot");
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+Test(session, a_child_is_sampled_from_its_exec_on_and_symbolized_from_the_records)
+{
+	struct pev_session_event e = {pev_event_software(PEV_SW_CPU_CLOCK), PEV_OPTS_INIT};
+	struct pev_session_opts o = PEV_SESSION_OPTS_INIT;
+	struct pev_symbols_opts so = PEV_SYMBOLS_OPTS_INIT;
+	struct exec_ctx c = {0};
+	struct pev_error err;
+	char path[PATH_MAX];
+	int go[2];
+
+	spin_path(path, sizeof(path));
+	cr_assert_eq(pipe(go), 0);
+	c.child = fork();
+	cr_assert_geq(c.child, 0);
+	if (c.child == 0) {
+		char b, *argv[] = {path, "60", NULL};
+		close(go[1]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(2);
+		th_spin_ms(5); /* before the exec: not sampled */
+		execv(path, argv);
+		_exit(127);
+	}
+	close(go[0]);
+	struct pev_target t = pev_target_thread(c.child);
+	e.opts.sample_period = 200000;
+	e.opts.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_TID;
+	e.opts.exclude_kernel = true;
+	e.opts.enable_on_exec = true;
+	o.events = &e;
+	o.nr_events = 1;
+	o.target = &t;
+	o.track = true;
+	struct pev_session *s = open_ok(&o);
+	so.flags = PEV_SYMBOLS_NO_SRCLINE | PEV_SYMBOLS_NO_KERNEL;
+	cr_assert_eq(pev_symbols_new(&so, &c.sym, &err), 0, "%s", err.message);
+	cr_assert_eq(write(go[1], "x", 1), 1); /* no pev_session_enable: the exec does it */
+	close(go[1]);
+	for (int i = 0; i < 100 && !pev_session_finished(s); i++) {
+		cr_assert_geq(pev_session_poll(s, 100), 0);
+		read_all(s, on_exec_record, &c);
+	}
+	cr_assert(pev_session_finished(s), "the ring hangs up when the child exits");
+	read_all(s, on_exec_record, &c);
+	int status;
+	cr_assert_eq(waitpid(c.child, &status, 0), c.child);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	fprintf(stderr, "exec: %zu samples, %zu in perfdata_spin_hot\n", c.samples, c.hot);
+	cr_expect_neq(c.exec_time, 0, "a COMM record of the exec");
+	cr_expect_gt(c.samples, 100, "60 ms at 0.2 ms: %zu samples", c.samples);
+	cr_expect_eq(c.before_exec, 0, "no sample before the exec (enable_on_exec)");
+	cr_expect_gt(c.hot * 10, c.samples * 8, "%zu of %zu samples in perfdata_spin_hot", c.hot,
+		     c.samples);
+	pev_session_close(s);
+	pev_symbols_free(c.sym);
 }
 
 /* ---- two CPUs merged in time order --------------------------------------------------------- */
