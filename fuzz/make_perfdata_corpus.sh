@@ -77,4 +77,9 @@ for f in tests/fixtures/perfdata-bad/*.data; do
 	cp "$f" "$out/bad-$(basename "$f")"
 done
 
+# Inputs that once crashed the reader (see the regression tests in tests/test_perfdata_bad.c).
+# An ID_INDEX record with no entries as the first of a pipe-mode stream:
+printf 'PERFILE2\020\0\0\0\0\0\0\0E\0\0\0\0\0\020\0\0\0\0\0\0\0\0\0' \
+	>"$out/bug-empty-id-index.data"
+
 echo "make_perfdata_corpus.sh: $(ls "$out" | wc -l) files in $out"
