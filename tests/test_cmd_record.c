@@ -181,8 +181,7 @@ static void expect_perf_reads(const char *path, bool callchains)
 
 /* ---- a command ---------------------------------------------------------------- */
 
-Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init, .fini = th_leak_fini,
-     .timeout = 120)
+Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init, .fini = th_leak_fini)
 {
 	need_perf();
 	const char *dir = tmp_dir(), *spin = spin_path();
@@ -218,8 +217,7 @@ Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init, .fin
 	free(path);
 }
 
-Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini = th_leak_fini,
-     .timeout = 120)
+Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini = th_leak_fini)
 {
 	need_perf();
 	const char *dir = tmp_dir(), *spin = spin_path();
@@ -275,8 +273,7 @@ Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini 
 	free(path);
 }
 
-Test(cmd_record, exit_status_is_the_commands, .init = th_leak_init, .fini = th_leak_fini,
-     .timeout = 60)
+Test(cmd_record, exit_status_is_the_commands, .init = th_leak_init, .fini = th_leak_fini)
 {
 	const char *dir = tmp_dir();
 	char *path = tmp_file(dir, "x.data");
@@ -320,8 +317,7 @@ static pid_t start_spin(const char *ms)
 	return pid;
 }
 
-Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th_leak_fini,
-     .timeout = 120)
+Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th_leak_fini)
 {
 	need_perf();
 	const char *dir = tmp_dir();
@@ -348,8 +344,7 @@ Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th
 	free(path);
 }
 
-Test(cmd_record, all_cpus_records_on_several_cpus, .init = th_leak_init, .fini = th_leak_fini,
-     .timeout = 120)
+Test(cmd_record, all_cpus_records_on_several_cpus, .init = th_leak_init, .fini = th_leak_fini)
 {
 	need_perf();
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -512,20 +507,17 @@ static void stop_with(int sig, bool command)
 	free(path);
 }
 
-Test(cmd_record, sigint_leaves_a_complete_file, .init = th_leak_init, .fini = th_leak_fini,
-     .timeout = 120)
+Test(cmd_record, sigint_leaves_a_complete_file, .init = th_leak_init, .fini = th_leak_fini)
 {
 	stop_with(SIGINT, true);
 }
 
-Test(cmd_record, sigterm_leaves_a_complete_file, .init = th_leak_init, .fini = th_leak_fini,
-     .timeout = 120)
+Test(cmd_record, sigterm_leaves_a_complete_file, .init = th_leak_init, .fini = th_leak_fini)
 {
 	stop_with(SIGTERM, true);
 }
 
-Test(cmd_record, sigint_ends_a_system_wide_recording, .init = th_leak_init, .fini = th_leak_fini,
-     .timeout = 120)
+Test(cmd_record, sigint_ends_a_system_wide_recording, .init = th_leak_init, .fini = th_leak_fini)
 {
 	stop_with(SIGINT, false);
 }
@@ -540,7 +532,7 @@ static void expect_refused(int status, const char *needle, struct th_output r)
 	th_output_free(&r);
 }
 
-Test(cmd_record, bad_input_is_named, .init = th_leak_init, .fini = th_leak_fini, .timeout = 60)
+Test(cmd_record, bad_input_is_named, .init = th_leak_init, .fini = th_leak_fini)
 {
 	char limit[64];
 
@@ -573,7 +565,7 @@ Test(cmd_record, bad_input_is_named, .init = th_leak_init, .fini = th_leak_fini,
 }
 
 Test(cmd_record, dwarf_call_graph_sets_user_regs_and_stack, .init = th_leak_init,
-     .fini = th_leak_fini, .timeout = 60)
+     .fini = th_leak_fini)
 {
 	const char *dir = tmp_dir();
 	char *path = tmp_file(dir, "d.data");
@@ -598,8 +590,7 @@ Test(cmd_record, dwarf_call_graph_sets_user_regs_and_stack, .init = th_leak_init
 	free(path);
 }
 
-Test(cmd_record, tracepoints_carry_their_formats, .init = th_leak_init, .fini = th_leak_fini,
-     .timeout = 60)
+Test(cmd_record, tracepoints_carry_their_formats, .init = th_leak_init, .fini = th_leak_fini)
 {
 	need_perf();
 	if (!th_tracefs())
@@ -630,7 +621,7 @@ Test(cmd_record, tracepoints_carry_their_formats, .init = th_leak_init, .fini = 
 }
 
 Test(cmd_record, unprivileged_user_space_and_mlock_diagnosis, .init = th_leak_init,
-     .fini = th_leak_fini, .timeout = 60)
+     .fini = th_leak_fini)
 {
 	th_require_root();
 	if (th_sysctl("perf_event_paranoid") < 2)
