@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -36,6 +37,20 @@ static const char *tmp_dir(void)
 	snprintf(dir, sizeof(dir), "/tmp/perfev-rec.XXXXXX");
 	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 	return dir;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Removes a test's directory and what it holds. */
+static void rm_tree(const char *dir)
+{
+	cr_expect_eq(nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0, "cannot remove %s", dir);
 }
 
 static char *tmp_file(const char *dir, const char *name)
@@ -214,6 +229,7 @@ Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init, .fin
 	cr_expect_eq(perf_samples, samples);
 	free(out);
 	th_output_free(&r);
+	rm_tree(dir);
 	free(path);
 }
 
@@ -270,6 +286,7 @@ Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini 
 	free(out);
 	free(bid);
 	th_output_free(&r);
+	rm_tree(dir);
 	free(path);
 }
 
@@ -285,6 +302,7 @@ Test(cmd_record, exit_status_is_the_commands, .init = th_leak_init, .fini = th_l
 	read_back(path, &c);
 	cr_expect_gt(c.type[PEV_RECORD_COMM], 0, "the exec of sh is in the file");
 	th_output_free(&r);
+	rm_tree(dir);
 	free(path);
 }
 
@@ -341,6 +359,7 @@ Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th
 	cr_expect(c.comm_of[1], "no MMAP2 record of %s in process %d", spin_path(), (int)pid);
 	expect_perf_reads(path, false);
 	th_output_free(&r);
+	rm_tree(dir);
 	free(path);
 }
 
@@ -373,6 +392,7 @@ Test(cmd_record, all_cpus_records_on_several_cpus, .init = th_leak_init, .fini =
 	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort cpu", path);
 	free(sh_quiet_ok(cmd));
 	th_output_free(&r);
+	rm_tree(dir);
 	free(path);
 }
 
@@ -504,6 +524,7 @@ static void stop_with(int sig, bool command)
 		expect_perf_reads(path, false);
 	free(err);
 	free(err_path);
+	rm_tree(dir);
 	free(path);
 }
 
@@ -587,6 +608,7 @@ Test(cmd_record, dwarf_call_graph_sets_user_regs_and_stack, .init = th_leak_init
 	read_back(path, &c);
 	cr_expect_gt(c.samples, 0);
 	th_output_free(&r);
+	rm_tree(dir);
 	free(path);
 }
 
@@ -617,6 +639,7 @@ Test(cmd_record, tracepoints_carry_their_formats, .init = th_leak_init, .fini = 
 	expect_has(out, "next_pid=");
 	free(out);
 	th_output_free(&r);
+	rm_tree(dir);
 	free(path);
 }
 
@@ -650,5 +673,6 @@ Test(cmd_record, unprivileged_user_space_and_mlock_diagnosis, .init = th_leak_in
 	expect_has(r.err, "RLIMIT_MEMLOCK");
 	expect_has(r.err, "hint: map fewer pages");
 	th_output_free(&r);
+	rm_tree(dir);
 	free(path);
 }
