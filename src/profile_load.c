@@ -62,10 +62,17 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 	uint64_t first = 0, last = 0;
 	int rc;
 
-	/* Every event of the file, in file order, even those without samples. */
-	for (int i = 0; i < pev_perfdata_nr_events(pd); i++)
-		if ((rc = event_index(p, m, pev_perfdata_event(pd, i))) < 0)
+	/*
+	 * Every event of the file, in file order, even those without samples,
+	 * but for the dummy events perf adds for side-band records (-a, ...).
+	 */
+	for (int i = 0; i < pev_perfdata_nr_events(pd); i++) {
+		const struct pev_perfdata_event *ev = pev_perfdata_event(pd, i);
+		if (ev->attr.type == PEV_TYPE_SOFTWARE && ev->attr.config == PEV_SW_DUMMY)
+			continue;
+		if ((rc = event_index(p, m, ev)) < 0)
 			return pev__error_start(err, rc, 0, NULL, NULL, true);
+	}
 	while ((rc = pev_replay_next(r, &s, err)) == 1) {
 		struct pev_profile_sample ps = PEV_PROFILE_SAMPLE_INIT;
 		int e = event_index(p, m, s.event);

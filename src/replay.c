@@ -126,8 +126,7 @@ static const char *comm_of(struct pev_replay *r, int32_t pid, int32_t tid)
 {
 	const char *c = pev__u64map_get(&r->comms, (uint32_t)tid);
 
-	if (!c && pid != tid)
-		c = pev__u64map_get(&r->comms, (uint32_t)pid);
+	(void)pid; /* as perf: a thread no record named has no name, whatever its process */
 	if (c)
 		return c;
 	snprintf(r->unknown_comm, sizeof(r->unknown_comm), ":%d", (int)tid);

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cmd_report.c - `perfev report` on files `perf record` writes (and
+ * `perfev record`, when the tree has it), with `perf report` as the
+ * oracle: cpu-clock with call chains on a workload whose hot functions are
+ * known, two events, a tracepoint on every CPU; the top five self-overhead
+ * symbols agree with perf's within one percentage point. Folded stacks,
+ * JSON, pprof and the SVG flame graph written with -o decode and hold the
+ * workload's functions. Missing, empty, truncated and foreign files,
+ * unknown sort keys, keys the samples lack and bad limits fail with a
+ * message that says what to do. Tests that need perf skip when it is missing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <zlib.h>
+
+#include "helpers.h"
+
+#include "pprof_shim.h"
+
+#include "pprof.pb-c.h"
+#include "report_dl.h"
+
+/* ---- files, programs, perf --------------------------------------------------- */
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	th_leak_init();
+	snprintf(dir, sizeof(dir), "/tmp/perfev-rep.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+	th_leak_fini();
+}
+
+static const char *path_in(const char *name)
+{
+	static char p[4][PATH_MAX];
+	static int at;
+	char *r = p[at++ % 4];
+
+	snprintf(r, PATH_MAX, "%s/%s", dir, name);
+	return r;
+}
+
+/* The workload, built next to this test. */
+static const char *work_path(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+
+	cr_assert_gt(n, 0);
+	path[n] = '\0';
+	strcpy(strrchr(path, '/') + 1, "report_work");
+	cr_assert_eq(access(path, X_OK), 0, "no workload at %s", path);
+	return path;
+}
+
+static void need_perf(void)
+{
+	char *perf = th_which("perf");
+	if (!perf)
+		cr_skip_test("perf is not installed (Debian: apt-get install linux-perf)");
+	free(perf);
+}
+
+/* Runs a shell command line; returns its status, output and errors (caller frees). */
+static int sh(const char *cmd, char **out, char **err)
+{
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+	return th_run(argv, false, out, err);
+}
+
+/* Runs cmd, which must succeed; returns its output. */
+static char *sh_ok(const char *cmd)
+{
+	char *out = NULL, *err = NULL;
+	int st = sh(cmd, &out, &err);
+
+	cr_assert_eq(st, 0, "%s: status %d: %s", cmd, st, err);
+	free(err);
+	return out;
+}
+
+/* perf record ARGS -o FILE WORKLOAD MS, quietly. */
+static const char *perf_record(const char *name, const char *args, const char *workload)
+{
+	const char *file = path_in(name);
+	char cmd[16384];
+
+	snprintf(cmd, sizeof(cmd), "perf record -q %s -o '%s' %s 2>&1", args, file, workload);
+	free(sh_ok(cmd));
+	return file;
+}
+
+static bool tracefs_ok(void)
+{
+	return th_tracefs() != NULL;
+}
+
+/* ---- the table: ours and perf's --------------------------------------------------- */
+
+struct row {
+	double pct;
+	char sym[128];
+};
+
+struct section {
+	char event[128];
+	struct row rows[64];
+	int nr;
+};
+
+/*
+ * Parses `--sort sym` tables: "# Samples: .. of event 'E'" starts a
+ * section, "  39.55%  [.] name" is a row. Returns the number of sections.
+ */
+static int parse_table(const char *text, struct section *secs, int max)
+{
+	int n = -1;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *ev = strstr(l, " of event '");
+		double pct;
+		char kind[8], sym[128];
+
+		if (l[0] == '#' && ev && strncmp(l, "# Samples:", 10) == 0) {
+			if (n + 1 >= max)
+				break;
+			n++;
+			secs[n].nr = 0;
+			snprintf(secs[n].event, sizeof(secs[n].event), "%.*s",
+				 (int)strcspn(ev + 11, "'"), ev + 11);
+			continue;
+		}
+		if (n >= 0 && l[0] != '#' && secs[n].nr < 64 &&
+		    sscanf(l, " %lf%% %7s %127s", &pct, kind, sym) == 3 && kind[0] == '[') {
+			secs[n].rows[secs[n].nr].pct = pct;
+			snprintf(secs[n].rows[secs[n].nr].sym, 128, "%s", sym);
+			secs[n].nr++;
+		}
+	}
+	return n + 1;
+}
+
+static double pct_of(const struct section *s, const char *sym)
+{
+	for (int i = 0; i < s->nr; i++)
+		if (strcmp(s->rows[i].sym, sym) == 0)
+			return s->rows[i].pct;
+	return 0;
+}
+
+/*
+ * Compares perfev's and perf's self-overhead tables by symbol: same
+ * events in the same order, and each of perf's top five symbols within one
+ * percentage point in ours.
+ */
+static void expect_like_perf(const char *file, int want_sections)
+{
+	struct section *ours = calloc(8, sizeof(*ours)), *theirs = calloc(8, sizeof(*theirs));
+	char cmd[16384];
+	char *a, *b;
+	int na, nb;
+
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --stdio --no-children --sort sym -g none",
+		 th_perfev_bin(), file);
+	a = sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd),
+		 "perf report -i '%s' --stdio --no-children --sort sym -g none 2>/dev/null", file);
+	b = sh_ok(cmd);
+	na = parse_table(a, ours, 8);
+	nb = parse_table(b, theirs, 8);
+	cr_assert_eq(nb, want_sections, "perf's report has %d sections:\n%s", nb, b);
+	cr_assert_eq(na, nb, "ours has %d sections, perf's %d:\n%s\n---\n%s", na, nb, a, b);
+	for (int s = 0; s < nb; s++) {
+		cr_expect_str_eq(ours[s].event, theirs[s].event);
+		cr_assert_gt(theirs[s].nr, 0, "perf's section %d is empty:\n%s", s, b);
+		for (int i = 0; i < theirs[s].nr && i < 5; i++) {
+			double mine = pct_of(&ours[s], theirs[s].rows[i].sym);
+			cr_expect(mine > theirs[s].rows[i].pct - 1.0 &&
+					  mine < theirs[s].rows[i].pct + 1.0,
+				  "event %s, %s: perf %.2f%%, perfev %.2f%%\n%s\n---\n%s",
+				  theirs[s].event, theirs[s].rows[i].sym, theirs[s].rows[i].pct, mine,
+				  a, b);
+		}
+	}
+	free(a);
+	free(b);
+	free(ours);
+	free(theirs);
+}
+
+/* ---- against perf report ------------------------------------------------------------ */
+
+TestSuite(cmd_report, .init = make_dir, .fini = remove_dir, .timeout = 120);
+
+Test(cmd_report, cpu_clock_call_chains_like_perf)
+{
+	char work[PATH_MAX + 8];
+	struct section *s = calloc(2, sizeof(*s));
+
+	need_perf();
+	snprintf(work, sizeof(work), "%s 300", work_path());
+	const char *f = perf_record("g.data", "-g -e cpu-clock", work);
+	expect_like_perf(f, 1);
+
+	/* The workload's shares: a > b > c > d, about 4:3:2:1 of its time. */
+	char cmd[16384];
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --no-children --sort sym -g none",
+		 th_perfev_bin(), f);
+	char *out = sh_ok(cmd);
+	cr_assert_eq(parse_table(out, s, 2), 1);
+	cr_expect_str_eq(s[0].rows[0].sym, "report_work_a", "%s", out);
+	cr_expect_gt(pct_of(&s[0], "report_work_a"), pct_of(&s[0], "report_work_d"));
+	free(out);
+
+	/* The default (as perf): Children column and the callers' graph. */
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s'", th_perfev_bin(), f);
+	out = sh_ok(cmd);
+	expect_has(out, "Children");
+	expect_has(out, "report_work_a");
+	expect_has(out, "---");
+	free(out);
+	free(s);
+}
+
+Test(cmd_report, two_events_like_perf)
+{
+	char work[PATH_MAX + 8];
+
+	need_perf();
+	snprintf(work, sizeof(work), "%s 300", work_path());
+	expect_like_perf(perf_record("two.data", "-g -e cpu-clock,task-clock", work), 2);
+}
+
+Test(cmd_report, tracepoint_on_every_cpu_like_perf)
+{
+	char work[PATH_MAX + 64];
+
+	need_perf();
+	if (!tracefs_ok())
+		cr_skip_test("tracefs cannot be mounted: no tracepoints");
+	snprintf(work, sizeof(work), "sh -c '%s 100 & %s 100 & sleep 0.3; wait'", work_path(),
+		 work_path());
+	expect_like_perf(perf_record("sw.data", "-a -g -e sched:sched_switch", work), 1);
+}
+
+Test(cmd_report, no_call_chains_and_percent_limit)
+{
+	char work[PATH_MAX + 8], cmd[16384];
+	struct section *s = calloc(2, sizeof(*s));
+
+	need_perf();
+	snprintf(work, sizeof(work), "%s 200", work_path());
+	const char *f = perf_record("flat.data", "-e cpu-clock", work);
+	expect_like_perf(f, 1);
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --sort sym --percent-limit 5",
+		 th_perfev_bin(), f);
+	char *out = sh_ok(cmd);
+	cr_assert_eq(parse_table(out, s, 2), 1);
+	for (int i = 0; i < s[0].nr; i++)
+		cr_expect_geq(s[0].rows[i].pct, 5.0, "%s", out);
+	cr_expect_geq(s[0].nr, 2, "%s", out);
+	free(out);
+	free(s);
+}
+
+/* ---- perfev record's files ------------------------------------------------------------ */
+
+Test(cmd_report, reads_perfev_record_files)
+{
+	char cmd[16384], *out = NULL, *err = NULL;
+	const char *f = path_in("ours.data");
+	struct section *s = calloc(2, sizeof(*s));
+
+	snprintf(cmd, sizeof(cmd), "'%s' record -h >/dev/null 2>&1", th_perfev_bin());
+	if (sh(cmd, NULL, NULL) != 0) {
+		free(s);
+		cr_skip_test("this perfev has no record command yet");
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' record -g -o '%s' -- '%s' 300", th_perfev_bin(), f,
+		 work_path());
+	cr_assert_eq(sh(cmd, &out, &err), 0, "%s: %s%s", cmd, out, err);
+	free(out);
+	free(err);
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --no-children --sort sym -g none",
+		 th_perfev_bin(), f);
+	out = sh_ok(cmd);
+	cr_assert_eq(parse_table(out, s, 2), 1, "%s", out);
+	cr_expect_str_eq(s[0].rows[0].sym, "report_work_a", "%s", out);
+	free(out);
+	if ((out = th_which("perf"))) {
+		free(out);
+		expect_like_perf(f, 1);
+	}
+	free(s);
+}
+
+/* ---- the other formats ---------------------------------------------------------------- */
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void report_to(const char *data, const char *format, const char *out)
+{
+	struct th_output r = th_perfev("report", "-i", data, "--format", format, "-o", out);
+
+	cr_assert_eq(r.status, 0, "report --format %s: %s%s", format, r.out, r.err);
+	th_output_free(&r);
+}
+
+static Perfev__Pprof__Profile *inflate_pprof(const char *gz, size_t len)
+{
+	size_t cap = 1 << 20, n = 0;
+	unsigned char *raw = malloc(cap);
+	Perfev__Pprof__Profile *prof;
+	z_stream z;
+	int r;
+
+	memset(&z, 0, sizeof(z));
+	cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)len;
+	do {
+		if (n == cap)
+			raw = realloc(raw, cap *= 2);
+		z.next_out = raw + n;
+		z.avail_out = (uInt)(cap - n);
+		r = inflate(&z, Z_NO_FLUSH);
+		n = cap - z.avail_out;
+	} while (r == Z_OK);
+	inflateEnd(&z);
+	cr_assert_eq(r, Z_STREAM_END, "not a whole gzip stream: %d", r);
+	cr_assert_eq(pev__report_dl_protobuf("test", NULL), 0);
+	prof = perfev__pprof__profile__unpack(NULL, n, raw);
+	free(raw);
+	cr_assert_not_null(prof, "protobuf-c cannot decode the profile");
+	return prof;
+}
+
+Test(cmd_report, formats_decode)
+{
+	char work[PATH_MAX + 8];
+	size_t len;
+	char *text;
+
+	need_perf();
+	snprintf(work, sizeof(work), "%s 200", work_path());
+	char *f = strdup(perf_record("fmt.data", "-g -e cpu-clock", work));
+
+	/* Folded: "comm;outer;...;leaf N", the workload's functions under main. */
+	report_to(f, "folded", path_in("out.folded"));
+	text = slurp(path_in("out.folded"), &len);
+	unsigned long total = 0;
+	bool found = false;
+	for (char *l = text, *nl; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		cr_assert_not_null(nl, "unterminated line");
+		*nl = '\0';
+		char *sp = strrchr(l, ' ');
+		cr_assert_not_null(sp, "no count in: %s", l);
+		total += strtoul(sp + 1, NULL, 10);
+		*sp = '\0';
+		size_t n = strlen(l);
+		found |= strstr(l, ";main;") && n > 14 && strcmp(l + n - 14, ";report_work_a") == 0;
+		*sp = ' ';
+		*nl = '\n';
+	}
+	cr_expect(found, "no stack from main to report_work_a in:\n%s", text);
+	cr_expect_gt(total, 100);
+	free(text);
+
+	/* JSON: events with rows. */
+	report_to(f, "json", path_in("out.json"));
+	text = slurp(path_in("out.json"), &len);
+	json_object *root = json_tokener_parse(text);
+	cr_assert_not_null(root, "not JSON: %.200s", text);
+	cr_expect(strstr(text, "report_work_a") != NULL);
+	json_object_put(root);
+	free(text);
+
+	/* pprof: gzip'ed profile.proto with samples and the workload's functions. */
+	report_to(f, "pprof", path_in("out.pb.gz"));
+	text = slurp(path_in("out.pb.gz"), &len);
+	Perfev__Pprof__Profile *prof = inflate_pprof(text, len);
+	/* Samples of one stack are one pprof sample; their count is value 0. */
+	int64_t counted = 0;
+	for (size_t i = 0; i < prof->n_sample; i++)
+		if (prof->sample[i]->n_value)
+			counted += prof->sample[i]->value[0];
+	cr_expect_gt(counted, 100);
+	found = false;
+	for (size_t i = 0; i < prof->n_function; i++) {
+		int64_t s = prof->function[i]->name;
+		if (s >= 0 && (size_t)s < prof->n_string_table)
+			found |= strcmp(prof->string_table[s], "report_work_a") == 0;
+	}
+	cr_expect(found, "no function report_work_a in the pprof profile");
+	perfev__pprof__profile__free_unpacked(prof, NULL);
+	free(text);
+
+	/* Flame graph: an SVG document with a frame for report_work_a. */
+	report_to(f, "flamegraph", path_in("out.svg"));
+	text = slurp(path_in("out.svg"), &len);
+	xmlDocPtr doc = xmlReadMemory(text, (int)len, "out.svg", NULL, XML_PARSE_NONET);
+	cr_assert_not_null(doc, "the flame graph is not XML");
+	xmlNodePtr svg = xmlDocGetRootElement(doc);
+	cr_expect_str_eq((const char *)svg->name, "svg");
+	cr_expect(strstr(text, "report_work_a") != NULL);
+	xmlFreeDoc(doc);
+	free(text);
+	free(f);
+}
+
+/* ---- bad inputs ----------------------------------------------------------------------- */
+
+static void expect_fails(const char *data, const char *extra, const char *msg)
+{
+	struct th_output r = extra ? th_perfev("report", "-i", data, extra)
+				   : th_perfev("report", "-i", data);
+
+	cr_expect_neq(r.status, 0, "report -i %s succeeded: %s", data, r.out);
+	expect_has(r.err, msg);
+	cr_expect(strncmp(r.err, "perfev: error: ", 15) == 0, "%s", r.err);
+	th_output_free(&r);
+}
+
+static void write_bytes(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	cr_assert_not_null(f);
+	if (len)
+		cr_assert_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+Test(cmd_report, bad_files)
+{
+	expect_fails(path_in("missing.data"), NULL, "missing.data");
+	write_bytes(path_in("empty.data"), "", 0);
+	expect_fails(path_in("empty.data"), NULL, "empty.data");
+	write_bytes(path_in("text.data"), "hello, this is not perf.data\n", 29);
+	expect_fails(path_in("text.data"), NULL, "text.data");
+}
+
+Test(cmd_report, truncated_file)
+{
+	char work[PATH_MAX + 8];
+	size_t len;
+
+	need_perf();
+	snprintf(work, sizeof(work), "%s 50", work_path());
+	const char *f = perf_record("full.data", "-e cpu-clock", work);
+	char *bytes = slurp(f, &len);
+	write_bytes(path_in("cut.data"), bytes, len / 2);
+	free(bytes);
+	expect_fails(path_in("cut.data"), NULL, "cut.data");
+}
+
+Test(cmd_report, bad_options)
+{
+	struct th_output r = th_perfev("report", "--sort", "sym,colour");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "unknown sort key 'colour'");
+	expect_has(r.err, "use comm, pid, tid, cpu, dso or sym");
+	th_output_free(&r);
+
+	r = th_perfev("report", "--percent-limit", "lots");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "option '--percent-limit' needs a percentage from 0 to 100, got 'lots'");
+	th_output_free(&r);
+
+	r = th_perfev("report", "--percent-limit", "120");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "got '120'");
+	th_output_free(&r);
+
+	r = th_perfev("report", "--format", "html");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "option '--format' needs table, folded, json, pprof or flamegraph");
+	th_output_free(&r);
+}
+
+Test(cmd_report, sort_key_the_samples_lack)
+{
+	char work[PATH_MAX + 8];
+
+	need_perf();
+	snprintf(work, sizeof(work), "%s 50", work_path());
+	const char *f = perf_record("nocpu.data", "-e cpu-clock", work);
+	struct th_output r = th_perfev("report", "-i", f, "--sort", "cpu,sym");
+	cr_expect_eq(r.status, 1);
+	expect_has(r.err, "sort key 'cpu' needs samples that record it");
+	expect_has(r.err, "record with -a or --sample-cpu");
+	th_output_free(&r);
+}

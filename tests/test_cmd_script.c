@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cmd_script.c - `perfev script` against `perf script` on files perf
+ * records: every sample of a small file with the same command, process,
+ * thread, time, address and symbol; sched_switch payloads formatted as
+ * perf formats them; call chains one frame per line; -F checked (unknown
+ * fields, fields the samples lack) and bad files refused with a message.
+ * Tests that need perf skip when it is missing.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	th_leak_init();
+	snprintf(dir, sizeof(dir), "/tmp/perfev-scr.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+	th_leak_fini();
+}
+
+static const char *work_path(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+
+	cr_assert_gt(n, 0);
+	path[n] = '\0';
+	strcpy(strrchr(path, '/') + 1, "report_work");
+	cr_assert_eq(access(path, X_OK), 0, "no workload at %s", path);
+	return path;
+}
+
+static void need_perf(void)
+{
+	char *perf = th_which("perf");
+	if (!perf)
+		cr_skip_test("perf is not installed (Debian: apt-get install linux-perf)");
+	free(perf);
+}
+
+static char *sh_ok(const char *cmd)
+{
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+	char *out = NULL, *err = NULL;
+	int st = th_run(argv, false, &out, &err);
+
+	cr_assert_eq(st, 0, "%s: status %d: %s", cmd, st, err);
+	free(err);
+	return out;
+}
+
+static const char *perf_record(const char *name, const char *args, const char *workload)
+{
+	static char file[PATH_MAX];
+	char cmd[16384];
+
+	snprintf(file, sizeof(file), "%s/%s", dir, name);
+	snprintf(cmd, sizeof(cmd), "perf record -q %s -o '%s' %s 2>&1", args, file, workload);
+	free(sh_ok(cmd));
+	return file;
+}
+
+/* Both tools' output for the same -F (NULL: the default fields). */
+static void both(const char *file, const char *fields, char **ours, char **perfs)
+{
+	char cmd[16384];
+
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s' %s%s", th_perfev_bin(), file,
+		 fields ? "-F " : "", fields ? fields : "");
+	*ours = sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' %s%s 2>/dev/null", file,
+		 fields ? "-F " : "", fields ? fields : "");
+	*perfs = sh_ok(cmd);
+}
+
+/*
+ * Collapses runs of blanks, so that column widths do not matter, and drops
+ * the parameter lists of C++ names ("f(char const*)" is perf's "f"; the
+ * sanitizers' runtime brings such names into the workload).
+ */
+static void squeeze(char *s)
+{
+	char *w = s;
+	bool blank = false;
+
+	for (char *r = s; *r; r++) {
+		if (*r == '(' && r > s && r[-1] != ' ' && r[-1] != '\t' && r[-1] != '\n') {
+			int depth = 0;
+			for (; *r && *r != '\n'; r++) {
+				depth += (*r == '(') - (*r == ')');
+				if (depth == 0)
+					break;
+			}
+			if (*r != ')')
+				r--;
+			continue;
+		}
+		if (*r == ' ' || *r == '\t') {
+			blank = true;
+			continue;
+		}
+		if (blank && w != s && w[-1] != '\n' && *r != '\n')
+			*w++ = ' ';
+		blank = false;
+		*w++ = *r;
+	}
+	*w = '\0';
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Lines that start a sample (the others are call chain frames and blank lines). */
+static int count_samples(const char *s)
+{
+	int n = 0;
+
+	for (const char *l = s; *l; l = strchr(l, '\n'), l = l ? l + 1 : "")
+		n += *l != '\t' && *l != '\n';
+	return n;
+}
+
+/* Expects the two outputs to be the same line for line (blanks squeezed). */
+static void expect_same_lines(char *a, char *b)
+{
+	squeeze(a);
+	squeeze(b);
+	cr_assert_gt(count_lines(b), 5, "perf printed little:\n%s", b);
+	cr_expect_eq(count_lines(a), count_lines(b), "%d lines, perf %d", count_lines(a),
+		     count_lines(b));
+	for (char *x = a, *y = b; *x && *y;) {
+		size_t lx = strcspn(x, "\n"), ly = strcspn(y, "\n");
+		if (lx != ly || memcmp(x, y, lx) != 0) {
+			cr_expect_fail("perfev: %.*s\nperf:   %.*s", (int)lx, x, (int)ly, y);
+			return;
+		}
+		x += lx + (x[lx] != '\0');
+		y += ly + (y[ly] != '\0');
+	}
+}
+
+TestSuite(cmd_script, .init = make_dir, .fini = remove_dir, .timeout = 120);
+
+Test(cmd_script, every_sample_like_perf)
+{
+	char work[PATH_MAX + 8], *a, *b;
+
+	need_perf();
+	snprintf(work, sizeof(work), "%s 100", work_path());
+	const char *f = perf_record("flat.data", "-e cpu-clock", work);
+	both(f, "comm,pid,tid,time,ip,sym", &a, &b);
+	expect_same_lines(a, b);
+	free(a);
+	free(b);
+	/* The default fields too (period, event, symbol offsets, DSOs). */
+	both(f, NULL, &a, &b);
+	expect_same_lines(a, b);
+	free(a);
+	free(b);
+}
+
+Test(cmd_script, call_chains_one_frame_per_line)
+{
+	char work[PATH_MAX + 8], *a, *b;
+
+	need_perf();
+	snprintf(work, sizeof(work), "%s 100", work_path());
+	const char *f = perf_record("g.data", "-g -e cpu-clock", work);
+	both(f, "comm,pid,tid,time,sym", &a, &b);
+	/* perf prints nothing for sym without ip; compare the sample lines. */
+	cr_expect(strstr(a, "report_work_a") != NULL, "%s", a);
+	free(a);
+	free(b);
+	/* With ip, each sample's chain follows it, a frame a line, as perf prints it. */
+	both(f, "comm,tid,time,ip,sym,dso", &a, &b);
+	char *p = strstr(a, " report_work_a (");
+	cr_assert_not_null(p, "no report_work_a frame: %.400s", a);
+	cr_expect(p[-17] == '\t', "not a call chain line: %.100s", p - 17);
+	cr_expect(strncmp(strchr(p, '\n') + 1, "\t", 1) == 0 && strstr(p, " main ("),
+		  "main does not follow: %.400s", p);
+	cr_expect_eq(count_samples(a), count_samples(b), "%d samples, perf %d", count_samples(a),
+		     count_samples(b));
+	free(a);
+	free(b);
+}
+
+Test(cmd_script, sched_switch_payloads_like_perf)
+{
+	char work[PATH_MAX + 64], *a, *b;
+
+	need_perf();
+	if (!th_tracefs())
+		cr_skip_test("tracefs cannot be mounted: no tracepoints");
+	snprintf(work, sizeof(work), "sh -c '%s 50 & sleep 0.1; wait'", work_path());
+	const char *f = perf_record("sw.data", "-a -e sched:sched_switch", work);
+	both(f, "comm,pid,tid,cpu,time,event,trace", &a, &b);
+	expect_has(a, "prev_comm=");
+	expect_has(a, "==> next_comm=");
+	expect_same_lines(a, b);
+	free(a);
+	free(b);
+}
+
+Test(cmd_script, bad_fields_and_files)
+{
+	char work[PATH_MAX + 8];
+	struct th_output r = th_perfev("script", "-F", "comm,colour");
+
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "unknown field 'colour' in '-F comm,colour'");
+	th_output_free(&r);
+
+	r = th_perfev("script", "-i", "/nonexistent/perf.data");
+	cr_expect_eq(r.status, 1);
+	expect_has(r.err, "perfev: error: ");
+	expect_has(r.err, "/nonexistent/perf.data");
+	th_output_free(&r);
+
+	need_perf();
+	snprintf(work, sizeof(work), "%s 30", work_path());
+	const char *f = perf_record("nocpu.data", "-e cpu-clock", work);
+	r = th_perfev("script", "-i", f, "-F", "comm,cpu");
+	cr_expect_eq(r.status, 1);
+	expect_has(r.err, "field 'cpu' needs samples that record it");
+	expect_has(r.err, "record with -a or --sample-cpu");
+	th_output_free(&r);
+}
