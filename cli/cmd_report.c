@@ -16,7 +16,7 @@
 
 static const char usage[] =
     "perfev report [-i FILE] [--sort KEYS] [-g [caller|callee|none]] [--children]\n"
-    "                     [--percent-limit P] [--stdio] [--no-inline] [-e EVENT]\n"
+    "                     [--percent-limit P] [--stdio] [--inline|--no-inline] [-e EVENT]\n"
     "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]";
 
 enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
@@ -35,6 +35,7 @@ struct report_opts {
 	int children;  /* -1: with call graphs, as perf */
 	double percent_limit;
 	bool no_inline;
+	bool inline_frames;
 	bool period;
 };
 
@@ -72,7 +73,7 @@ static int check_sort(const char *sort)
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_SORT = 256, OPT_PERCENT, OPT_STDIO, OPT_FORMAT, OPT_CHILDREN,
-	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_PERIOD };
+	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'},
@@ -85,6 +86,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{"children", no_argument, NULL, OPT_CHILDREN},
 		{"no-children", no_argument, NULL, OPT_NO_CHILDREN},
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
+		{"inline", no_argument, NULL, OPT_INLINE},
 		{"period", no_argument, NULL, OPT_PERIOD},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -146,6 +148,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_NO_INLINE:
 			o->no_inline = true;
+			break;
+		case OPT_INLINE:
+			o->inline_frames = true;
 			break;
 		case OPT_PERIOD:
 			o->period = true;
@@ -258,11 +263,15 @@ static int run(const struct report_opts *o)
 		ro.flags |= PEV_REPORT_NO_INLINE;
 	if (o->period)
 		ro.flags |= PEV_REPORT_PERIOD;
-	/* Without call graphs or inline frames to show, DWARF is not needed. */
-	if (o->no_inline)
+	/*
+	 * Inline frames need DWARF, the slowest part of symbolizing: the table,
+	 * like perf's, shows them only when asked (--inline); the other formats
+	 * have them unless told not to (--no-inline).
+	 */
+	if (o->no_inline || (o->format == FMT_TABLE && !o->inline_frames)) {
 		ropts.flags |= PEV_REPLAY_NO_INLINE;
-	if (o->no_inline || (o->format == FMT_TABLE && !ro.callgraph))
 		sopts.flags |= PEV_SYMBOLS_NO_SRCLINE;
+	}
 	if (!chains || (o->format == FMT_TABLE && !ro.callgraph && !(ro.flags & PEV_REPORT_CHILDREN)))
 		ropts.flags |= PEV_REPLAY_NO_CALLCHAIN;
 	ropts.symbols_opts = &sopts;

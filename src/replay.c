@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "error_internal.h"
 #include "perfev/event.h"
@@ -467,6 +468,41 @@ static int process(struct pev_replay *r, const void *bytes, size_t len,
 	return fill_sample(r, &r->rec, ev, offset, out) ?: 1;
 }
 
+/*
+ * The kernel's symbols as perf's build-id cache kept them for the kernel the
+ * file was recorded on ($HOME/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms):
+ * the right symbols even after a reboot into another kernel, and a plain
+ * file that reads several times faster than /proc/kallsyms. Fills path and
+ * returns true when the file names a kernel build id and the copy exists.
+ */
+static bool cached_kallsyms(struct pev_perfdata *pd, const struct pev_symbols_opts *o,
+			    char *path, size_t size)
+{
+	const struct pev_perfdata_features *f = pev_perfdata_features(pd);
+	const char *cache = o ? o->buildid_cache : NULL;
+	const char *home = getenv("HOME");
+	char hex[2 * PEV_PERFDATA_BUILD_ID_MAX + 1];
+
+	if (cache && !cache[0])
+		return false;
+	for (size_t i = 0; i < f->nr_build_ids; i++) {
+		const struct pev_perfdata_build_id *b = &f->build_ids[i];
+		if (b->pid != -1 || b->cpumode != PEV_RECORD_MISC_KERNEL || !b->filename ||
+		    strcmp(b->filename, "[kernel.kallsyms]") != 0 || !b->size)
+			continue;
+		for (unsigned k = 0; k < b->size; k++)
+			snprintf(hex + 2 * k, 3, "%02x", b->build_id[k]);
+		if (cache)
+			snprintf(path, size, "%s/[kernel.kallsyms]/%s/kallsyms", cache, hex);
+		else if (home)
+			snprintf(path, size, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, hex);
+		else
+			return false;
+		return access(path, R_OK) == 0;
+	}
+	return false;
+}
+
 /* ---- the public functions ---------------------------------------------------------- */
 
 int pev_replay_open(struct pev_perfdata *pd, const struct pev_replay_opts *opts,
@@ -502,7 +538,20 @@ int pev_replay_open(struct pev_perfdata *pd, const struct pev_replay_opts *opts,
 	if (o.symbols) {
 		r->sym = o.symbols;
 	} else {
-		rc = pev_symbols_new(o.symbols_opts, &r->sym, err);
+		struct pev_symbols_opts so = PEV_SYMBOLS_OPTS_INIT;
+		char kallsyms[512];
+		const struct pev_symbols_opts *use = o.symbols_opts;
+
+		if ((!use || (use->sz >= offsetof(struct pev_symbols_opts, jit_dir) &&
+			      !use->kallsyms)) &&
+		    cached_kallsyms(pd, use, kallsyms, sizeof(kallsyms))) {
+			if (use)
+				memcpy(&so, use, use->sz < sizeof(so) ? use->sz : sizeof(so));
+			so.sz = sizeof(so);
+			so.kallsyms = kallsyms;
+			use = &so;
+		}
+		rc = pev_symbols_new(use, &r->sym, err);
 		if (rc) {
 			free(r);
 			return rc;
