@@ -22,16 +22,6 @@ uint64_t pev__hash_bytes(uint64_t h, const void *data, size_t len)
 	return h;
 }
 
-uint64_t pev__hash_u64(uint64_t h, uint64_t v)
-{
-	/* splitmix64's finalizer over h + v: every input bit reaches every output bit. */
-	uint64_t z = h + v * 0x9e3779b97f4a7c15ULL;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 int pev__grow(void **arr, size_t *cap, size_t need, size_t size)
 {
 	size_t n = *cap ? *cap : 16;

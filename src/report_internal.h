@@ -31,8 +31,19 @@
 /* 64-bit FNV-1a of bytes, continuing from h (start with PEV__HASH_SEED). */
 #define PEV__HASH_SEED 0xcbf29ce484222325ULL
 uint64_t pev__hash_bytes(uint64_t h, const void *data, size_t len);
-/* Mixes a 64-bit value into h. */
-uint64_t pev__hash_u64(uint64_t h, uint64_t v);
+/*
+ * Mixes a 64-bit value into h: splitmix64's finalizer over h + v, every
+ * input bit reaching every output bit. Inline: interning calls it for every
+ * frame of every sample.
+ */
+static inline uint64_t pev__hash_u64(uint64_t h, uint64_t v)
+{
+	uint64_t z = h + v * 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
 
 /*
  * An open-addressing set of ids (1..2^32-1; 0 is never stored). Each slot

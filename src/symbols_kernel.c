@@ -185,8 +185,19 @@ static int parse(struct sym_kernel *k, char *buf, size_t len)
 		if (nl)
 			*nl = '\0';
 		p = nl ? nl + 1 : end;
-		addr = strtoull(line, &tp, 16);
-		if (tp == line || *tp != ' ' || !tp[1] || tp[2] != ' ')
+		/* Hex digits by hand: strtoull's locale and base handling cost more than the rest. */
+		addr = 0;
+		for (tp = line;; tp++) {
+			unsigned d = (unsigned char)*tp;
+			if (d - '0' < 10)
+				d -= '0';
+			else if ((d | 0x20) - 'a' < 6)
+				d = (d | 0x20) - 'a' + 10;
+			else
+				break;
+			addr = addr << 4 | d;
+		}
+		if (tp == line || tp - line > 16 || *tp != ' ' || !tp[1] || tp[2] != ' ')
 			continue;
 		type = tp[1];
 		name = tp + 3;
@@ -209,9 +220,14 @@ static int parse(struct sym_kernel *k, char *buf, size_t len)
 /* Sorts, keeps one symbol per address and sets sizes. */
 static void index_syms(struct sym_kernel *k)
 {
-	size_t out = 0;
+	size_t out = 0, sorted;
 
-	qsort(k->syms, k->n, sizeof(*k->syms), by_addr);
+	/* kallsyms lists the core kernel in address order: sort only when it is not. */
+	for (sorted = 1; sorted < k->n && by_addr(&k->syms[sorted - 1], &k->syms[sorted]) <= 0;
+	     sorted++)
+		;
+	if (sorted < k->n)
+		qsort(k->syms, k->n, sizeof(*k->syms), by_addr);
 	for (size_t i = 0; i < k->n; i++) {
 		if (out && k->syms[out - 1].addr == k->syms[i].addr) {
 			if (rank(&k->syms[i]) > rank(&k->syms[out - 1]))
