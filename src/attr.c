@@ -76,26 +76,7 @@ static bool *opt_bool(struct pev_opts *o, size_t offset)
 int pev__opts_copy(struct pev_opts *dst, const struct pev_opts *src, const char *func,
 		   struct pev_error *err)
 {
-	memset(dst, 0, sizeof(*dst));
-	dst->sz = sizeof(*dst);
-	if (!src)
-		return 0;
-	if (src->sz < sizeof(src->sz))
-		return pev__bad_arg(err, func, "opts",
-				    "opts.sz is %zu; initialize options with PEV_OPTS_INIT", src->sz);
-	if (src->sz > sizeof(*dst)) {
-		const unsigned char *tail = (const unsigned char *)src + sizeof(*dst);
-		for (size_t i = 0; i < src->sz - sizeof(*dst); i++)
-			if (tail[i])
-				return pev__bad_arg(err, func, "opts",
-						    "the caller sets an option this libperfev does "
-						    "not know (opts.sz %zu, known %zu): upgrade "
-						    "libperfev",
-						    src->sz, sizeof(*dst));
-	}
-	memcpy(dst, src, src->sz < sizeof(*dst) ? src->sz : sizeof(*dst));
-	dst->sz = sizeof(*dst);
-	return 0;
+	return pev__opts_copy_sized(dst, sizeof(*dst), src, func, "PEV_OPTS_INIT", err);
 }
 
 PEV_API uint32_t pev_attr_min_size(const struct pev_attr *attr)

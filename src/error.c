@@ -121,6 +121,30 @@ void pev__error_hint(struct pev_error *err, const char *fmt, ...)
 	pev__appendf(err->hint, sizeof(err->hint), "%s%s", err->hint[0] ? "\n" : "", text);
 }
 
+int pev__opts_copy_sized(void *dst, size_t dst_size, const void *src, const char *func,
+			 const char *init, struct pev_error *err)
+{
+	size_t sz;
+
+	memset(dst, 0, dst_size);
+	memcpy(dst, &dst_size, sizeof(dst_size));
+	if (!src)
+		return 0;
+	memcpy(&sz, src, sizeof(sz));
+	if (sz < sizeof(sz))
+		return pev__bad_arg(err, func, "opts", "opts.sz is %zu; initialize options with %s",
+				    sz, init);
+	for (size_t i = dst_size; i < sz; i++)
+		if (((const unsigned char *)src)[i])
+			return pev__bad_arg(err, func, "opts",
+					    "the caller sets an option this libperfev does not know "
+					    "(opts.sz %zu, known %zu): upgrade libperfev",
+					    sz, dst_size);
+	memcpy(dst, src, sz < dst_size ? sz : dst_size);
+	memcpy(dst, &dst_size, sizeof(dst_size));
+	return 0;
+}
+
 int pev__bad_arg(struct pev_error *err, const char *func, const char *arg, const char *fmt, ...)
 {
 	va_list ap;

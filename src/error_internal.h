@@ -35,4 +35,15 @@ void pev__error_hint(struct pev_error *err, const char *fmt, ...) PEV_PRINTF(2, 
 int pev__bad_arg(struct pev_error *err, const char *func, const char *arg, const char *fmt, ...)
 	PEV_PRINTF(4, 5);
 
+/*
+ * Copies a caller's options struct, which begins with its own size (`size_t
+ * sz`), into dst: dst_size bytes, zeroed first, dst's sz set to dst_size. A
+ * NULL src gives the defaults. A sz too small to hold sz itself, or a larger
+ * struct (built against a newer libperfev) with any unknown field set, is a
+ * bad argument of func; init names the caller's INIT macro for the message.
+ * Returns 0 or PEV_EBADARG.
+ */
+int pev__opts_copy_sized(void *dst, size_t dst_size, const void *src, const char *func,
+			 const char *init, struct pev_error *err);
+
 #endif /* PERFEV_ERROR_INTERNAL_H */

@@ -1615,13 +1615,10 @@ PEV_API int pev_event_parse(const char *text, const struct pev_parse_opts *opts,
 	*out = NULL;
 	if (!text)
 		return pev__bad_arg(err, func, "text", "must not be NULL");
-	if (opts && opts->sz < sizeof(opts->sz))
-		return pev__bad_arg(err, func, "opts", "opts.sz is %zu; use PEV_PARSE_OPTS_INIT",
-				    opts->sz);
 	memset(&p, 0, sizeof(p));
-	p.opts.sz = sizeof(p.opts);
-	if (opts)
-		memcpy(&p.opts, opts, opts->sz < sizeof(p.opts) ? opts->sz : sizeof(p.opts));
+	if ((r = pev__opts_copy_sized(&p.opts, sizeof(p.opts), opts, func, "PEV_PARSE_OPTS_INIT",
+				      err)))
+		return r;
 	p.input = text;
 	p.err = err;
 	p.group = -1;

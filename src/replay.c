@@ -517,19 +517,9 @@ int pev_replay_open(struct pev_perfdata *pd, const struct pev_replay_opts *opts,
 	*out = NULL;
 	if (!pd)
 		return pev__bad_arg(err, "pev_replay_open", "pd", "is NULL");
-	if (opts) {
-		if (opts->sz < sizeof(size_t) + sizeof(unsigned))
-			return pev__bad_arg(err, "pev_replay_open", "opts->sz",
-					    "is %zu; initialize the options with "
-					    "PEV_REPLAY_OPTS_INIT",
-					    opts->sz);
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-		for (size_t i = sizeof(o); i < opts->sz; i++)
-			if (((const unsigned char *)opts)[i])
-				return pev__bad_arg(err, "pev_replay_open", "opts",
-						    "sets fields this perfev does not know");
-		o.sz = sizeof(o);
-	}
+	if (opts && (rc = pev__opts_copy_sized(&o, sizeof(o), opts, "pev_replay_open",
+					       "PEV_REPLAY_OPTS_INIT", err)))
+		return rc;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return pev__error_start(err, PEV_ENOMEM, 0, NULL, NULL, true);

@@ -338,22 +338,8 @@ static int ring_open(const struct pev_counter *c, int fd_index, const struct pev
 				    fd_index);
 	if (!user_opts)
 		return pev__bad_arg(err, func, "opts", "must not be NULL: data_pages has no default");
-	if (user_opts->sz < sizeof(user_opts->sz))
-		return pev__bad_arg(err, func, "opts",
-				    "opts.sz is %zu; initialize options with PEV_RING_OPTS_INIT",
-				    user_opts->sz);
-	memset(&o, 0, sizeof(o));
-	if (user_opts->sz > sizeof(o)) {
-		const unsigned char *tail = (const unsigned char *)user_opts + sizeof(o);
-		for (size_t i = 0; i < user_opts->sz - sizeof(o); i++)
-			if (tail[i])
-				return pev__bad_arg(err, func, "opts",
-						    "the caller sets an option this libperfev does "
-						    "not know (opts.sz %zu, known %zu): upgrade "
-						    "libperfev",
-						    user_opts->sz, sizeof(o));
-	}
-	memcpy(&o, user_opts, user_opts->sz < sizeof(o) ? user_opts->sz : sizeof(o));
+	if ((e = pev__opts_copy_sized(&o, sizeof(o), user_opts, func, "PEV_RING_OPTS_INIT", err)))
+		return e;
 	if (!pages_ok(o.data_pages, page))
 		return pev__bad_arg(err, func, "data_pages",
 				    "%zu; the data area must be a power of two pages (1, 2, 4, ...) "

@@ -70,26 +70,10 @@ static int notify_opts_copy(struct pev_notify_opts *dst, const struct pev_notify
 			    struct pev_error *err)
 {
 	static const char func[] = "pev_counter_notify";
+	int r = pev__opts_copy_sized(dst, sizeof(*dst), src, func, "PEV_NOTIFY_OPTS_INIT", err);
 
-	memset(dst, 0, sizeof(*dst));
-	dst->sz = sizeof(*dst);
-	if (!src)
-		return 0;
-	if (src->sz < sizeof(src->sz))
-		return pev__bad_arg(err, func, "opts",
-				    "opts.sz is %zu; initialize it with PEV_NOTIFY_OPTS_INIT", src->sz);
-	if (src->sz > sizeof(*dst)) {
-		const unsigned char *tail = (const unsigned char *)src + sizeof(*dst);
-		for (size_t i = 0; i < src->sz - sizeof(*dst); i++)
-			if (tail[i])
-				return pev__bad_arg(err, func, "opts",
-						    "the caller sets an option this libperfev does "
-						    "not know (opts.sz %zu, known %zu): upgrade "
-						    "libperfev",
-						    src->sz, sizeof(*dst));
-	}
-	memcpy(dst, src, src->sz < sizeof(*dst) ? src->sz : sizeof(*dst));
-	dst->sz = sizeof(*dst);
+	if (r < 0 || !src)
+		return r;
 	if ((unsigned)dst->owner > PEV_NOTIFY_PROCESS_GROUP)
 		return pev__bad_arg(err, func, "opts",
 				    "owner %d is not PEV_NOTIFY_THREAD, PEV_NOTIFY_PROCESS or "

@@ -28,25 +28,10 @@ static int copy_opts(struct pev_symbols_opts *dst, const struct pev_symbols_opts
 {
 	static const char func[] = "pev_symbols_new";
 
-	memset(dst, 0, sizeof(*dst));
-	dst->sz = sizeof(*dst);
-	if (!src)
-		return 0;
-	if (src->sz < sizeof(src->sz))
-		return pev__bad_arg(err, func, "opts",
-				    "opts.sz is %zu; initialize options with PEV_SYMBOLS_OPTS_INIT",
-				    src->sz);
-	if (src->sz > sizeof(*dst)) {
-		const unsigned char *tail = (const unsigned char *)src + sizeof(*dst);
-		for (size_t i = 0; i < src->sz - sizeof(*dst); i++)
-			if (tail[i])
-				return pev__bad_arg(err, func, "opts",
-						    "the caller sets an option this libperfev does not "
-						    "know (opts.sz %zu, known %zu): upgrade libperfev",
-						    src->sz, sizeof(*dst));
-	}
-	memcpy(dst, src, src->sz < sizeof(*dst) ? src->sz : sizeof(*dst));
-	dst->sz = sizeof(*dst);
+	int r = pev__opts_copy_sized(dst, sizeof(*dst), src, func, "PEV_SYMBOLS_OPTS_INIT", err);
+
+	if (r < 0)
+		return r;
 	if (dst->flags & ~(PEV_SYMBOLS_NO_DEMANGLE | PEV_SYMBOLS_NO_SRCLINE | PEV_SYMBOLS_NO_INLINE |
 			   PEV_SYMBOLS_NO_KERNEL | PEV_SYMBOLS_PROC))
 		return pev__bad_arg(err, func, "opts", "opts.flags has unknown bits (0x%x)",
