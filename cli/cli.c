@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
@@ -46,6 +47,17 @@ int cli_usage(const char *usage)
 {
 	fprintf(stderr, "usage: %s\n", usage);
 	return 129;
+}
+
+int cli_bad_option(int opt, char **argv, const char *usage)
+{
+	if (opt == ':')
+		cli_error("option '%s' needs a value", argv[optind - 1]);
+	else if (optopt)
+		cli_error("unknown option '-%c'", optopt);
+	else
+		cli_error("unknown option '%s'", argv[optind - 1]);
+	return cli_usage(usage);
 }
 
 char *cli_group_digits(uint64_t v, char *buf, size_t size)

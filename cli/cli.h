@@ -39,6 +39,13 @@ void cli_print_error(const struct pev_error *err);
 /* Prints "usage: <usage>" and returns the exit status for bad usage (129, as git). */
 int cli_usage(const char *usage);
 
+/*
+ * For getopt_long run with opterr = 0 and a ':'-led option string: says
+ * which option is missing its value (opt ':') or is unknown (opt '?'), then
+ * prints the usage. Returns the exit status for bad usage.
+ */
+int cli_bad_option(int opt, char **argv, const char *usage);
+
 /* Formats v with thousands separators into buf ("1,234,567"). Returns buf. */
 char *cli_group_digits(uint64_t v, char *buf, size_t size);
 

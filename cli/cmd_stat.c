@@ -313,15 +313,8 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 		case 'h':
 			*help = true;
 			return 0;
-		case ':':
-			cli_error("option '%s' needs a value", argv[optind - 1]);
-			return cli_usage(usage);
 		default:
-			if (optopt)
-				cli_error("unknown option '-%c'", optopt);
-			else
-				cli_error("unknown option '%s'", argv[optind - 1]);
-			return cli_usage(usage);
+			return cli_bad_option(opt, argv, usage);
 		}
 	}
 	if (optind < argc)
