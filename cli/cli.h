@@ -36,6 +36,19 @@ void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints a library error: "perfev: error: <message>" then "hint: ..." lines. */
 void cli_print_error(const struct pev_error *err);
 
+/*
+ * The wake pipe (cli/wake.c): SIGCHLD, SIGTERM and SIGINT (unless
+ * ignore_sigint) write a byte into a pipe that a command's loop polls
+ * (cli_wake_fd); SIGTERM and SIGINT are kept as the request to stop
+ * (cli_stop_signal, 0 until one comes). Setup returns 0, or 1 after saying
+ * why; restore puts the default handlers back and closes the pipe.
+ */
+int cli_wake_setup(bool ignore_sigint);
+void cli_wake_restore(void);
+int cli_wake_fd(void);
+void cli_wake_drain(void);
+int cli_stop_signal(void);
+
 /* Prints "usage: <usage>" and returns the exit status for bad usage (129, as git). */
 int cli_usage(const char *usage);
 

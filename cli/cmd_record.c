@@ -360,9 +360,9 @@ int cmd_record(int argc, char **argv)
 		free(s.cfg.ids);
 		return 0;
 	}
-	if (r == 0 && (r = rec_signals_setup()) == 0) {
+	if (r == 0 && (r = cli_wake_setup(false)) == 0) {
 		r = record(&s);
-		rec_signals_restore();
+		cli_wake_restore();
 	}
 	rec_close(&s);
 	free(s.cfg.ids);

@@ -397,12 +397,12 @@ int cmd_stat(int argc, char **argv)
 		return r;
 	}
 	stat_make_units(&s);
-	if (stat_signals_setup(s.cfg.argv != NULL) != 0) {
+	if (cli_wake_setup(s.cfg.argv != NULL) != 0) {
 		stat_state_free(&s);
 		return 1;
 	}
 	r = run_all(&s);
-	stat_signals_restore();
+	cli_wake_restore();
 	stat_state_free(&s);
 	return r;
 }

@@ -168,12 +168,6 @@ int rec_tracing_data(struct rec_state *s);
 
 /* record_run.c */
 
-/* Installs the handlers of SIGINT, SIGTERM and SIGCHLD. Returns 0 or an exit status. */
-int rec_signals_setup(void);
-
-/* Restores the default handlers. */
-void rec_signals_restore(void);
-
 /*
  * Drains the rings into the file until the end: the command exits (when
  * child > 0; then reaped into *status), every -p / -t task has exited, or

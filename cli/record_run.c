@@ -24,50 +24,6 @@
 #define STATUS_MS     250  /* the status line changes at most 4 times a second */
 #define KILL_AFTER_MS 2000 /* a command that outlives SIGTERM this long gets SIGKILL */
 
-static int wake_pipe[2] = {-1, -1};
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-
-	if (sig != SIGCHLD)
-		stop_signal = sig;
-	if (write(wake_pipe[1], "", 1) < 0) {
-		/* The pipe is full: the loop is awake already. */
-	}
-	errno = saved;
-}
-
-int rec_signals_setup(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_NOCLDSTOP};
-
-	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		cli_error("cannot create a pipe: %s", strerror(errno));
-		return 1;
-	}
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGCHLD, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	return 0;
-}
-
-void rec_signals_restore(void)
-{
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-
-	sigemptyset(&dfl.sa_mask);
-	sigaction(SIGCHLD, &dfl, NULL);
-	sigaction(SIGTERM, &dfl, NULL);
-	sigaction(SIGINT, &dfl, NULL);
-	close(wake_pipe[0]);
-	close(wake_pipe[1]);
-	wake_pipe[0] = wake_pipe[1] = -1;
-}
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -168,7 +124,7 @@ int rec_loop(struct rec_state *s, pid_t child, int *status)
 	bool killed = false;
 	double last = 0;
 
-	fds[0].fd = wake_pipe[0];
+	fds[0].fd = cli_wake_fd();
 	fds[0].events = POLLIN;
 	for (int i = 0; i < s->nrings; i++) {
 		fds[1 + i].fd = pev_ring_fd(s->rings[i].ring);
@@ -180,9 +136,7 @@ int rec_loop(struct rec_state *s, pid_t child, int *status)
 			cli_warning("poll: %s", strerror(errno));
 			break;
 		}
-		char buf[64];
-		while (read(wake_pipe[0], buf, sizeof(buf)) > 0)
-			;
+		cli_wake_drain();
 		bool ready = false, all_hup = s->nrings > 0;
 		for (int i = 0; n > 0 && i < s->nrings; i++) {
 			ready |= (fds[1 + i].revents & POLLIN) != 0;
@@ -201,13 +155,13 @@ int rec_loop(struct rec_state *s, pid_t child, int *status)
 			rec_drain(s); /* what it wrote while it exited */
 			break;
 		}
-		if (stop_signal && child <= 0)
+		if (cli_stop_signal() && child <= 0)
 			break;
-		if (stop_signal && forwarded <= 0) {
+		if (cli_stop_signal() && forwarded <= 0) {
 			/* Stop the command (Ctrl-C on a terminal reached it already). */
 			kill(child, SIGTERM);
 			forwarded = now_ms();
-		} else if (stop_signal && !killed && now_ms() - forwarded > KILL_AFTER_MS) {
+		} else if (cli_stop_signal() && !killed && now_ms() - forwarded > KILL_AFTER_MS) {
 			kill(child, SIGKILL); /* it does not stop on SIGTERM */
 			killed = true;
 		}
@@ -226,5 +180,5 @@ int rec_loop(struct rec_state *s, pid_t child, int *status)
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	free(fds);
-	return stop_signal;
+	return cli_stop_signal();
 }

@@ -254,12 +254,6 @@ double stat_now_ns(void);
 /* Whether process or thread id exists (a zombie does not count). */
 bool stat_task_exists(pid_t id);
 
-/* Installs the handlers that end counting. Returns 0 or an exit status. */
-int stat_signals_setup(bool command);
-
-/* Restores the default handlers. */
-void stat_signals_restore(void);
-
 /*
  * One run: starts the command (if any), opens the counters, counts until
  * the end, and returns the totals (nevents x nkeys cells, malloc'ed; NULL

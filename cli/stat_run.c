@@ -27,64 +27,6 @@ double stat_now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int wake_pipe[2] = {-1, -1};
-
-static volatile sig_atomic_t stop_signal;
-
-/* SIGCHLD, SIGINT (without a command) and SIGTERM wake the loop up. */
-static void on_signal(int sig)
-{
-	int saved = errno;
-
-	if (sig != SIGCHLD)
-		stop_signal = sig;
-	if (write(wake_pipe[1], "", 1) < 0) {
-		/* The pipe is full: the loop is awake already. */
-	}
-	errno = saved;
-}
-
-static void drain_wake_pipe(void)
-{
-	char buf[64];
-
-	while (read(wake_pipe[0], buf, sizeof(buf)) > 0)
-		;
-}
-
-/*
- * Installs the handlers. With a command, SIGINT is ignored: the terminal
- * sends it to the command too, which ends, and perfev prints the counts.
- */
-int stat_signals_setup(bool command)
-{
-	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_NOCLDSTOP};
-	struct sigaction ign = {.sa_handler = SIG_IGN};
-
-	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		cli_error("cannot create a pipe: %s", strerror(errno));
-		return 1;
-	}
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGCHLD, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, command ? &ign : &sa, NULL);
-	return 0;
-}
-
-void stat_signals_restore(void)
-{
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-
-	sigemptyset(&dfl.sa_mask);
-	sigaction(SIGCHLD, &dfl, NULL);
-	sigaction(SIGTERM, &dfl, NULL);
-	sigaction(SIGINT, &dfl, NULL);
-	close(wake_pipe[0]);
-	close(wake_pipe[1]);
-}
-
 /* Whether process or thread id exists (a zombie does not count). */
 bool stat_task_exists(pid_t id)
 {
@@ -205,7 +147,7 @@ static void wait_loop(struct stat_state *s, pid_t child, struct ticker *t, int *
 
 	watch_open(&w, &s->cfg);
 	struct pollfd *fds = cli_xcalloc((size_t)w.n + 1, sizeof(*fds));
-	fds[0].fd = wake_pipe[0];
+	fds[0].fd = cli_wake_fd();
 	fds[0].events = POLLIN;
 	for (int i = 0; i < w.n; i++) {
 		fds[1 + i].fd = w.pidfds[i];
@@ -224,12 +166,12 @@ static void wait_loop(struct stat_state *s, pid_t child, struct ticker *t, int *
 			cli_warning("poll: %s", strerror(errno));
 			break;
 		}
-		drain_wake_pipe();
+		cli_wake_drain();
 		if (child > 0 && wait4(child, status, WNOHANG, ru) == child)
 			break;
-		if (stop_signal && child <= 0)
+		if (cli_stop_signal() && child <= 0)
 			break;
-		if (stop_signal == SIGTERM && child > 0 && !forwarded) {
+		if (cli_stop_signal() == SIGTERM && child > 0 && !forwarded) {
 			kill(child, SIGTERM);
 			forwarded = true;
 		}
@@ -299,10 +241,10 @@ struct stat_cell *stat_run_once(struct stat_state *s, struct stat_json *json,
 			int sig = WTERMSIG(status);
 			fprintf(stderr, "%s: %s\n", cfg->argv[0], strsignal(sig));
 			res->exit_code = 128 + sig;
-			res->interrupted = sig == SIGINT || sig == SIGTERM || stop_signal;
+			res->interrupted = sig == SIGINT || sig == SIGTERM || cli_stop_signal();
 		} else {
 			res->exit_code = WEXITSTATUS(status);
-			res->interrupted = stop_signal != 0;
+			res->interrupted = cli_stop_signal() != 0;
 		}
 	}
 out:
