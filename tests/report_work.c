@@ -2,10 +2,10 @@
 /*
  * report_work.c - the workload the report and script tests profile: it
  * spends its CPU time in four functions in the proportions 4:3:2:1
- * (report_work_a .. report_work_d), each called from main through
- * report_work_step, and report_work_a runs an inlined helper, so that a
- * profile has known top symbols, call chains two levels deep and an
- * inline frame.
+ * (report_work_a .. report_work_d: the same inlined loop body run 4n, 3n,
+ * 2n and n times, so the proportions hold whatever the compiler), each
+ * called from main through report_work_step, so that a profile has known
+ * top symbols, call chains two levels deep and inline frames.
  *
  *   report_work [MS]   burns MS milliseconds of CPU time (default 300)
  */
@@ -41,7 +41,7 @@ __attribute__((noinline)) unsigned long report_work_b(unsigned long n)
 	unsigned long x = sink;
 
 	for (unsigned long i = 0; i < 3 * n; i++) {
-		x += i * 7 + (x >> 5);
+		x = mix(x, i);
 		sink = x;
 	}
 	return x;
@@ -52,7 +52,7 @@ __attribute__((noinline)) unsigned long report_work_c(unsigned long n)
 	unsigned long x = sink;
 
 	for (unsigned long i = 0; i < 2 * n; i++) {
-		x ^= i + (x << 1);
+		x = mix(x, i);
 		sink = x;
 	}
 	return x;
@@ -63,7 +63,7 @@ __attribute__((noinline)) unsigned long report_work_d(unsigned long n)
 	unsigned long x = sink;
 
 	for (unsigned long i = 0; i < n; i++) {
-		x -= i | (x >> 7);
+		x = mix(x, i);
 		sink = x;
 	}
 	return x;
