@@ -33,6 +33,7 @@ struct pev__rq_entry {
 struct pev__rq {
 	uint64_t *buf;            /* record copies, 8-aligned */
 	size_t used, cap;         /* bytes */
+	uint64_t *spare;          /* cap bytes too: where compaction copies to (pages stay mapped) */
 	struct pev__rq_entry *ents;
 	size_t nr, cap_ents;
 	size_t next;              /* first entry not handed out */

@@ -25,6 +25,8 @@ int pev__rq_push(struct pev__rq *q, const void *bytes, size_t len, uint64_t time
 		if (!b)
 			return PEV_ENOMEM;
 		q->buf = b;
+		free(q->spare);
+		q->spare = NULL;
 		q->cap = cap;
 	}
 	if (q->nr == q->cap_ents) {
@@ -67,7 +69,8 @@ static int compact(struct pev__rq *q)
 	for (size_t i = q->next; i < q->nr; i++)
 		bytes += (q->ents[i].len + 7) & ~(size_t)7;
 	if (left && bytes) {
-		uint64_t *nb = malloc(q->cap);
+		/* Copy into the spare buffer and swap: no fresh pages to fault in each round. */
+		uint64_t *nb = q->spare ? q->spare : malloc(q->cap);
 		size_t at = 0;
 		if (!nb)
 			return PEV_ENOMEM;
@@ -77,7 +80,7 @@ static int compact(struct pev__rq *q)
 			e->off = at;
 			at += (e->len + 7) & ~(size_t)7;
 		}
-		free(q->buf);
+		q->spare = q->buf;
 		q->buf = nb;
 	}
 	memmove(q->ents, q->ents + q->next, left * sizeof(*q->ents));
@@ -118,6 +121,7 @@ const struct pev__rq_entry *pev__rq_pop(struct pev__rq *q, const void **bytes)
 void pev__rq_free(struct pev__rq *q)
 {
 	free(q->buf);
+	free(q->spare);
 	free(q->ents);
 	memset(q, 0, sizeof(*q));
 }
