@@ -98,8 +98,10 @@ int pev__rq_release(struct pev__rq *q, uint64_t limit)
 
 	if (rc)
 		return rc;
-	/* Sorted runs come in already; qsort copes, and the runs are short. */
-	if (q->nr > q->ready)
+	/* One CPU's records (or several already merged) come in order: sort only when not. */
+	for (i = 1; i < q->nr && cmp_entry(&q->ents[i - 1], &q->ents[i]) < 0; i++)
+		;
+	if (i < q->nr)
 		qsort(q->ents, q->nr, sizeof(*q->ents), cmp_entry);
 	for (i = q->next; i < q->nr && q->ents[i].time <= limit; i++)
 		;
