@@ -130,6 +130,8 @@ static const char *comm_of(struct pev_replay *r, int32_t pid, int32_t tid)
 	(void)pid; /* as perf: a thread no record named has no name, whatever its process */
 	if (c)
 		return c;
+	if (tid == 0)
+		return "swapper"; /* the idle task, as perf names it */
 	snprintf(r->unknown_comm, sizeof(r->unknown_comm), ":%d", (int)tid);
 	return r->unknown_comm;
 }
