@@ -156,6 +156,7 @@ void pev__dso_free(struct sym_dso *d)
 		return;
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
+	pev__dso_cus_free(&d->cus);
 	pev__u64map_free(&d->addrs);
 	pev__u64map_free(&d->syms);
 	free(d->loads);
@@ -425,23 +426,21 @@ static void call_site(Dwarf_Die *die, const char **file, unsigned *line, unsigne
 }
 
 /*
- * Collects the inline chain and the containing function at vaddr into e.
- * dwarf_getscopes gives the innermost scope at the address; from an inlined
+ * Collects the inline chain and the containing function at vaddr (in
+ * compile unit cu, whose DWARF addresses are module addresses - bias) into
+ * e. dwarf_getscopes gives the innermost scope at the address; from an inlined
  * instance it continues with the inlined function's own (abstract) parents,
  * so the callers come from the innermost scope's parents in the DIE tree
  * (dwarf_getscopes_die): inlined instances nested in one another, inside
  * the function that holds them all.
  */
-static int read_frames(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr,
+static int read_frames(struct pev_symbols *s, Dwarf_Die *cu, uint64_t bias, uint64_t vaddr,
 		       struct dso_addr *e, uint64_t *fn_lo, uint64_t *fn_hi)
 {
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(d->mod, vaddr, &bias), *scopes = NULL, *chain = NULL;
+	Dwarf_Die *scopes = NULL, *chain = NULL;
 	int n, nfun = 0, k = 0;
 	struct pev_symbol_frame *fr;
 
-	if (!cu)
-		return 0;
 	n = dwarf_getscopes(cu, vaddr - bias, &scopes);
 	if (n > 0)
 		n = dwarf_getscopes_die(&scopes[0], &chain);
@@ -496,33 +495,45 @@ static int read_frames(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr,
 	return 0;
 }
 
+/*
+ * Reads the source position and (unless PEV_SYMBOLS_NO_INLINE) the inline
+ * chain at vaddr into e. The compile unit comes from pev__dso_cu_find, not
+ * from dwfl_module_getsrc, which knows only the units .debug_aranges lists.
+ */
 static int read_dwarf(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr,
 		      struct dso_addr *e, uint64_t *fn_lo, uint64_t *fn_hi)
 {
-	Dwfl_Line *l;
-	int line = 0, col = 0;
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	uint64_t bias;
+	int line = 0, col = 0, r;
 
 	if (!d->dwarf_tried) {
-		Dwarf_Addr bias;
+		Dwarf_Addr b;
 		const char *debugfile = NULL, *mainfile = NULL;
 
 		d->dwarf_tried = true;
-		d->has_dwarf = dwfl_module_getdwarf(d->mod, &bias) != NULL;
+		d->has_dwarf = dwfl_module_getdwarf(d->mod, &b) != NULL;
 		dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
 		if (d->has_dwarf && debugfile && (!mainfile || strcmp(debugfile, mainfile) != 0))
 			d->debug_file = debugfile;
 	}
 	if (!d->has_dwarf)
 		return 0;
-	l = dwfl_module_getsrc(d->mod, vaddr);
+	r = pev__dso_cu_find(&d->cus, d->mod, vaddr, &cu, &bias);
+	if (r <= 0)
+		return r;
+	l = dwarf_getsrc_die(&cu, vaddr - bias);
 	if (l) {
-		e->file = dwfl_lineinfo(l, NULL, &line, &col, NULL, NULL);
-		e->line = line > 0 ? (unsigned)line : 0;
-		e->column = col > 0 ? (unsigned)col : 0;
+		e->file = dwarf_linesrc(l, NULL, NULL);
+		if (dwarf_lineno(l, &line) == 0 && line > 0)
+			e->line = (unsigned)line;
+		if (dwarf_linecol(l, &col) == 0 && col > 0)
+			e->column = (unsigned)col;
 	}
 	if (s->opts.flags & PEV_SYMBOLS_NO_INLINE)
 		return 0;
-	return read_frames(s, d, vaddr, e, fn_lo, fn_hi);
+	return read_frames(s, &cu, bias, vaddr, e, fn_lo, fn_hi);
 }
 
 /* ---- symbols ------------------------------------------------------------------ */

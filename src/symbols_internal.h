@@ -6,6 +6,8 @@
  *   symbols_maps.c   address spaces: mappings per process, /proc/PID/maps
  *   symbols_dso.c    ELF files through libdwfl: build ids, symbols, lines,
  *                    inline frames, demangling, the per-DSO caches
+ *   symbols_cus.c    the DWARF compile unit holding an address, also where
+ *                    .debug_aranges does not list it (clang)
  *   symbols_kernel.c /proc/kallsyms
  *   symbols_jit.c    /tmp/perf-PID.map
  *   symbols_util.c   an arena and a 64-bit-key hash map
@@ -59,6 +61,16 @@ uint64_t pev__hash_str(const char *s);
 
 /* ---- DSOs (symbols_dso.c) ---------------------------------------------- */
 
+/*
+ * The address ranges of a DSO's compile units that .debug_aranges does not
+ * list (symbols_cus.c), built on the first address the aranges miss.
+ */
+struct dso_cus {
+	struct cu_range *ranges; /* sorted by address */
+	size_t n;
+	bool built;
+};
+
 /* One resolved symbol of a DSO (shared by every address inside it). */
 struct dso_sym {
 	uint64_t start; /* ELF vaddr */
@@ -103,6 +115,7 @@ struct sym_dso {
 	bool dwarf_tried;
 	bool has_dwarf;
 	const char *debug_file; /* separate debuginfo file, or NULL */
+	struct dso_cus cus;
 
 	struct pev__u64map addrs; /* ELF vaddr -> struct dso_addr */
 	struct pev__u64map syms;  /* symbol start -> struct dso_sym */
@@ -177,6 +190,17 @@ int pev__dso_resolve(struct pev_symbols *s, const struct sym_map *m, uint64_t ad
 		     struct pev_symbol *out);
 /* Demangles a C++ name into the arena; NULL when not mangled or no demangler. */
 const char *pev__sym_demangle(struct pev__arena *a, const char *name);
+
+/* symbols_cus.c */
+/*
+ * Finds the compile unit DIE of mod's DWARF that holds vaddr (a module
+ * address): through .debug_aranges, else through c's table of the other
+ * units. Returns 1 with *out and *bias (DWARF address = vaddr - bias) set,
+ * 0 when no unit holds vaddr, -ENOMEM.
+ */
+int pev__dso_cu_find(struct dso_cus *c, Dwfl_Module *mod, uint64_t vaddr, Dwarf_Die *out,
+		     uint64_t *bias);
+void pev__dso_cus_free(struct dso_cus *c);
 
 /* symbols_kernel.c */
 int pev__kernel_load(struct pev_symbols *s, struct pev_error *err);
