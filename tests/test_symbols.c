@@ -771,6 +771,52 @@ Test(symbols, nopie_helper_live_maps, .init = th_leak_init, .fini = th_leak_fini
 	helper_live("symbols_helper_nopie", ET_EXEC);
 }
 
+/* Whether ELF file path has a section called name. */
+static bool has_section(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	cr_assert_geq(fd, 0, "open %s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert_not_null(e, "elf_begin %s", path);
+	cr_assert_eq(elf_getshdrstrndx(e, &shstrndx), 0);
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(e, shstrndx, sh.sh_name)))
+			found = strcmp(n, name) == 0;
+	}
+	elf_end(e);
+	close(fd);
+	return found;
+}
+
+/*
+ * A program whose DWARF has no .debug_aranges (clang emits none by default;
+ * here the PIE helper with the section removed, whatever the compiler):
+ * lines and inline frames come from the compile units' own ranges.
+ */
+Test(symbols, helper_without_aranges, .init = th_leak_init, .fini = th_leak_fini)
+{
+	char self[PATH_MAX - 64], exe[PATH_MAX];
+
+	self_exe(self, sizeof(self));
+	*strrchr(self, '/') = '\0';
+	snprintf(exe, sizeof(exe), "%s/symbols_helper_noaranges", self);
+	if (access(exe, X_OK) != 0)
+		cr_skip_test("%s not built (objcopy was not found when the build was set up)", exe);
+	cr_assert(has_section(exe, ".debug_info"), "%s has no DWARF", exe);
+	cr_assert_not(has_section(exe, ".debug_aranges"), "%s still has .debug_aranges", exe);
+	helper_live("symbols_helper_noaranges", ET_DYN);
+	helper_fed("symbols_helper_noaranges", ET_DYN);
+}
+
 Test(symbols, proc_flag_reads_maps_on_first_lookup, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_symbols_opts o = PEV_SYMBOLS_OPTS_INIT;
