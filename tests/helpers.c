@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <grp.h>
 #include <json-c/json.h>
 #include <poll.h>
@@ -503,6 +504,64 @@ char *th_which(const char *name)
 	}
 	free(copy);
 	return found;
+}
+
+void th_need_perf(void)
+{
+	if (!th_have_program("perf"))
+		cr_skip_test("perf is not installed (Debian: apt-get install linux-perf)");
+}
+
+const char *th_test_program(const char *name)
+{
+	static struct {
+		char name[64];
+		char path[PATH_MAX];
+	} known[8];
+	size_t i;
+
+	for (i = 0; i < 8 && known[i].name[0]; i++)
+		if (strcmp(known[i].name, name) == 0)
+			return known[i].path;
+	cr_assert_lt(i, 8, "more than 8 test programs");
+	cr_assert_lt(strlen(name), sizeof(known[i].name));
+	ssize_t n = readlink("/proc/self/exe", known[i].path, sizeof(known[i].path) - 1);
+	cr_assert_gt(n, 0);
+	known[i].path[n] = '\0';
+	char *slash = strrchr(known[i].path, '/');
+	cr_assert_not_null(slash);
+	cr_assert_lt((size_t)(slash + 1 - known[i].path) + strlen(name), sizeof(known[i].path));
+	strcpy(slash + 1, name);
+	cr_assert_eq(access(known[i].path, X_OK), 0, "no test program at %s", known[i].path);
+	strcpy(known[i].name, name);
+	return known[i].path;
+}
+
+char *th_path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	cr_assert_not_null(p);
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+int th_sh(const char *cmd, char **out, char **err)
+{
+	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+
+	return th_run(argv, false, out, err);
+}
+
+char *th_sh_ok(const char *cmd)
+{
+	char *out = NULL, *err = NULL;
+	int st = th_sh(cmd, &out, &err);
+
+	cr_assert_eq(st, 0, "%s: exit status %d: %s", cmd, st, err);
+	free(err);
+	return out;
 }
 
 bool th_have_program(const char *name)

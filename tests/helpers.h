@@ -139,6 +139,25 @@ char *th_which(const char *name);
 /* Whether an executable of that name is in $PATH (th_which without the path). */
 bool th_have_program(const char *name);
 
+/* Skips the test, saying so, when perf is not installed. */
+void th_need_perf(void);
+
+/*
+ * The path of a program built next to the running test (tests/NAME in the
+ * build directory); fails the test when it is not there. The string is
+ * kept for the life of the process.
+ */
+const char *th_test_program(const char *name);
+
+/* dir + "/" + name, malloc'ed (the caller frees). */
+char *th_path_join(const char *dir, const char *name);
+
+/* Runs a shell command line; returns its exit status, output and errors (caller frees both). */
+int th_sh(const char *cmd, char **out, char **err);
+
+/* Runs cmd, which must exit 0; returns its output (the caller frees). */
+char *th_sh_ok(const char *cmd);
+
 /* ---- JSON (json-c) ------------------------------------------------------- */
 
 struct json_object;

@@ -53,50 +53,11 @@ static void rm_tree(const char *dir)
 	cr_expect_eq(nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0, "cannot remove %s", dir);
 }
 
-static char *tmp_file(const char *dir, const char *name)
-{
-	char *p = malloc(PATH_MAX);
-	cr_assert_not_null(p);
-	snprintf(p, PATH_MAX, "%s/%s", dir, name);
-	return p;
-}
-
-/* The workload (perfdata_spin: its CPU time in perfdata_spin_hot), built next to this test. */
-static const char *spin_path(void)
-{
-	static char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
-
-	cr_assert_gt(n, 0);
-	path[n] = '\0';
-	char *slash = strrchr(path, '/');
-	cr_assert_not_null(slash);
-	strcpy(slash + 1, "perfdata_spin");
-	cr_assert_eq(access(path, X_OK), 0, "no workload at %s", path);
-	return path;
-}
-
-/* Skips the test when perf is not installed. */
-static void need_perf(void)
-{
-	char *perf = th_which("perf");
-	if (!perf)
-		cr_skip_test("perf is not installed (Debian: apt-get install linux-perf)");
-	free(perf);
-}
-
-/* Runs a shell command line; returns its exit status, output and errors. */
-static int sh(const char *cmd, char **out, char **err)
-{
-	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
-	return th_run(argv, false, out, err);
-}
-
 /* Runs cmd and expects it to succeed without a word on stderr; returns its output. */
 static char *sh_quiet_ok(const char *cmd)
 {
 	char *out, *err;
-	int rc = sh(cmd, &out, &err);
+	int rc = th_sh(cmd, &out, &err);
 	cr_assert_eq(rc, 0, "%s: exit %d: %s", cmd, rc, err);
 	cr_expect_str_empty(err, "%s wrote on stderr: %s", cmd, err);
 	free(err);
@@ -198,9 +159,9 @@ static void expect_perf_reads(const char *path, bool callchains)
 
 Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init, .fini = th_leak_fini)
 {
-	need_perf();
-	const char *dir = tmp_dir(), *spin = spin_path();
-	char *path = tmp_file(dir, "g.data");
+	th_need_perf();
+	const char *dir = tmp_dir(), *spin = th_test_program("perfdata_spin");
+	char *path = th_path_join(dir, "g.data");
 
 	struct th_output r = th_perfev("record", "-g", "-o", path, "--", spin, "300");
 	cr_assert_eq(r.status, 0, "perfev record: %d: %s", r.status, r.err);
@@ -235,9 +196,9 @@ Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init, .fin
 
 Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini = th_leak_fini)
 {
-	need_perf();
-	const char *dir = tmp_dir(), *spin = spin_path();
-	char *path = tmp_file(dir, "h.data"), cmd[PATH_MAX + 64], want[PATH_MAX + 128];
+	th_need_perf();
+	const char *dir = tmp_dir(), *spin = th_test_program("perfdata_spin");
+	char *path = th_path_join(dir, "h.data"), cmd[PATH_MAX + 64], want[PATH_MAX + 128];
 
 	struct th_output r = th_perfev("record", "-o", path, spin, "100");
 	cr_assert_eq(r.status, 0, "perfev record: %d: %s", r.status, r.err);
@@ -293,7 +254,7 @@ Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini 
 Test(cmd_record, exit_status_is_the_commands, .init = th_leak_init, .fini = th_leak_fini)
 {
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "x.data");
+	char *path = th_path_join(dir, "x.data");
 
 	struct th_output r = th_perfev("record", "-q", "-o", path, "/bin/sh", "-c", "exit 3");
 	cr_expect_eq(r.status, 3, "perfev record: %d: %s", r.status, r.err);
@@ -311,7 +272,7 @@ Test(cmd_record, exit_status_is_the_commands, .init = th_leak_init, .fini = th_l
 /* Starts the workload for ms of CPU time and waits until it has exec'ed. */
 static pid_t start_spin(const char *ms)
 {
-	const char *spin = spin_path();
+	const char *spin = th_test_program("perfdata_spin");
 	pid_t pid = fork();
 
 	cr_assert_geq(pid, 0);
@@ -337,9 +298,9 @@ static pid_t start_spin(const char *ms)
 
 Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th_leak_fini)
 {
-	need_perf();
+	th_need_perf();
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "p.data"), pidtext[16];
+	char *path = th_path_join(dir, "p.data"), pidtext[16];
 	pid_t pid = start_spin("400");
 
 	snprintf(pidtext, sizeof(pidtext), "%d", (int)pid);
@@ -352,11 +313,11 @@ Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th
 	summary(r.err, &samples, &lost);
 	cr_expect_gt(samples, 10);
 
-	struct counts c = {.watch_pid = pid, .watch_file = spin_path()};
+	struct counts c = {.watch_pid = pid, .watch_file = th_test_program("perfdata_spin")};
 	read_back(path, &c);
 	cr_expect_eq(c.samples, samples);
 	cr_expect(c.comm_of[0], "no COMM record of process %d", (int)pid);
-	cr_expect(c.comm_of[1], "no MMAP2 record of %s in process %d", spin_path(), (int)pid);
+	cr_expect(c.comm_of[1], "no MMAP2 record of %s in process %d", th_test_program("perfdata_spin"), (int)pid);
 	expect_perf_reads(path, false);
 	th_output_free(&r);
 	rm_tree(dir);
@@ -365,12 +326,12 @@ Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th
 
 Test(cmd_record, all_cpus_records_on_several_cpus, .init = th_leak_init, .fini = th_leak_fini)
 {
-	need_perf();
+	th_need_perf();
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpus < 2)
 		cr_skip_test("one CPU online: nothing to tell apart");
-	const char *dir = tmp_dir(), *spin = spin_path();
-	char *path = tmp_file(dir, "a.data"), script[2 * PATH_MAX];
+	const char *dir = tmp_dir(), *spin = th_test_program("perfdata_spin");
+	char *path = th_path_join(dir, "a.data"), script[2 * PATH_MAX];
 
 	/* Two spinners: at least two CPUs are busy. */
 	snprintf(script, sizeof(script), "'%s' 200 & '%s' 200; wait", spin, spin);
@@ -496,10 +457,10 @@ static char *slurp(const char *path)
 /* Stops a recording with sig; expects a complete file perf reads, and the exit status. */
 static void stop_with(int sig, bool command)
 {
-	need_perf();
+	th_need_perf();
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "s.data"), *err_path = tmp_file(dir, "err");
-	char *cmd_args[] = {"--", (char *)spin_path(), "20000", NULL};
+	char *path = th_path_join(dir, "s.data"), *err_path = th_path_join(dir, "err");
+	char *cmd_args[] = {"--", (char *)th_test_program("perfdata_spin"), "20000", NULL};
 	char *cpu_args[] = {"-a", NULL};
 
 	pid_t pid = start_perfev(path, err_path, command ? cmd_args : cpu_args);
@@ -589,10 +550,10 @@ Test(cmd_record, dwarf_call_graph_sets_user_regs_and_stack, .init = th_leak_init
      .fini = th_leak_fini)
 {
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "d.data");
+	char *path = th_path_join(dir, "d.data");
 
 	struct th_output r =
-	    th_perfev("record", "-q", "--call-graph", "dwarf,4000", "-o", path, spin_path(), "50");
+	    th_perfev("record", "-q", "--call-graph", "dwarf,4000", "-o", path, th_test_program("perfdata_spin"), "50");
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	struct pev_perfdata *pd = NULL;
 	struct pev_error err;
@@ -614,11 +575,11 @@ Test(cmd_record, dwarf_call_graph_sets_user_regs_and_stack, .init = th_leak_init
 
 Test(cmd_record, tracepoints_carry_their_formats, .init = th_leak_init, .fini = th_leak_fini)
 {
-	need_perf();
+	th_need_perf();
 	if (!th_tracefs())
 		cr_skip_test("tracefs is not mounted and cannot be");
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "tp.data"), cmd[PATH_MAX + 64];
+	char *path = th_path_join(dir, "tp.data"), cmd[PATH_MAX + 64];
 
 	struct th_output r =
 	    th_perfev("record", "-q", "-e", "sched:sched_switch", "-a", "-o", path, "sleep", "0.1");
@@ -649,9 +610,9 @@ Test(cmd_record, unprivileged_user_space_and_mlock_diagnosis, .init = th_leak_in
 	th_require_root();
 	if (th_sysctl("perf_event_paranoid") < 2)
 		cr_skip_test("perf_event_paranoid is below 2: nobody may sample the kernel here");
-	const char *dir = tmp_dir(), *spin = spin_path();
+	const char *dir = tmp_dir(), *spin = th_test_program("perfdata_spin");
 	cr_assert_eq(chmod(dir, 0777), 0);
-	char *path = tmp_file(dir, "u.data");
+	char *path = th_path_join(dir, "u.data");
 
 	/* Sampling the kernel is not allowed: user space only, named so, as perf. */
 	struct th_output r = th_perfev_nobody("record", "-q", "-o", path, spin, "50");

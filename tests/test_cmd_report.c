@@ -61,45 +61,6 @@ static const char *path_in(const char *name)
 	return r;
 }
 
-/* The workload, built next to this test. */
-static const char *work_path(void)
-{
-	static char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
-
-	cr_assert_gt(n, 0);
-	path[n] = '\0';
-	strcpy(strrchr(path, '/') + 1, "report_work");
-	cr_assert_eq(access(path, X_OK), 0, "no workload at %s", path);
-	return path;
-}
-
-static void need_perf(void)
-{
-	char *perf = th_which("perf");
-	if (!perf)
-		cr_skip_test("perf is not installed (Debian: apt-get install linux-perf)");
-	free(perf);
-}
-
-/* Runs a shell command line; returns its status, output and errors (caller frees). */
-static int sh(const char *cmd, char **out, char **err)
-{
-	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
-	return th_run(argv, false, out, err);
-}
-
-/* Runs cmd, which must succeed; returns its output. */
-static char *sh_ok(const char *cmd)
-{
-	char *out = NULL, *err = NULL;
-	int st = sh(cmd, &out, &err);
-
-	cr_assert_eq(st, 0, "%s: status %d: %s", cmd, st, err);
-	free(err);
-	return out;
-}
-
 /* perf record ARGS -o FILE WORKLOAD MS, quietly. */
 static const char *perf_record(const char *name, const char *args, const char *workload)
 {
@@ -107,7 +68,7 @@ static const char *perf_record(const char *name, const char *args, const char *w
 	char cmd[16384];
 
 	snprintf(cmd, sizeof(cmd), "perf record -q %s -o '%s' %s 2>&1", args, file, workload);
-	free(sh_ok(cmd));
+	free(th_sh_ok(cmd));
 	return file;
 }
 
@@ -185,10 +146,10 @@ static void expect_like_perf(const char *file, int want_sections)
 
 	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --stdio --no-children --sort sym -g none",
 		 th_perfev_bin(), file);
-	a = sh_ok(cmd);
+	a = th_sh_ok(cmd);
 	snprintf(cmd, sizeof(cmd),
 		 "perf report -i '%s' --stdio --no-children --sort sym -g none 2>/dev/null", file);
-	b = sh_ok(cmd);
+	b = th_sh_ok(cmd);
 	na = parse_table(a, ours, 8);
 	nb = parse_table(b, theirs, 8);
 	cr_assert_eq(nb, want_sections, "perf's report has %d sections:\n%s", nb, b);
@@ -220,8 +181,8 @@ Test(cmd_report, cpu_clock_call_chains_like_perf)
 	char work[PATH_MAX + 8];
 	struct section *s = calloc(2, sizeof(*s));
 
-	need_perf();
-	snprintf(work, sizeof(work), "%s 300", work_path());
+	th_need_perf();
+	snprintf(work, sizeof(work), "%s 300", th_test_program("report_work"));
 	const char *f = perf_record("g.data", "-g -e cpu-clock", work);
 	expect_like_perf(f, 1);
 
@@ -229,7 +190,7 @@ Test(cmd_report, cpu_clock_call_chains_like_perf)
 	char cmd[16384];
 	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --no-children --sort sym -g none",
 		 th_perfev_bin(), f);
-	char *out = sh_ok(cmd);
+	char *out = th_sh_ok(cmd);
 	cr_assert_eq(parse_table(out, s, 2), 1);
 	cr_expect_str_eq(s[0].rows[0].sym, "report_work_a", "%s", out);
 	cr_expect_gt(pct_of(&s[0], "report_work_a"), pct_of(&s[0], "report_work_d"));
@@ -237,7 +198,7 @@ Test(cmd_report, cpu_clock_call_chains_like_perf)
 
 	/* The default (as perf): Children column and the callers' graph. */
 	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s'", th_perfev_bin(), f);
-	out = sh_ok(cmd);
+	out = th_sh_ok(cmd);
 	expect_has(out, "Children");
 	expect_has(out, "report_work_a");
 	expect_has(out, "---");
@@ -249,8 +210,8 @@ Test(cmd_report, two_events_like_perf)
 {
 	char work[PATH_MAX + 8];
 
-	need_perf();
-	snprintf(work, sizeof(work), "%s 300", work_path());
+	th_need_perf();
+	snprintf(work, sizeof(work), "%s 300", th_test_program("report_work"));
 	expect_like_perf(perf_record("two.data", "-g -e cpu-clock,task-clock", work), 2);
 }
 
@@ -258,11 +219,11 @@ Test(cmd_report, tracepoint_on_every_cpu_like_perf)
 {
 	char work[PATH_MAX + 64];
 
-	need_perf();
+	th_need_perf();
 	if (!tracefs_ok())
 		cr_skip_test("tracefs cannot be mounted: no tracepoints");
-	snprintf(work, sizeof(work), "sh -c '%s 100 & %s 100 & sleep 0.3; wait'", work_path(),
-		 work_path());
+	snprintf(work, sizeof(work), "sh -c '%s 100 & %s 100 & sleep 0.3; wait'", th_test_program("report_work"),
+		 th_test_program("report_work"));
 	expect_like_perf(perf_record("sw.data", "-a -g -e sched:sched_switch", work), 1);
 }
 
@@ -271,13 +232,13 @@ Test(cmd_report, no_call_chains_and_percent_limit)
 	char work[PATH_MAX + 8], cmd[16384];
 	struct section *s = calloc(2, sizeof(*s));
 
-	need_perf();
-	snprintf(work, sizeof(work), "%s 200", work_path());
+	th_need_perf();
+	snprintf(work, sizeof(work), "%s 200", th_test_program("report_work"));
 	const char *f = perf_record("flat.data", "-e cpu-clock", work);
 	expect_like_perf(f, 1);
 	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --sort sym --percent-limit 5",
 		 th_perfev_bin(), f);
-	char *out = sh_ok(cmd);
+	char *out = th_sh_ok(cmd);
 	cr_assert_eq(parse_table(out, s, 2), 1);
 	for (int i = 0; i < s[0].nr; i++)
 		cr_expect_geq(s[0].rows[i].pct, 5.0, "%s", out);
@@ -295,18 +256,18 @@ Test(cmd_report, reads_perfev_record_files)
 	struct section *s = calloc(2, sizeof(*s));
 
 	snprintf(cmd, sizeof(cmd), "'%s' record -h >/dev/null 2>&1", th_perfev_bin());
-	if (sh(cmd, NULL, NULL) != 0) {
+	if (th_sh(cmd, NULL, NULL) != 0) {
 		free(s);
 		cr_skip_test("this perfev has no record command yet");
 	}
 	snprintf(cmd, sizeof(cmd), "'%s' record -g -o '%s' -- '%s' 300", th_perfev_bin(), f,
-		 work_path());
-	cr_assert_eq(sh(cmd, &out, &err), 0, "%s: %s%s", cmd, out, err);
+		 th_test_program("report_work"));
+	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s: %s%s", cmd, out, err);
 	free(out);
 	free(err);
 	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --no-children --sort sym -g none",
 		 th_perfev_bin(), f);
-	out = sh_ok(cmd);
+	out = th_sh_ok(cmd);
 	cr_assert_eq(parse_table(out, s, 2), 1, "%s", out);
 	cr_expect_str_eq(s[0].rows[0].sym, "report_work_a", "%s", out);
 	free(out);
@@ -380,8 +341,8 @@ Test(cmd_report, formats_decode)
 	size_t len;
 	char *text;
 
-	need_perf();
-	snprintf(work, sizeof(work), "%s 200", work_path());
+	th_need_perf();
+	snprintf(work, sizeof(work), "%s 200", th_test_program("report_work"));
 	char *f = strdup(perf_record("fmt.data", "-g -e cpu-clock", work));
 
 	/* Folded: "comm;outer;...;leaf N", the workload's functions under main. */
@@ -484,8 +445,8 @@ Test(cmd_report, truncated_file)
 	char work[PATH_MAX + 8];
 	size_t len;
 
-	need_perf();
-	snprintf(work, sizeof(work), "%s 50", work_path());
+	th_need_perf();
+	snprintf(work, sizeof(work), "%s 50", th_test_program("report_work"));
 	const char *f = perf_record("full.data", "-e cpu-clock", work);
 	char *bytes = slurp(f, &len);
 	write_bytes(path_in("cut.data"), bytes, len / 2);
@@ -521,8 +482,8 @@ Test(cmd_report, sort_key_the_samples_lack)
 {
 	char work[PATH_MAX + 8];
 
-	need_perf();
-	snprintf(work, sizeof(work), "%s 50", work_path());
+	th_need_perf();
+	snprintf(work, sizeof(work), "%s 50", th_test_program("report_work"));
 	const char *f = perf_record("nocpu.data", "-e cpu-clock", work);
 	struct th_output r = th_perfev("report", "-i", f, "--sort", "cpu,sym");
 	cr_expect_eq(r.status, 1);

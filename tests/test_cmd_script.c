@@ -34,37 +34,6 @@ static void remove_dir(void)
 	th_leak_fini();
 }
 
-static const char *work_path(void)
-{
-	static char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
-
-	cr_assert_gt(n, 0);
-	path[n] = '\0';
-	strcpy(strrchr(path, '/') + 1, "report_work");
-	cr_assert_eq(access(path, X_OK), 0, "no workload at %s", path);
-	return path;
-}
-
-static void need_perf(void)
-{
-	char *perf = th_which("perf");
-	if (!perf)
-		cr_skip_test("perf is not installed (Debian: apt-get install linux-perf)");
-	free(perf);
-}
-
-static char *sh_ok(const char *cmd)
-{
-	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
-	char *out = NULL, *err = NULL;
-	int st = th_run(argv, false, &out, &err);
-
-	cr_assert_eq(st, 0, "%s: status %d: %s", cmd, st, err);
-	free(err);
-	return out;
-}
-
 static const char *perf_record(const char *name, const char *args, const char *workload)
 {
 	static char file[PATH_MAX];
@@ -72,7 +41,7 @@ static const char *perf_record(const char *name, const char *args, const char *w
 
 	snprintf(file, sizeof(file), "%s/%s", dir, name);
 	snprintf(cmd, sizeof(cmd), "perf record -q %s -o '%s' %s 2>&1", args, file, workload);
-	free(sh_ok(cmd));
+	free(th_sh_ok(cmd));
 	return file;
 }
 
@@ -83,10 +52,10 @@ static void both(const char *file, const char *fields, char **ours, char **perfs
 
 	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s' %s%s", th_perfev_bin(), file,
 		 fields ? "-F " : "", fields ? fields : "");
-	*ours = sh_ok(cmd);
+	*ours = th_sh_ok(cmd);
 	snprintf(cmd, sizeof(cmd), "perf script -i '%s' %s%s 2>/dev/null", file,
 		 fields ? "-F " : "", fields ? fields : "");
-	*perfs = sh_ok(cmd);
+	*perfs = th_sh_ok(cmd);
 }
 
 /*
@@ -167,8 +136,8 @@ Test(cmd_script, every_sample_like_perf)
 {
 	char work[PATH_MAX + 8], *a, *b;
 
-	need_perf();
-	snprintf(work, sizeof(work), "%s 100", work_path());
+	th_need_perf();
+	snprintf(work, sizeof(work), "%s 100", th_test_program("report_work"));
 	const char *f = perf_record("flat.data", "-e cpu-clock", work);
 	both(f, "comm,pid,tid,time,ip,sym", &a, &b);
 	expect_same_lines(a, b);
@@ -185,8 +154,8 @@ Test(cmd_script, call_chains_one_frame_per_line)
 {
 	char work[PATH_MAX + 8], *a, *b;
 
-	need_perf();
-	snprintf(work, sizeof(work), "%s 100", work_path());
+	th_need_perf();
+	snprintf(work, sizeof(work), "%s 100", th_test_program("report_work"));
 	const char *f = perf_record("g.data", "-g -e cpu-clock", work);
 	both(f, "comm,pid,tid,time,sym", &a, &b);
 	/* perf prints nothing for sym without ip; compare the sample lines. */
@@ -210,10 +179,10 @@ Test(cmd_script, sched_switch_payloads_like_perf)
 {
 	char work[PATH_MAX + 64], *a, *b;
 
-	need_perf();
+	th_need_perf();
 	if (!th_tracefs())
 		cr_skip_test("tracefs cannot be mounted: no tracepoints");
-	snprintf(work, sizeof(work), "sh -c '%s 50 & sleep 0.1; wait'", work_path());
+	snprintf(work, sizeof(work), "sh -c '%s 50 & sleep 0.1; wait'", th_test_program("report_work"));
 	const char *f = perf_record("sw.data", "-a -e sched:sched_switch", work);
 	both(f, "comm,pid,tid,cpu,time,event,trace", &a, &b);
 	expect_has(a, "prev_comm=");
@@ -238,8 +207,8 @@ Test(cmd_script, bad_fields_and_files)
 	expect_has(r.err, "/nonexistent/perf.data");
 	th_output_free(&r);
 
-	need_perf();
-	snprintf(work, sizeof(work), "%s 30", work_path());
+	th_need_perf();
+	snprintf(work, sizeof(work), "%s 30", th_test_program("report_work"));
 	const char *f = perf_record("nocpu.data", "-e cpu-clock", work);
 	r = th_perfev("script", "-i", f, "-F", "comm,cpu");
 	cr_expect_eq(r.status, 1);

@@ -41,45 +41,6 @@ static const char *tmp_dir(void)
 	return dir;
 }
 
-static char *tmp_file(const char *dir, const char *name)
-{
-	char *p = malloc(PATH_MAX);
-	cr_assert_not_null(p);
-	snprintf(p, PATH_MAX, "%s/%s", dir, name);
-	return p;
-}
-
-/* The workload, built next to this test. */
-static const char *spin_path(void)
-{
-	static char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
-
-	cr_assert_gt(n, 0);
-	path[n] = '\0';
-	char *slash = strrchr(path, '/');
-	cr_assert_not_null(slash);
-	strcpy(slash + 1, "perfdata_spin");
-	cr_assert_eq(access(path, X_OK), 0, "no workload at %s", path);
-	return path;
-}
-
-/* Skips the test when perf is not installed; returns its path. */
-static char *need_perf(void)
-{
-	char *perf = th_which("perf");
-	if (!perf)
-		cr_skip_test("perf is not installed (Debian: apt-get install linux-perf)");
-	return perf;
-}
-
-/* Runs a shell command line; returns its exit status, output and errors. */
-static int sh(const char *cmd, char **out, char **err)
-{
-	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
-	return th_run(argv, false, out, err);
-}
-
 static void read_file(const char *path, unsigned char **data, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
@@ -172,7 +133,7 @@ static void expect_counts_match_perf(const char *path, struct pev_perfdata *pd,
 	char cmd[PATH_MAX + 64], *out, *err;
 
 	snprintf(cmd, sizeof(cmd), "perf report -D -i '%s'", path);
-	cr_assert_eq(sh(cmd, &out, &err), 0, "perf report -D: %s", err);
+	cr_assert_eq(th_sh(cmd, &out, &err), 0, "perf report -D: %s", err);
 	char *stats = strstr(out, "Aggregated stats:");
 	cr_assert_not_null(stats, "no statistics in perf report -D");
 	unsigned long total = 0;
@@ -241,12 +202,12 @@ static void expect_machine_features(const struct pev_perfdata_features *f, const
 
 Test(perfdata, reads_perf_record_with_callchains)
 {
-	free(need_perf());
+	th_need_perf();
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "g.data"), cmd[2 * PATH_MAX], *out, *err;
+	char *path = th_path_join(dir, "g.data"), cmd[2 * PATH_MAX], *out, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -o '%s' -e cpu-clock -g -- '%s' 100", path,
-		 spin_path());
-	cr_assert_eq(sh(cmd, &out, &err), 0, "%s: %s", cmd, err);
+		 th_test_program("perfdata_spin"));
+	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s: %s", cmd, err);
 	free(out);
 	free(err);
 
@@ -302,12 +263,12 @@ Test(perfdata, reads_perf_record_with_callchains)
 
 Test(perfdata, reads_perf_pipe_mode)
 {
-	free(need_perf());
+	th_need_perf();
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "p.data"), cmd[2 * PATH_MAX], *out, *err;
+	char *path = th_path_join(dir, "p.data"), cmd[2 * PATH_MAX], *out, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -o - -e cpu-clock -- '%s' 100 | cat > '%s'",
-		 spin_path(), path);
-	cr_assert_eq(sh(cmd, &out, &err), 0, "%s: %s", cmd, err);
+		 th_test_program("perfdata_spin"), path);
+	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s: %s", cmd, err);
 	free(out);
 	free(err);
 
@@ -362,12 +323,12 @@ Test(perfdata, reads_perf_pipe_mode)
 
 Test(perfdata, reads_perf_record_two_events)
 {
-	free(need_perf());
+	th_need_perf();
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "two.data"), cmd[2 * PATH_MAX], *out, *err;
+	char *path = th_path_join(dir, "two.data"), cmd[2 * PATH_MAX], *out, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -o '%s' -e cpu-clock,task-clock -- '%s' 150",
-		 path, spin_path());
-	cr_assert_eq(sh(cmd, &out, &err), 0, "%s: %s", cmd, err);
+		 path, th_test_program("perfdata_spin"));
+	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s: %s", cmd, err);
 	free(out);
 	free(err);
 
@@ -413,14 +374,14 @@ Test(perfdata, reads_perf_record_two_events)
 
 Test(perfdata, reads_perf_tracepoint_on_every_cpu)
 {
-	free(need_perf());
+	th_need_perf();
 	if (!th_tracefs())
 		cr_skip_test("tracefs is not mounted and cannot be");
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "tp.data"), cmd[2 * PATH_MAX], *out, *err;
+	char *path = th_path_join(dir, "tp.data"), cmd[2 * PATH_MAX], *out, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -o '%s' -e sched:sched_switch -a -- '%s' 100",
-		 path, spin_path());
-	cr_assert_eq(sh(cmd, &out, &err), 0, "%s: %s", cmd, err);
+		 path, th_test_program("perfdata_spin"));
+	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s: %s", cmd, err);
 	free(out);
 	free(err);
 
@@ -450,12 +411,12 @@ Test(perfdata, reads_perf_tracepoint_on_every_cpu)
 
 Test(perfdata, refuses_compressed_data_with_a_hint)
 {
-	free(need_perf());
+	th_need_perf();
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "z.data"), cmd[2 * PATH_MAX], *out, *err;
+	char *path = th_path_join(dir, "z.data"), cmd[2 * PATH_MAX], *out, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -z -o '%s' -e cpu-clock -- '%s' 50", path,
-		 spin_path());
-	if (sh(cmd, &out, &err) != 0 || strstr(err, "zstd"))
+		 th_test_program("perfdata_spin"));
+	if (th_sh(cmd, &out, &err) != 0 || strstr(err, "zstd"))
 		cr_skip_test("this perf cannot compress: %s", err);
 	free(out);
 	free(err);
@@ -662,10 +623,10 @@ static char *first_report_line(char *out)
 
 Test(perfdata, writer_output_from_real_records_is_read_by_perf)
 {
-	free(need_perf());
+	th_need_perf();
 	th_require_root();
-	const char *spin = spin_path(), *dir = tmp_dir();
-	char *path = tmp_file(dir, "w.data");
+	const char *spin = th_test_program("perfdata_spin"), *dir = tmp_dir();
+	char *path = th_path_join(dir, "w.data");
 	int go[2];
 
 	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
@@ -743,7 +704,7 @@ Test(perfdata, writer_output_from_real_records_is_read_by_perf)
 	/* perf reads it without a word on stderr, and finds the workload's hot function. */
 	char cmd[2 * PATH_MAX], *out, *perr;
 	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort sym", path);
-	cr_assert_eq(sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
+	cr_assert_eq(th_sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
 	cr_expect_str_empty(perr, "%s wrote on stderr: %s", cmd, perr);
 	char *top = first_report_line(out);
 	cr_assert_not_null(top, "perf report printed no samples");
@@ -752,7 +713,7 @@ Test(perfdata, writer_output_from_real_records_is_read_by_perf)
 	free(perr);
 
 	snprintf(cmd, sizeof(cmd), "perf script -i '%s'", path);
-	cr_assert_eq(sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
+	cr_assert_eq(th_sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
 	cr_expect_str_empty(perr, "%s wrote on stderr: %s", cmd, perr);
 	unsigned long lines = 0, hot = 0;
 	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
@@ -769,7 +730,7 @@ Test(perfdata, writer_output_from_real_records_is_read_by_perf)
 	cr_assert_eq(uname(&u), 0);
 	char want[512];
 	snprintf(cmd, sizeof(cmd), "perf report --header-only -i '%s'", path);
-	cr_assert_eq(sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
+	cr_assert_eq(th_sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
 	cr_expect_str_empty(perr, "%s wrote on stderr: %s", cmd, perr);
 	snprintf(want, sizeof(want), "# hostname : %s\n", u.nodename);
 	expect_has(out, want);
@@ -790,7 +751,7 @@ Test(perfdata, writer_output_from_real_records_is_read_by_perf)
 	free(perr);
 
 	snprintf(cmd, sizeof(cmd), "perf buildid-list -i '%s'", path);
-	cr_assert_eq(sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
+	cr_assert_eq(th_sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
 	cr_expect_str_empty(perr, "%s wrote on stderr: %s", cmd, perr);
 	char hex[2 * PEV_PERFDATA_BUILD_ID_MAX + 1] = "";
 	for (size_t i = 0; i < bid_len; i++)
@@ -801,7 +762,7 @@ Test(perfdata, writer_output_from_real_records_is_read_by_perf)
 	free(perr);
 
 	snprintf(cmd, sizeof(cmd), "perf evlist -v -i '%s'", path);
-	cr_assert_eq(sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
+	cr_assert_eq(th_sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
 	cr_expect_str_empty(perr, "%s wrote on stderr: %s", cmd, perr);
 	expect_has(out, "cpu-clock:u: type: 1");
 	free(out);
@@ -936,7 +897,7 @@ static struct pev_perfdata_writer *synth_writer(const char *path, unsigned flags
 Test(perfdata, writer_features_read_back)
 {
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "s.data");
+	char *path = th_path_join(dir, "s.data");
 	struct recorded rec = {0};
 	struct pev_error err;
 	struct pev_perfdata_writer *w = synth_writer(path, 0, &rec, 3);
@@ -1007,7 +968,7 @@ Test(perfdata, writer_features_read_back)
 	if (th_have_program("perf")) {
 		char cmd[PATH_MAX + 64], *out, *perr;
 		snprintf(cmd, sizeof(cmd), "perf report --header-only -I -i '%s'", path);
-		cr_assert_eq(sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
+		cr_assert_eq(th_sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
 		cr_expect_str_empty(perr, "%s: %s", cmd, perr);
 		expect_has(out, "# group: {clocks}{cpu-clock,task-clock}");
 		expect_has(out, "# clockid: monotonic (1)");
@@ -1017,7 +978,7 @@ Test(perfdata, writer_features_read_back)
 		free(out);
 		free(perr);
 		snprintf(cmd, sizeof(cmd), "perf evlist -v -i '%s'", path);
-		cr_assert_eq(sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
+		cr_assert_eq(th_sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
 		cr_expect_str_empty(perr, "%s: %s", cmd, perr);
 		expect_has(out, "task-clock: type: 1, size: ");
 		free(out);
@@ -1115,7 +1076,7 @@ static void expect_same_files(const char *p1, const char *p2)
 Test(perfdata, round_trip_writer_to_reader_to_writer)
 {
 	const char *dir = tmp_dir();
-	char *p1 = tmp_file(dir, "one.data"), *p2 = tmp_file(dir, "two.data");
+	char *p1 = th_path_join(dir, "one.data"), *p2 = th_path_join(dir, "two.data");
 	struct recorded rec = {0};
 	struct pev_error err;
 	struct pev_perfdata_writer *w = synth_writer(p1, 0, &rec, 4);
@@ -1131,13 +1092,13 @@ Test(perfdata, round_trip_writer_to_reader_to_writer)
 
 Test(perfdata, round_trip_of_a_perf_record_file)
 {
-	free(need_perf());
+	th_need_perf();
 	const char *dir = tmp_dir();
-	char *p1 = tmp_file(dir, "perf.data"), *p2 = tmp_file(dir, "copy.data");
+	char *p1 = th_path_join(dir, "perf.data"), *p2 = th_path_join(dir, "copy.data");
 	char cmd[3 * PATH_MAX], *out1, *out2, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -o '%s' -e cpu-clock,task-clock -g -- '%s' 100",
-		 p1, spin_path());
-	cr_assert_eq(sh(cmd, &out1, &err), 0, "%s: %s", cmd, err);
+		 p1, th_test_program("perfdata_spin"));
+	cr_assert_eq(th_sh(cmd, &out1, &err), 0, "%s: %s", cmd, err);
 	free(out1);
 	free(err);
 	copy_file(p1, p2);
@@ -1145,10 +1106,10 @@ Test(perfdata, round_trip_of_a_perf_record_file)
 
 	/* perf reports the copy exactly as the original (but for its random tip line). */
 	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort comm,dso,sym | grep -v Tip", p1);
-	cr_assert_eq(sh(cmd, &out1, &err), 0, "%s", err);
+	cr_assert_eq(th_sh(cmd, &out1, &err), 0, "%s", err);
 	free(err);
 	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort comm,dso,sym | grep -v Tip", p2);
-	cr_assert_eq(sh(cmd, &out2, &err), 0, "%s", err);
+	cr_assert_eq(th_sh(cmd, &out2, &err), 0, "%s", err);
 	cr_expect_str_empty(err, "perf on the copy: %s", err);
 	cr_expect_str_eq(out1, out2);
 	free(out1);
@@ -1234,7 +1195,7 @@ Test(perfdata, flushed_file_survives_a_crash)
 	if (th_have_program("perf")) {
 		char cmd[PATH_MAX + 64], *out, *perr;
 		snprintf(cmd, sizeof(cmd), "perf report --header-only -i '%s'", ctx->path);
-		cr_assert_eq(sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
+		cr_assert_eq(th_sh(cmd, &out, &perr), 0, "%s: %s", cmd, perr);
 		cr_expect_str_empty(perr, "%s: %s", cmd, perr);
 		free(out);
 		free(perr);
@@ -1293,7 +1254,7 @@ static void on_sigint(int sig)
 Test(perfdata, sigint_flag_then_finish_leaves_a_complete_file)
 {
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "int.data");
+	char *path = th_path_join(dir, "int.data");
 	int ready[2];
 
 	cr_assert_eq(pipe2(ready, O_CLOEXEC), 0);
@@ -1407,7 +1368,7 @@ Test(perfdata, writer_write_error_is_reported_and_sticks)
 Test(perfdata, writer_checks_its_arguments)
 {
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "args.data");
+	char *path = th_path_join(dir, "args.data");
 	struct pev_perfdata_writer *w = NULL;
 	struct pev_error err;
 	struct pev_attr a = synth_attr(PEV_SW_CPU_CLOCK);
@@ -1496,7 +1457,7 @@ Test(perfdata, writer_checks_its_arguments)
 Test(perfdata, writer_without_machine_features)
 {
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "nm.data");
+	char *path = th_path_join(dir, "nm.data");
 	struct pev_perfdata_writer *w;
 	struct pev_error err;
 	struct pev_attr a = synth_attr(PEV_SW_CPU_CLOCK);
@@ -1538,7 +1499,7 @@ Test(perfdata, writer_without_machine_features)
 Test(perfdata, reader_entry_points_and_arguments)
 {
 	const char *dir = tmp_dir();
-	char *path = tmp_file(dir, "e.data");
+	char *path = th_path_join(dir, "e.data");
 	struct recorded rec = {0};
 	struct pev_error err;
 	struct pev_perfdata_writer *w = synth_writer(path, 0, &rec, 2);

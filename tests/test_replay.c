@@ -21,18 +21,6 @@
 static char dir[64];
 static char file[PATH_MAX];
 
-static const char *work_path(void)
-{
-	static char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
-
-	cr_assert_gt(n, 0);
-	path[n] = '\0';
-	strcpy(strrchr(path, '/') + 1, "report_work");
-	cr_assert_eq(access(path, X_OK), 0, "no workload at %s", path);
-	return path;
-}
-
 /* Records the workload with call chains into a fresh directory (skips without perf). */
 static void record(void)
 {
@@ -47,7 +35,7 @@ static void record(void)
 	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
 	snprintf(file, sizeof(file), "%s/g.data", dir);
 	snprintf(cmd, sizeof(cmd), "perf record -q -g -e cpu-clock -o '%s' '%s' 150 2>&1", file,
-		 work_path());
+		 th_test_program("report_work"));
 	cr_assert_eq(th_run(argv, false, &out, &err), 0, "%s: %s%s", cmd, out, err);
 	free(out);
 	free(err);

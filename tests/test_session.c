@@ -608,19 +608,6 @@ Test(session, task_records_of_a_child_that_forks_and_execs)
 
 /* ---- a child that execs: sampled from its exec on, symbolized from the records ------------ */
 
-/* The workload test_perfdata profiles, built next to this test. */
-static void spin_path(char *path, size_t size)
-{
-	ssize_t n = readlink("/proc/self/exe", path, size - 32);
-
-	cr_assert_gt(n, 0);
-	path[n] = '\0';
-	char *slash = strrchr(path, '/');
-	cr_assert_not_null(slash);
-	strcpy(slash + 1, "perfdata_spin");
-	cr_assert_eq(access(path, X_OK), 0, "no workload at %s", path);
-}
-
 struct exec_ctx {
 	struct pev_symbols *sym;
 	pid_t child;
@@ -669,10 +656,9 @@ Test(session, a_child_is_sampled_from_its_exec_on_and_symbolized_from_the_record
 	struct pev_symbols_opts so = PEV_SYMBOLS_OPTS_INIT;
 	struct exec_ctx c = {0};
 	struct pev_error err;
-	char path[PATH_MAX];
+	char *path = (char *)th_test_program("perfdata_spin");
 	int go[2];
 
-	spin_path(path, sizeof(path));
 	cr_assert_eq(pipe(go), 0);
 	c.child = fork();
 	cr_assert_geq(c.child, 0);
