@@ -152,7 +152,8 @@ struct pev_symbol {
 	uint64_t dso_addr;
 	const unsigned char *build_id;   /**< build id of the file read, or NULL */
 	size_t build_id_size;            /**< its length in bytes, or 0 */
-	/** Source file of the address (innermost, inlined code included), or NULL. */
+	/** Source file of the address (innermost, inlined code included), or NULL.
+	 *  Found with or without .debug_aranges (clang emits none by default). */
 	const char *file;
 	unsigned line;                   /**< its line, or 0 */
 	unsigned column;                 /**< its column, or 0 */
