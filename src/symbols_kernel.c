@@ -22,30 +22,50 @@
 #include "symbols_internal.h"
 #include "util.h"
 
+/*
+ * One symbol: 16 bytes. Its name is not kept: only where it is, read back
+ * (and kept in the symbolizer's arena) when an address resolves to it.
+ */
 struct ksym {
 	uint64_t addr;
-	uint64_t size;      /* up to the next symbol of the same module; 0: last one */
-	const char *name;   /* in sym_kernel.buf */
-	const char *module; /* "[name]" in buf, or NULL for the core kernel */
-	uint32_t order;     /* line number, for a stable sort */
+	uint32_t name;   /* offset of the name in the file, or in sym_kernel.names */
+	uint16_t module; /* index into sym_kernel.mods + 1; 0: the core kernel */
 	char type;
+	uint8_t under; /* leading underscores of the name, at most 9 */
 };
 
 struct sym_kernel {
-	char *buf;
 	struct ksym *syms;
-	size_t n;
+	size_t n, cap;
+	/* A regular file (perf's build-id cache copy, a test's file): names are read
+	 * back from it by offset. Else (procfs, where reading at an offset restarts
+	 * the listing): names are copied into one blob as the file is read. */
+	int fd;
+	char *names;
+	size_t names_len, names_cap;
+	char **mods; /* module names as listed, "[name]" */
+	size_t nmods;
+	struct pev__u64map hit; /* index + 1 -> its name, for names read back */
 };
 
 /* An address after the last symbol of a module still belongs to it within this many bytes. */
 #define KSYM_LAST_SPAN 4096
+/* The longest line read: the kernel's KSYM_NAME_LEN is 512, module names are short. */
+#define KSYM_LINE_MAX 1024
+#define KSYM_CHUNK (64 * 1024)
 
 void pev__kernel_free(struct sym_kernel *k)
 {
 	if (!k)
 		return;
-	free(k->buf);
+	if (k->fd >= 0)
+		close(k->fd);
+	for (size_t i = 0; i < k->nmods; i++)
+		free(k->mods[i]);
+	free(k->mods);
+	free(k->names);
 	free(k->syms);
+	pev__u64map_free(&k->hit);
 	free(k);
 }
 
@@ -54,66 +74,17 @@ uint64_t pev__kernel_count(const struct sym_kernel *k)
 	return k ? k->n : 0;
 }
 
-/* Reads a whole procfs file (which reports no size) into a malloc'ed, terminated buffer. */
-static int slurp(const char *path, char **out, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 1 << 20, n = 0;
-	char *buf;
-
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (cap - n < 4096) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 /* Which of two symbols at one address names it: global before local,
  * code before data, fewer leading underscores, then the first listed. */
 static int rank(const struct ksym *k)
 {
-	int r = 0, under = 0;
+	int r = 0;
 
 	if (k->type >= 'A' && k->type <= 'Z')
 		r += 100;
 	if (k->type == 't' || k->type == 'T' || k->type == 'w' || k->type == 'W')
 		r += 50;
-	while (k->name[under] == '_')
-		under++;
-	return r - (under > 9 ? 9 : under);
+	return r - k->under;
 }
 
 static int by_addr(const void *a, const void *b)
@@ -122,7 +93,7 @@ static int by_addr(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	return x->name < y->name ? -1 : x->name > y->name; /* names are stored in line order */
 }
 
 static long read_sysctl(const char *name)
@@ -165,59 +136,146 @@ static void explain_hidden(struct pev_symbols *s, struct pev_error *e)
 	}
 }
 
-static int parse(struct sym_kernel *k, char *buf, size_t len)
+/* The index + 1 of module name mod (len bytes) in k->mods, added when new; 0: no memory. */
+static uint16_t module_id(struct sym_kernel *k, const char *mod, size_t len)
 {
-	size_t lines = 1, n = 0;
-	char *p = buf, *end = buf + len;
+	char **nm;
 
-	for (char *q = buf; q < end; q++)
-		lines += *q == '\n';
-	k->syms = calloc(lines, sizeof(*k->syms));
-	if (!k->syms)
-		return -ENOMEM;
+	/* A module's symbols are listed together: try the last one first. */
+	for (size_t i = k->nmods; i-- > 0;)
+		if (strncmp(k->mods[i], mod, len) == 0 && !k->mods[i][len])
+			return (uint16_t)(i + 1);
+	if (k->nmods >= UINT16_MAX)
+		return 0;
+	nm = realloc(k->mods, (k->nmods + 1) * sizeof(*nm));
+	if (!nm)
+		return 0;
+	k->mods = nm;
+	k->mods[k->nmods] = strndup(mod, len);
+	if (!k->mods[k->nmods])
+		return 0;
+	return (uint16_t)++k->nmods;
+}
 
-	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *line = p, *name, *mod, *tp;
-		unsigned long long addr;
-		char type;
+/* Adds the symbol of one line (without its '\n'), which starts at file offset off. */
+static int parse_line(struct sym_kernel *k, const char *line, const char *end, uint64_t off)
+{
+	const char *tp, *name, *mod;
+	uint64_t addr = 0;
+	struct ksym *ks;
+	size_t len;
+	char type;
 
-		if (nl)
-			*nl = '\0';
-		p = nl ? nl + 1 : end;
-		/* Hex digits by hand: strtoull's locale and base handling cost more than the rest. */
-		addr = 0;
-		for (tp = line;; tp++) {
-			unsigned d = (unsigned char)*tp;
-			if (d - '0' < 10)
-				d -= '0';
-			else if ((d | 0x20) - 'a' < 6)
-				d = (d | 0x20) - 'a' + 10;
-			else
-				break;
-			addr = addr << 4 | d;
-		}
-		if (tp == line || tp - line > 16 || *tp != ' ' || !tp[1] || tp[2] != ' ')
-			continue;
-		type = tp[1];
-		name = tp + 3;
-		mod = strchr(name, '\t');
-		if (mod) {
-			*mod++ = '\0';
-			if (*mod != '[')
-				mod = NULL;
-		}
-		if (!*name || type == 'a' || type == 'A' || type == 'U')
-			continue;
-		k->syms[n] = (struct ksym){.addr = addr, .name = name, .module = mod,
-					   .order = (uint32_t)n, .type = type};
-		n++;
+	/* Hex digits by hand: strtoull's locale and base handling cost more than the rest. */
+	for (tp = line; tp < end; tp++) {
+		unsigned d = (unsigned char)*tp;
+		if (d - '0' < 10)
+			d -= '0';
+		else if ((d | 0x20) - 'a' < 6)
+			d = (d | 0x20) - 'a' + 10;
+		else
+			break;
+		addr = addr << 4 | d;
 	}
-	k->n = n;
+	if (tp == line || tp - line > 16 || end - tp < 4 || tp[0] != ' ' || tp[2] != ' ')
+		return 0;
+	type = tp[1];
+	name = tp + 3;
+	mod = memchr(name, '\t', (size_t)(end - name));
+	len = (size_t)((mod ? mod : end) - name);
+	if (!len || type == 'a' || type == 'A' || type == 'U')
+		return 0;
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 16384;
+		struct ksym *ns = realloc(k->syms, cap * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		k->syms = ns;
+		k->cap = cap;
+	}
+	ks = &k->syms[k->n];
+	memset(ks, 0, sizeof(*ks));
+	ks->addr = addr;
+	ks->type = type;
+	while (ks->under < 9 && ks->under < len && name[ks->under] == '_')
+		ks->under++;
+	if (mod && mod + 1 < end && mod[1] == '[') {
+		ks->module = module_id(k, mod + 1, (size_t)(end - mod - 1));
+		if (!ks->module)
+			return -ENOMEM;
+	}
+	if (k->fd >= 0) {
+		off += (uint64_t)(name - line);
+		if (off > UINT32_MAX)
+			return 0; /* past what an entry can point to: not a kallsyms file */
+		ks->name = (uint32_t)off;
+	} else {
+		if (k->names_len + len + 1 > UINT32_MAX)
+			return 0;
+		if (k->names_len + len + 1 > k->names_cap) {
+			size_t cap = k->names_cap ? k->names_cap * 2 : 1 << 20;
+			char *nn = realloc(k->names, cap);
+			if (!nn)
+				return -ENOMEM;
+			k->names = nn;
+			k->names_cap = cap;
+		}
+		ks->name = (uint32_t)k->names_len;
+		memcpy(k->names + k->names_len, name, len);
+		k->names[k->names_len + len] = '\0';
+		k->names_len += len + 1;
+	}
+	k->n++;
 	return 0;
 }
 
-/* Sorts, keeps one symbol per address and sets sizes. */
+/* Reads the listing on fd in chunks, line by line. Returns 0 or a negative errno. */
+static int parse(struct sym_kernel *k, int fd)
+{
+	char *buf = malloc(KSYM_CHUNK);
+	size_t have = 0;
+	uint64_t base = 0; /* file offset of buf[0] */
+	bool skip = false; /* in the rest of a line too long to be a symbol's */
+	int r = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t got = read(fd, buf + have, KSYM_CHUNK - have);
+		char *p = buf, *end, *nl;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			r = -errno;
+			break;
+		}
+		end = buf + have + got;
+		if (got == 0 && have && !skip) /* a last line without '\n' */
+			r = parse_line(k, buf, end, base);
+		if (got == 0 || r < 0)
+			break;
+		while (r == 0 && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+			if (!skip)
+				r = parse_line(k, p, nl, base + (uint64_t)(p - buf));
+			skip = false;
+			p = nl + 1;
+		}
+		if (r < 0)
+			break;
+		have = (size_t)(end - p);
+		if (have > KSYM_LINE_MAX) {
+			skip = true;
+			have = 0;
+		}
+		memmove(buf, p, have);
+		base += (uint64_t)(p - buf) + (skip ? (uint64_t)(end - p) : 0);
+	}
+	free(buf);
+	return r;
+}
+
+/* Sorts and keeps one symbol per address. */
 static void index_syms(struct sym_kernel *k)
 {
 	size_t out = 0, sorted;
@@ -237,20 +295,73 @@ static void index_syms(struct sym_kernel *k)
 		k->syms[out++] = k->syms[i];
 	}
 	k->n = out;
-	for (size_t i = 0; i < k->n; i++) {
-		const struct ksym *next = i + 1 < k->n ? &k->syms[i + 1] : NULL;
-		bool same_mod = next && ((!next->module && !k->syms[i].module) ||
-					 (next->module && k->syms[i].module &&
-					  strcmp(next->module, k->syms[i].module) == 0));
-		k->syms[i].size = same_mod ? next->addr - k->syms[i].addr : 0;
+}
+
+/* The name of symbol i, NUL-terminated and kept as long as the symbolizer; NULL when it
+ * cannot be read back (no memory, the file shrank). */
+static const char *sym_name(struct pev_symbols *s, struct sym_kernel *k, size_t i)
+{
+	char line[KSYM_LINE_MAX + 1];
+	const char *name;
+	ssize_t got;
+	size_t len;
+
+	if (k->fd < 0)
+		return k->names + k->syms[i].name;
+	name = pev__u64map_get(&k->hit, i + 1);
+	if (name)
+		return name;
+	do
+		got = pread(k->fd, line, KSYM_LINE_MAX, k->syms[i].name);
+	while (got < 0 && errno == EINTR);
+	if (got <= 0)
+		return NULL;
+	for (len = 0; len < (size_t)got && line[len] != '\t' && line[len] != '\n'; len++)
+		;
+	name = pev__arena_strndup(&s->arena, line, len);
+	if (!name || pev__u64map_put(&k->hit, i + 1, (void *)name) < 0)
+		return NULL;
+	return name;
+}
+
+/* Opens and reads the listing into a new *out. Returns 0 or a negative errno. */
+static int kernel_read(const char *path, struct sym_kernel **out)
+{
+	struct sym_kernel *k;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		close(fd);
+		return -ENOMEM;
 	}
+	k->fd = -1;
+	/* procfs reports no size: its names are copied as read. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		k->fd = fd;
+	r = parse(k, fd);
+	if (k->fd < 0)
+		close(fd);
+	if (r < 0) {
+		pev__kernel_free(k);
+		return r;
+	}
+	if (k->names) { /* give back the blob's unused end */
+		char *nn = realloc(k->names, k->names_len ? k->names_len : 1);
+		if (nn)
+			k->names = nn;
+	}
+	*out = k;
+	return 0;
 }
 
 int pev__kernel_load(struct pev_symbols *s, struct pev_error *err)
 {
-	struct sym_kernel *k;
-	char *buf = NULL;
-	size_t len = 0;
+	struct sym_kernel *k = NULL;
 	int r;
 	struct pev_error *e = &s->kernel_err;
 
@@ -264,7 +375,7 @@ int pev__kernel_load(struct pev_symbols *s, struct pev_error *err)
 		s->kernel_code = PEV_EUNSUPPORTED;
 		goto answer;
 	}
-	r = slurp(s->kallsyms_path, &buf, &len);
+	r = kernel_read(s->kallsyms_path, &k);
 	if (r == -ENOMEM) {
 		/* Not an answer about the machine: the next kernel address tries again. */
 		s->kernel_tried = false;
@@ -282,15 +393,8 @@ int pev__kernel_load(struct pev_symbols *s, struct pev_error *err)
 		else
 			pev__error_hint(e, "run as a user who may read %s", s->kallsyms_path);
 	} else {
-		k = calloc(1, sizeof(*k));
-		if (!k || parse(k, buf, len) < 0) {
-			pev__kernel_free(k);
-			free(buf);
-			s->kernel_tried = false;
-			return pev__error_start(err, PEV_ENOMEM, ENOMEM, NULL, NULL, true);
-		}
-		k->buf = buf;
 		size_t nonzero = 0;
+
 		for (size_t i = 0; i < k->n; i++)
 			nonzero += k->syms[i].addr != 0;
 		if (nonzero == 0) {
@@ -324,8 +428,11 @@ answer:
 
 void pev__kernel_resolve(struct pev_symbols *s, uint64_t addr, struct pev_symbol *out)
 {
-	const struct sym_kernel *k = s->kernel;
+	struct sym_kernel *k = s->kernel;
 	size_t lo = 0, hi = k ? k->n : 0;
+	const struct ksym *ks, *next;
+	const char *name;
+	uint64_t size;
 
 	if (!k) {
 		pev__sym_unknown(out, PEV_SYMBOL_KERNEL_UNAVAILABLE, "[kernel.kallsyms]", addr);
@@ -339,20 +446,23 @@ void pev__kernel_resolve(struct pev_symbols *s, uint64_t addr, struct pev_symbol
 		else
 			hi = mid;
 	}
-	const struct ksym *ks = lo ? &k->syms[lo - 1] : NULL;
-	uint64_t span = ks ? (ks->size ? ks->size : KSYM_LAST_SPAN) : 0;
-
-	if (!ks || addr - ks->addr >= span) {
+	ks = lo ? &k->syms[lo - 1] : NULL;
+	next = lo && lo < k->n ? &k->syms[lo] : NULL;
+	/* A symbol ends where the next one of the same module starts. */
+	size = ks && next && next->module == ks->module ? next->addr - ks->addr : 0;
+	name = ks && addr - ks->addr < (size ? size : KSYM_LAST_SPAN) ? sym_name(s, k, lo - 1)
+								      : NULL;
+	if (!name) {
 		pev__sym_unknown(out, PEV_SYMBOL_NO_SYMBOL, "[kernel.kallsyms]", addr);
 		out->flags |= PEV_SYMBOL_KERNEL;
 		return;
 	}
 	out->status = PEV_SYMBOL_OK;
 	out->flags |= PEV_SYMBOL_KERNEL;
-	out->name = ks->name;
+	out->name = name;
 	out->start = ks->addr;
 	out->offset = addr - ks->addr;
-	out->size = ks->size;
-	out->dso = ks->module ? ks->module : "[kernel.kallsyms]";
+	out->size = size;
+	out->dso = ks->module ? k->mods[ks->module - 1] : "[kernel.kallsyms]";
 	out->dso_addr = addr;
 }
