@@ -166,6 +166,8 @@ static int parse_line(struct sym_kernel *k, const char *line, const char *end, u
 	size_t len;
 	char type;
 
+	if (end - line > KSYM_LINE_MAX) /* as a line split across reads would be */
+		return 0;
 	/* Hex digits by hand: strtoull's locale and base handling cost more than the rest. */
 	for (tp = line; tp < end; tp++) {
 		unsigned d = (unsigned char)*tp;

@@ -1091,6 +1091,92 @@ Test(symbols, kernel_from_fixture, .init = th_leak_init, .fini = th_leak_fini)
 	remove_tree(dir);
 }
 
+/* A listing longer than the reader's 64 KiB chunks: 4000 symbols 16 bytes apart, a line too
+ * long to be a symbol's, a module listed in two parts, and a last line without '\n'. */
+static char *big_kallsyms(void)
+{
+	size_t cap = 400000, n = 0;
+	char *t = malloc(cap);
+
+	cr_assert_not_null(t);
+	for (int i = 0; i < 4000; i++) {
+		n += (size_t)snprintf(t + n, cap - n, "%016" PRIx64 " t fn_%04d\n",
+				      UINT64_C(0xffffffff81000000) + (uint64_t)i * 16, i);
+		if (i == 2000) {
+			n += (size_t)snprintf(t + n, cap - n, "ffffffff90000000 T ");
+			memset(t + n, 'x', 3000);
+			n += 3000;
+			t[n++] = '\n';
+			n += (size_t)snprintf(t + n, cap - n, "ffffffffc0002000 t late_mod\t[m2]\n");
+		}
+	}
+	n += (size_t)snprintf(t + n, cap - n, "ffffffffc0001000 t early_mod\t[m1]\n"
+					       "ffffffffc0002040 t late_mod2\t[m2]");
+	return t;
+}
+
+static void check_big_kallsyms(struct pev_symbols *s)
+{
+	cr_expect_eq(stats(s).kernel_symbols, 4003);
+	struct pev_symbol a = resolve(s, 0, UINT64_C(0xffffffff81000000) + 3999 * 16 + 3);
+	cr_expect_str_eq(a.name, "fn_3999");
+	cr_expect_eq(a.offset, 3);
+	struct pev_symbol b = resolve(s, 0, UINT64_C(0xffffffff81000000) + 2001 * 16);
+	cr_expect_str_eq(b.name, "fn_2001", "the symbol after a skipped long line");
+	cr_expect_eq(b.size, 16);
+	struct pev_symbol again = resolve(s, 0, UINT64_C(0xffffffff81000000) + 2001 * 16 + 1);
+	cr_expect_eq(again.name, b.name, "a name is read once and kept");
+	struct pev_symbol m = resolve(s, 0, UINT64_C(0xffffffffc0002010));
+	cr_expect_str_eq(m.name, "late_mod");
+	cr_expect_str_eq(m.dso, "[m2]");
+	cr_expect_eq(m.size, 0x40, "a module listed in two parts is one module");
+	struct pev_symbol last = resolve(s, 0, UINT64_C(0xffffffffc0002041));
+	cr_expect_str_eq(last.name, "late_mod2", "the last line has no newline");
+	struct pev_symbol e = resolve(s, 0, UINT64_C(0xffffffffc0001001));
+	cr_expect_str_eq(e.dso, "[m1]");
+	cr_expect_eq(e.size, 0, "the next symbol is another module's");
+}
+
+Test(symbols, kernel_big_file_and_pipe, .init = th_leak_init, .fini = th_leak_fini)
+{
+	char dir[64], path[128], fdpath[64];
+	struct pev_symbols_opts o = PEV_SYMBOLS_OPTS_INIT;
+	struct pev_symbols *s;
+	char *text = big_kallsyms();
+	size_t len = strlen(text);
+	int p[2];
+
+	/* A regular file: names read back by offset. */
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	write_file(path, text, "we");
+	o.kallsyms = path;
+	s = new_symbols(&o);
+	cr_expect_eq(pev_symbols_read_kernel(s, NULL), 0);
+	check_big_kallsyms(s);
+	pev_symbols_free(s);
+	remove_tree(dir);
+
+	/* A pipe, as procfs reads (no size, no reading at an offset): names copied as read. */
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	if (fcntl(p[1], F_SETPIPE_SZ, 1 << 20) < (int)len) {
+		close(p[0]);
+		close(p[1]);
+		free(text);
+		cr_skip_test("a pipe of %zu bytes is not allowed here (pipe-max-size)", len);
+	}
+	cr_assert_eq(write(p[1], text, len), (ssize_t)len);
+	close(p[1]);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", p[0]);
+	o.kallsyms = fdpath;
+	s = new_symbols(&o);
+	cr_expect_eq(pev_symbols_read_kernel(s, NULL), 0);
+	check_big_kallsyms(s);
+	pev_symbols_free(s);
+	close(p[0]);
+	free(text);
+}
+
 static int fixture_warnings;
 
 static void count_fixture_warnings(enum pev_log_level level, const char *line, void *ctx)
