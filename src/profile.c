@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * profile.c - the profile model: events, interned symbols and frames, and
- * samples stored flat (see report_internal.h for the layout).
+ * samples stored flat, alike ones once with a count (see report_internal.h
+ * for the layout).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ void pev_profile_free(struct pev_profile *p)
 	free(p->frames);
 	pev__idset_free(&p->frame_set);
 	free(p->samples);
+	pev__idset_free(&p->sample_set);
 	free(p->stack);
 	free(p->events);
 	free(p);
@@ -177,12 +179,24 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 	return 0;
 }
 
+static bool sample_eq(const void *owner, uint32_t id, const void *key)
+{
+	const struct pev_profile *p = owner;
+	const struct pev__sample *a = &p->samples[id - 1], *b = key;
+
+	return a->nr == b->nr && a->event == b->event && a->comm == b->comm && a->pid == b->pid &&
+	       a->tid == b->tid && a->cpu == b->cpu &&
+	       memcmp(p->stack + a->frames, p->stack + b->frames, b->nr * sizeof(*p->stack)) == 0;
+}
+
 int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sample *s)
 {
 	struct pev_profile_sample c;
-	struct pev__sample *d;
+	struct pev__sample k = {0}, *d;
 	const size_t min_frame = offsetof(struct pev_profile_frame, dso) + sizeof(const char *);
 	size_t base;
+	uint64_t h;
+	uint32_t id;
 
 	if (!p || !s || copy_sized(&c, sizeof(c), s, s->sz) < 0)
 		return PEV_EBADARG;
@@ -191,32 +205,44 @@ int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sampl
 		return PEV_EBADARG;
 	if (p->nr_samples == UINT32_MAX || p->nr_stack + c.nr_frames > UINT32_MAX)
 		return PEV_ENOMEM;
-	if (pev__grow((void **)&p->samples, &p->cap_samples, (size_t)p->nr_samples + 1,
-		      sizeof(*p->samples)) ||
-	    pev__grow((void **)&p->stack, &p->cap_stack, p->nr_stack + c.nr_frames,
+	if (pev__grow((void **)&p->stack, &p->cap_stack, p->nr_stack + c.nr_frames,
 		      sizeof(*p->stack)))
 		return PEV_ENOMEM;
+	/* The frames go after the stored ones: kept only when no alike sample has them. */
 	base = p->nr_stack;
+	h = pev__hash_u64(PEV__HASH_SEED, c.nr_frames);
 	for (size_t i = 0; i < c.nr_frames; i++) {
 		const struct pev_profile_frame *f =
 			(const void *)((const char *)c.frames + i * c.frame_sz);
 		if (frame_intern(p, f, c.frame_sz, &p->stack[base + i]))
 			return PEV_ENOMEM; /* nothing of the sample is kept: nr_stack is unchanged */
+		h = pev__hash_u64(h, p->stack[base + i]);
 	}
-	d = &p->samples[p->nr_samples];
-	memset(d, 0, sizeof(*d));
-	if (pev__strtab_intern_str(&p->str, c.comm ? c.comm : "[unknown]", &d->comm))
+	if (pev__strtab_intern_str(&p->str, c.comm ? c.comm : "[unknown]", &k.comm))
 		return PEV_ENOMEM;
-	d->period = c.period;
-	d->time = c.time;
-	d->frames = (uint32_t)base;
-	d->nr = (uint16_t)c.nr_frames;
-	d->event = (uint16_t)c.event;
-	d->pid = c.pid;
-	d->tid = c.tid;
-	d->cpu = c.cpu;
-	p->nr_stack += c.nr_frames;
-	p->nr_samples++;
+	k.frames = (uint32_t)base;
+	k.nr = (uint16_t)c.nr_frames;
+	k.event = (uint16_t)c.event;
+	k.pid = c.pid;
+	k.tid = c.tid;
+	k.cpu = c.cpu;
+	h = pev__hash_u64(h, (uint64_t)k.comm << 32 | k.event);
+	h = pev__hash_u64(h, (uint64_t)(uint32_t)k.pid << 32 | (uint32_t)k.tid);
+	h = pev__hash_u64(h, (uint32_t)k.cpu);
+	id = pev__idset_find(&p->sample_set, (uint32_t)h, sample_eq, p, &k);
+	if (id && p->samples[id - 1].count < UINT32_MAX) {
+		d = &p->samples[id - 1];
+	} else {
+		if (pev__grow((void **)&p->samples, &p->cap_samples, (size_t)p->nr_samples + 1,
+			      sizeof(*p->samples)) ||
+		    (!id && pev__idset_add(&p->sample_set, (uint32_t)h, p->nr_samples + 1)))
+			return PEV_ENOMEM;
+		d = &p->samples[p->nr_samples++];
+		*d = k;
+		p->nr_stack += c.nr_frames;
+	}
+	d->period += c.period;
+	d->count++;
 	p->events[c.event].samples++;
 	p->events[c.event].total += c.period;
 	if (c.time) {

@@ -123,13 +123,13 @@ int pev__cgraph_build(const struct pev__rows *r, uint32_t row, enum pev_report_c
 			step = -1;
 		}
 		g->node[0].period += s->period;
-		g->node[0].samples++;
+		g->node[0].samples += s->count;
 		if (s->nr == 0) {
 			/* A sample without frames: its entry is the unknown symbol. */
 			if (!(node = child_get(g, 0, PEV__CG_UNKNOWN)))
 				goto nomem;
 			g->node[node].period += s->period;
-			g->node[node].samples++;
+			g->node[node].samples += s->count;
 			continue;
 		}
 		for (int i = pos; i != end; i += step) {
@@ -138,7 +138,7 @@ int pev__cgraph_build(const struct pev__rows *r, uint32_t row, enum pev_report_c
 			if (!(node = child_get(g, node, frame_key(p, st[i], flags))))
 				goto nomem;
 			g->node[node].period += s->period;
-			g->node[node].samples++;
+			g->node[node].samples += s->count;
 		}
 	}
 	/* Children lists: count, prefix sums, fill, sort. */

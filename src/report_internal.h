@@ -137,9 +137,14 @@ struct pev__frame {
 };
 
 /* A stored sample. */
+/*
+ * The samples added with one event, command, pid, tid, cpu and call chain,
+ * stored once: the writers need nothing else of a sample (times are only
+ * kept as the profile's first and last).
+ */
 struct pev__sample {
-	uint64_t period;
-	uint64_t time;
+	uint64_t period; /* summed */
+	uint32_t count;  /* samples */
 	uint32_t frames; /* offset of its first (leaf) frame in stack[] */
 	uint16_t nr;     /* frames */
 	uint16_t event;
@@ -172,6 +177,7 @@ struct pev_profile {
 	struct pev__sample *samples;
 	uint32_t nr_samples;
 	size_t cap_samples;
+	struct pev__idset sample_set; /* ids: sample index + 1 */
 
 	uint32_t *stack; /* frame ids of every sample, leaf first */
 	size_t nr_stack, cap_stack;

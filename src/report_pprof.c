@@ -333,7 +333,7 @@ static int add_samples(struct builder *b, const int *column)
 			b->samples.node[node].val = ++b->nr_slots;
 		}
 		v = b->values + (size_t)(b->samples.node[node].val - 1) * b->nv;
-		v[2 * column[s->event]] += 1;
+		v[2 * column[s->event]] += s->count;
 		v[2 * column[s->event] + 1] += (int64_t)s->period;
 	}
 	free(locs);

@@ -175,11 +175,11 @@ static int contribute(struct walk *w, uint32_t si, uint32_t row, uint32_t pos, b
 	case 0:
 		if (self) {
 			x->self += s->period;
-			x->self_samples++;
+			x->self_samples += s->count;
 		}
 		if (r->children) {
 			x->children += s->period;
-			x->children_samples++;
+			x->children_samples += s->count;
 		}
 		break;
 	case 1:

@@ -158,7 +158,7 @@ int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flag
 	for (uint32_t si = 0; si < p->nr_samples; si++) {
 		const struct pev__sample *x = &p->samples[si];
 		const uint32_t *st = pev__sample_stack(p, x);
-		uint64_t w = (flags & PEV_REPORT_PERIOD) ? x->period : 1;
+		uint64_t w = (flags & PEV_REPORT_PERIOD) ? x->period : x->count;
 		uint32_t node = 0, name;
 		unsigned kind;
 
