@@ -90,7 +90,7 @@ PEV_API int pev_symbols_new(const struct pev_symbols_opts *opts, struct pev_symb
 	 * path and .gnu_debuglink name after. */
 	snprintf(s->debuginfo_path, plen, ":.debug:%s", s->debug_dir);
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = pev__find_debuginfo;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	*out = s;
 	return 0;

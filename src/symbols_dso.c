@@ -241,6 +241,11 @@ static enum pev_symbol_status try_file(struct pev_symbols *s, struct sym_dso *d,
 		return PEV_SYMBOL_DSO_UNREADABLE;
 	dwfl_report_begin(dwfl);
 	mod = dwfl_report_elf(dwfl, d->path, file, -1, 0, true);
+	if (mod) { /* for pev__find_debuginfo */
+		void **ud;
+		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		*ud = s;
+	}
 	if (!mod || dwfl_report_end(dwfl, NULL, NULL) != 0) {
 		pev__log(PEV_LOG_DEBUG, "symbols: %s: %s", file, dwfl_errmsg(-1));
 		dwfl_end(dwfl);

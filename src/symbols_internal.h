@@ -8,6 +8,7 @@
  *                    inline frames, demangling, the per-DSO caches
  *   symbols_cus.c    the DWARF compile unit holding an address, also where
  *                    .debug_aranges does not list it (clang)
+ *   symbols_debuginfo.c separate debuginfo files on disk (debuginfod on request)
  *   symbols_kernel.c /proc/kallsyms
  *   symbols_jit.c    /tmp/perf-PID.map
  *   symbols_util.c   an arena and a 64-bit-key hash map
@@ -201,6 +202,14 @@ const char *pev__sym_demangle(struct pev__arena *a, const char *name);
 int pev__dso_cu_find(struct dso_cus *c, Dwfl_Module *mod, uint64_t vaddr, Dwarf_Die *out,
 		     uint64_t *bias);
 void pev__dso_cus_free(struct dso_cus *c);
+
+/* symbols_debuginfo.c: libdwfl's find_debuginfo callback. The module's userdata is the
+ * struct pev_symbols. Searches the disk as libdwfl does; asks debuginfod (through
+ * dwfl_standard_find_debuginfo) only when DEBUGINFOD_URLS is set. Returns an fd and sets
+ * *debuginfo_file_name (malloc'ed, libdwfl frees it), or -1. */
+int pev__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name);
 
 /* symbols_kernel.c */
 int pev__kernel_load(struct pev_symbols *s, struct pev_error *err);

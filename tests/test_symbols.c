@@ -1395,6 +1395,78 @@ Test(symbols, build_id_mismatch_detected, .init = th_leak_init, .fini = th_leak_
 	remove_tree(dir);
 }
 
+/* Runs a shell command line; asserts it succeeds. */
+static void sh(const char *cmd)
+{
+	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
+}
+
+/*
+ * Separate debuginfo found by .gnu_debuglink name: beside the file, in .debug/
+ * beside it and under the debug directory followed by the file's directory
+ * (the build-id paths hold nothing here), without debuginfod.
+ */
+Test(symbols, debuginfo_by_debuglink, .init = th_leak_init, .fini = th_leak_fini)
+{
+	char exe[PATH_MAX], dir[64], bin[128], prog[160], cmd[3 * PATH_MAX], dbg[512];
+	const char *place[] = {"%s/bin/prog.dbg", "%s/bin/.debug/prog.dbg", "%s/debug%s/bin/prog.dbg"};
+	struct helper h;
+	const int32_t pid = 555002;
+
+	if (access("/usr/bin/objcopy", X_OK) != 0)
+		cr_skip_test("objcopy is not installed: no file to strip");
+	helper_path("symbols_helper_pie", exe, sizeof(exe));
+	temp_dir(dir, sizeof(dir));
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	mkdirs(bin);
+	snprintf(prog, sizeof(prog), "%s/prog", bin);
+	/* prog: symbols without DWARF, and a link to prog.dbg: the DWARF only. */
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && objcopy --only-keep-debug '%s' prog.dbg && "
+		 "objcopy --strip-debug --add-gnu-debuglink=prog.dbg '%s' prog && rm prog.dbg",
+		 bin, exe, exe);
+	sh(cmd);
+	helper_start(exe, &h);
+	for (size_t i = 0; i < sizeof(place) / sizeof(place[0]); i++) {
+		struct pev_symbols_opts o = PEV_SYMBOLS_OPTS_INIT;
+		char debug[128], at[512];
+
+		snprintf(debug, sizeof(debug), "%s/debug", dir);
+		o.debug_dir = debug;
+		o.buildid_cache = "";
+		if (i == 2)
+			snprintf(at, sizeof(at), place[i], dir, dir);
+		else
+			snprintf(at, sizeof(at), place[i], dir);
+		snprintf(dbg, sizeof(dbg), "%s", at);
+		*strrchr(dbg, '/') = '\0';
+		mkdirs(dbg);
+		snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug '%s' '%s'", exe, at);
+		sh(cmd);
+		struct pev_symbols *s = new_symbols(&o);
+		feed_maps(s, h.pid, pid, exe, prog, NULL, 0);
+		struct pev_symbol mid = resolve(s, pid, h.alpha_ra - 1);
+		cr_expect_str_eq(mid.name, "helper_alpha", "debuginfo at %s", at);
+		cr_expect_eq(mid.line, (unsigned)h.alpha_line, "debuginfo at %s", at);
+		cr_expect(mid.file && strcmp(base_name(mid.file), "symbols_helper.c") == 0,
+			  "debuginfo at %s: file %s", at, mid.file ? mid.file : "(none)");
+		pev_symbols_free(s);
+		cr_assert_eq(unlink(at), 0);
+	}
+	/* Nowhere: the symbol still, no line. */
+	struct pev_symbols_opts o = PEV_SYMBOLS_OPTS_INIT;
+	o.debug_dir = "/nonexistent";
+	o.buildid_cache = "";
+	struct pev_symbols *s = new_symbols(&o);
+	feed_maps(s, h.pid, pid, exe, prog, NULL, 0);
+	struct pev_symbol bare = resolve(s, pid, h.alpha_ra - 1);
+	cr_expect_str_eq(bare.name, "helper_alpha");
+	cr_expect_eq(bare.line, 0);
+	pev_symbols_free(s);
+	helper_stop(&h);
+	remove_tree(dir);
+}
+
 Test(symbols, missing_and_bad_files_give_unknown, .init = th_leak_init, .fini = th_leak_fini)
 {
 	char dir[64], text[128], empty[128];
