@@ -53,7 +53,7 @@ static bool matches(Dwfl_Module *mod, int fd)
 
 /* Opens dir/name when it is a regular file other than the module's own (main). */
 static int try_path(Dwfl_Module *mod, const char *dir, const char *sub, const char *name,
-		    const struct stat *main, char **found)
+                    const struct stat *main, char **found)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -78,8 +78,8 @@ static int try_path(Dwfl_Module *mod, const char *dir, const char *sub, const ch
 }
 
 int pev__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
-			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
-			char **debuginfo_file_name)
+                        const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                        char **debuginfo_file_name)
 {
 	const struct pev_symbols *s = userdata ? *userdata : NULL;
 	const char *urls = getenv("DEBUGINFOD_URLS");
@@ -90,10 +90,10 @@ int pev__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 
 	if ((urls && *urls) || !s || !file_name)
 		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-						    debuglink_file, debuglink_crc,
-						    debuginfo_file_name);
+		                                    debuglink_file, debuglink_crc,
+		                                    debuginfo_file_name);
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-					  debuglink_crc, debuginfo_file_name);
+	                                  debuglink_crc, debuginfo_file_name);
 	if (fd >= 0)
 		return fd;
 	slash = strrchr(file_name, '/');
@@ -115,7 +115,8 @@ int pev__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 	if (dir[0] == '/' && s->debug_dir[0] == '/') {
 		char under[PATH_MAX];
 
-		if (snprintf(under, sizeof(under), "%s%s", s->debug_dir, dir) < (int)sizeof(under) &&
+		if (snprintf(under, sizeof(under), "%s%s", s->debug_dir, dir) <
+		        (int)sizeof(under) &&
 		    (fd = try_path(mod, under, "", name, main, debuginfo_file_name)) >= 0)
 			return fd;
 	}
