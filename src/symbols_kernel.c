@@ -455,7 +455,14 @@ void pev__kernel_resolve(struct pev_symbols *s, uint64_t addr, struct pev_symbol
 	name = ks && addr - ks->addr < (size ? size : KSYM_LAST_SPAN) ? sym_name(s, k, lo - 1)
 								      : NULL;
 	if (!name) {
-		pev__sym_unknown(out, PEV_SYMBOL_NO_SYMBOL, "[kernel.kallsyms]", addr);
+		/*
+		 * Between two symbols of the kernel proper, the address is the
+		 * kernel's; past them (module space with no module there, BPF or
+		 * trampoline code) no file is known, and perf says [unknown] too.
+		 */
+		bool core = ks && next && !ks->module && !next->module;
+		pev__sym_unknown(out, PEV_SYMBOL_NO_SYMBOL, core ? "[kernel.kallsyms]" : SYM_UNKNOWN,
+				 addr);
 		out->flags |= PEV_SYMBOL_KERNEL;
 		return;
 	}
