@@ -174,7 +174,7 @@ static void expect_like_perf(const char *file, int want_sections)
 
 /* ---- against perf report ------------------------------------------------------------ */
 
-TestSuite(cmd_report, .init = make_dir, .fini = remove_dir, .timeout = 120);
+TestSuite(cmd_report, .init = make_dir, .fini = remove_dir);
 
 Test(cmd_report, cpu_clock_call_chains_like_perf)
 {
@@ -192,7 +192,10 @@ Test(cmd_report, cpu_clock_call_chains_like_perf)
 		 th_perfev_bin(), f);
 	char *out = th_sh_ok(cmd);
 	cr_assert_eq(parse_table(out, s, 2), 1);
-	cr_expect_str_eq(s[0].rows[0].sym, "report_work_a", "%s", out);
+	/* a and b are close (4:3) and the machine may be loaded: either may lead. */
+	cr_expect(strcmp(s[0].rows[0].sym, "report_work_a") == 0 ||
+			  strcmp(s[0].rows[0].sym, "report_work_b") == 0,
+		  "%s", out);
 	cr_expect_gt(pct_of(&s[0], "report_work_a"), pct_of(&s[0], "report_work_d"));
 	free(out);
 
@@ -269,7 +272,9 @@ Test(cmd_report, reads_perfev_record_files)
 		 th_perfev_bin(), f);
 	out = th_sh_ok(cmd);
 	cr_assert_eq(parse_table(out, s, 2), 1, "%s", out);
-	cr_expect_str_eq(s[0].rows[0].sym, "report_work_a", "%s", out);
+	cr_expect(strcmp(s[0].rows[0].sym, "report_work_a") == 0 ||
+			  strcmp(s[0].rows[0].sym, "report_work_b") == 0,
+		  "a or b (4:3 of the work) leads: %s", out);
 	free(out);
 	if ((out = th_which("perf"))) {
 		free(out);

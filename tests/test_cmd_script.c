@@ -130,7 +130,7 @@ static void expect_same_lines(char *a, char *b)
 	}
 }
 
-TestSuite(cmd_script, .init = make_dir, .fini = remove_dir, .timeout = 120);
+TestSuite(cmd_script, .init = make_dir, .fini = remove_dir);
 
 Test(cmd_script, every_sample_like_perf)
 {

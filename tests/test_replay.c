@@ -130,7 +130,7 @@ static void walk(unsigned flags, struct pev_symbols *sym, struct walk *w)
 	pev_perfdata_close(pd);
 }
 
-TestSuite(replay, .init = record, .fini = cleanup, .timeout = 60);
+TestSuite(replay, .init = record, .fini = cleanup);
 
 Test(replay, samples_in_time_order_with_stacks)
 {
