@@ -253,20 +253,20 @@ int pev__session_event_of(const struct pev_session *s, uint64_t id)
 
 /* ---- pev_session_open ------------------------------------------------------------------ */
 
-static int check_opts(const struct pev_session_opts *o, struct pev_session **out,
-		      struct pev_error *err)
+/* Copies the caller's options into o (see pev__opts_copy_sized) and checks them. */
+static int check_opts(const struct pev_session_opts *in, struct pev_session_opts *o,
+		      struct pev_session **out, struct pev_error *err)
 {
 	static const char func[] = "pev_session_open";
+	int r;
 
 	if (!out)
 		return pev__bad_arg(err, func, "out", "must not be NULL");
 	*out = NULL;
-	if (!o)
+	if (!in)
 		return pev__bad_arg(err, func, "opts", "must not be NULL");
-	if (o->sz < sizeof(*o))
-		return pev__bad_arg(err, func, "opts->sz",
-				    "is %zu; initialize the options with PEV_SESSION_OPTS_INIT",
-				    o->sz);
+	if ((r = pev__opts_copy_sized(o, sizeof(*o), in, func, "PEV_SESSION_OPTS_INIT", err)))
+		return r;
 	if (o->nr_events < 0 || (o->nr_events > 0 && !o->events))
 		return pev__bad_arg(err, func, "events", "%d events at %p", o->nr_events,
 				    (const void *)o->events);
@@ -282,15 +282,17 @@ static int check_opts(const struct pev_session_opts *o, struct pev_session **out
 	return 0;
 }
 
-PEV_API int pev_session_open(const struct pev_session_opts *opts, struct pev_session **out,
+PEV_API int pev_session_open(const struct pev_session_opts *user_opts, struct pev_session **out,
 			     struct pev_error *err)
 {
+	struct pev_session_opts copy;
+	const struct pev_session_opts *opts = &copy;
 	struct pev_event_list *list = NULL;
 	struct pev_session *s;
 	struct pev_target t;
 	int n, r;
 
-	if ((r = check_opts(opts, out, err)) < 0)
+	if ((r = check_opts(user_opts, &copy, out, err)) < 0)
 		return r;
 	t = opts->target ? *opts->target : pev_target_self();
 	if (opts->event_text && (r = pev_event_parse(opts->event_text, opts->parse_opts, &list,

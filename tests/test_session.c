@@ -1045,3 +1045,28 @@ Test(session, a_failed_open_leaves_nothing_open)
 	cr_expect_eq(pev_session_read(NULL, NULL), PEV_EBADARG);
 	pev_session_close(NULL);
 }
+
+/* Options from a newer caller: unknown fields set are refused, zero ones ignored. */
+Test(session, options_of_a_newer_caller)
+{
+	struct {
+		struct pev_session_opts o;
+		uint64_t newer;
+	} big;
+	struct pev_session *s = NULL;
+	struct pev_error err;
+
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.o.event_text = "cpu-clock";
+	big.newer = 1;
+	cr_expect_eq(pev_session_open(&big.o, &s, &err), PEV_EBADARG);
+	cr_expect_null(s);
+	expect_has(err.message, "upgrade libperfev");
+	big.newer = 0;
+	cr_assert_eq(pev_session_open(&big.o, &s, &err), 0, "%s", err.message);
+	pev_session_close(s);
+	big.o.sz = 1;
+	cr_expect_eq(pev_session_open(&big.o, &s, &err), PEV_EBADARG);
+	expect_has(err.message, "PEV_SESSION_OPTS_INIT");
+}
