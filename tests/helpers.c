@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <grp.h>
 #include <json-c/json.h>
@@ -535,6 +536,50 @@ const char *th_test_program(const char *name)
 	cr_assert_eq(access(known[i].path, X_OK), 0, "no test program at %s", known[i].path);
 	strcpy(known[i].name, name);
 	return known[i].path;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int th_remove_tree(const char *dir)
+{
+	return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static struct {
+	pid_t owner;
+	int n;
+	char dirs[8][PATH_MAX];
+} temp_dirs;
+
+static void remove_temp_dirs(void)
+{
+	if (getpid() != temp_dirs.owner)
+		return;
+	for (int i = 0; i < temp_dirs.n; i++)
+		th_remove_tree(temp_dirs.dirs[i]);
+	temp_dirs.n = 0;
+}
+
+const char *th_temp_dir(const char *name)
+{
+	if (temp_dirs.owner != getpid()) {
+		if (!temp_dirs.owner)
+			atexit(remove_temp_dirs);
+		temp_dirs.owner = getpid();
+		temp_dirs.n = 0;
+	}
+	cr_assert_lt(temp_dirs.n, 8, "more than 8 temporary directories in one test");
+	char *dir = temp_dirs.dirs[temp_dirs.n];
+	snprintf(dir, PATH_MAX, "/tmp/perfev-%s.XXXXXX", name);
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp %s: %s", dir, strerror(errno));
+	temp_dirs.n++;
+	return dir;
 }
 
 char *th_path_join(const char *dir, const char *name)

@@ -149,6 +149,17 @@ void th_need_perf(void);
  */
 const char *th_test_program(const char *name);
 
+/*
+ * A fresh directory /tmp/perfev-NAME.XXXXXX for the running test's files.
+ * It is removed, with everything in it, when the test's process exits
+ * (after a failed assertion too; not in forked children). Returns its path,
+ * kept until then; at most 8 per test.
+ */
+const char *th_temp_dir(const char *name);
+
+/* Removes dir and everything under it (no shell); returns 0 or -1. */
+int th_remove_tree(const char *dir);
+
 /* dir + "/" + name, malloc'ed (the caller frees). */
 char *th_path_join(const char *dir, const char *name);
 

@@ -29,30 +29,6 @@
 
 /* ---- files and programs ------------------------------------------------------ */
 
-/* A fresh directory for one test's files. */
-static const char *tmp_dir(void)
-{
-	static char dir[64];
-
-	snprintf(dir, sizeof(dir), "/tmp/perfev-rec.XXXXXX");
-	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-	return dir;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* Removes a test's directory and what it holds. */
-static void rm_tree(const char *dir)
-{
-	cr_expect_eq(nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0, "cannot remove %s", dir);
-}
-
 /* Runs cmd and expects it to succeed without a word on stderr; returns its output. */
 static char *sh_quiet_ok(const char *cmd)
 {
@@ -160,7 +136,7 @@ static void expect_perf_reads(const char *path, bool callchains)
 Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init, .fini = th_leak_fini)
 {
 	th_need_perf();
-	const char *dir = tmp_dir(), *spin = th_test_program("perfdata_spin");
+	const char *dir = th_temp_dir("rec"), *spin = th_test_program("perfdata_spin");
 	char *path = th_path_join(dir, "g.data");
 
 	struct th_output r = th_perfev("record", "-g", "-o", path, "--", spin, "300");
@@ -190,14 +166,13 @@ Test(cmd_record, command_with_callchains_round_trips, .init = th_leak_init, .fin
 	cr_expect_eq(perf_samples, samples);
 	free(out);
 	th_output_free(&r);
-	rm_tree(dir);
 	free(path);
 }
 
 Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini = th_leak_fini)
 {
 	th_need_perf();
-	const char *dir = tmp_dir(), *spin = th_test_program("perfdata_spin");
+	const char *dir = th_temp_dir("rec"), *spin = th_test_program("perfdata_spin");
 	char *path = th_path_join(dir, "h.data"), cmd[PATH_MAX + 64], want[PATH_MAX + 128];
 
 	struct th_output r = th_perfev("record", "-o", path, spin, "100");
@@ -247,13 +222,12 @@ Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini 
 	free(out);
 	free(bid);
 	th_output_free(&r);
-	rm_tree(dir);
 	free(path);
 }
 
 Test(cmd_record, exit_status_is_the_commands, .init = th_leak_init, .fini = th_leak_fini)
 {
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("rec");
 	char *path = th_path_join(dir, "x.data");
 
 	struct th_output r = th_perfev("record", "-q", "-o", path, "/bin/sh", "-c", "exit 3");
@@ -263,7 +237,6 @@ Test(cmd_record, exit_status_is_the_commands, .init = th_leak_init, .fini = th_l
 	read_back(path, &c);
 	cr_expect_gt(c.type[PEV_RECORD_COMM], 0, "the exec of sh is in the file");
 	th_output_free(&r);
-	rm_tree(dir);
 	free(path);
 }
 
@@ -299,7 +272,7 @@ static pid_t start_spin(const char *ms)
 Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th_leak_fini)
 {
 	th_need_perf();
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("rec");
 	char *path = th_path_join(dir, "p.data"), pidtext[16];
 	pid_t pid = start_spin("400");
 
@@ -320,7 +293,6 @@ Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th
 	cr_expect(c.comm_of[1], "no MMAP2 record of %s in process %d", th_test_program("perfdata_spin"), (int)pid);
 	expect_perf_reads(path, false);
 	th_output_free(&r);
-	rm_tree(dir);
 	free(path);
 }
 
@@ -330,7 +302,7 @@ Test(cmd_record, all_cpus_records_on_several_cpus, .init = th_leak_init, .fini =
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpus < 2)
 		cr_skip_test("one CPU online: nothing to tell apart");
-	const char *dir = tmp_dir(), *spin = th_test_program("perfdata_spin");
+	const char *dir = th_temp_dir("rec"), *spin = th_test_program("perfdata_spin");
 	char *path = th_path_join(dir, "a.data"), script[2 * PATH_MAX];
 
 	/* Two spinners: at least two CPUs are busy. */
@@ -353,7 +325,6 @@ Test(cmd_record, all_cpus_records_on_several_cpus, .init = th_leak_init, .fini =
 	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort cpu", path);
 	free(sh_quiet_ok(cmd));
 	th_output_free(&r);
-	rm_tree(dir);
 	free(path);
 }
 
@@ -458,7 +429,7 @@ static char *slurp(const char *path)
 static void stop_with(int sig, bool command)
 {
 	th_need_perf();
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("rec");
 	char *path = th_path_join(dir, "s.data"), *err_path = th_path_join(dir, "err");
 	char *cmd_args[] = {"--", (char *)th_test_program("perfdata_spin"), "20000", NULL};
 	char *cpu_args[] = {"-a", NULL};
@@ -485,7 +456,6 @@ static void stop_with(int sig, bool command)
 		expect_perf_reads(path, false);
 	free(err);
 	free(err_path);
-	rm_tree(dir);
 	free(path);
 }
 
@@ -549,7 +519,7 @@ Test(cmd_record, bad_input_is_named, .init = th_leak_init, .fini = th_leak_fini)
 Test(cmd_record, dwarf_call_graph_sets_user_regs_and_stack, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("rec");
 	char *path = th_path_join(dir, "d.data");
 
 	struct th_output r =
@@ -569,7 +539,6 @@ Test(cmd_record, dwarf_call_graph_sets_user_regs_and_stack, .init = th_leak_init
 	read_back(path, &c);
 	cr_expect_gt(c.samples, 0);
 	th_output_free(&r);
-	rm_tree(dir);
 	free(path);
 }
 
@@ -578,7 +547,7 @@ Test(cmd_record, tracepoints_carry_their_formats, .init = th_leak_init, .fini = 
 	th_need_perf();
 	if (!th_tracefs())
 		cr_skip_test("tracefs is not mounted and cannot be");
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("rec");
 	char *path = th_path_join(dir, "tp.data"), cmd[PATH_MAX + 64];
 
 	struct th_output r =
@@ -600,7 +569,6 @@ Test(cmd_record, tracepoints_carry_their_formats, .init = th_leak_init, .fini = 
 	expect_has(out, "next_pid=");
 	free(out);
 	th_output_free(&r);
-	rm_tree(dir);
 	free(path);
 }
 
@@ -610,7 +578,7 @@ Test(cmd_record, unprivileged_user_space_and_mlock_diagnosis, .init = th_leak_in
 	th_require_root();
 	if (th_sysctl("perf_event_paranoid") < 2)
 		cr_skip_test("perf_event_paranoid is below 2: nobody may sample the kernel here");
-	const char *dir = tmp_dir(), *spin = th_test_program("perfdata_spin");
+	const char *dir = th_temp_dir("rec"), *spin = th_test_program("perfdata_spin");
 	cr_assert_eq(chmod(dir, 0777), 0);
 	char *path = th_path_join(dir, "u.data");
 
@@ -634,6 +602,5 @@ Test(cmd_record, unprivileged_user_space_and_mlock_diagnosis, .init = th_leak_in
 	expect_has(r.err, "RLIMIT_MEMLOCK");
 	expect_has(r.err, "hint: map fewer pages");
 	th_output_free(&r);
-	rm_tree(dir);
 	free(path);
 }

@@ -33,21 +33,16 @@
 
 /* ---- files, programs, perf --------------------------------------------------- */
 
-static char dir[64];
+static const char *dir; /* removed when the test's process exits */
 
 static void make_dir(void)
 {
 	th_leak_init();
-	snprintf(dir, sizeof(dir), "/tmp/perfev-rep.XXXXXX");
-	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	dir = th_temp_dir("rep");
 }
 
 static void remove_dir(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_expect_eq(system(cmd), 0);
 	th_leak_fini();
 }
 

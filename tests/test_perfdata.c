@@ -31,16 +31,6 @@
 
 /* ---- files and programs ------------------------------------------------------ */
 
-/* A fresh directory for one test's files. */
-static const char *tmp_dir(void)
-{
-	static char dir[64];
-
-	snprintf(dir, sizeof(dir), "/tmp/perfev-pd.XXXXXX");
-	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-	return dir;
-}
-
 static void read_file(const char *path, unsigned char **data, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
@@ -203,7 +193,7 @@ static void expect_machine_features(const struct pev_perfdata_features *f, const
 Test(perfdata, reads_perf_record_with_callchains)
 {
 	th_need_perf();
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "g.data"), cmd[2 * PATH_MAX], *out, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -o '%s' -e cpu-clock -g -- '%s' 100", path,
 		 th_test_program("perfdata_spin"));
@@ -264,7 +254,7 @@ Test(perfdata, reads_perf_record_with_callchains)
 Test(perfdata, reads_perf_pipe_mode)
 {
 	th_need_perf();
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "p.data"), cmd[2 * PATH_MAX], *out, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -o - -e cpu-clock -- '%s' 100 | cat > '%s'",
 		 th_test_program("perfdata_spin"), path);
@@ -324,7 +314,7 @@ Test(perfdata, reads_perf_pipe_mode)
 Test(perfdata, reads_perf_record_two_events)
 {
 	th_need_perf();
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "two.data"), cmd[2 * PATH_MAX], *out, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -o '%s' -e cpu-clock,task-clock -- '%s' 150",
 		 path, th_test_program("perfdata_spin"));
@@ -377,7 +367,7 @@ Test(perfdata, reads_perf_tracepoint_on_every_cpu)
 	th_need_perf();
 	if (!th_tracefs())
 		cr_skip_test("tracefs is not mounted and cannot be");
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "tp.data"), cmd[2 * PATH_MAX], *out, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -o '%s' -e sched:sched_switch -a -- '%s' 100",
 		 path, th_test_program("perfdata_spin"));
@@ -412,7 +402,7 @@ Test(perfdata, reads_perf_tracepoint_on_every_cpu)
 Test(perfdata, refuses_compressed_data_with_a_hint)
 {
 	th_need_perf();
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "z.data"), cmd[2 * PATH_MAX], *out, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -z -o '%s' -e cpu-clock -- '%s' 50", path,
 		 th_test_program("perfdata_spin"));
@@ -625,7 +615,7 @@ Test(perfdata, writer_output_from_real_records_is_read_by_perf)
 {
 	th_need_perf();
 	th_require_root();
-	const char *spin = th_test_program("perfdata_spin"), *dir = tmp_dir();
+	const char *spin = th_test_program("perfdata_spin"), *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "w.data");
 	int go[2];
 
@@ -896,7 +886,7 @@ static struct pev_perfdata_writer *synth_writer(const char *path, unsigned flags
 
 Test(perfdata, writer_features_read_back)
 {
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "s.data");
 	struct recorded rec = {0};
 	struct pev_error err;
@@ -1075,7 +1065,7 @@ static void expect_same_files(const char *p1, const char *p2)
 
 Test(perfdata, round_trip_writer_to_reader_to_writer)
 {
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *p1 = th_path_join(dir, "one.data"), *p2 = th_path_join(dir, "two.data");
 	struct recorded rec = {0};
 	struct pev_error err;
@@ -1093,7 +1083,7 @@ Test(perfdata, round_trip_writer_to_reader_to_writer)
 Test(perfdata, round_trip_of_a_perf_record_file)
 {
 	th_need_perf();
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *p1 = th_path_join(dir, "perf.data"), *p2 = th_path_join(dir, "copy.data");
 	char cmd[3 * PATH_MAX], *out1, *out2, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -o '%s' -e cpu-clock,task-clock -g -- '%s' 100",
@@ -1178,7 +1168,7 @@ static void record_unflushed_then_die(void *p)
 
 Test(perfdata, flushed_file_survives_a_crash)
 {
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	struct crash_ctx *ctx = calloc(1, sizeof(*ctx));
 	cr_assert_not_null(ctx);
 	snprintf(ctx->path, sizeof(ctx->path), "%s/c.data", dir);
@@ -1205,7 +1195,7 @@ Test(perfdata, flushed_file_survives_a_crash)
 
 Test(perfdata, crash_before_any_flush_is_read_to_the_end_with_a_note)
 {
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	struct crash_ctx *ctx = calloc(1, sizeof(*ctx));
 	cr_assert_not_null(ctx);
 	snprintf(ctx->path, sizeof(ctx->path), "%s/d.data", dir);
@@ -1253,7 +1243,7 @@ static void on_sigint(int sig)
 
 Test(perfdata, sigint_flag_then_finish_leaves_a_complete_file)
 {
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "int.data");
 	int ready[2];
 
@@ -1367,7 +1357,7 @@ Test(perfdata, writer_write_error_is_reported_and_sticks)
 
 Test(perfdata, writer_checks_its_arguments)
 {
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "args.data");
 	struct pev_perfdata_writer *w = NULL;
 	struct pev_error err;
@@ -1456,7 +1446,7 @@ Test(perfdata, writer_checks_its_arguments)
 
 Test(perfdata, writer_without_machine_features)
 {
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "nm.data");
 	struct pev_perfdata_writer *w;
 	struct pev_error err;
@@ -1498,7 +1488,7 @@ Test(perfdata, writer_without_machine_features)
 
 Test(perfdata, reader_entry_points_and_arguments)
 {
-	const char *dir = tmp_dir();
+	const char *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "e.data");
 	struct recorded rec = {0};
 	struct pev_error err;

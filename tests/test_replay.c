@@ -18,7 +18,7 @@
 
 #include "helpers.h"
 
-static char dir[64];
+static const char *dir;
 static char file[PATH_MAX];
 
 /* Records the workload with call chains into a fresh directory (skips without perf). */
@@ -31,8 +31,7 @@ static void record(void)
 	if (!perf)
 		cr_skip_test("perf is not installed (Debian: apt-get install linux-perf)");
 	free(perf);
-	snprintf(dir, sizeof(dir), "/tmp/perfev-replay.XXXXXX");
-	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	dir = th_temp_dir("replay");
 	snprintf(file, sizeof(file), "%s/g.data", dir);
 	snprintf(cmd, sizeof(cmd), "perf record -q -g -e cpu-clock -o '%s' '%s' 150 2>&1", file,
 		 th_test_program("report_work"));
@@ -43,13 +42,7 @@ static void record(void)
 
 static void cleanup(void)
 {
-	char cmd[128];
-
-	if (dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		cr_expect_eq(system(cmd), 0);
-	}
-	th_leak_fini();
+	th_leak_fini(); /* the directory goes when the process exits */
 }
 
 static struct pev_perfdata *open_file(void)

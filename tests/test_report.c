@@ -1179,7 +1179,7 @@ static bool read_file(const char *path, unsigned char **data, size_t *len)
 Test(report, flamegraph_in_headless_chromium)
 {
 	char *chromium = th_which("chromium");
-	char dir[] = "/tmp/perfev-flameXXXXXX", svg[300], png[300], url[400];
+	char svg[300], png[300], url[400];
 	struct pev_profile *p;
 	struct pixel_counts plain, searched, zoomed;
 	struct image img;
@@ -1194,7 +1194,7 @@ Test(report, flamegraph_in_headless_chromium)
 			    "the browser check of the flame graph is skipped");
 		cr_skip_test("chromium not installed");
 	}
-	cr_assert_not_null(mkdtemp(dir));
+	const char *dir = th_temp_dir("flame"); /* removed at exit, chromium's profile too */
 	snprintf(svg, sizeof(svg), "%s/graph.svg", dir);
 	snprintf(png, sizeof(png), "%s/shot.png", dir);
 	p = basic();
@@ -1239,11 +1239,6 @@ Test(report, flamegraph_in_headless_chromium)
 
 	pev_profile_free(p);
 	free(chromium);
-	{
-		char cmd[400];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		cr_expect_eq(system(cmd), 0);
-	}
 }
 
 /* ---- pprof ------------------------------------------------------------------------------ */

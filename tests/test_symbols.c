@@ -245,16 +245,13 @@ static void mkdirs(const char *path)
 
 static void remove_tree(const char *path)
 {
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	cr_expect_eq(system(cmd), 0);
+	cr_expect_eq(th_remove_tree(path), 0, "cannot remove %s", path);
 }
 
+/* th_temp_dir into the caller's buffer (removed at exit even if the test fails). */
 static void temp_dir(char *buf, size_t size)
 {
-	snprintf(buf, size, "/tmp/perfev-symbols-XXXXXX");
-	cr_assert_not_null(mkdtemp(buf), "mkdtemp: %s", strerror(errno));
+	snprintf(buf, size, "%s", th_temp_dir("symbols"));
 }
 
 /*
