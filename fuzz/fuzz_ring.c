@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_ring.c - libFuzzer harness for the ring reader (src/ring_read.c,
- * src/ring_aux.c) over a synthetic ring (pev__ring_new, no syscalls), with
+ * fuzz_ring.c - libFuzzer harness for the ring reader (src/sample/ring_read.c,
+ * src/sample/ring_aux.c) over a synthetic ring (pev__ring_new, no syscalls), with
  * every record it returns decoded by pev_record_decode().
  *
  * Input (native byte order):
@@ -45,7 +45,7 @@
 #include <string.h>
 
 #include "perfev.h"
-#include "ring_internal.h"
+#include "sample/ring_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,7 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sys.h"
+#include "core/sys.h"
 
 /* ---- leaks ------------------------------------------------------------- */
 

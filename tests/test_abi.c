@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_abi.c - run-time checks of perfev's ABI definitions (perfev/abi.h)
- * against the system's <linux/perf_event.h>, for what src/abi_check.c cannot
+ * against the system's <linux/perf_event.h>, for what src/core/abi_check.c cannot
  * reach with offsetof: the positions of bit-fields. Each test sets one
  * bit-field in the kernel's struct, reads the raw word back at perfev's
  * offset and compares it with perfev's constant or accessor.
@@ -17,7 +17,7 @@
 #include <linux/version.h>
 
 #include "helpers.h"
-#include "names.h"
+#include "core/names.h"
 
 /* ---- attribute flags --------------------------------------------------- */
 

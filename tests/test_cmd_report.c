@@ -26,10 +26,10 @@
 
 #include "helpers.h"
 
-#include "pprof_shim.h"
+#include "report/pprof_shim.h"
 
-#include "pprof.pb-c.h"
-#include "report_dl.h"
+#include "report/pprof.pb-c.h"
+#include "report/report_dl.h"
 
 /* ---- files, programs, perf --------------------------------------------------- */
 

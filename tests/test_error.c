@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "error_internal.h"
+#include "core/error_internal.h"
 #include "helpers.h"
 
 struct expected_code {

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "pfm_internal.h"
+#include "events/pfm_internal.h"
 
 /* Bits of a core PMU's config that perf_event, not the encoding, controls. */
 #define USR_OS_EN_BITS ((1ull << 16) | (1ull << 17) | (1ull << 22))

@@ -26,7 +26,7 @@
 
 #include "helpers.h"
 #include "workloads.h"
-#include "sys.h"
+#include "core/sys.h"
 
 #define TE PEV_FORMAT_TOTAL_TIME_ENABLED
 #define TR PEV_FORMAT_TOTAL_TIME_RUNNING

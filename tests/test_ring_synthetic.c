@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_ring_synthetic.c - the ring reader over memory the test lays out
- * (src/ring_internal.h: pev__ring_new), no syscalls: records in place and
+ * (src/sample/ring_internal.h: pev__ring_new), no syscalls: records in place and
  * across the end at every split, 64-bit head wrap-around, batches and when
  * the tail is published, overwrite-ring recovery over a buffer wrapped many
  * times, malformed heads and sizes, the AUX area, statistics.
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "ring_internal.h"
+#include "sample/ring_internal.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "selfmon_internal.h"
-#include "sys.h"
+#include "count/selfmon_internal.h"
+#include "core/sys.h"
 
 /* ---- the fake instructions -------------------------------------------- */
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "ring_internal.h"
-#include "session_internal.h"
+#include "sample/ring_internal.h"
+#include "sample/session_internal.h"
 
 #define DATA_SIZE 128 /* 24-byte records: the sixth one wraps the end */
 #define NR_RINGS 2

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "sys.h"
+#include "core/sys.h"
 
 #define NOTIFY_SIG (SIGRTMIN + 1)
 

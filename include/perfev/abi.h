@@ -7,7 +7,7 @@
  * (event types, ids, bit masks, ioctl requests) up to Linux 6.18. The layout is
  * written from the documented ABI and checked at build time against the
  * system's <linux/perf_event.h> for every field that header knows about
- * (see src/abi_check.c). Nothing in this file depends on that header, so
+ * (see src/core/abi_check.c). Nothing in this file depends on that header, so
  * perfev builds with an older one and still speaks the newest ABI.
  */
 #ifndef PERFEV_ABI_H

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "error_internal.h"
-#include "opts_internal.h"
+#include "core/error_internal.h"
+#include "core/opts_internal.h"
 
 struct flag_map {
 	size_t offset; /* of a bool in struct pev_opts */

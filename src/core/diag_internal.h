@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * diag_internal.h - pieces shared by validation (validate.c) and the
- * diagnosis of kernel errors (diagnose.c).
+ * diagnosis of kernel errors (diagnose.c), defined in open_error.c.
  */
 #ifndef PERFEV_DIAG_INTERNAL_H
 #define PERFEV_DIAG_INTERNAL_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error_internal.h"
+#include "core/error_internal.h"
 #include "perfev/event.h"
 #include "perfev/machine.h"
 

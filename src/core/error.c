@@ -2,7 +2,7 @@
 /*
  * error.c - the error table (names, texts) and helpers that fill struct pev_error.
  */
-#include "error_internal.h"
+#include "core/error_internal.h"
 
 #include <stdio.h>
 #include <string.h>

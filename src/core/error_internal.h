@@ -10,7 +10,7 @@
 #define PERFEV_ERROR_INTERNAL_H
 
 #include "perfev/error.h"
-#include "util.h"
+#include "core/util.h"
 
 /*
  * Resets err and records the code, the errno, the failing call and the event

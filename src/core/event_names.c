@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * event.c - generic event names (perf's spellings and aliases), probe
- * constructors that read their PMU from sysfs, and event descriptions.
+ * event_names.c - generic event names (perf's spellings and aliases) and
+ * event descriptions: the names every layer uses to say which event it means.
+ * The constructors that read the machine (PMU types, probes) are in
+ * events/probes.c.
  */
 #include "perfev/event.h"
 
@@ -11,8 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "error_internal.h"
-#include "util.h"
+#include "core/error_internal.h"
+#include "core/util.h"
 
 /* One generic name: the first spelling of each id is perf's canonical one. */
 struct named_id {
@@ -316,81 +318,4 @@ PEV_API char *pev_event_describe(const struct pev_event *ev, char *buf, size_t s
 			snprintf(buf, size, "type %u config 0x%" PRIx64, ev->type, ev->config);
 		return buf;
 	}
-}
-
-PEV_API int pev_pmu_type(const char *name, const char *sysfs_root)
-{
-	char path[512];
-	long long type;
-
-	if (!name || !*name || strchr(name, '/'))
-		return PEV_EBADARG;
-	pev__path(path, sizeof(path), sysfs_root ? sysfs_root : "/sys",
-		  "/bus/event_source/devices/%s/type", name);
-	/* The type is returned as an int: one above INT_MAX would read as an error code. */
-	if (pev__read_long(path, &type) < 0 || type < 0 || type > INT_MAX)
-		return PEV_ENOENT;
-	return (int)type;
-}
-
-/*
- * Reads the bit a probe PMU uses for "retprobe" from its format file
- * ("config:0" on every kernel so far). Returns the bit, or 0 when unreadable.
- */
-static unsigned probe_retprobe_bit(const char *pmu, const char *sysfs_root)
-{
-	char path[512], text[64];
-	unsigned bit;
-
-	pev__path(path, sizeof(path), sysfs_root ? sysfs_root : "/sys",
-		  "/bus/event_source/devices/%s/format/retprobe", pmu);
-	if (pev__read_text(path, text, sizeof(text)) > 0 && sscanf(text, "config:%u", &bit) == 1 &&
-	    bit < 64)
-		return bit;
-	return 0;
-}
-
-static int make_probe(struct pev_event *ev, const char *pmu, const char *what, uint64_t ptr,
-		      uint64_t offset, bool retprobe, const char *sysfs_root, struct pev_error *err)
-{
-	int type = pev_pmu_type(pmu, sysfs_root);
-
-	if (type < 0) {
-		pev__error_start(err, PEV_ENOENT, ENOENT, NULL, what, true);
-		pev__error_msg(err, "this kernel has no '%s' PMU (no %s/bus/event_source/devices/%s)",
-			       pmu, sysfs_root ? sysfs_root : "/sys", pmu);
-		pev__error_hint(err, "the kernel needs CONFIG_%s_EVENTS; %s probes can still be "
-				     "created through tracefs (%s_events) and used as tracepoints",
-				strcmp(pmu, "uprobe") == 0 ? "UPROBE" : "KPROBE", pmu, pmu);
-		return PEV_ENOENT;
-	}
-	memset(ev, 0, sizeof(*ev));
-	ev->type = (uint32_t)type;
-	ev->config = retprobe ? 1ULL << probe_retprobe_bit(pmu, sysfs_root) : 0;
-	ev->config1 = ptr;
-	ev->config2 = offset;
-	ev->pmu = strcmp(pmu, "uprobe") == 0 ? "uprobe" : "kprobe";
-	return 0;
-}
-
-PEV_API int pev_event_uprobe(struct pev_event *ev, const char *path, uint64_t offset,
-			     bool retprobe, const char *sysfs_root, struct pev_error *err)
-{
-	if (!ev)
-		return pev__bad_arg(err, "pev_event_uprobe", "ev", "must not be NULL");
-	if (!path || !*path)
-		return pev__bad_arg(err, "pev_event_uprobe", "path", "must name a file");
-	return make_probe(ev, "uprobe", path, (uint64_t)(uintptr_t)path, offset, retprobe,
-			  sysfs_root, err);
-}
-
-PEV_API int pev_event_kprobe(struct pev_event *ev, const char *func, uint64_t offset,
-			     bool retprobe, const char *sysfs_root, struct pev_error *err)
-{
-	if (!ev)
-		return pev__bad_arg(err, "pev_event_kprobe", "ev", "must not be NULL");
-	if (!func || !*func)
-		return pev__bad_arg(err, "pev_event_kprobe", "func", "must name a kernel function");
-	return make_probe(ev, "kprobe", func, (uint64_t)(uintptr_t)func, offset, retprobe,
-			  sysfs_root, err);
 }

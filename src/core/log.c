@@ -2,7 +2,7 @@
 /*
  * log.c - the application's log callback.
  */
-#include "log_internal.h"
+#include "core/log_internal.h"
 
 #include <stdio.h>
 

@@ -8,7 +8,7 @@
 #include <stdarg.h>
 
 #include "perfev/log.h"
-#include "util.h"
+#include "core/util.h"
 
 /* Formats one line and hands it to the application's callback, if any. */
 void pev__log(enum pev_log_level level, const char *fmt, ...) PEV_PRINTF(2, 3);

@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "perfev/cpulist.h"
-#include "machine_internal.h"
-#include "error_internal.h"
-#include "sys.h"
-#include "util.h"
+#include "core/machine_internal.h"
+#include "core/error_internal.h"
+#include "core/sys.h"
+#include "core/util.h"
 
 /* Capability numbers (linux/capability.h). */
 #define CAP_NUM_SYS_PTRACE 19

@@ -2,9 +2,9 @@
 /*
  * names.c - names of attribute bits, indexed by bit number.
  */
-#include "names.h"
+#include "core/names.h"
 
-#include "util.h"
+#include "core/util.h"
 
 static const char *const flag_names[] = {
 	"disabled", "inherit", "pinned", "exclusive", "exclude_user", "exclude_kernel",

@@ -9,14 +9,14 @@
  * most exotic to the most basic, so the answer is the field a user would
  * drop first.
  */
-#include "probe.h"
+#include "core/probe.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "names.h"
-#include "sys.h"
-#include "util.h"
+#include "core/names.h"
+#include "core/sys.h"
+#include "core/util.h"
 
 /* At most this many retries per diagnosis. */
 #define PROBE_MAX_TRIES 80

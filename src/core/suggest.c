@@ -2,14 +2,14 @@
 /*
  * suggest.c - ranking known names by their distance to a misspelled one.
  */
-#include "suggest.h"
+#include "core/suggest.h"
 
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
-#include "error_internal.h"
-#include "util.h"
+#include "core/error_internal.h"
+#include "core/util.h"
 
 /* Words longer than this are not compared (they are not names). */
 #define MAX_WORD 95

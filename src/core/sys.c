@@ -2,7 +2,7 @@
 /*
  * sys.c - the real kernel behind the syscall seam.
  */
-#include "sys.h"
+#include "core/sys.h"
 
 #include <errno.h>
 #include <fcntl.h>

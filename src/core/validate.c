@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "diag_internal.h"
+#include "core/diag_internal.h"
 
 /* Clocks perf_event_open accepts for attr.clockid. */
 static bool clock_supported(int32_t id)

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "counter_internal.h"
-#include "error_internal.h"
-#include "sys.h"
+#include "count/counter_internal.h"
+#include "core/error_internal.h"
+#include "core/sys.h"
 
 /* Runs one ioctl on every descriptor of c. Returns 0 or the first failure's code. */
 static int ioctl_each(struct pev_counter *c, unsigned long request, unsigned long arg)

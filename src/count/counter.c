@@ -14,13 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "counter_internal.h"
-#include "diag_internal.h"
-#include "machine_internal.h"
-#include "opts_internal.h"
-#include "probe.h"
-#include "sys.h"
-#include "target.h"
+#include "count/counter_internal.h"
+#include "core/diag_internal.h"
+#include "core/machine_internal.h"
+#include "core/opts_internal.h"
+#include "core/probe.h"
+#include "core/sys.h"
+#include "count/target.h"
 
 /* Largest attribute block perfev passes on (the kernel refuses more than a page). */
 #define RAW_ATTR_MAX 8192

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counter_internal.h"
-#include "error_internal.h"
-#include "sys.h"
+#include "count/counter_internal.h"
+#include "core/error_internal.h"
+#include "core/sys.h"
 
 /* Words of the per-value part of a read: value, id, lost. */
 static size_t value_words(uint64_t rf)

@@ -22,11 +22,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "error_internal.h"
-#include "log_internal.h"
+#include "core/error_internal.h"
+#include "core/log_internal.h"
 #include "perfev/parse.h"
-#include "selfmon_internal.h"
-#include "sys.h"
+#include "count/selfmon_internal.h"
+#include "core/sys.h"
 
 /* ---- the instructions and their seam ------------------------------------ */
 

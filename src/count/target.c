@@ -2,7 +2,7 @@
 /*
  * target.c - what a target expands to: the CPUs and threads to open on.
  */
-#include "target.h"
+#include "count/target.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "perfev/cpulist.h"
-#include "error_internal.h"
-#include "util.h"
+#include "core/error_internal.h"
+#include "core/util.h"
 
 void pev__plan_free(struct pev__plan *plan)
 {

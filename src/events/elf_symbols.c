@@ -38,10 +38,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error_internal.h"
+#include "core/error_internal.h"
 #include "perfev.h"
-#include "suggest.h"
-#include "util.h"
+#include "core/suggest.h"
+#include "core/util.h"
 
 #define RESOLVE_FN "pev_uprobe_resolve"
 

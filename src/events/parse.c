@@ -20,12 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
+#include "core/error_internal.h"
 #include "perfev/pfm.h"
-#include "pfm_internal.h"
+#include "events/pfm_internal.h"
 #include "perfev/tracepoint.h"
-#include "suggest.h"
-#include "util.h"
+#include "core/suggest.h"
+#include "core/util.h"
 
 /* ---- the list and the strings it owns --------------------------------- */
 

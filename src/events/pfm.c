@@ -21,8 +21,8 @@
  * header at build time) every function answers PEV_EUNSUPPORTED.
  */
 #include "perfev/pfm.h"
-#include "pfm_internal.h"
-#include "suggest.h"
+#include "events/pfm_internal.h"
+#include "core/suggest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +30,8 @@
 #include <strings.h>
 #include <sys/utsname.h>
 
-#include "error_internal.h"
-#include "util.h"
+#include "core/error_internal.h"
+#include "core/util.h"
 
 #ifdef PEV_HAVE_PFM
 #include <ctype.h>

@@ -41,8 +41,8 @@
 #include <unistd.h>
 
 #include "perfev/cpulist.h"
-#include "error_internal.h"
-#include "util.h"
+#include "core/error_internal.h"
+#include "core/util.h"
 
 /* Limits that keep a hostile or broken tree from exhausting memory or time. */
 #define MAX_PMUS        4096  /* PMU directories kept */

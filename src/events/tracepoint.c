@@ -29,9 +29,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error_internal.h"
-#include "suggest.h"
-#include "util.h"
+#include "core/error_internal.h"
+#include "core/suggest.h"
+#include "core/util.h"
 
 #define TRACEFS_DEFAULT    "/sys/kernel/tracing"
 #define TRACEFS_MOUNT_HINT "mount -t tracefs nodev /sys/kernel/tracing"

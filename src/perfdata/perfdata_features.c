@@ -6,7 +6,7 @@
  * The same parsers read file-mode sections and pipe mode's HEADER_FEATURE
  * records.
  */
-#include "perfdata_internal.h"
+#include "perfdata/perfdata_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

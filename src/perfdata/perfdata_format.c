@@ -3,10 +3,10 @@
  * perfdata_format.c - names of the perf.data feature bits and record types,
  * and where an event's records keep their sample id and time.
  */
-#include "perfdata_format.h"
+#include "perfdata/perfdata_format.h"
 
 #include "perfev/record.h"
-#include "util.h"
+#include "core/util.h"
 
 static const char *const feature_names[PEV_HEADER_LAST_FEATURE] = {
 	[PEV_HEADER_RESERVED] = "RESERVED",

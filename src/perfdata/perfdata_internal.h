@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perfdata_format.h"
+#include "perfdata/perfdata_format.h"
 #include "perfev/perfdata.h"
-#include "util.h"
+#include "core/util.h"
 
 /* Where the bytes come from. */
 enum pd_source_kind {

@@ -8,7 +8,7 @@
  * first record; pev_perfdata_next() then hands those records out again,
  * in order, before reading on.
  */
-#include "perfdata_internal.h"
+#include "perfdata/perfdata_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

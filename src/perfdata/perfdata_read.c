@@ -4,7 +4,7 @@
  * the attr section with the events' id arrays, the feature sections'
  * bounds, the id -> event map; notes, errors and the reader's accessors.
  */
-#include "perfdata_internal.h"
+#include "perfdata/perfdata_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error_internal.h"
-#include "log_internal.h"
+#include "core/error_internal.h"
+#include "core/log_internal.h"
 
 /* ---- errors, notes, memory ------------------------------------------------ */
 

@@ -4,7 +4,7 @@
  * data section or the stream), the event each kernel record belongs to, and
  * perf's own record types, handled before they are handed out.
  */
-#include "perfdata_internal.h"
+#include "perfdata/perfdata_internal.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
+#include "core/error_internal.h"
 
 /* ---- which event wrote a record ------------------------------------------------ */
 

@@ -12,7 +12,7 @@
  *   data_offset  records
  *   feat_offset  feature section table, then the sections
  */
-#include "perfdata_writer.h"
+#include "perfdata/perfdata_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error_internal.h"
+#include "core/error_internal.h"
 #include "perfev/opts.h"
 
 #define PW_BUF_SIZE ((size_t)256 << 10)

@@ -6,7 +6,7 @@
  * /proc/meminfo, the CPU topology and the PMUs in sysfs), each encoded in
  * perf's layout.
  */
-#include "perfdata_writer.h"
+#include "perfdata/perfdata_writer.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "perfev/event.h"
-#include "util.h"
+#include "core/util.h"
 
 /* ---- byte buffers ------------------------------------------------------------ */
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perfdata_format.h"
+#include "perfdata/perfdata_format.h"
 #include "perfev/perfdata.h"
 
 struct pw_event {

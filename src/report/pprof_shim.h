@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pprof_shim.h - routes the protobuf-c calls of the code protoc-c
- * generates from src/pprof.proto to perfev's loader (report_dl.c), which
+ * generates from src/report/pprof.proto to perfev's loader (report_dl.c), which
  * finds libprotobuf-c with dlopen on first use. libperfev thus does not
  * need libprotobuf-c to load; without it only pprof output is missing.
  *

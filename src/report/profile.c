@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
-#include "report_internal.h"
+#include "core/error_internal.h"
+#include "report/report_internal.h"
 
 int pev_profile_new(struct pev_profile **out)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
-#include "replay_internal.h"
+#include "core/error_internal.h"
+#include "report/replay_internal.h"
 
 /* Profile event index per file event index (-1: not added yet). */
 struct event_map {

@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error_internal.h"
+#include "core/error_internal.h"
 #include "perfev/event.h"
-#include "replay_internal.h"
-#include "symbols_internal.h"
-#include "util.h"
+#include "report/replay_internal.h"
+#include "symbols/symbols_internal.h"
+#include "core/util.h"
 
 /* What one address resolved to: its frames (inline ones first), in the frame pool. */
 struct addr_frames {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay_internal.h"
+#include "report/replay_internal.h"
 
 int pev__rq_push(struct pev__rq *q, const void *bytes, size_t len, uint64_t time,
 		 uint64_t file_offset, const struct pev_perfdata_event *event)

@@ -8,8 +8,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "error_internal.h"
-#include "report_internal.h"
+#include "core/error_internal.h"
+#include "report/report_internal.h"
 
 int pev__report_opts_copy(struct pev_report_opts *dst, const struct pev_report_opts *src,
 			  const char *func, struct pev_error *err)

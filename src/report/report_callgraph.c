@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_internal.h"
+#include "report/report_internal.h"
 
 static bool node_eq(const void *owner, uint32_t id, const void *key)
 {

@@ -16,8 +16,8 @@
 
 #include <protobuf-c/protobuf-c.h>
 
-#include "error_internal.h"
-#include "report_dl.h"
+#include "core/error_internal.h"
+#include "report/report_dl.h"
 
 #define PROTOBUF_C_SONAME "libprotobuf-c.so.1"
 #define JSON_C_SONAME "libjson-c.so.5"

@@ -6,7 +6,7 @@
  * each frame as wide as its share of the root and its children side by
  * side in name order. Every frame is one <g class="f"> holding a <title>
  * ("name (N samples, P%)": the tooltip), a <rect> and a <text> cut to fit.
- * The script and style sheet (src/flamegraph.js, src/flamegraph.css) are
+ * The script and style sheet (src/report/flamegraph.js, src/report/flamegraph.css) are
  * embedded, so the file needs nothing else to zoom, search and explain.
  * Colours come from a hash of the name, in a palette per kind of frame
  * (user: warm, kernel: blue, inlined: green, unknown: grey, command:
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flamegraph_assets.h"
-#include "report_internal.h"
+#include "report/flamegraph_assets.h"
+#include "report/report_internal.h"
 
 #define PAD 10.0      /* left and right margin */
 #define TOP 44.0      /* title and buttons */

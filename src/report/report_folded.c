@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "report_internal.h"
+#include "report/report_internal.h"
 
 int pev_profile_write_folded(const struct pev_profile *p, FILE *out,
 			     const struct pev_report_opts *opts, struct pev_error *err)

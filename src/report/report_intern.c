@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_internal.h"
+#include "report/report_internal.h"
 
 #define FNV_PRIME 0x100000001b3ULL
 

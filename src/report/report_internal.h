@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "perfev/report.h"
-#include "util.h"
+#include "core/util.h"
 
 /* The most frames a sample may have (deeper stacks are refused). */
 #define PEV__PROFILE_MAX_FRAMES 4096

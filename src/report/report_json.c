@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
-#include "report_dl.h"
-#include "report_internal.h"
+#include "core/error_internal.h"
+#include "report/report_dl.h"
+#include "report/report_internal.h"
 
 struct jctx {
 	const struct pev__jsonc *j;

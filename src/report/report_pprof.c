@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report_pprof.c - the profile as pprof's gzip-compressed protocol buffer
- * (src/pprof.proto).
+ * (src/report/pprof.proto).
  *
  * Value types: per event written, the number of samples ("samples",
  * "count") and the sum of their periods (e.g. "cpu", "nanoseconds"), in
@@ -18,12 +18,12 @@
 
 #include <zlib.h>
 
-#include "pprof_shim.h"
+#include "report/pprof_shim.h"
 
-#include "error_internal.h"
-#include "pprof.pb-c.h"
-#include "report_dl.h"
-#include "report_internal.h"
+#include "core/error_internal.h"
+#include "report/pprof.pb-c.h"
+#include "report/report_dl.h"
+#include "report/report_internal.h"
 
 /* A trie node: a key under a parent; val is the owner's (a location or sample slot). */
 struct tnode {

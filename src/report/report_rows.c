@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
-#include "report_internal.h"
+#include "core/error_internal.h"
+#include "report/report_internal.h"
 
 static const struct {
 	const char *name;

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
-#include "report_internal.h"
+#include "core/error_internal.h"
+#include "report/report_internal.h"
 
 static const char *key_title(enum pev__key k)
 {

@@ -14,7 +14,7 @@
  */
 #include <stdint.h>
 
-#include "record_internal.h"
+#include "sample/record_internal.h"
 
 /* ---- the format ---------------------------------------------------------------- */
 

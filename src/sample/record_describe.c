@@ -7,7 +7,7 @@
 #include <inttypes.h>
 
 #include "perfev/record.h"
-#include "util.h"
+#include "core/util.h"
 
 /* A string of the record, or "" when a failed decode left it unset. */
 static const char *text(const char *s)

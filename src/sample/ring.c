@@ -14,11 +14,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "error_internal.h"
+#include "core/error_internal.h"
 #include "perfev/machine.h"
-#include "ring_internal.h"
-#include "sys.h"
-#include "util.h"
+#include "sample/ring_internal.h"
+#include "core/sys.h"
+#include "core/util.h"
 
 /* ---- pages this process locked through perfev ---------------------------- */
 

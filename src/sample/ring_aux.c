@@ -7,7 +7,7 @@
  * over old data, and the reader takes the newest bytes ending at aux_head.
  */
 #include "perfev/ring.h"
-#include "ring_internal.h"
+#include "sample/ring_internal.h"
 
 PEV_API size_t pev_ring_aux_size(const struct pev_ring *r)
 {

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
+#include "core/error_internal.h"
 #include "perfev/ring.h"
-#include "ring_internal.h"
-#include "sys.h"
+#include "sample/ring_internal.h"
+#include "core/sys.h"
 
 /* ---- SET_OUTPUT ---------------------------------------------------------------- */
 

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "perfev/ring.h"
-#include "ring_internal.h"
-#include "sys.h"
+#include "sample/ring_internal.h"
+#include "core/sys.h"
 
 /* ---- shared pieces --------------------------------------------------------- */
 

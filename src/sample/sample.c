@@ -15,7 +15,7 @@
  * are the rest, read_format blocks (shared with READ records), callchain
  * walking and branch flags.
  */
-#include "record_internal.h"
+#include "sample/record_internal.h"
 
 /* ---- read_format blocks ---------------------------------------------------- */
 

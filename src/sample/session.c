@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
+#include "core/error_internal.h"
 #include "perfev/parse.h"
 #include "perfev/session.h"
-#include "session_internal.h"
+#include "sample/session_internal.h"
 
 #define DEFAULT_DATA_PAGES 64
 #define DEFAULT_FREQ 1000

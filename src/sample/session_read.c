@@ -28,8 +28,8 @@
 #include <string.h>
 
 #include "perfev/session.h"
-#include "ring_internal.h"
-#include "session_internal.h"
+#include "sample/ring_internal.h"
+#include "sample/session_internal.h"
 
 /* Gives the kernel back `bytes` more of a ring: the records delivered from its front. */
 static void give_back(struct pev_ring *r, uint64_t bytes)

@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "counter_internal.h"
-#include "error_internal.h"
-#include "log_internal.h"
-#include "sys.h"
+#include "count/counter_internal.h"
+#include "core/error_internal.h"
+#include "core/log_internal.h"
+#include "core/sys.h"
 
 /* ---- the kernel's siginfo layout for TRAP_PERF ----------------------------- */
 

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
-#include "symbols_internal.h"
-#include "util.h"
+#include "core/error_internal.h"
+#include "symbols/symbols_internal.h"
+#include "core/util.h"
 
 /* ---- options and lifetime ------------------------------------------------- */
 

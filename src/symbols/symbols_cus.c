@@ -16,8 +16,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "log_internal.h"
-#include "symbols_internal.h"
+#include "core/log_internal.h"
+#include "symbols/symbols_internal.h"
 
 /* One address range of a unit the aranges leave out. */
 struct cu_range {

@@ -28,7 +28,7 @@
 
 #include <elfutils/libdwelf.h>
 
-#include "symbols_internal.h"
+#include "symbols/symbols_internal.h"
 
 /* Whether fd is a debuginfo file for mod: its build id, when both have one, matches. */
 static bool matches(Dwfl_Module *mod, int fd)

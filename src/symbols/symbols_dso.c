@@ -31,9 +31,9 @@
 
 #include <elfutils/libdw.h>
 
-#include "log_internal.h"
-#include "symbols_internal.h"
-#include "util.h"
+#include "core/log_internal.h"
+#include "symbols/symbols_internal.h"
+#include "core/util.h"
 
 /* ---- demangling ------------------------------------------------------------ */
 

@@ -18,7 +18,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "symbols_internal.h"
+#include "symbols/symbols_internal.h"
 
 struct jit_sym {
 	uint64_t start, size;

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error_internal.h"
-#include "log_internal.h"
-#include "symbols_internal.h"
-#include "util.h"
+#include "core/error_internal.h"
+#include "core/log_internal.h"
+#include "symbols/symbols_internal.h"
+#include "core/util.h"
 
 /*
  * One symbol: 16 bytes. Its name is not kept: only where it is, read back

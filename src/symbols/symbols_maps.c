@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error_internal.h"
-#include "symbols_internal.h"
+#include "core/error_internal.h"
+#include "symbols/symbols_internal.h"
 
 struct sym_proc *pev__sym_proc(struct pev_symbols *s, int32_t pid, bool create)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbols_internal.h"
+#include "symbols/symbols_internal.h"
 
 /* ---- arena ---------------------------------------------------------------- */
 
