@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd_check.c - `perfev check`: the machine's facts, then for each class of
- * event whether it opens here, and the fix when it does not.
+ * event whether it works here, proved by making it happen and counting
+ * (perfev/capability.h), and the fix when it does not.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,47 +15,67 @@
 
 static const char usage[] = "perfev check [--json]";
 
-enum check_status { CHECK_YES, CHECK_PARTIAL, CHECK_NO };
-
-struct check {
-	const char *id;   /* stable key for --json */
-	const char *what; /* human name */
-	enum check_status status;
-	char detail[PEV_ERROR_MESSAGE_MAX + 64];
-	char fix[PEV_ERROR_MESSAGE_MAX];
+/* The classes in the order they are shown, with their human names. */
+static const struct {
+	enum pev_cap cap;
+	const char *what;
+} classes[] = {
+	{PEV_CAP_SOFTWARE, "software events"},
+	{PEV_CAP_HARDWARE, "hardware events"},
+	{PEV_CAP_CACHE, "cache events"},
+	{PEV_CAP_TRACEPOINT, "tracepoints"},
+	{PEV_CAP_BREAKPOINT, "breakpoints"},
+	{PEV_CAP_UPROBE, "uprobes"},
+	{PEV_CAP_KPROBE, "kprobes"},
+	{PEV_CAP_CPU_WIDE, "CPU-wide counting"},
+	{PEV_CAP_SAMPLING, "sampling"},
+	{PEV_CAP_CALLCHAIN, "callchains"},
+	{PEV_CAP_KERNEL_SAMPLING, "kernel-side sampling"},
+	{PEV_CAP_RING, "ring buffer (mlock budget)"},
 };
 
-/* Something for a breakpoint to watch. */
-static volatile int watched_variable;
+#define NR_CLASSES (sizeof(classes) / sizeof(classes[0]))
 
-static const char *status_word(enum check_status s)
+/* The yes/partial/no word of a verdict: a class that opens but never fires does not work. */
+static const char *status_word(enum pev_cap_verdict v)
 {
-	return s == CHECK_YES ? "yes" : s == CHECK_PARTIAL ? "partial" : "no";
+	return v == PEV_CAP_WORKS ? "yes" : v == PEV_CAP_PARTIAL ? "partial" : "no";
 }
 
 /*
- * The reason part of a diagnosis: the message after "cannot open 'x' on ...: ",
- * without the sentences that repeat facts the machine section shows (the
- * paranoid level, the process's capabilities). Returns buf.
+ * The detail as shown: without the "cannot open 'x' on ...: " openings of
+ * diagnoses and the sentences that repeat facts the machine section shows
+ * (the paranoid level, the process's capabilities). Returns buf.
  */
-static const char *reason_of(const struct pev_error *err, char *buf, size_t size)
+static const char *shown_detail(const char *detail, char *buf, size_t size)
 {
 	static const char *const shown_above[] = {"perf_event_paranoid is ", "This process (uid "};
-	const char *colon = strstr(err->message, ": ");
-	const char *p = colon && strncmp(err->message, "cannot open", 11) == 0 ? colon + 2
-										: err->message;
+	const char *p = detail;
 
 	buf[0] = '\0';
 	while (*p) {
 		const char *end = strstr(p, ". ");
 		size_t len = end ? (size_t)(end - p) + 1 : strlen(p);
+		const char *open = strstr(p, "cannot open '");
 		bool skip = false;
+
+		/* Drop the opening of a diagnosis inside this sentence. */
+		if (open && open < p + len) {
+			const char *colon = strstr(open, ": ");
+			if (colon && colon < p + len) {
+				snprintf(buf + strlen(buf), size - strlen(buf), "%s%.*s",
+					 buf[0] && p != detail ? " " : "", (int)(open - p), p);
+				len -= (size_t)(colon + 2 - p);
+				p = colon + 2;
+			}
+		}
 		for (size_t i = 0; i < sizeof(shown_above) / sizeof(shown_above[0]); i++)
 			if (strncmp(p, shown_above[i], strlen(shown_above[i])) == 0)
 				skip = true;
-		if (!skip)
-			snprintf(buf + strlen(buf), size - strlen(buf), "%s%.*s", buf[0] ? " " : "",
-				 (int)len, p);
+		if (!skip) {
+			const char *sep = buf[0] && buf[strlen(buf) - 1] != ' ' ? " " : "";
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s%.*s", sep, (int)len, p);
+		}
 		p += len;
 		while (*p == ' ')
 			p++;
@@ -84,276 +105,26 @@ static void keep_fixes_without_user_only(char *out, size_t size, const char *hin
 	}
 }
 
-static void record_failure(struct check *c, const struct pev_error *err)
+/* Runs every probe into caps (NR_CLASSES entries) and tidies what is shown. */
+static void run_checks(struct pev_capability *caps, const struct pev_machine *m)
 {
-	c->status = CHECK_NO;
-	reason_of(err, c->detail, sizeof(c->detail));
-	snprintf(c->fix, sizeof(c->fix), "%s", err->hint);
-}
+	for (size_t i = 0; i < NR_CLASSES; i++) {
+		struct pev_capability *c = &caps[i];
+		char buf[sizeof(c->detail)];
 
-/*
- * Opens ev with opts on target. When the kernel-side version is refused for
- * lack of privilege, tries again user-space only (":u") and reports partial.
- */
-static void try_event(struct check *c, const struct pev_event *ev, const struct pev_opts *opts,
-		      const struct pev_target *target, const char *ok_detail)
-{
-	/* Tracepoints fire in the kernel: a user-space-only one opens but counts nothing. */
-	bool user_only_counts = ev->type != PEV_TYPE_TRACEPOINT;
-	struct pev_opts o = *opts;
-	struct pev_counter *counter;
-	struct pev_error err;
-
-	int r = pev_counter_open(ev, &o, target, NULL, &counter, &err);
-	if (r == 0) {
-		pev_counter_close(counter);
-		c->status = CHECK_YES;
-		snprintf(c->detail, sizeof(c->detail), "%s", ok_detail);
-		return;
-	}
-	if ((r == PEV_EACCES || r == PEV_EPERM) && !o.exclude_kernel && user_only_counts) {
-		struct pev_error first = err;
-		o.exclude_kernel = true;
-		o.exclude_hv = true;
-		if (pev_counter_open(ev, &o, target, NULL, &counter, &err) == 0) {
-			pev_counter_close(counter);
-			c->status = CHECK_PARTIAL;
-			char reason[PEV_ERROR_MESSAGE_MAX];
-			snprintf(c->detail, sizeof(c->detail), "user space only (':u'); with the kernel: %s",
-				 reason_of(&first, reason, sizeof(reason)));
-			keep_fixes_without_user_only(c->fix, sizeof(c->fix), first.hint);
-			return;
+		*c = (struct pev_capability)PEV_CAPABILITY_INIT;
+		if (pev_capability_probe(classes[i].cap, m, c) < 0) {
+			c->verdict = PEV_CAP_UNAVAILABLE;
+			snprintf(c->detail, sizeof(c->detail), "the probe could not run");
+			continue;
 		}
-		/* A refusal that is not about privilege is the more basic problem. */
-		record_failure(c, err.code == PEV_EACCES || err.code == PEV_EPERM ? &first : &err);
-		return;
+		shown_detail(c->detail, buf, sizeof(buf));
+		snprintf(c->detail, sizeof(c->detail), "%s", buf);
+		if (c->verdict == PEV_CAP_PARTIAL && (c->code == PEV_EACCES || c->code == PEV_EPERM)) {
+			keep_fixes_without_user_only(buf, sizeof(buf), c->fix);
+			snprintf(c->fix, sizeof(c->fix), "%s", buf);
+		}
 	}
-	record_failure(c, &err);
-}
-
-static void check_plain(struct check *c, const char *name, const char *ok_detail)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	struct pev_event ev;
-	struct pev_target self = pev_target_self();
-
-	pev_event_lookup(name, &ev);
-	o.disabled = true;
-	try_event(c, &ev, &o, &self, ok_detail);
-}
-
-static void check_tracepoint(struct check *c, const struct pev_machine *m)
-{
-	char path[256], id_text[32];
-	struct pev_opts o = PEV_OPTS_INIT;
-	struct pev_target self = pev_target_self();
-
-	if (!m->tracefs_mounted) {
-		c->status = CHECK_NO;
-		snprintf(c->detail, sizeof(c->detail),
-			 "tracefs is not mounted, so tracepoints cannot be looked up by name "
-			 "(the tracepoint PMU itself is %s)",
-			 pev_machine_pmu_name(m, PEV_TYPE_TRACEPOINT) ? "present" : "missing");
-		snprintf(c->fix, sizeof(c->fix),
-			 "%s", m->tracefs_supported
-				       ? "mount it (as root): mount -t tracefs nodev /sys/kernel/tracing"
-				       : "the kernel lacks tracefs (CONFIG_TRACING)");
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/id", m->tracefs_path);
-	FILE *f = fopen(path, "re");
-	uint64_t id = 0;
-	if (!f || !fgets(id_text, sizeof(id_text), f) || sscanf(id_text, "%" SCNu64, &id) != 1) {
-		if (f)
-			fclose(f);
-		c->status = CHECK_NO;
-		snprintf(c->detail, sizeof(c->detail), "cannot read %s (tracefs is mounted at %s)",
-			 path, m->tracefs_path);
-		snprintf(c->fix, sizeof(c->fix), "run as root, or make %s/events readable",
-			 m->tracefs_path);
-		return;
-	}
-	fclose(f);
-	struct pev_event ev = pev_event_tracepoint(id);
-	ev.name = "sched:sched_switch";
-	o.disabled = true;
-	try_event(c, &ev, &o, &self, "sched:sched_switch opens (tracefs at the mount point)");
-	if (c->status == CHECK_YES)
-		snprintf(c->detail, sizeof(c->detail), "sched:sched_switch opens (tracefs at %s)",
-			 m->tracefs_path);
-}
-
-static void check_breakpoint(struct check *c, const struct pev_machine *m)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	struct pev_target self = pev_target_self();
-	struct pev_event ev = pev_event_breakpoint((uint64_t)(uintptr_t)&watched_variable,
-						   sizeof(watched_variable), PEV_BP_W);
-	char detail[128];
-
-	o.disabled = true;
-	o.exclude_kernel = true;
-	if (m->debug_registers)
-		snprintf(detail, sizeof(detail), "a write watchpoint opens; %d debug registers per "
-						 "thread",
-			 m->debug_registers);
-	else
-		snprintf(detail, sizeof(detail), "a write watchpoint opens");
-	try_event(c, &ev, &o, &self, detail);
-}
-
-static void check_uprobe(struct check *c, const struct pev_machine *m)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	struct pev_target self = pev_target_self();
-	struct pev_event ev;
-	struct pev_error err;
-	char file[768];
-	uint64_t offset;
-
-	if (!m->has_uprobe_pmu) {
-		c->status = CHECK_NO;
-		snprintf(c->detail, sizeof(c->detail), "this kernel has no uprobe PMU");
-		snprintf(c->fix, sizeof(c->fix), "boot a kernel with CONFIG_UPROBE_EVENTS=y");
-		return;
-	}
-	if (!cli_code_location((const void *)(uintptr_t)cmd_check, file, sizeof(file), &offset)) {
-		c->status = CHECK_NO;
-		snprintf(c->detail, sizeof(c->detail), "cannot find perfev's own code in /proc/self/maps");
-		return;
-	}
-	if (pev_event_uprobe(&ev, file, offset, false, NULL, &err) < 0) {
-		record_failure(c, &err);
-		return;
-	}
-	ev.name = "uprobe on perfev";
-	o.disabled = true;
-	o.exclude_kernel = true;
-	try_event(c, &ev, &o, &self, "a uprobe on perfev's own code opens");
-}
-
-static void check_kprobe(struct check *c, const struct pev_machine *m)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	struct pev_target self = pev_target_self();
-	struct pev_event ev;
-	struct pev_error err;
-
-	if (!m->has_kprobe_pmu) {
-		c->status = CHECK_NO;
-		snprintf(c->detail, sizeof(c->detail),
-			 "this kernel has no kprobe PMU (no /sys/bus/event_source/devices/kprobe)");
-		snprintf(c->fix, sizeof(c->fix),
-			 "kprobes need CONFIG_KPROBE_EVENTS; where the kernel has them they can also "
-			 "be created through tracefs (kprobe_events) and counted as tracepoints");
-		return;
-	}
-	if (pev_event_kprobe(&ev, "vfs_read", 0, false, NULL, &err) < 0) {
-		record_failure(c, &err);
-		return;
-	}
-	ev.name = "kprobe on vfs_read";
-	o.disabled = true;
-	try_event(c, &ev, &o, &self, "a kprobe on vfs_read opens");
-}
-
-static void check_cpu_wide(struct check *c)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	struct pev_target cpu0 = pev_target_cpu(0);
-	struct pev_event ev = pev_event_software(PEV_SW_CPU_CLOCK);
-
-	o.disabled = true;
-	try_event(c, &ev, &o, &cpu0, "cpu-clock opens on every task of CPU 0");
-}
-
-static void check_sampling(struct check *c, bool callchain)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	struct pev_target self = pev_target_self();
-	struct pev_event ev = pev_event_software(PEV_SW_CPU_CLOCK);
-
-	o.disabled = true;
-	o.sample_period = 1000000;
-	o.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME;
-	if (callchain)
-		o.sample_type |= PEV_SAMPLE_CALLCHAIN;
-	try_event(c, &ev, &o, &self,
-		  callchain ? "cpu-clock samples with callchains open"
-			    : "cpu-clock samples including the kernel open");
-}
-
-static void check_ring(struct check *c, const struct pev_machine *m)
-{
-	struct pev_opts o = PEV_OPTS_INIT;
-	struct pev_target self = pev_target_self();
-	struct pev_event ev = pev_event_software(PEV_SW_DUMMY);
-	struct pev_counter *counter;
-	struct pev_ring *ring;
-	struct pev_error err;
-	const size_t pages = 8;
-	int cpus = m->cpus_online > 0 ? m->cpus_online : 1;
-
-	o.disabled = true;
-	o.exclude_kernel = true;
-	o.sample_period = 1;
-	if (pev_counter_open(&ev, &o, &self, NULL, &counter, &err) < 0) {
-		record_failure(c, &err);
-		return;
-	}
-	if (pev_ring_open(counter, 0, pages, &ring, &err) < 0) {
-		record_failure(c, &err);
-		pev_counter_close(counter);
-		return;
-	}
-	pev_ring_close(ring);
-	pev_counter_close(counter);
-	c->status = CHECK_YES;
-	if (m->mlock_kb == PEV_UNKNOWN)
-		snprintf(c->detail, sizeof(c->detail),
-			 "1+%zu pages map; the locked-memory budget is unknown "
-			 "(kernel.perf_event_mlock_kb unreadable)",
-			 pages);
-	else if (m->cap_ipc_lock || m->paranoid == -1)
-		snprintf(c->detail, sizeof(c->detail),
-			 "1+%zu pages map; this process has %s, so the locked-memory budget "
-			 "(perf_event_mlock_kb %d KiB per CPU) does not limit it",
-			 pages, m->cap_ipc_lock ? "CAP_IPC_LOCK" : "perf_event_paranoid -1",
-			 m->mlock_kb);
-	else
-		snprintf(c->detail, sizeof(c->detail),
-			 "1+%zu pages map; budget: perf_event_mlock_kb %d KiB per CPU (%d KiB on %d "
-			 "CPUs) plus RLIMIT_MEMLOCK",
-			 pages, m->mlock_kb, m->mlock_kb * cpus, cpus);
-}
-
-static int run_checks(struct check *checks, const struct pev_machine *m)
-{
-	int n = 0;
-
-	checks[n] = (struct check){.id = "software", .what = "software events"};
-	check_plain(&checks[n++], "task-clock", "task-clock opens");
-	checks[n] = (struct check){.id = "hardware", .what = "hardware events"};
-	check_plain(&checks[n++], "cycles", "cycles opens");
-	checks[n] = (struct check){.id = "cache", .what = "cache events"};
-	check_plain(&checks[n++], "L1-dcache-load-misses", "L1-dcache-load-misses opens");
-	checks[n] = (struct check){.id = "tracepoint", .what = "tracepoints"};
-	check_tracepoint(&checks[n++], m);
-	checks[n] = (struct check){.id = "breakpoint", .what = "breakpoints"};
-	check_breakpoint(&checks[n++], m);
-	checks[n] = (struct check){.id = "uprobe", .what = "uprobes"};
-	check_uprobe(&checks[n++], m);
-	checks[n] = (struct check){.id = "kprobe", .what = "kprobes"};
-	check_kprobe(&checks[n++], m);
-	checks[n] = (struct check){.id = "cpu_wide", .what = "CPU-wide counting"};
-	check_cpu_wide(&checks[n++]);
-	checks[n] = (struct check){.id = "kernel_sampling", .what = "kernel-side sampling"};
-	check_sampling(&checks[n++], false);
-	checks[n] = (struct check){.id = "callchains", .what = "callchains"};
-	check_sampling(&checks[n++], true);
-	checks[n] = (struct check){.id = "ring_buffer", .what = "ring buffer (mlock budget)"};
-	check_ring(&checks[n++], m);
-	return n;
 }
 
 static void limit_text(uint64_t v, uint64_t unit, char *buf, size_t size)
@@ -422,15 +193,16 @@ static void print_facts(const struct pev_machine *m)
 	       m->tracefs_path);
 }
 
-static void print_checks(const struct check *checks, int n)
+static void print_checks(const struct pev_capability *caps)
 {
-	printf("\nwhat works here\n");
-	for (int i = 0; i < n; i++) {
+	printf("\nwhat works here (each class made to happen and counted)\n");
+	for (size_t i = 0; i < NR_CLASSES; i++) {
+		const struct pev_capability *c = &caps[i];
 		char fix[PEV_ERROR_MESSAGE_MAX + 8];
-		printf("  %-27s %-8s ", checks[i].what, status_word(checks[i].status));
-		cli_print_wrapped(stdout, checks[i].detail, 39, 100);
-		const char *line = checks[i].fix;
-		while (*line && checks[i].status != CHECK_YES) {
+		printf("  %-27s %-8s ", classes[i].what, status_word(c->verdict));
+		cli_print_wrapped(stdout, c->detail, 39, 100);
+		const char *line = c->fix;
+		while (*line && c->verdict != PEV_CAP_WORKS) {
 			int len = (int)strcspn(line, "\n");
 			snprintf(fix, sizeof(fix), "%.*s", len, line);
 			printf("  %-27s %-8s fix: ", "", "");
@@ -450,7 +222,7 @@ static json_object *json_fact_int(int v)
 	return v == PEV_UNKNOWN ? NULL : json_object_new_int(v);
 }
 
-static void print_json(const struct pev_machine *m, const struct check *checks, int n)
+static void print_json(const struct pev_machine *m, const struct pev_capability *caps)
 {
 	json_object *root = json_object_new_object(), *mj = json_object_new_object();
 	json_object *pmus = json_object_new_array(), *cj = json_object_new_array();
@@ -495,14 +267,24 @@ static void print_json(const struct pev_machine *m, const struct check *checks, 
 	json_object_object_add(mj, "tracefs_mounted", json_object_new_boolean(m->tracefs_mounted));
 	json_object_object_add(mj, "tracefs_path", json_object_new_string(m->tracefs_path));
 	json_object_object_add(root, "machine", mj);
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; i < NR_CLASSES; i++) {
+		const struct pev_capability *k = &caps[i];
 		json_object *c = json_object_new_object();
-		json_object_object_add(c, "id", json_object_new_string(checks[i].id));
-		json_object_object_add(c, "what", json_object_new_string(checks[i].what));
-		json_object_object_add(c, "status", json_object_new_string(status_word(checks[i].status)));
-		json_object_object_add(c, "works", json_object_new_boolean(checks[i].status != CHECK_NO));
-		json_object_object_add(c, "detail", json_object_new_string(checks[i].detail));
-		json_object_object_add(c, "fix", json_object_new_string(checks[i].fix));
+		json_object_object_add(c, "id", json_object_new_string(pev_capability_name(k->cap)));
+		json_object_object_add(c, "what", json_object_new_string(classes[i].what));
+		json_object_object_add(c, "status", json_object_new_string(status_word(k->verdict)));
+		json_object_object_add(c, "works", json_object_new_boolean(k->verdict == PEV_CAP_WORKS ||
+									    k->verdict == PEV_CAP_PARTIAL));
+		json_object_object_add(c, "verdict",
+				       json_object_new_string(pev_capability_verdict_name(k->verdict)));
+		json_object_object_add(c, "code", k->code ? json_object_new_string(pev_error_name(k->code))
+							  : NULL);
+		json_object_object_add(c, "expected", json_object_new_int64((int64_t)k->expected));
+		json_object_object_add(c, "measured", json_object_new_int64((int64_t)k->measured));
+		json_object_object_add(c, "matched", json_object_new_int64((int64_t)k->matched));
+		json_object_object_add(c, "elapsed_us", json_object_new_int64((int64_t)(k->elapsed_ns / 1000)));
+		json_object_object_add(c, "detail", json_object_new_string(k->detail));
+		json_object_object_add(c, "fix", json_object_new_string(k->fix));
 		json_object_array_add(cj, c);
 	}
 	json_object_object_add(root, "checks", cj);
@@ -529,7 +311,8 @@ int cmd_check(int argc, char **argv)
 			break;
 		case 'h':
 			printf("usage: %s\n\nReports this machine's facts and, for each class of "
-			       "event, whether it opens here and how to fix it when not.\n",
+			       "event, whether it works here (made to happen and counted) and how to fix it "
+			       "when not.\n",
 			       usage);
 			return 0;
 		default:
@@ -542,19 +325,19 @@ int cmd_check(int argc, char **argv)
 	}
 
 	struct pev_machine *m = calloc(1, sizeof(*m));
-	struct check checks[16];
+	struct pev_capability caps[NR_CLASSES];
 	if (!m) {
 		cli_error("out of memory");
 		return 1;
 	}
 	pev_machine_read(m, NULL);
 	pev_machine_probe_attr_size(m);
-	int n = run_checks(checks, m);
+	run_checks(caps, m);
 	if (json) {
-		print_json(m, checks, n);
+		print_json(m, caps);
 	} else {
 		print_facts(m);
-		print_checks(checks, n);
+		print_checks(caps);
 	}
 	free(m);
 	return 0;

@@ -12,10 +12,40 @@
 
 extern char **environ;
 
+/*
+ * Opens a disabled, non-inherited dummy event on perfev itself, so that the
+ * child about to be spawned gets a perf context of its own rather than a
+ * clone of perfev's. The kernel marks a child's context as a clone of its
+ * parent's only when every event of the parent was inherited; two cloned
+ * contexts may be swapped between the tasks at a context switch (an
+ * optimisation that assumes inherited events are interchangeable). They are
+ * not for uprobes: the kernel's uprobe filter counts a hit only for an event whose
+ * target task (hw.target, never updated by the swap) has the probed mm. With
+ * the swap, the command's exec enables perfev's own event, every hit in the
+ * command is filtered out and the uprobe counts 0 (or samples nothing).
+ * Returns the counter (NULL when it could not open: then nothing changes).
+ */
+static struct pev_counter *no_context_clone(void)
+{
+	struct pev_event ev = pev_event_software(PEV_SW_DUMMY);
+	struct pev_opts o = PEV_OPTS_INIT;
+	struct pev_target self = pev_target_self();
+	struct pev_counter *c = NULL;
+	struct pev_error err;
+
+	o.disabled = true;
+	o.exclude_kernel = o.exclude_hv = true; /* allowed at any perf_event_paranoid < 3 */
+	o.inherit = PEV_INHERIT_NONE;
+	if (pev_counter_open(&ev, &o, &self, NULL, &c, &err) < 0)
+		return NULL;
+	return c;
+}
+
 int cli_spawn_command(char **argv, pid_t *child)
 {
 	posix_spawnattr_t attr;
 	sigset_t none, dfl;
+	struct pev_counter *guard;
 
 	sigemptyset(&none);
 	sigemptyset(&dfl);
@@ -28,7 +58,10 @@ int cli_spawn_command(char **argv, pid_t *child)
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &dfl);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/* The child's context is made at the fork: the guard is needed only then. */
+	guard = no_context_clone();
 	r = posix_spawnp(child, argv[0], NULL, &attr, argv, environ);
+	pev_counter_close(guard);
 	posix_spawnattr_destroy(&attr);
 	return r;
 }

@@ -27,5 +27,6 @@
 #include "perfev/signal.h"
 #include "perfev/report.h"
 #include "perfev/replay.h"
+#include "perfev/capability.h"
 
 #endif /* PERFEV_H */

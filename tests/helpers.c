@@ -3,6 +3,11 @@
  * helpers.c - shared test helpers (see helpers.h).
  */
 #include "helpers.h"
+#include <inttypes.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -108,12 +113,122 @@ void th_leak_fini(void)
 	}
 }
 
+/* ---- skips -------------------------------------------------------------- */
+
+void th_skip_log(const char *fmt, ...)
+{
+	const char *path = getenv("PERFEV_SKIP_LOG");
+	char line[1024];
+	va_list ap;
+	int fd, n;
+
+	if (!path || !*path)
+		return;
+	n = snprintf(line, sizeof(line), "%s::%s: ",
+		     criterion_current_suite ? criterion_current_suite->name : "?",
+		     criterion_current_test ? criterion_current_test->name : "?");
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	n = (int)strlen(line);
+	line[n++] = '\n';
+	/* One write with O_APPEND: lines of tests running in parallel do not mix. */
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) >= 0) {
+		if (write(fd, line, (size_t)n) != n)
+			fprintf(stderr, "cannot log the skip to %s\n", path);
+		close(fd);
+	}
+}
+
+/* ---- what this machine can do ------------------------------------------- */
+
+const struct pev_capability *th_capability(enum pev_cap cap)
+{
+	static struct pev_capability results[PEV_CAP_COUNT];
+	static bool done[PEV_CAP_COUNT];
+
+	cr_assert_lt((unsigned)cap, PEV_CAP_COUNT);
+	if (!done[cap]) {
+		results[cap] = (struct pev_capability)PEV_CAPABILITY_INIT;
+		cr_assert_eq(pev_capability_probe(cap, NULL, &results[cap]), 0);
+		done[cap] = true;
+	}
+	return &results[cap];
+}
+
+bool th_cap_works(enum pev_cap cap)
+{
+	const struct pev_capability *c = th_capability(cap);
+
+	if (cap == PEV_CAP_BREAKPOINT && c->verdict != PEV_CAP_UNAVAILABLE)
+		cr_assert_eq(c->verdict == PEV_CAP_WORKS, th_breakpoints_fire(),
+			     "perfev's breakpoint probe says '%s' (%s) but a raw watchpoint %s",
+			     pev_capability_verdict_name(c->verdict), c->detail,
+			     th_breakpoints_fire() ? "fires" : "never fires");
+	return c->verdict == PEV_CAP_WORKS;
+}
+
+bool th_cap_reason(const struct pev_capability *c, char *buf, size_t size)
+{
+	if (c->verdict == PEV_CAP_WORKS)
+		return true;
+	snprintf(buf, size, "%s %s here: %s", pev_capability_name(c->cap),
+		 pev_capability_verdict_name(c->verdict), c->detail);
+	return false;
+}
+
+void th_require_cap(enum pev_cap cap)
+{
+	char reason[sizeof(((struct pev_capability *)0)->detail) + 64];
+
+	if (!th_cap_works(cap) && !th_cap_reason(th_capability(cap), reason, sizeof(reason)))
+		th_skip("%s", reason);
+}
+
+/* What the raw watchpoint of th_breakpoints_fire watches. */
+static volatile uint64_t raw_watched;
+
+bool th_breakpoints_fire(void)
+{
+	static int cached = -1;
+	struct perf_event_attr a;
+	uint64_t n = 0;
+	int fd;
+
+	if (cached >= 0)
+		return cached;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.size = sizeof(a);
+	a.bp_type = HW_BREAKPOINT_W;
+	a.bp_addr = (uint64_t)(uintptr_t)&raw_watched;
+	a.bp_len = HW_BREAKPOINT_LEN_8;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		cached = 0;
+		return false;
+	}
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < 100; i++)
+		raw_watched = (uint64_t)i;
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	cr_assert_eq(read(fd, &n, sizeof(n)), (ssize_t)sizeof(n));
+	close(fd);
+	cr_assert(n == 0 || n == 100, "a raw write watchpoint counted %" PRIu64 " of 100 writes",
+		  n);
+	cached = n == 100;
+	return cached;
+}
+
 /* ---- privileges -------------------------------------------------------- */
 
 void th_require_root(void)
 {
 	if (geteuid() != 0)
-		cr_skip_test("needs root (to drop to nobody or mount tracefs); running as uid %d",
+		th_skip("needs root (to drop to nobody or mount tracefs); running as uid %d",
 			     (int)geteuid());
 }
 
@@ -510,7 +625,7 @@ char *th_which(const char *name)
 void th_need_perf(void)
 {
 	if (!th_have_program("perf"))
-		cr_skip_test("perf is not installed (Debian: apt-get install linux-perf)");
+		th_skip("perf is not installed (Debian: apt-get install linux-perf)");
 }
 
 const char *th_test_program(const char *name)

@@ -18,6 +18,58 @@
 
 #include "perfev.h"
 
+/* ---- skips ------------------------------------------------------------- */
+
+/*
+ * Appends "suite::test: reason" to the file $PERFEV_SKIP_LOG names (nothing
+ * when it is unset); scripts/test.sh prints the list at the end of a run.
+ */
+void th_skip_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Skips the running test, printing the reason and logging it for the run's summary. */
+#define th_skip(...)                                                                               \
+	do {                                                                                       \
+		th_skip_log(__VA_ARGS__);                                                          \
+		cr_skip_test(__VA_ARGS__);                                                         \
+	} while (0)
+
+/* ---- what this machine can do ----------------------------------------- */
+
+/*
+ * The library's probe of class cap (perfev/capability.h), run once per test
+ * process. The probe closes what it opens.
+ */
+const struct pev_capability *th_capability(enum pev_cap cap);
+
+/*
+ * Whether class cap works here (PEV_CAP_WORKS). For breakpoints the verdict
+ * is checked against th_breakpoints_fire(), and a disagreement fails the
+ * test (a wrong probe must not turn into a skip).
+ */
+bool th_cap_works(enum pev_cap cap);
+
+/*
+ * Returns true when result c works; otherwise writes the reason a test
+ * needing it skips with ("breakpoint opens_never_fires here: ...") into buf
+ * and returns false.
+ */
+bool th_cap_reason(const struct pev_capability *c, char *buf, size_t size);
+
+/*
+ * Skips the test, with the probe's verdict and figures as the reason, unless
+ * class cap works here (PEV_CAP_WORKS). Call it before the test opens
+ * anything: a skip ends the test on the spot. Checked as th_cap_works().
+ */
+void th_require_cap(enum pev_cap cap);
+
+/*
+ * Whether hardware breakpoints fire here, asked without perfev: a write
+ * watchpoint opened with the raw syscall on a variable written 100 times.
+ * True for 100 hits, false for 0 (they open but never fire, as under some
+ * hypervisors); any other count fails the test. Cached per process.
+ */
+bool th_breakpoints_fire(void);
+
 /* ---- leaks ------------------------------------------------------------- */
 
 /* Descriptors open in this process. */

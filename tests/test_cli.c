@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,8 +90,9 @@ static const char *const check_ids[][2] = {
 	{"uprobe", "uprobes"},
 	{"kprobe", "kprobes"},
 	{"cpu_wide", "CPU-wide counting"},
-	{"kernel_sampling", "kernel-side sampling"},
+	{"sampling", "sampling"},
 	{"callchains", "callchains"},
+	{"kernel_sampling", "kernel-side sampling"},
 	{"ring_buffer", "ring buffer (mlock budget)"},
 };
 #define NR_CHECKS (sizeof(check_ids) / sizeof(check_ids[0]))
@@ -123,6 +125,31 @@ static void expect_status(json_object *root, const char *id, const char *status)
 		cr_expect_str_neq(th_json_get_str(c, "detail"), "", "check %s says why not", id);
 }
 
+/*
+ * The breakpoint check tells the truth of this host, as a raw watchpoint
+ * opened without perfev sees it: 100 of 100 writes, or opens but never fires.
+ */
+static void expect_breakpoint(json_object *root)
+{
+	json_object *c = check_of(root, "breakpoint");
+	const char *detail = th_json_get_str(c, "detail");
+
+	cr_expect_eq(json_object_get_int64(th_json_get(c, "expected")), PEV_CAP_REPEAT);
+	if (th_breakpoints_fire()) {
+		expect_status(root, "breakpoint", "yes");
+		cr_expect_str_eq(th_json_get_str(c, "verdict"), "works");
+		cr_expect_eq(json_object_get_int64(th_json_get(c, "measured")), PEV_CAP_REPEAT);
+		cr_expect(strstr(detail, "counted 100 of 100 writes"), "detail: %s", detail);
+	} else {
+		expect_status(root, "breakpoint", "no");
+		cr_expect_str_eq(th_json_get_str(c, "verdict"), "opens_never_fires");
+		cr_expect_eq(json_object_get_int64(th_json_get(c, "measured")), 0);
+		cr_expect(strstr(detail, "opens, never fires"), "detail: %s", detail);
+		cr_expect(strstr(th_json_get_str(c, "fix"), "debug exceptions"), "fix: %s",
+			  th_json_get_str(c, "fix"));
+	}
+}
+
 static void expect_every_check_once(json_object *root)
 {
 	json_object *checks = th_json_get(root, "checks");
@@ -136,6 +163,19 @@ static void expect_every_check_once(json_object *root)
 		cr_expect(strcmp(s, "yes") == 0 || strcmp(s, "partial") == 0 ||
 				  strcmp(s, "no") == 0,
 			  "status '%s'", s);
+		/* The verdict behind the status word, and the figures measured. */
+		const char *v = th_json_get_str(c, "verdict");
+		cr_expect_str_eq(s, strcmp(v, "works") == 0     ? "yes"
+				    : strcmp(v, "partial") == 0 ? "partial"
+								: "no",
+				 "%s: status %s, verdict %s", check_ids[i][0], s, v);
+		cr_expect(strcmp(v, "works") == 0 || strcmp(v, "partial") == 0 ||
+				  strcmp(v, "opens_never_fires") == 0 || strcmp(v, "unavailable") == 0,
+			  "verdict '%s'", v);
+		cr_expect_geq(json_object_get_int64(th_json_get(c, "elapsed_us")), 0);
+		if (strcmp(v, "works") == 0)
+			cr_expect_gt(json_object_get_int64(th_json_get(c, "measured")), 0,
+				     "%s works but measured nothing", check_ids[i][0]);
 	}
 }
 
@@ -150,7 +190,7 @@ Test(cli, check_text_has_the_machine_and_one_line_per_class)
 	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
 		cr_expect(strstr(r.out, facts[i]), "no '%s' fact: %s", facts[i], r.out);
 
-	const char *section = strstr(r.out, "\nwhat works here\n");
+	const char *section = strstr(r.out, "\nwhat works here (each class made to happen and counted)\n");
 	cr_assert(section, "no checks section: %s", r.out);
 	for (size_t i = 0; i < NR_CHECKS; i++) {
 		/* "  <what>  <padding> yes|partial|no  <detail>" at the start of a line. */
@@ -190,8 +230,9 @@ Test(cli, check_json_as_root_on_this_machine)
 	cr_expect_eq(json_object_get_boolean(th_json_get(m, "hardware_pmu")), th_have_core_pmu());
 
 	expect_status(root, "software", "yes");
-	expect_status(root, "breakpoint", "yes");
+	expect_breakpoint(root);
 	expect_status(root, "uprobe", th_sysfs_pmu("uprobe") ? "yes" : "no");
+	expect_status(root, "sampling", "yes");
 	expect_status(root, "cpu_wide", "yes");
 	expect_status(root, "kernel_sampling", "yes");
 	expect_status(root, "callchains", "yes");
@@ -251,8 +292,9 @@ Test(cli, check_json_as_nobody)
 	/* The uprobe PMU wants CAP_PERFMON (or CAP_SYS_ADMIN) whatever the paranoid level. */
 	expect_status(root, "uprobe", "no");
 	cr_expect_str_neq(th_json_get_str(check_of(root, "uprobe"), "fix"), "");
-	expect_status(root, "breakpoint", "yes");
+	expect_breakpoint(root);
 	expect_status(root, "ring_buffer", "yes");
+	expect_status(root, "sampling", "yes");
 	json_object_put(root);
 	th_output_free(&r);
 }
@@ -386,6 +428,91 @@ Test(cli, stat_true_prints_perf_stat_style_counts)
 	}
 	cr_expect_null(strstr(e, "perfev: error"), "%s", e);
 	th_output_free(&r);
+}
+
+/* Pins this process (and what it starts) to its first allowed CPU; *all gets the old set. */
+static void pin_to_one_cpu(cpu_set_t *all)
+{
+	cpu_set_t one;
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(*all), all), 0);
+	CPU_ZERO(&one);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, all)) {
+			CPU_SET(cpu, &one);
+			break;
+		}
+	cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+}
+
+/*
+ * perfev opens the counters on itself (inherited, enabled at exec) and
+ * spawns the command. Were the command's perf context a clone of perfev's,
+ * the kernel could swap the two contexts at a switch between them, the
+ * exec would enable perfev's own uprobe event in the command, and that
+ * event's filter (its task's mm) would drop every hit: a count of 0. On one
+ * CPU the command runs right after perfev blocks in vfork, so without
+ * cli_spawn_command's guard nearly every run counts 0.
+ */
+enum { UPROBE_RUNS = 20, UPROBE_CALLS = 500 };
+
+Test(cli, stat_counts_every_uprobe_hit_of_the_command)
+{
+	const char *work = th_test_program("uprobe_work");
+	char event[PATH_MAX + 64];
+	cpu_set_t all;
+	int right = 0;
+
+	th_require_root();
+	th_require_cap(PEV_CAP_UPROBE);
+	snprintf(event, sizeof(event), "uprobe:%s:uprobe_work_target", work);
+	pin_to_one_cpu(&all);
+	for (int run = 0; run < UPROBE_RUNS; run++) {
+		struct th_output r = th_perfev("stat", "-x,", "-e", event, "--", work, "500");
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		if (strncmp(r.err, "500,", 4) == 0)
+			right++;
+		else
+			cr_log_error("run %d: %d calls, counted: %s", run, UPROBE_CALLS, r.err);
+		th_output_free(&r);
+	}
+	sched_setaffinity(0, sizeof(all), &all);
+	cr_expect_eq(right, UPROBE_RUNS, "%d of %d runs counted %d calls exactly", right,
+		     UPROBE_RUNS, UPROBE_CALLS);
+}
+
+/* The same for sampling: record -c 1 writes one sample per call. */
+Test(cli, record_samples_every_uprobe_hit_of_the_command)
+{
+	const char *work = th_test_program("uprobe_work"), *dir = th_temp_dir("uprobe_record");
+	char event[PATH_MAX + 64], file[PATH_MAX];
+	cpu_set_t all;
+	int right = 0;
+
+	th_require_root();
+	th_require_cap(PEV_CAP_UPROBE);
+	snprintf(event, sizeof(event), "uprobe:%s:uprobe_work_target", work);
+	snprintf(file, sizeof(file), "%s/uprobe.data", dir);
+	pin_to_one_cpu(&all);
+	for (int run = 0; run < UPROBE_RUNS; run++) {
+		struct th_output r = th_perfev("record", "-q", "-c", "1", "-e", event, "-o", file,
+					       "--", work, "500");
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		th_output_free(&r);
+		r = th_perfev("script", "-i", file, "-F", "ip");
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		int samples = 0;
+		for (const char *p = r.out; (p = strchr(p, '\n')); p++)
+			samples++;
+		if (samples == UPROBE_CALLS)
+			right++;
+		else
+			cr_log_error("run %d: %d calls, %d samples", run, UPROBE_CALLS, samples);
+		th_output_free(&r);
+	}
+	sched_setaffinity(0, sizeof(all), &all);
+	cr_expect_eq(right, UPROBE_RUNS, "%d of %d runs recorded %d samples for %d calls", right,
+		     UPROBE_RUNS, UPROBE_CALLS, UPROBE_CALLS);
 }
 
 Test(cli, stat_passes_on_the_exit_status)
@@ -541,7 +668,7 @@ Test(cli, stat_page_faults_agree_with_perf)
 	char *perf = th_which("perf");
 
 	if (!perf)
-		cr_skip_test("Debian's perf (package linux-perf) is not installed: nothing to "
+		th_skip("Debian's perf (package linux-perf) is not installed: nothing to "
 			     "compare with");
 	char *dd[] = {"dd", "if=/dev/zero", "of=/dev/null", "bs=1M", "count=20", "status=none"};
 	char *tru[] = {"/bin/true"};

@@ -301,7 +301,7 @@ Test(cmd_record, all_cpus_records_on_several_cpus, .init = th_leak_init, .fini =
 	th_need_perf();
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (ncpus < 2)
-		cr_skip_test("one CPU online: nothing to tell apart");
+		th_skip("one CPU online: nothing to tell apart");
 	const char *dir = th_temp_dir("rec"), *spin = th_test_program("perfdata_spin");
 	char *path = th_path_join(dir, "a.data"), script[2 * PATH_MAX];
 
@@ -546,7 +546,7 @@ Test(cmd_record, tracepoints_carry_their_formats, .init = th_leak_init, .fini = 
 {
 	th_need_perf();
 	if (!th_tracefs())
-		cr_skip_test("tracefs is not mounted and cannot be");
+		th_skip("tracefs is not mounted and cannot be");
 	const char *dir = th_temp_dir("rec");
 	char *path = th_path_join(dir, "tp.data"), cmd[PATH_MAX + 64];
 
@@ -577,7 +577,7 @@ Test(cmd_record, unprivileged_user_space_and_mlock_diagnosis, .init = th_leak_in
 {
 	th_require_root();
 	if (th_sysctl("perf_event_paranoid") < 2)
-		cr_skip_test("perf_event_paranoid is below 2: nobody may sample the kernel here");
+		th_skip("perf_event_paranoid is below 2: nobody may sample the kernel here");
 	const char *dir = th_temp_dir("rec"), *spin = th_test_program("perfdata_spin");
 	cr_assert_eq(chmod(dir, 0777), 0);
 	char *path = th_path_join(dir, "u.data");

@@ -219,7 +219,7 @@ Test(cmd_report, tracepoint_on_every_cpu_like_perf)
 
 	th_need_perf();
 	if (!tracefs_ok())
-		cr_skip_test("tracefs cannot be mounted: no tracepoints");
+		th_skip("tracefs cannot be mounted: no tracepoints");
 	snprintf(work, sizeof(work), "sh -c '%s 100 & %s 100 & sleep 0.3; wait'", th_test_program("report_work"),
 		 th_test_program("report_work"));
 	expect_like_perf(perf_record("sw.data", "-a -g -e sched:sched_switch", work), 1);
@@ -256,7 +256,7 @@ Test(cmd_report, reads_perfev_record_files)
 	snprintf(cmd, sizeof(cmd), "'%s' record -h >/dev/null 2>&1", th_perfev_bin());
 	if (th_sh(cmd, NULL, NULL) != 0) {
 		free(s);
-		cr_skip_test("this perfev has no record command yet");
+		th_skip("this perfev has no record command yet");
 	}
 	snprintf(cmd, sizeof(cmd), "'%s' record -g -o '%s' -- '%s' 300", th_perfev_bin(), f,
 		 th_test_program("report_work"));

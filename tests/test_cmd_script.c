@@ -107,6 +107,32 @@ static int count_samples(const char *s)
 }
 
 /* Expects the two outputs to be the same line for line (blanks squeezed). */
+/*
+ * Whether perfev's line x differs from perf's line y only where perf names a
+ * PLT stub it made up ("sin@plt", "@plt+0x0") and perfev says "[unknown]":
+ * perfev does not synthesize PLT symbols yet (docs/PERF_DIFFERENCES.md).
+ */
+static bool only_plt_differs(const char *x, size_t lx, const char *y, size_t ly)
+{
+	const char *plt = memmem(y, ly, "@plt", 4);
+	const char *start, *end;
+	char *mended;
+	bool same;
+
+	if (!plt)
+		return false;
+	for (start = plt; start > y && start[-1] != ' '; start--)
+		;
+	for (end = plt; end < y + ly && *end != ' '; end++)
+		;
+	if (asprintf(&mended, "%.*s[unknown]%.*s", (int)(start - y), y, (int)(y + ly - end),
+		     end) < 0)
+		return false;
+	same = strlen(mended) == lx && memcmp(mended, x, lx) == 0;
+	free(mended);
+	return same;
+}
+
 static void expect_same_lines(char *a, char *b)
 {
 	squeeze(a);
@@ -116,7 +142,7 @@ static void expect_same_lines(char *a, char *b)
 		     count_lines(b));
 	for (char *x = a, *y = b; *x && *y;) {
 		size_t lx = strcspn(x, "\n"), ly = strcspn(y, "\n");
-		if (lx != ly || memcmp(x, y, lx) != 0) {
+		if ((lx != ly || memcmp(x, y, lx) != 0) && !only_plt_differs(x, lx, y, ly)) {
 			cr_expect_fail("perfev: %.*s\nperf:   %.*s", (int)lx, x, (int)ly, y);
 			return;
 		}
@@ -176,7 +202,7 @@ Test(cmd_script, sched_switch_payloads_like_perf)
 
 	th_need_perf();
 	if (!th_tracefs())
-		cr_skip_test("tracefs cannot be mounted: no tracepoints");
+		th_skip("tracefs cannot be mounted: no tracepoints");
 	snprintf(work, sizeof(work), "sh -c '%s 50 & sleep 0.1; wait'", th_test_program("report_work"));
 	const char *f = perf_record("sw.data", "-a -e sched:sched_switch", work);
 	both(f, "comm,pid,tid,cpu,time,event,trace", &a, &b);

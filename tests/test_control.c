@@ -362,7 +362,7 @@ static struct pev_counter *open_sys_enter_in(struct pev_counter *group)
 	th_require_root();
 	uint64_t id = th_tracepoint_id("raw_syscalls", "sys_enter");
 	if (!id)
-		cr_skip_test("tracefs or raw_syscalls:sys_enter unavailable (tracefs at %s)",
+		th_skip("tracefs or raw_syscalls:sys_enter unavailable (tracefs at %s)",
 			     th_tracefs() ? th_tracefs() : "nowhere");
 	struct pev_opts o = th_opts();
 	o.disabled = true;
@@ -550,6 +550,8 @@ static void write_both(int n)
 
 Test(control, modify_moves_a_watchpoint, .init = th_leak_init, .fini = th_leak_fini)
 {
+	/* Where breakpoints never fire, the modifications are checked without the counts. */
+	bool fires = th_cap_works(PEV_CAP_BREAKPOINT);
 	struct pev_opts o = th_opts();
 	struct pev_event ev = pev_event_breakpoint((uint64_t)(uintptr_t)&watch_a, PEV_BP_LEN_8,
 						   PEV_BP_W);
@@ -559,7 +561,8 @@ Test(control, modify_moves_a_watchpoint, .init = th_leak_init, .fini = th_leak_f
 
 	cr_assert_eq(pev_counter_enable(c), 0);
 	write_both(10);
-	cr_expect_eq(th_value(c), 10, "watching a: 10 writes to a, 20 to b");
+	if (fires)
+		cr_expect_eq(th_value(c), 10, "watching a: 10 writes to a, 20 to b");
 
 	/*
 	 * The kernel takes the disabled bit from the new attributes too: a
@@ -574,7 +577,8 @@ Test(control, modify_moves_a_watchpoint, .init = th_leak_init, .fini = th_leak_f
 	cr_expect_not(pev_counter_attr(c)->flags & PEV_ATTR_DISABLED, "and that it is enabled");
 	cr_assert_eq(pev_counter_reset(c), 0);
 	write_both(10);
-	cr_expect_eq(th_value(c), 20, "watching b: 20 writes to b count, 10 to a do not");
+	if (fires)
+		cr_expect_eq(th_value(c), 20, "watching b: 20 writes to b count, 10 to a do not");
 
 	/* Back to a, now for reads and writes (x86 has no read-only watchpoints). */
 	attr.bp_type = PEV_BP_RW;
@@ -589,7 +593,8 @@ Test(control, modify_moves_a_watchpoint, .init = th_leak_init, .fini = th_leak_f
 	__asm__ volatile("" ::: "memory");
 	watch_a = sink;
 	uint64_t hits = th_value(c);
-	cr_expect_eq(hits, 6, "RW on a: 5 reads and a write, %" PRIu64 " hits", hits);
+	if (fires)
+		cr_expect_eq(hits, 6, "RW on a: 5 reads and a write, %" PRIu64 " hits", hits);
 
 	/* With the disabled bit set the watchpoint stays off after the change. */
 	attr.flags |= PEV_ATTR_DISABLED;
@@ -601,8 +606,13 @@ Test(control, modify_moves_a_watchpoint, .init = th_leak_init, .fini = th_leak_f
 	cr_expect_eq(th_value(c), 0, "modified with the disabled bit: not counting");
 	cr_assert_eq(pev_counter_enable(c), 0);
 	write_both(10);
-	cr_expect_eq(th_value(c), 10, "enabled again: 10 writes to a");
+	if (fires)
+		cr_expect_eq(th_value(c), 10, "enabled again: 10 writes to a");
 	pev_counter_close(c);
+	if (!fires)
+		th_skip_log("hit counts not checked: breakpoint %s here: %s",
+			    pev_capability_verdict_name(th_capability(PEV_CAP_BREAKPOINT)->verdict),
+			    th_capability(PEV_CAP_BREAKPOINT)->detail);
 }
 
 Test(control, modify_refusals, .init = th_leak_init, .fini = th_leak_fini)

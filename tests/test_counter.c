@@ -160,12 +160,12 @@ Test(counter, cgroup_counts_its_tasks, .init = th_leak_init, .fini = th_leak_fin
 	int n = th_online_cpus(cpus, 1024, NULL, 0);
 
 	if (!th_cgroup2_mount(mnt, sizeof(mnt)))
-		cr_skip_test("cgroup v2 is not mounted on this machine (no cgroup2 in "
+		th_skip("cgroup v2 is not mounted on this machine (no cgroup2 in "
 			     "/proc/self/mounts)");
 	th_require_root();
 	snprintf(dir, sizeof(dir), "%s/perfev-test-%d", mnt, (int)getpid());
 	if (mkdir(dir, 0755) < 0)
-		cr_skip_test("cannot create a cgroup under %s: %s", mnt, strerror(errno));
+		th_skip("cannot create a cgroup under %s: %s", mnt, strerror(errno));
 
 	struct pev_target t = pev_target_cgroup(dir);
 	struct pev_counter *c = NULL;
@@ -309,7 +309,7 @@ Test(counter, member_on_another_cpu_is_refused, .init = th_leak_init, .fini = th
 {
 	int cpus[1024];
 	if (th_online_cpus(cpus, 1024, NULL, 0) < 2)
-		cr_skip_test("needs two online CPUs");
+		th_skip("needs two online CPUs");
 	struct pev_target t0 = pev_target_cpu(cpus[0]), t1 = pev_target_cpu(cpus[1]);
 	struct pev_counter *leader = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &t0, NULL);
 	struct pev_event ev = pev_event_software(PEV_SW_CPU_CLOCK);

@@ -48,7 +48,7 @@ Test(errno_injected, eintr_uprobe_shared_with_ftrace, .init = th_leak_init, .fin
 	struct pev_error err;
 
 	if (pev_event_uprobe(&ev, "/bin/true", 0, false, NULL, &err) < 0)
-		cr_skip_test("no uprobe PMU: %s", err.message);
+		th_skip("no uprobe PMU: %s", err.message);
 	th_inject_open_errno(EINTR, 0, 1);
 	open_fails(ev, NULL, NULL, PEV_EINTR, EINTR, &err);
 	cr_expect_str_eq(pev_error_name(err.code), "Interrupted");
@@ -185,7 +185,7 @@ Test(errno_injected, second_cpu_fails_nothing_leaks, .init = th_leak_init, .fini
 	char need[32];
 
 	if (cpus < 2)
-		cr_skip_test("needs two online CPUs");
+		th_skip("needs two online CPUs");
 	int perf_before = th_count_perf_fds(), fds_before = th_count_fds();
 	th_inject_open_errno(EMFILE, 1, 1);
 	open_fails(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &all, PEV_EMFILE, EMFILE, &err);
@@ -205,7 +205,7 @@ Test(errno_injected, last_cpu_fails_with_another_errno, .init = th_leak_init,
 	struct pev_error err;
 
 	if (cpus < 2)
-		cr_skip_test("needs two online CPUs");
+		th_skip("needs two online CPUs");
 	int perf_before = th_count_perf_fds();
 	th_inject_open_errno(ENOMEM, (int)cpus - 1, 1);
 	open_fails(pev_event_software(PEV_SW_CPU_CLOCK), NULL, &all, PEV_ENOMEM, ENOMEM, &err);

@@ -322,7 +322,7 @@ Test(errno_live, enoent_cycles_without_a_pmu, .init = th_leak_init, .fini = th_l
 
 	if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0 ||
 	    access("/sys/bus/event_source/devices/cpu_core", F_OK) == 0)
-		cr_skip_test("this machine has a hardware PMU, so cycles opens");
+		th_skip("this machine has a hardware PMU, so cycles opens");
 	th_open_fails(pev_event_hardware(PEV_HW_CPU_CYCLES), NULL, NULL, NULL, PEV_ENOENT, &err);
 	expect_kernel_said(&err, ENOENT);
 	expect_has(err.message, "cycles");
@@ -340,7 +340,7 @@ Test(errno_live, enoent_uprobe_on_a_missing_file, .init = th_leak_init, .fini = 
 	struct pev_error err;
 
 	if (pev_event_uprobe(&ev, path, 0, false, NULL, &err) < 0)
-		cr_skip_test("no uprobe PMU: %s", err.message);
+		th_skip("no uprobe PMU: %s", err.message);
 	th_require_root();
 	th_open_fails(ev, NULL, NULL, NULL, PEV_ENOENT, &err);
 	expect_kernel_said(&err, ENOENT);
@@ -364,7 +364,7 @@ Test(errno_live, enoent_no_pmu_of_that_type, .init = th_leak_init, .fini = th_le
 	struct pev_error err;
 
 	if (access("/sys/bus/event_source/devices/software", F_OK) != 0)
-		cr_skip_test("no /sys/bus/event_source/devices to list the PMUs from");
+		th_skip("no /sys/bus/event_source/devices to list the PMUs from");
 	th_open_fails(ev, NULL, NULL, NULL, PEV_ENOENT, &err);
 	expect_kernel_said(&err, ENOENT);
 	expect_has(err.message, "no PMU has type 4000");
@@ -412,7 +412,7 @@ static void child_open(void *p)
 static void expect_paranoid_2(void)
 {
 	if (th_sysctl("perf_event_paranoid") != 2)
-		cr_skip_test("these checks are for perf_event_paranoid 2; it is %ld",
+		th_skip("these checks are for perf_event_paranoid 2; it is %ld",
 			     th_sysctl("perf_event_paranoid"));
 }
 
@@ -459,7 +459,7 @@ Test(errno_live, eperm_nobody_raw_tracepoint_data, .init = th_leak_init, .fini =
 {
 	uint64_t id = th_tracepoint_id("sched", "sched_switch");
 	if (!id)
-		cr_skip_test("tracefs is not mounted and cannot be (no sched:sched_switch id)");
+		th_skip("tracefs is not mounted and cannot be (no sched:sched_switch id)");
 	expect_paranoid_2();
 	struct child_open c = {.ev = pev_event_tracepoint(id), .opts = th_opts(),
 			       .target = pev_target_self()};
@@ -576,7 +576,7 @@ Test(errno_live, emfile_all_cpus_leaks_nothing, .init = th_leak_init, .fini = th
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (cpus < 2)
-		cr_skip_test("needs two online CPUs to fail between descriptors");
+		th_skip("needs two online CPUs to fail between descriptors");
 	struct emfile_ctx x = {.free_slots = (int)cpus - 1, .all_cpus = true};
 	char need[32];
 
@@ -617,7 +617,7 @@ static volatile uint64_t watched[5];
 Test(errno_live, enospc_fifth_breakpoint, .init = th_leak_init, .fini = th_leak_fini)
 {
 #if !defined(__x86_64__) && !defined(__i386__)
-	cr_skip_test("the debug register count is checked for x86 only");
+	th_skip("the debug register count is checked for x86 only");
 #endif
 	struct pev_counter *bp[4] = {NULL};
 	struct pev_opts o = th_opts();
@@ -675,7 +675,7 @@ Test(errno_live, efault_uprobe_path_pointer, .init = th_leak_init, .fini = th_le
 	char text[64];
 
 	if (pev_event_uprobe(&ev, "/bin/true", 0, false, NULL, &err) < 0)
-		cr_skip_test("no uprobe PMU: %s", err.message);
+		th_skip("no uprobe PMU: %s", err.message);
 	th_require_root();
 	ev.config1 = 1;
 	th_open_fails(ev, NULL, NULL, NULL, PEV_EFAULT, &err);
@@ -720,7 +720,7 @@ Test(errno_live, einval_breakpoint_length_3, .init = th_leak_init, .fini = th_le
 Test(errno_live, einval_read_only_breakpoint_on_x86, .init = th_leak_init, .fini = th_leak_fini)
 {
 #if !defined(__x86_64__) && !defined(__i386__)
-	cr_skip_test("read-only breakpoints are refused on x86 only");
+	th_skip("read-only breakpoints are refused on x86 only");
 #endif
 	struct pev_opts o = th_opts();
 	struct pev_error err;
@@ -870,7 +870,7 @@ Test(errno_live, enosys_from_a_seccomp_filter, .init = th_leak_init, .fini = th_
 
 	cr_assert(th_in_child(child_seccomp, &x, sizeof(x)), "the child did not run");
 	if (x.install_errno)
-		cr_skip_test("cannot install a seccomp filter here: %s", strerror(x.install_errno));
+		th_skip("cannot install a seccomp filter here: %s", strerror(x.install_errno));
 	cr_assert_eq(x.code, PEV_ENOSYS, "got %s: %s", pev_error_name(x.code), x.err.message);
 	expect_kernel_said(&x.err, ENOSYS);
 	expect_has(x.err.message, "ENOSYS");
@@ -885,7 +885,7 @@ Test(errno_live, eperm_from_a_docker_like_seccomp_filter, .init = th_leak_init,
 
 	cr_assert(th_in_child(child_seccomp, &x, sizeof(x)), "the child did not run");
 	if (x.install_errno)
-		cr_skip_test("cannot install a seccomp filter here: %s", strerror(x.install_errno));
+		th_skip("cannot install a seccomp filter here: %s", strerror(x.install_errno));
 	cr_assert_eq(x.code, PEV_EPERM, "got %s: %s", pev_error_name(x.code), x.err.message);
 	expect_kernel_said(&x.err, EPERM);
 	expect_has(x.err.message, "seccomp");
@@ -904,7 +904,7 @@ Test(errno_live, msr_refuses_privilege_exclusions_and_the_probe_says_so, .init =
 	struct pev_error err;
 
 	if (type < 0)
-		cr_skip_test("this machine has no msr PMU");
+		th_skip("this machine has no msr PMU");
 	th_require_root();
 	ev.type = (uint32_t)type;
 	o.exclude_kernel = true;

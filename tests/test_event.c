@@ -543,7 +543,7 @@ Test(event_pmu_type, bad_names_are_bad_arguments)
 Test(event_pmu_type, null_root_reads_the_real_sys)
 {
 	if (access("/sys/bus/event_source/devices/software/type", R_OK) != 0)
-		cr_skip_test("no /sys/bus/event_source/devices/software on this machine");
+		th_skip("no /sys/bus/event_source/devices/software on this machine");
 	cr_assert_eq(pev_pmu_type("software", NULL), 1);
 }
 

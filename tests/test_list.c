@@ -309,7 +309,7 @@ Test(list, sections_come_in_order)
 Test(list, hardware_and_cache_are_unavailable_without_a_pmu)
 {
 	if (th_have_core_pmu())
-		cr_skip_test("this machine has a hardware PMU");
+		th_skip("this machine has a hardware PMU");
 	struct th_output r = th_perfev("list");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -342,7 +342,7 @@ Test(list, hardware_and_cache_are_unavailable_without_a_pmu)
 Test(list, the_msr_pmu_and_probe_syntax_are_listed)
 {
 	if (!th_sysfs_pmu("msr"))
-		cr_skip_test("no msr PMU here");
+		th_skip("no msr PMU here");
 	th_require_root();
 	struct th_output r = th_perfev("list");
 
@@ -485,15 +485,55 @@ Test(list, a_filter_matches_aliases_too)
 	th_output_free(&r);
 }
 
-Test(list, a_filter_that_matches_nothing_prints_the_notes)
+static int count_vendor_name(const char *pmu, const char *name, const char *description,
+			     void *ctx)
 {
+	(void)pmu, (void)name, (void)description;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+/* `perfev list FILTER` for a filter that matches nothing, with LIBPFM_FORCE_PMU as given. */
+static void expect_vendor_note(const char *force_pmu, const char *note)
+{
+	if (force_pmu)
+		setenv("LIBPFM_FORCE_PMU", force_pmu, 1);
 	struct th_output r = th_perfev("list", "no-such-event-anywhere");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	if (pev_pfm_available())
-		cr_expect(strstr(r.out, "perfev list --vendor"), "the vendor note: %s", r.out);
+	cr_expect(strstr(r.out, note), "LIBPFM_FORCE_PMU=%s: no '%s' in: %s",
+		  force_pmu ? force_pmu : "(unset)", note, r.out);
 	cr_expect_null(strstr(r.out, "software events"));
 	th_output_free(&r);
+}
+
+/* This machine's own note agrees with what libpfm4 says of this CPU. */
+Test(list, a_filter_that_matches_nothing_prints_the_notes)
+{
+	int names = 0;
+
+	if (!pev_pfm_available())
+		expect_vendor_note(NULL, "libpfm4 is not available");
+	else if (pev_pfm_foreach(count_vendor_name, &names) < 0 || names == 0)
+		expect_vendor_note(NULL, "libpfm4 has no event table for this CPU");
+	else
+		expect_vendor_note(NULL, "'perfev list --vendor' lists them");
+}
+
+/* Both notes on every host: a CPU libpfm4 has a table for, and one it has none for. */
+Test(list, the_vendor_note_with_a_table)
+{
+	if (!pev_pfm_available())
+		th_skip("built without libpfm4");
+	expect_vendor_note("skl", "(skl); 'perfev list --vendor' lists them");
+}
+
+Test(list, the_vendor_note_without_a_table)
+{
+	if (!pev_pfm_available())
+		th_skip("built without libpfm4");
+	expect_vendor_note("no-such-pmu", "libpfm4 has no event table for this CPU (set "
+					  "LIBPFM_FORCE_PMU to list another CPU's)");
 }
 
 /* ---- JSON ------------------------------------------------------------------------ */
@@ -594,7 +634,7 @@ Test(list, as_nobody_it_works_and_marks_what_needs_privilege)
 Test(list, vendor_names_are_listed_only_when_asked)
 {
 	if (!pev_pfm_available())
-		cr_skip_test("built without libpfm4");
+		th_skip("built without libpfm4");
 	/* A CPU with a known table, whatever this one is: */
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);
 	struct th_output r = th_perfev("list");

@@ -218,7 +218,7 @@ static void check_valid(const struct vrow *row)
 	struct pev_error err;
 
 	if (row->pfm && !pev_pfm_available())
-		cr_skip_test("perfev was built without libpfm4");
+		th_skip("perfev was built without libpfm4");
 	int r = parse_on(row->root, row->pfm, row->text, &l, &err);
 	cr_assert_eq(r, 0, "'%s' should parse; got %s: %s\n%s", row->text, pev_error_name(r),
 		     err.message, err.hint);
@@ -946,7 +946,7 @@ static void check_bad(const struct brow *row)
 	struct pev_error err;
 
 	if (row->pfm && !pev_pfm_available())
-		cr_skip_test("perfev was built without libpfm4");
+		th_skip("perfev was built without libpfm4");
 	int r = parse_on(row->root, row->pfm, row->text, &l, &err);
 	cr_assert_eq(r, row->code, "'%s': got %s (%d), expected %s\n%s\n%s", row->text,
 		     pev_error_name(r), r, pev_error_name(row->code), err.message, err.hint);

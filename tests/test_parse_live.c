@@ -294,10 +294,9 @@ Test(parse_live, sys_enter_getpid_counts_each_call, .init = th_leak_init, .fini 
 
 static volatile int watched;
 
-Test(parse_live, write_breakpoint_counts_each_write, .init = th_leak_init, .fini = th_leak_fini)
+/* Parses "mem:ADDR/4:w" for the variable the breakpoint tests watch, and checks the event. */
+static struct pev_event_list *parse_watchpoint(void)
 {
-	enum { N = 100 };
-	th_require_root();
 	char text[64];
 
 	snprintf(text, sizeof(text), "mem:%p/4:w", (void *)&watched);
@@ -307,6 +306,28 @@ Test(parse_live, write_breakpoint_counts_each_write, .init = th_leak_init, .fini
 	cr_expect_eq(s->ev.config1, (uint64_t)(uintptr_t)&watched);
 	cr_expect_eq(s->ev.config2, 4);
 	cr_expect_eq(s->ev.bp_type, PEV_BP_W);
+	return l;
+}
+
+/* On every host, breakpoints firing or not: the string opens as the event it says. */
+Test(parse_live, write_breakpoint_opens, .init = th_leak_init, .fini = th_leak_fini)
+{
+	th_require_root();
+	struct pev_event_list *l = parse_watchpoint();
+	struct pev_counter *c = open_spec(l, 0, NULL);
+
+	cr_expect_eq(pev_counter_attr(c)->bp_addr, (uint64_t)(uintptr_t)&watched);
+	cr_expect_eq(pev_counter_attr(c)->bp_len, 4);
+	pev_counter_close(c);
+	pev_event_list_free(l);
+}
+
+Test(parse_live, write_breakpoint_counts_each_write, .init = th_leak_init, .fini = th_leak_fini)
+{
+	enum { N = 100 };
+	th_require_root();
+	th_require_cap(PEV_CAP_BREAKPOINT);
+	struct pev_event_list *l = parse_watchpoint();
 	struct pev_counter *c = open_spec(l, 0, NULL);
 
 	uint64_t before = count_of(c);

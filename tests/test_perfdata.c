@@ -366,7 +366,7 @@ Test(perfdata, reads_perf_tracepoint_on_every_cpu)
 {
 	th_need_perf();
 	if (!th_tracefs())
-		cr_skip_test("tracefs is not mounted and cannot be");
+		th_skip("tracefs is not mounted and cannot be");
 	const char *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "tp.data"), cmd[2 * PATH_MAX], *out, *err;
 	snprintf(cmd, sizeof(cmd), "perf record -q -o '%s' -e sched:sched_switch -a -- '%s' 100",
@@ -407,7 +407,7 @@ Test(perfdata, refuses_compressed_data_with_a_hint)
 	snprintf(cmd, sizeof(cmd), "perf record -q -z -o '%s' -e cpu-clock -- '%s' 50", path,
 		 th_test_program("perfdata_spin"));
 	if (th_sh(cmd, &out, &err) != 0 || strstr(err, "zstd"))
-		cr_skip_test("this perf cannot compress: %s", err);
+		th_skip("this perf cannot compress: %s", err);
 	free(out);
 	free(err);
 
@@ -513,7 +513,7 @@ static size_t kernel_mmap(unsigned char *out, size_t trailer)
 	uint64_t text = kallsyms("_text"), etext = kallsyms("_etext");
 
 	if (!text || !etext)
-		cr_skip_test("/proc/kallsyms hides the kernel's addresses (kptr_restrict)");
+		th_skip("/proc/kallsyms hides the kernel's addresses (kptr_restrict)");
 	size_t name_len = (sizeof(name) + 7) & ~(size_t)7;
 	size_t size = 8 + 8 + 24 + name_len + trailer;
 	memset(out, 0, size);

@@ -28,7 +28,7 @@
 static void force_pmu(const char *pmu)
 {
 	if (!pev_pfm_available())
-		cr_skip_test("perfev was built without libpfm4");
+		th_skip("perfev was built without libpfm4");
 	if (pmu) {
 		setenv("LIBPFM_FORCE_PMU", pmu, 1);
 		setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
@@ -398,7 +398,7 @@ Test(pfm, generic_perf_names_point_to_perfs_name)
 
 	force_pmu(NULL);
 	if (pev_pfm_foreach(count_name, &(int){0}) == PEV_EUNSUPPORTED)
-		cr_skip_test("libpfm4 knows no PMU of this CPU");
+		th_skip("libpfm4 knows no PMU of this CPU");
 	/* libpfm4's own generic PMU "perf" knows these; perfev leaves them to perf's names. */
 	expect_error("PERF_COUNT_HW_CPU_CYCLES", PEV_ENOTFOUND, &err);
 	expect_has(err.hint, "cycles");
@@ -422,9 +422,9 @@ Test(pfm, inactive_pmu_needs_encode_inactive)
 
 	force_pmu(NULL);
 	if (pev_pfm_foreach(find_skl, &skl_here) == PEV_EUNSUPPORTED)
-		cr_skip_test("libpfm4 knows no PMU of this CPU");
+		th_skip("libpfm4 knows no PMU of this CPU");
 	if (skl_here)
-		cr_skip_test("this CPU is a Skylake");
+		th_skip("this CPU is a Skylake");
 	expect_error("skl::INST_RETIRED:ANY_P", PEV_ENOTFOUND, &err);
 	expect_has(err.message, "not this machine's");
 	expect_has(err.hint, "LIBPFM_ENCODE_INACTIVE=1");

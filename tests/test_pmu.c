@@ -1078,7 +1078,7 @@ TEST_PMU(scales_parse_in_any_locale)
 	char *end;
 
 	if (access("/usr/bin/localedef", X_OK) != 0)
-		cr_skip_test("localedef is not installed");
+		th_skip("localedef is not installed");
 	tree_new(dir, sizeof(dir));
 	snprintf(locales, sizeof(locales), "%s/locales", dir);
 	mkdir_or_fail(locales);
@@ -1086,12 +1086,12 @@ TEST_PMU(scales_parse_in_any_locale)
 		 locales);
 	if (system(cmd) != 0) {
 		tree_remove(dir);
-		cr_skip_test("cannot build the de_DE.UTF-8 locale");
+		th_skip("cannot build the de_DE.UTF-8 locale");
 	}
 	setenv("LOCPATH", locales, 1);
 	if (!setlocale(LC_ALL, "de_DE.UTF-8") || strtod("0.5", &end) != 0.0 || *end != '.') {
 		tree_remove(dir);
-		cr_skip_test("the de_DE.UTF-8 locale does not take effect");
+		th_skip("the de_DE.UTF-8 locale does not take effect");
 	}
 	/* Under this locale "0,5" is a half and "0.5" stops at the point. */
 	cr_assert_eq(strtod("0,5", NULL), 0.5);

@@ -29,7 +29,7 @@ static void record(void)
 
 	th_leak_init();
 	if (!perf)
-		cr_skip_test("perf is not installed (Debian: apt-get install linux-perf)");
+		th_skip("perf is not installed (Debian: apt-get install linux-perf)");
 	free(perf);
 	dir = th_temp_dir("replay");
 	snprintf(file, sizeof(file), "%s/g.data", dir);

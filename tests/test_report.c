@@ -1192,7 +1192,7 @@ Test(report, flamegraph_in_headless_chromium)
 	if (!chromium) {
 		cr_log_warn("chromium is not installed (scripts/install-deps.sh installs it): "
 			    "the browser check of the flame graph is skipped");
-		cr_skip_test("chromium not installed");
+		th_skip("chromium not installed");
 	}
 	const char *dir = th_temp_dir("flame"); /* removed at exit, chromium's profile too */
 	snprintf(svg, sizeof(svg), "%s/graph.svg", dir);

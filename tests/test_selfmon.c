@@ -455,7 +455,7 @@ Test(selfmon, user_space_only_by_default_so_it_opens_unprivileged, .init = th_le
 	int r[6] = {1, 1, 1, 1, 1, 1};
 
 	if (th_sysctl("perf_event_paranoid") < 2)
-		cr_skip_test("perf_event_paranoid < 2: the unprivileged limit is not in force");
+		th_skip("perf_event_paranoid < 2: the unprivileged limit is not in force");
 	cr_assert(th_as_nobody(open_as_nobody, r, sizeof(r)));
 	cr_expect_eq(r[0], 0, "open as nobody: %s", pev_error_name(r[0]));
 	cr_expect_eq(r[1], 0);

@@ -288,7 +288,7 @@ Test(session, sched_switch_samples_carry_the_raw_payload)
 	struct switch_ctx c = {.tid = gettid()};
 
 	if (!tracefs)
-		cr_skip_test("tracefs cannot be mounted here: no tracepoints");
+		th_skip("tracefs cannot be mounted here: no tracepoints");
 	snprintf(format, sizeof(format), "%s/events/sched/sched_switch/format", tracefs);
 	c.prev_at = field_offset(format, "prev_pid");
 	c.next_at = field_offset(format, "next_pid");
@@ -332,6 +332,7 @@ static void on_bp(const struct pev_session_record *r, void *p)
 
 Test(session, breakpoint_samples_have_the_address_and_an_exact_count)
 {
+	th_require_cap(PEV_CAP_BREAKPOINT);
 	struct bp_ctx c = {.addr = (uint64_t)(uintptr_t)&watched};
 	struct pev_session_event e = {pev_event_breakpoint(c.addr, sizeof(watched), PEV_BP_W),
 				      PEV_OPTS_INIT};
@@ -389,7 +390,7 @@ Test(session, uprobe_samples_count_every_call_at_the_function)
 	uint64_t off;
 
 	if (!th_sysfs_pmu("uprobe"))
-		cr_skip_test("this kernel has no uprobe PMU");
+		th_skip("this kernel has no uprobe PMU");
 	cr_assert_neq(realpath("/proc/self/exe", exe), NULL);
 	cr_assert_eq(pev_uprobe_resolve(exe, "session_uprobe_target", &off, &err), 0, "%s",
 		     err.message);
@@ -752,7 +753,7 @@ Test(session, two_cpus_merge_in_time_order)
 	int n = th_online_cpus(cpus, 8, NULL, 0);
 
 	if (n < 2)
-		cr_skip_test("one online CPU: nothing to merge across CPUs");
+		th_skip("one online CPU: nothing to merge across CPUs");
 	struct order_ctx c = {.cpus = {cpus[0], cpus[1]}};
 	snprintf(list, sizeof(list), "%d,%d", cpus[0], cpus[1]);
 	struct pev_target t = pev_target_cpu_list(list);

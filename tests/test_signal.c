@@ -324,6 +324,7 @@ Test(notify, one_signal_per_period)
 /* No options: SIGIO to the calling thread, with F_SETSIG set so that si_fd is filled. */
 Test(notify, defaults_are_sigio_to_the_calling_thread)
 {
+	th_require_cap(PEV_CAP_BREAKPOINT);
 	struct pev_counter *c = open_writes(1);
 	int fd = pev_counter_fd(c, 0);
 	struct f_owner_ex o;
@@ -387,6 +388,7 @@ Test(notify, refresh_gives_k_signals_the_last_pollhup_then_disables)
  */
 Test(notify, reset_keeps_the_period_progress_set_period_restarts_it)
 {
+	th_require_cap(PEV_CAP_BREAKPOINT);
 	struct pev_counter *c = open_writes(5);
 
 	install(NOTIFY_SIG);
@@ -935,6 +937,7 @@ static struct pev_counter *open_watchpoint(const struct pev_target *target, uint
 /* N writes give N SIGTRAPs, each before the next statement runs, with sig_data and the address. */
 Test(sigtrap, watchpoint_hit_n_times_gives_n_synchronous_traps)
 {
+	th_require_cap(PEV_CAP_BREAKPOINT);
 	struct pev_counter *c = open_watchpoint(NULL, COOKIE);
 
 	install(SIGTRAP);
@@ -974,6 +977,7 @@ static void store_five(struct parked *p)
 /* The SIGTRAP goes to the thread that wrote, and only a watched thread traps. */
 Test(sigtrap, trap_is_delivered_on_the_faulting_thread)
 {
+	th_require_cap(PEV_CAP_BREAKPOINT);
 	struct pev_counter *c;
 	struct parked p;
 	struct pev_target t;
@@ -1048,6 +1052,7 @@ Test(sigtrap, page_fault_event_traps_with_the_fault_address)
 /* SIGTRAP blocked: the trap waits, merges, and is flagged asynchronous (si_perf_flags). */
 Test(sigtrap, blocked_sigtrap_arrives_late_and_says_so)
 {
+	th_require_cap(PEV_CAP_BREAKPOINT);
 	struct pev_counter *c = open_watchpoint(NULL, COOKIE);
 
 	install(SIGTRAP);
@@ -1522,6 +1527,7 @@ Test(examples, overflow_signal_unprivileged)
 
 static void run_sigtrap_watchpoint(bool as_nobody)
 {
+	th_require_cap(PEV_CAP_BREAKPOINT);
 	char *argv[] = {(char *)example("PERFEV_EXAMPLE_SIGTRAP_WATCHPOINT"), NULL};
 	char *out = NULL, *err = NULL;
 	int status = th_run(argv, as_nobody, &out, &err);

@@ -211,7 +211,7 @@ Test(stat, groups_are_counted_together)
 Test(stat, a_group_whose_leader_fails_leaves_the_rest_counted)
 {
 	if (th_have_core_pmu())
-		cr_skip_test("needs a machine without a hardware PMU (cycles must fail)");
+		th_skip("needs a machine without a hardware PMU (cycles must fail)");
 	struct th_output r =
 	    perfev_stat("-e", "{cycles,page-faults},task-clock", "--", "/bin/true");
 
@@ -234,7 +234,7 @@ Test(stat, an_event_that_fails_in_a_list_is_reported_in_its_row)
 
 	pev_machine_read(&m, NULL);
 	if (m.debug_registers <= 0 || m.debug_registers > 16)
-		cr_skip_test("the number of hardware breakpoint slots is unknown");
+		th_skip("the number of hardware breakpoint slots is unknown");
 	/* One breakpoint more than the CPU has debug registers: the last one fails. */
 	for (int i = 0; i <= m.debug_registers; i++) {
 		snprintf(failing, sizeof(failing), "mem:0x%x", 0x1000 * (i + 1));
@@ -877,7 +877,7 @@ Test(stat, page_faults_agree_with_perf_within_2_percent)
 {
 	char *perf = th_which("perf");
 	if (!perf)
-		cr_skip_test("Debian's perf (package linux-perf) is not installed");
+		th_skip("Debian's perf (package linux-perf) is not installed");
 	const char *tools[2] = {th_perfev_bin(), perf};
 	long long counts[2][RUNS];
 
@@ -929,7 +929,7 @@ Test(stat, the_default_set_has_perfs_events)
 {
 	char *perf = th_which("perf");
 	if (!perf)
-		cr_skip_test("Debian's perf (package linux-perf) is not installed");
+		th_skip("Debian's perf (package linux-perf) is not installed");
 	const char *ours[] = {th_perfev_bin(), "stat", "-x", ",", "/bin/true", NULL};
 	const char *theirs[] = {perf, "stat", "-x", ",", "/bin/true", NULL};
 	char *out, *err_ours, *err_theirs, a[1024], b[1024];

@@ -686,7 +686,7 @@ Test(symbols, vdso, .init = th_leak_init, .fini = th_leak_fini)
 	struct pev_symbols *s = new_symbols(NULL);
 
 	if (!addr)
-		cr_skip_test("no vDSO with __vdso_clock_gettime in this process");
+		th_skip("no vDSO with __vdso_clock_gettime in this process");
 	cr_assert_eq(pev_symbols_read_process(s, getpid(), NULL), 0);
 	struct pev_symbol v = resolve(s, getpid(), addr + 2);
 	cr_expect_eq(v.status, PEV_SYMBOL_OK, "%s", pev_symbol_status_str(v.status));
@@ -807,7 +807,7 @@ Test(symbols, helper_without_aranges, .init = th_leak_init, .fini = th_leak_fini
 	*strrchr(self, '/') = '\0';
 	snprintf(exe, sizeof(exe), "%s/symbols_helper_noaranges", self);
 	if (access(exe, X_OK) != 0)
-		cr_skip_test("%s not built (objcopy was not found when the build was set up)", exe);
+		th_skip("%s not built (objcopy was not found when the build was set up)", exe);
 	cr_assert(has_section(exe, ".debug_info"), "%s has no DWARF", exe);
 	cr_assert_not(has_section(exe, ".debug_aranges"), "%s still has .debug_aranges", exe);
 	helper_live("symbols_helper_noaranges", ET_DYN);
@@ -936,7 +936,7 @@ Test(symbols, kernel_symbol_as_root, .init = th_leak_init, .fini = th_leak_fini)
 	th_require_root();
 	sched = kallsyms_addr("schedule");
 	if (!sched)
-		cr_skip_test("kallsyms shows no address for schedule (kptr_restrict=%ld)",
+		th_skip("kallsyms shows no address for schedule (kptr_restrict=%ld)",
 			     th_sysctl("kptr_restrict"));
 	s = new_symbols(NULL);
 	struct pev_symbol k = resolve(s, 1, sched);
@@ -1009,7 +1009,7 @@ Test(symbols, kernel_unavailable_as_nobody_said_once)
 
 	th_require_root();
 	if (kptr == 0 && paranoid <= 1)
-		cr_skip_test("kptr_restrict=0 and perf_event_paranoid=%ld show nobody the addresses",
+		th_skip("kptr_restrict=0 and perf_event_paranoid=%ld show nobody the addresses",
 			     paranoid);
 	c.addr = kallsyms_addr("schedule");
 	if (!c.addr)
@@ -1160,7 +1160,7 @@ Test(symbols, kernel_big_file_and_pipe, .init = th_leak_init, .fini = th_leak_fi
 		close(p[0]);
 		close(p[1]);
 		free(text);
-		cr_skip_test("a pipe of %zu bytes is not allowed here (pipe-max-size)", len);
+		th_skip("a pipe of %zu bytes is not allowed here (pipe-max-size)", len);
 	}
 	cr_assert_eq(write(p[1], text, len), (ssize_t)len);
 	close(p[1]);
@@ -1411,7 +1411,7 @@ Test(symbols, debuginfo_by_debuglink, .init = th_leak_init, .fini = th_leak_fini
 	const int32_t pid = 555002;
 
 	if (access("/usr/bin/objcopy", X_OK) != 0)
-		cr_skip_test("objcopy is not installed: no file to strip");
+		th_skip("objcopy is not installed: no file to strip");
 	helper_path("symbols_helper_pie", exe, sizeof(exe));
 	temp_dir(dir, sizeof(dir));
 	snprintf(bin, sizeof(bin), "%s/bin", dir);

@@ -110,7 +110,7 @@ Test(targets, cpu_lists_in_the_order_written, .init = th_leak_init, .fini = th_l
 	expect_cpus("0", (const int[]){0}, 1);
 	expect_cpus(" 0\n", (const int[]){0}, 1);
 	if (n < 2 || cpus[1] != 1)
-		cr_skip_test("needs CPUs 0 and 1 online (online: %s)", text);
+		th_skip("needs CPUs 0 and 1 online (online: %s)", text);
 	expect_cpus("0-1", (const int[]){0, 1}, 2);
 	expect_cpus("0,1", (const int[]){0, 1}, 2);
 	expect_cpus("1,0", (const int[]){1, 0}, 2);
@@ -196,7 +196,7 @@ Test(targets, members_follow_their_leader_cpu_order, .init = th_leak_init, .fini
 	int cpus[1024];
 	char text[256];
 	if (th_online_cpus(cpus, 1024, text, sizeof(text)) < 2 || cpus[1] != 1)
-		cr_skip_test("needs CPUs 0 and 1 online (online: %s)", text);
+		th_skip("needs CPUs 0 and 1 online (online: %s)", text);
 	struct pev_target t10 = pev_target_cpu_list("1,0"), t01 = pev_target_cpu_list("0,1");
 	struct pev_opts lo = th_opts();
 	lo.read_format = PEV_FORMAT_GROUP;
@@ -552,11 +552,11 @@ Test(targets, cgroup_on_every_cpu_or_a_list, .init = th_leak_init, .fini = th_le
 	int n = th_online_cpus(cpus, 1024, text, sizeof(text));
 
 	if (!th_cgroup2_mount(mnt, sizeof(mnt)))
-		cr_skip_test("cgroup v2 is not mounted here");
+		th_skip("cgroup v2 is not mounted here");
 	th_require_root();
 	snprintf(dir, sizeof(dir), "%s/perfev-targets-%d", mnt, (int)getpid());
 	if (mkdir(dir, 0755) < 0)
-		cr_skip_test("cannot create a cgroup under %s: %s", mnt, strerror(errno));
+		th_skip("cannot create a cgroup under %s: %s", mnt, strerror(errno));
 
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 	struct pev_counter *all = NULL, *one = NULL, *list = NULL;
@@ -697,6 +697,7 @@ static volatile uint64_t watched, unwatched;
 
 Test(targets, watchpoint_hits_are_exact, .init = th_leak_init, .fini = th_leak_fini)
 {
+	th_require_cap(PEV_CAP_BREAKPOINT);
 	const int writes = 1000;
 	struct pev_opts o = th_opts();
 	o.exclude_kernel = true;
@@ -756,7 +757,7 @@ Test(targets, uprobe_hits_are_exact, .init = th_leak_init, .fini = th_leak_fini)
 		     err.message);
 	int r = pev_event_uprobe(&ev, exe, off, false, NULL, &err);
 	if (r == PEV_ENOENT)
-		cr_skip_test("no uprobe PMU: %s", err.message);
+		th_skip("no uprobe PMU: %s", err.message);
 	cr_assert_eq(r, 0, "%s", err.message);
 	struct pev_opts o = th_opts();
 	o.disabled = true;
@@ -791,7 +792,7 @@ Test(targets, uprobe_hits_in_a_child, .init = th_leak_init, .fini = th_leak_fini
 		     err.message);
 	int r = pev_event_uprobe(&ev, exe, off, false, NULL, &err);
 	if (r == PEV_ENOENT)
-		cr_skip_test("no uprobe PMU: %s", err.message);
+		th_skip("no uprobe PMU: %s", err.message);
 	cr_assert_eq(r, 0, "%s", err.message);
 
 	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);

@@ -676,7 +676,7 @@ Test(tracefs, nobody_cannot_read_it, .init = th_leak_init, .fini = th_leak_fini)
 	struct stat st;
 	cr_assert_eq(stat(LIVE_TRACEFS, &st), 0);
 	if (st.st_mode & S_IXOTH)
-		cr_skip_test("tracefs is readable by everyone here (mode %o)", st.st_mode & 07777);
+		th_skip("tracefs is readable by everyone here (mode %o)", st.st_mode & 07777);
 	cr_assert(th_as_nobody(read_as_nobody, &res, sizeof(res)));
 	cr_expect_eq(res.r_path, 0, "nobody finds where it is mounted");
 	cr_expect_str_eq(res.path, LIVE_TRACEFS);

@@ -357,7 +357,7 @@ Test(uprobe_resolve, this_binary_is_pie, .init = th_leak_init, .fini = th_leak_f
 	close(fd);
 	/* The PIE case is only covered when the toolchain builds PIE (Debian's does). */
 	if (eh.e_type != ET_DYN)
-		cr_skip_test("the test binary is not PIE (e_type %u)", eh.e_type);
+		th_skip("the test binary is not PIE (e_type %u)", eh.e_type);
 	cr_expect_eq(eh.e_type, ET_DYN);
 }
 
@@ -412,7 +412,7 @@ Test(uprobe_resolve, versioned_names, .init = th_leak_init, .fini = th_leak_fini
 	char name[64];
 
 	if (!ver)
-		cr_skip_test("no known glibc base version for this architecture");
+		th_skip("no known glibc base version for this architecture");
 	libc_path(lib, sizeof(lib));
 	cr_assert_eq(resolve(lib, "malloc", &plain, &err), 0, "%s", err.message);
 
@@ -500,7 +500,7 @@ Test(uprobe_resolve, stripped_binary, .init = th_leak_init, .fini = th_leak_fini
 								     : NULL;
 
 	if (!strip)
-		cr_skip_test("neither strip nor objcopy is installed");
+		th_skip("neither strip nor objcopy is installed");
 	self_path(exe, sizeof(exe));
 	tmpdir_new(dir, sizeof(dir));
 	snprintf(copy, sizeof(copy), "%s/stripped", dir);
@@ -885,7 +885,7 @@ static void count_calls(bool retprobe)
 	cr_assert_eq(pev_uprobe_resolve(exe, "uprobe_target", &off, &err), 0, "%s", err.message);
 	int r = pev_event_uprobe(&ev, exe, off, retprobe, NULL, &err);
 	if (r == PEV_ENOENT)
-		cr_skip_test("no uprobe PMU: %s", err.message);
+		th_skip("no uprobe PMU: %s", err.message);
 	cr_assert_eq(r, 0, "%s", err.message);
 	o.disabled = true;
 	r = pev_counter_open(&ev, &o, &self, NULL, &c, &err);
