@@ -29,18 +29,18 @@
 #define LOOP_ITERATIONS 100000ULL
 
 static const char *const cap_names[PEV_CAP_COUNT] = {
-	[PEV_CAP_SOFTWARE] = "software",
-	[PEV_CAP_HARDWARE] = "hardware",
-	[PEV_CAP_CACHE] = "cache",
-	[PEV_CAP_TRACEPOINT] = "tracepoint",
-	[PEV_CAP_BREAKPOINT] = "breakpoint",
-	[PEV_CAP_UPROBE] = "uprobe",
-	[PEV_CAP_KPROBE] = "kprobe",
-	[PEV_CAP_CPU_WIDE] = "cpu_wide",
-	[PEV_CAP_SAMPLING] = "sampling",
-	[PEV_CAP_CALLCHAIN] = "callchains",
-	[PEV_CAP_KERNEL_SAMPLING] = "kernel_sampling",
-	[PEV_CAP_RING] = "ring_buffer",
+    [PEV_CAP_SOFTWARE] = "software",
+    [PEV_CAP_HARDWARE] = "hardware",
+    [PEV_CAP_CACHE] = "cache",
+    [PEV_CAP_TRACEPOINT] = "tracepoint",
+    [PEV_CAP_BREAKPOINT] = "breakpoint",
+    [PEV_CAP_UPROBE] = "uprobe",
+    [PEV_CAP_KPROBE] = "kprobe",
+    [PEV_CAP_CPU_WIDE] = "cpu_wide",
+    [PEV_CAP_SAMPLING] = "sampling",
+    [PEV_CAP_CALLCHAIN] = "callchains",
+    [PEV_CAP_KERNEL_SAMPLING] = "kernel_sampling",
+    [PEV_CAP_RING] = "ring_buffer",
 };
 
 PEV_API const char *pev_capability_name(enum pev_cap cap)
@@ -81,6 +81,25 @@ void pev__cap_set(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
+void pev__cap_unavailable(struct pev_capability *out, int code, const char *fix, const char *fmt,
+                          ...)
+{
+	va_list ap;
+
+	out->verdict = PEV_CAP_UNAVAILABLE;
+	out->code = code;
+	out->detail[0] = '\0';
+	va_start(ap, fmt);
+	pev__vappendf(out->detail, sizeof(out->detail), fmt, ap);
+	va_end(ap);
+	pev__cap_set(out->fix, sizeof(out->fix), "%s", fix ? fix : "");
+}
+
+void pev__cap_refused(struct pev_capability *out, const struct pev_error *err, int code)
+{
+	pev__cap_unavailable(out, err->code ? err->code : code, err->hint, "%s", err->message);
+}
+
 uint64_t pev__cap_thread_ns(void)
 {
 	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -115,7 +134,7 @@ __attribute__((noinline, used)) static int probed_call(int i)
 static volatile uint64_t watched;
 
 int pev__cap_open(struct pev_capability *out, const struct pev_event *ev, struct pev_opts *opts,
-		  const struct pev_target *target, bool user_retry, struct pev_counter **c)
+                  const struct pev_target *target, bool user_retry, struct pev_counter **c)
 {
 	struct pev_error err, first;
 	int r = pev_counter_open(ev, opts, target, NULL, c, &err);
@@ -138,10 +157,7 @@ int pev__cap_open(struct pev_capability *out, const struct pev_event *ev, struct
 			err = first;
 		r = err.code;
 	}
-	out->verdict = PEV_CAP_UNAVAILABLE;
-	out->code = err.code ? err.code : r;
-	pev__cap_set(out->detail, sizeof(out->detail), "%s", err.message);
-	pev__cap_set(out->fix, sizeof(out->fix), "%s", err.hint);
+	pev__cap_refused(out, &err, r);
 	return r < 0 ? r : PEV_EINVAL;
 }
 
@@ -176,7 +192,7 @@ void pev__cap_silent_fix(struct pev_capability *out)
 }
 
 void pev__cap_judge(struct pev_capability *out, uint64_t expected, uint64_t measured, bool exact,
-		    const char *what, const char *event)
+                    const char *what, const char *event)
 {
 	bool user_only = out->verdict == PEV_CAP_PARTIAL && out->code != 0;
 	char kernel_refusal[PEV_ERROR_MESSAGE_MAX];
@@ -186,31 +202,32 @@ void pev__cap_judge(struct pev_capability *out, uint64_t expected, uint64_t meas
 	out->measured = measured;
 	if (measured == 0) {
 		out->verdict = PEV_CAP_SILENT;
-		pev__cap_set(out->detail, sizeof(out->detail), "%s opens but counted 0 of %" PRIu64 " %s",
-			 event, expected, what);
+		pev__cap_set(out->detail, sizeof(out->detail),
+		             "%s opens but counted 0 of %" PRIu64 " %s", event, expected, what);
 		pev__cap_silent_fix(out);
 		return;
 	}
 	if (!right) {
 		out->verdict = PEV_CAP_PARTIAL;
 		pev__cap_set(out->detail, sizeof(out->detail),
-			 "%s counted %" PRIu64 " for %" PRIu64 " %s: %s", event, measured, expected,
-			 what, exact ? "not one per occurrence" : "fewer than occurred");
+		             "%s counted %" PRIu64 " for %" PRIu64 " %s: %s", event, measured,
+		             expected, what,
+		             exact ? "not one per occurrence" : "fewer than occurred");
 		pev__cap_set(out->fix, sizeof(out->fix),
-			 "counts of this class are not to be trusted on this machine");
+		             "counts of this class are not to be trusted on this machine");
 		return;
 	}
 	if (user_only) {
 		pev__cap_set(kernel_refusal, sizeof(kernel_refusal), "%s", out->detail);
 		pev__cap_set(out->detail, sizeof(out->detail),
-			 "user space only (':u'): %s counted %" PRIu64 " of %" PRIu64
-			 " %s; with the kernel: %s",
-			 event, measured, expected, what, kernel_refusal);
+		             "user space only (':u'): %s counted %" PRIu64 " of %" PRIu64
+		             " %s; with the kernel: %s",
+		             event, measured, expected, what, kernel_refusal);
 		return;
 	}
 	out->verdict = PEV_CAP_WORKS;
 	pev__cap_set(out->detail, sizeof(out->detail), "%s counted %" PRIu64 " of %" PRIu64 " %s",
-		 event, measured, expected, what);
+	             event, measured, expected, what);
 }
 
 /* Reads c's count into *value and closes c. Returns 0, or a code with out filled. */
@@ -221,10 +238,7 @@ static int read_and_close(struct pev_capability *out, struct pev_counter *c, uin
 
 	pev_counter_close(c);
 	if (r < 0) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = r;
-		pev__cap_set(out->detail, sizeof(out->detail), "reading the count failed: %s",
-			 pev_strerror(r));
+		pev__cap_unavailable(out, r, NULL, "reading the count failed: %s", pev_strerror(r));
 		return r;
 	}
 	*value = count.value;
@@ -233,7 +247,7 @@ static int read_and_close(struct pev_capability *out, struct pev_counter *c, uin
 
 /* Opens ev disabled on the calling thread. */
 static int open_self(struct pev_capability *out, const struct pev_event *ev, struct pev_opts *o,
-		     bool user_retry, struct pev_counter **c)
+                     bool user_retry, struct pev_counter **c)
 {
 	struct pev_target self = pev_target_self();
 
@@ -243,7 +257,7 @@ static int open_self(struct pev_capability *out, const struct pev_event *ev, str
 
 /* Judges a timed count: measured ns of a clock event for `expected` ns of time. */
 static void judge_time(struct pev_capability *out, uint64_t expected, uint64_t measured,
-		       const char *event, const char *of_what)
+                       const char *event, const char *of_what)
 {
 	bool user_only = out->verdict == PEV_CAP_PARTIAL && out->code != 0;
 	char refusal[PEV_ERROR_MESSAGE_MAX];
@@ -253,21 +267,22 @@ static void judge_time(struct pev_capability *out, uint64_t expected, uint64_t m
 	out->measured = measured;
 	if (measured == 0) {
 		out->verdict = PEV_CAP_SILENT;
-		pev__cap_set(out->detail, sizeof(out->detail), "%s opens but counted 0 ns for %.2f ms of %s",
-			 event, (double)expected / 1e6, of_what);
+		pev__cap_set(out->detail, sizeof(out->detail),
+		             "%s opens but counted 0 ns for %.2f ms of %s", event,
+		             (double)expected / 1e6, of_what);
 		pev__cap_silent_fix(out);
 		return;
 	}
 	if (measured * 2 < expected || measured > expected * 2 + 1000000) {
 		out->verdict = PEV_CAP_PARTIAL;
 		pev__cap_set(out->fix, sizeof(out->fix),
-			 "time counts of this class are not to be trusted on this machine");
+		             "time counts of this class are not to be trusted on this machine");
 	} else if (out->verdict != PEV_CAP_PARTIAL) {
 		out->verdict = PEV_CAP_WORKS;
 	}
 	pev__cap_set(out->detail, sizeof(out->detail), "%s%s counted %.2f ms for %.2f ms of %s",
-		     user_only ? "user space only (':u'): " : "", event, (double)measured / 1e6,
-		     (double)expected / 1e6, of_what);
+	             user_only ? "user space only (':u'): " : "", event, (double)measured / 1e6,
+	             (double)expected / 1e6, of_what);
 	if (user_only)
 		pev__appendf(out->detail, sizeof(out->detail), "; with the kernel: %s", refusal);
 }
@@ -300,9 +315,7 @@ static void probe_loop(struct pev_capability *out, const char *name, bool loads)
 	char event[64];
 
 	if (pev_event_lookup(name, &ev) < 0) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = PEV_ENOTFOUND;
-		pev__cap_set(out->detail, sizeof(out->detail), "perfev does not know '%s'", name);
+		pev__cap_unavailable(out, PEV_ENOTFOUND, NULL, "perfev does not know '%s'", name);
 		return;
 	}
 	/* User space only: the loop runs there, and ':u' needs no privilege. */
@@ -322,7 +335,7 @@ static void probe_loop(struct pev_capability *out, const char *name, bool loads)
 	if (read_and_close(out, c, &value) == 0) {
 		snprintf(event, sizeof(event), "%s:u", name);
 		pev__cap_judge(out, LOOP_ITERATIONS, value, false,
-			       loads ? "loads of a loop" : "iterations of a loop", event);
+		               loads ? "loads of a loop" : "iterations of a loop", event);
 	}
 }
 
@@ -332,9 +345,9 @@ static void probe_tracepoint(struct pev_capability *out, const struct pev_machin
 		const char *system, *name;
 		bool exact;
 	} candidates[] = {
-		{"syscalls", "sys_enter_getppid", true},
-		/* Every system call: the disabling ioctl is one more. */
-		{"raw_syscalls", "sys_enter", false},
+	    {"syscalls", "sys_enter_getppid", true},
+	    /* Every system call: the disabling ioctl is one more. */
+	    {"raw_syscalls", "sys_enter", false},
 	};
 	struct pev_opts o = PEV_OPTS_INIT;
 	struct pev_error err;
@@ -345,16 +358,14 @@ static void probe_tracepoint(struct pev_capability *out, const struct pev_machin
 	int r = PEV_ENOTFOUND;
 
 	if (pev_tracefs_path(false, tracefs, sizeof(tracefs), &err) < 0) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = err.code;
-		pev__cap_set(out->detail, sizeof(out->detail),
-			 "tracefs is not mounted, so tracepoints cannot be looked up by name "
-			 "(the tracepoint PMU itself is %s)",
-			 pev_machine_pmu_name(m, PEV_TYPE_TRACEPOINT) ? "present" : "missing");
-		pev__cap_set(out->fix, sizeof(out->fix), "%s",
-			 m->tracefs_supported
-				 ? "mount it (as root): mount -t tracefs nodev /sys/kernel/tracing"
-				 : "the kernel lacks tracefs (CONFIG_TRACING)");
+		pev__cap_unavailable(
+		    out, err.code,
+		    m->tracefs_supported
+		        ? "mount it (as root): mount -t tracefs nodev /sys/kernel/tracing"
+		        : "the kernel lacks tracefs (CONFIG_TRACING)",
+		    "tracefs is not mounted, so tracepoints cannot be looked up by name "
+		    "(the tracepoint PMU itself is %s)",
+		    pev_machine_pmu_name(m, PEV_TYPE_TRACEPOINT) ? "present" : "missing");
 		return;
 	}
 	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
@@ -363,10 +374,7 @@ static void probe_tracepoint(struct pev_capability *out, const struct pev_machin
 			break;
 	}
 	if (r < 0) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = r;
-		pev__cap_set(out->detail, sizeof(out->detail), "%s", err.message);
-		pev__cap_set(out->fix, sizeof(out->fix), "%s", err.hint);
+		pev__cap_refused(out, &err, r);
 		return;
 	}
 	struct pev_event ev = pev_event_tracepoint(id);
@@ -387,7 +395,7 @@ static void probe_tracepoint(struct pev_capability *out, const struct pev_machin
 static void probe_breakpoint(struct pev_capability *out, const struct pev_machine *m)
 {
 	struct pev_event ev =
-		pev_event_breakpoint((uint64_t)(uintptr_t)&watched, sizeof(watched), PEV_BP_W);
+	    pev_event_breakpoint((uint64_t)(uintptr_t)&watched, sizeof(watched), PEV_BP_W);
 	struct pev_opts o = PEV_OPTS_INIT;
 	struct pev_counter *c;
 	uint64_t value;
@@ -406,11 +414,11 @@ static void probe_breakpoint(struct pev_capability *out, const struct pev_machin
 	pev__cap_judge(out, PEV_CAP_REPEAT, value, true, "writes", "a write watchpoint");
 	if (out->verdict == PEV_CAP_SILENT)
 		pev__cap_set(out->detail, sizeof(out->detail),
-			 "opens, never fires: a write watchpoint counted 0 of %d writes",
-			 PEV_CAP_REPEAT);
+		             "opens, never fires: a write watchpoint counted 0 of %d writes",
+		             PEV_CAP_REPEAT);
 	else if (out->verdict == PEV_CAP_WORKS && m->debug_registers)
 		pev__appendf(out->detail, sizeof(out->detail), "; %d debug registers per thread",
-			     m->debug_registers);
+		             m->debug_registers);
 }
 
 /*
@@ -452,24 +460,17 @@ static void probe_uprobe(struct pev_capability *out, const struct pev_machine *m
 	uint64_t offset, value;
 
 	if (!m->has_uprobe_pmu) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = PEV_ENOENT;
-		pev__cap_set(out->detail, sizeof(out->detail), "this kernel has no uprobe PMU");
-		pev__cap_set(out->fix, sizeof(out->fix), "boot a kernel with CONFIG_UPROBE_EVENTS=y");
+		pev__cap_unavailable(out, PEV_ENOENT, "boot a kernel with CONFIG_UPROBE_EVENTS=y",
+		                     "this kernel has no uprobe PMU");
 		return;
 	}
 	if (!code_location((const void *)(uintptr_t)probed_call, file, sizeof(file), &offset)) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = PEV_ENOENT;
-		pev__cap_set(out->detail, sizeof(out->detail),
-			 "cannot find perfev's own code in /proc/self/maps");
+		pev__cap_unavailable(out, PEV_ENOENT, NULL,
+		                     "cannot find perfev's own code in /proc/self/maps");
 		return;
 	}
 	if (pev_event_uprobe(&ev, file, offset, false, NULL, &err) < 0) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = err.code;
-		pev__cap_set(out->detail, sizeof(out->detail), "%s", err.message);
-		pev__cap_set(out->fix, sizeof(out->fix), "%s", err.hint);
+		pev__cap_refused(out, &err, err.code);
 		return;
 	}
 	ev.name = "a uprobe on perfev's own code";
@@ -483,7 +484,7 @@ static void probe_uprobe(struct pev_capability *out, const struct pev_machine *m
 	pev_counter_disable(c);
 	if (read_and_close(out, c, &value) == 0)
 		pev__cap_judge(out, PEV_CAP_REPEAT, value, true, "calls",
-			       "a uprobe on perfev's own code");
+		               "a uprobe on perfev's own code");
 }
 
 static void probe_kprobe(struct pev_capability *out, const struct pev_machine *m)
@@ -497,28 +498,21 @@ static void probe_kprobe(struct pev_capability *out, const struct pev_machine *m
 	int fd;
 
 	if (!m->has_kprobe_pmu) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = PEV_ENOENT;
-		pev__cap_set(out->detail, sizeof(out->detail),
-			 "this kernel has no kprobe PMU (no /sys/bus/event_source/devices/kprobe)");
-		pev__cap_set(out->fix, sizeof(out->fix),
-			 "kprobes need CONFIG_KPROBE_EVENTS; where the kernel has them they can "
-			 "also be created through tracefs (kprobe_events) and counted as "
-			 "tracepoints");
+		pev__cap_unavailable(
+		    out, PEV_ENOENT,
+		    "kprobes need CONFIG_KPROBE_EVENTS; where the kernel has them they can "
+		    "also be created through tracefs (kprobe_events) and counted as "
+		    "tracepoints",
+		    "this kernel has no kprobe PMU (no /sys/bus/event_source/devices/kprobe)");
 		return;
 	}
 	if (pev_event_kprobe(&ev, "vfs_read", 0, false, NULL, &err) < 0) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = err.code;
-		pev__cap_set(out->detail, sizeof(out->detail), "%s", err.message);
-		pev__cap_set(out->fix, sizeof(out->fix), "%s", err.hint);
+		pev__cap_refused(out, &err, err.code);
 		return;
 	}
 	ev.name = "a kprobe on vfs_read";
 	if ((fd = open("/dev/zero", O_RDONLY | O_CLOEXEC)) < 0) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = PEV_ENOENT;
-		pev__cap_set(out->detail, sizeof(out->detail), "cannot open /dev/zero to read from");
+		pev__cap_unavailable(out, PEV_ENOENT, NULL, "cannot open /dev/zero to read from");
 		return;
 	}
 	if (open_self(out, &ev, &o, false, &c) < 0) {
@@ -533,7 +527,7 @@ static void probe_kprobe(struct pev_capability *out, const struct pev_machine *m
 	close(fd);
 	if (read_and_close(out, c, &value) == 0)
 		pev__cap_judge(out, PEV_CAP_REPEAT, value, false, "read(2) calls",
-			       "a kprobe on vfs_read");
+		               "a kprobe on vfs_read");
 }
 
 static void probe_cpu_wide(struct pev_capability *out)
@@ -562,7 +556,7 @@ static void probe_cpu_wide(struct pev_capability *out)
 }
 
 PEV_API int pev_capability_probe(enum pev_cap cap, const struct pev_machine *m,
-				 struct pev_capability *out)
+                                 struct pev_capability *out)
 {
 	struct pev_machine *own = NULL;
 	uint64_t start;

@@ -20,6 +20,19 @@
 void pev__cap_set(char *buf, size_t size, const char *fmt, ...) PEV_PRINTF(3, 4);
 
 /*
+ * Marks out PEV_CAP_UNAVAILABLE with code, the detail formatted from fmt,
+ * and fix (NULL: none).
+ */
+void pev__cap_unavailable(struct pev_capability *out, int code, const char *fix, const char *fmt,
+                          ...) PEV_PRINTF(4, 5);
+
+/*
+ * Marks out PEV_CAP_UNAVAILABLE with err's diagnosis: its code (code when
+ * err has none), its message as the detail and its hint as the fix.
+ */
+void pev__cap_refused(struct pev_capability *out, const struct pev_error *err, int code);
+
+/*
  * Opens ev with opts on target for a probe. When the kernel refuses for
  * lack of privilege and user_retry is true, opens it again user space only
  * and notes in out that the class is partial (out->code, out->fix).
@@ -27,7 +40,7 @@ void pev__cap_set(char *buf, size_t size, const char *fmt, ...) PEV_PRINTF(3, 4)
  * PEV_CAP_UNAVAILABLE (detail: the diagnosis, fix: its hint).
  */
 int pev__cap_open(struct pev_capability *out, const struct pev_event *ev, struct pev_opts *opts,
-		  const struct pev_target *target, bool user_retry, struct pev_counter **c);
+                  const struct pev_target *target, bool user_retry, struct pev_counter **c);
 
 /*
  * Sets the verdict of a counting probe that caused `expected` events and
@@ -37,7 +50,7 @@ int pev__cap_open(struct pev_capability *out, const struct pev_event *ev, struct
  * set by pev__cap_open (user space only) when the count is right.
  */
 void pev__cap_judge(struct pev_capability *out, uint64_t expected, uint64_t measured, bool exact,
-		    const char *what, const char *event);
+                    const char *what, const char *event);
 
 /* Writes the fix for a SILENT verdict of class cap (the cause and what to do). */
 void pev__cap_silent_fix(struct pev_capability *out);

@@ -23,7 +23,7 @@
 #define RING_PAGES 8
 
 /* Busy time of a sampling probe, and the sampling period (task-clock ns). */
-#define SAMPLE_SPIN_NS 5000000ULL
+#define SAMPLE_SPIN_NS   5000000ULL
 #define SAMPLE_PERIOD_NS 100000ULL
 
 /* What a probe counts in the samples it reads. */
@@ -37,9 +37,8 @@ struct tally {
 typedef bool (*sample_match_fn)(const struct pev_record *r, void *ctx);
 
 /* Opens ev as a sampler on the calling thread with a ring. Returns 0, or a code with out filled. */
-static int open_sampler(struct pev_capability *out, const struct pev_event *ev,
-			struct pev_opts *o, bool user_retry, struct pev_counter **c,
-			struct pev_ring **ring)
+static int open_sampler(struct pev_capability *out, const struct pev_event *ev, struct pev_opts *o,
+                        bool user_retry, struct pev_counter **c, struct pev_ring **ring)
 {
 	struct pev_target self = pev_target_self();
 	struct pev_error err;
@@ -50,10 +49,7 @@ static int open_sampler(struct pev_capability *out, const struct pev_event *ev,
 		return r;
 	if ((r = pev_ring_open(*c, 0, RING_PAGES, ring, &err)) < 0) {
 		pev_counter_close(*c);
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = err.code ? err.code : r;
-		pev__cap_set(out->detail, sizeof(out->detail), "%s", err.message);
-		pev__cap_set(out->fix, sizeof(out->fix), "%s", err.hint);
+		pev__cap_refused(out, &err, r);
 		return r;
 	}
 	return 0;
@@ -61,14 +57,15 @@ static int open_sampler(struct pev_capability *out, const struct pev_event *ev,
 
 /* Reads every record the ring holds; closes the ring and the counter. */
 static void drain_and_close(struct pev_counter *c, struct pev_ring *ring, sample_match_fn match,
-			    void *ctx, struct tally *t)
+                            void *ctx, struct tally *t)
 {
 	struct pev_record_format fmt;
 	struct pev_ring_record rec;
 	struct pev_record r;
 
 	memset(t, 0, sizeof(*t));
-	if (pev_record_format_from_attr(pev_counter_attr(c), &fmt) == 0 && pev_ring_begin(ring) >= 0) {
+	if (pev_record_format_from_attr(pev_counter_attr(c), &fmt) == 0 &&
+	    pev_ring_begin(ring) >= 0) {
 		while (pev_ring_next(ring, &rec) == 1) {
 			if (pev_record_decode(&fmt, rec.header, rec.size, &r) < 0)
 				continue;
@@ -92,7 +89,7 @@ static void drain_and_close(struct pev_counter *c, struct pev_ring *ring, sample
  * otherwise. `shows` says what a matching sample shows.
  */
 static void judge_samples(struct pev_capability *out, const struct tally *t, uint64_t want,
-			  const char *event, const char *shows)
+                          const char *event, const char *shows)
 {
 	bool user_only = out->verdict == PEV_CAP_PARTIAL && out->code != 0;
 	char refusal[PEV_ERROR_MESSAGE_MAX];
@@ -103,30 +100,31 @@ static void judge_samples(struct pev_capability *out, const struct tally *t, uin
 	if (t->samples == 0) {
 		out->verdict = PEV_CAP_SILENT;
 		pev__cap_set(out->detail, sizeof(out->detail),
-			 "%s opens but delivered no sample (%" PRIu64 " expected, %" PRIu64 " lost)",
-			 event, out->expected, t->lost);
+		             "%s opens but delivered no sample (%" PRIu64 " expected, %" PRIu64
+		             " lost)",
+		             event, out->expected, t->lost);
 		pev__cap_silent_fix(out);
 		return;
 	}
 	pev__cap_set(out->detail, sizeof(out->detail),
-		 "%s delivered %" PRIu64 " samples (%" PRIu64 " expected), %" PRIu64 " %s", event,
-		 t->samples, out->expected, t->matched, shows);
+	             "%s delivered %" PRIu64 " samples (%" PRIu64 " expected), %" PRIu64 " %s",
+	             event, t->samples, out->expected, t->matched, shows);
 	if (t->lost)
 		pev__appendf(out->detail, sizeof(out->detail), "; %" PRIu64 " lost", t->lost);
 	if (t->samples < want || t->matched * 2 < t->samples) {
 		out->verdict = PEV_CAP_PARTIAL;
 		if (!user_only)
-			pev__cap_set(out->fix, sizeof(out->fix),
-				 "%s", t->matched * 2 < t->samples
-					       ? "the samples do not show what was sampled: profiles "
-						 "from this class are not to be trusted here"
-					       : "fewer samples arrive than the period asks for: "
-						 "profiles will be coarse");
+			pev__cap_set(out->fix, sizeof(out->fix), "%s",
+			             t->matched * 2 < t->samples
+			                 ? "the samples do not show what was sampled: profiles "
+			                   "from this class are not to be trusted here"
+			                 : "fewer samples arrive than the period asks for: "
+			                   "profiles will be coarse");
 		return;
 	}
 	if (user_only) {
 		pev__appendf(out->detail, sizeof(out->detail), "; user space only (':u'): %s",
-			     refusal);
+		             refusal);
 		return;
 	}
 	out->verdict = PEV_CAP_WORKS;
@@ -141,7 +139,7 @@ static bool sample_is_ours(const struct pev_record *r, void *ctx)
 
 /* Opens task-clock sampling (user space first) and spins. Returns 0 with *t filled. */
 static int sample_spin(struct pev_capability *out, uint64_t sample_type, sample_match_fn match,
-		       void *ctx, struct tally *t)
+                       void *ctx, struct tally *t)
 {
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 	struct pev_opts o = PEV_OPTS_INIT;
@@ -171,7 +169,7 @@ void pev__cap_probe_sampling(struct pev_capability *out)
 
 	if (sample_spin(out, PEV_SAMPLE_IP | PEV_SAMPLE_TID, sample_is_ours, NULL, &t) == 0)
 		judge_samples(out, &t, out->expected / 4 ? out->expected / 4 : 1,
-			      "task-clock:u every 100 us", "of this thread");
+		              "task-clock:u every 100 us", "of this thread");
 }
 
 /* The callchain probe's lookups. */
@@ -214,25 +212,22 @@ void pev__cap_probe_callchain(struct pev_capability *out)
 	if ((r = pev_symbols_new(&so, &cc.sym, &err)) < 0 ||
 	    (r = pev_symbols_read_process(cc.sym, cc.pid, &err)) < 0) {
 		pev_symbols_free(cc.sym);
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = r;
-		pev__cap_set(out->detail, sizeof(out->detail), "cannot read this process's mappings: %s",
-			 err.message);
-		pev__cap_set(out->fix, sizeof(out->fix), "%s", err.hint);
+		pev__cap_unavailable(out, r, err.hint, "cannot read this process's mappings: %s",
+		                     err.message);
 		return;
 	}
 	r = sample_spin(out, PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_CALLCHAIN,
-			callchain_shows_spin, &cc, &t);
+	                callchain_shows_spin, &cc, &t);
 	pev_symbols_free(cc.sym);
 	if (r < 0)
 		return;
 	judge_samples(out, &t, 1, "task-clock:u with callchains",
-		      "with a frame that resolves to perfev's pev__cap_spin");
+	              "with a frame that resolves to perfev's pev__cap_spin");
 	if (t.samples && t.matched == 0 && cc.status != PEV_SYMBOL_OK)
 		pev__cap_set(out->fix, sizeof(out->fix),
-			 "callchains arrive but their addresses do not resolve here (%s): is "
-			 "perfev's own file stripped?",
-			 pev_symbol_status_str(cc.status));
+		             "callchains arrive but their addresses do not resolve here (%s): is "
+		             "perfev's own file stripped?",
+		             pev_symbol_status_str(cc.status));
 }
 
 /* A sample taken in the kernel, at a kernel address. */
@@ -260,9 +255,7 @@ void pev__cap_probe_kernel_sampling(struct pev_capability *out, const struct pev
 	o.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_TID;
 	o.exclude_user = true;
 	if ((fd = open("/dev/zero", O_RDONLY | O_CLOEXEC)) < 0) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = PEV_ENOENT;
-		pev__cap_set(out->detail, sizeof(out->detail), "cannot open /dev/zero to read from");
+		pev__cap_unavailable(out, PEV_ENOENT, NULL, "cannot open /dev/zero to read from");
 		return;
 	}
 	if (open_sampler(out, &ev, &o, false, &c, &ring) < 0) {
@@ -281,9 +274,10 @@ void pev__cap_probe_kernel_sampling(struct pev_capability *out, const struct pev
 	drain_and_close(c, ring, sample_in_kernel, (void *)m, &t);
 	judge_samples(out, &t, 1, "task-clock:k every 100 us", "at kernel addresses");
 	if (t.samples && t.matched * 2 < t.samples)
-		pev__cap_set(out->fix, sizeof(out->fix),
-			 "kernel samples arrive without kernel addresses (hidden from this user?): "
-			 "kernel profiles cannot be symbolized here");
+		pev__cap_set(
+		    out->fix, sizeof(out->fix),
+		    "kernel samples arrive without kernel addresses (hidden from this user?): "
+		    "kernel profiles cannot be symbolized here");
 }
 
 /* A sample of a page fault inside the probe's region. */
@@ -312,9 +306,8 @@ void pev__cap_probe_ring(struct pev_capability *out, const struct pev_machine *m
 
 	region = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (region == MAP_FAILED) {
-		out->verdict = PEV_CAP_UNAVAILABLE;
-		out->code = PEV_ENOMEM;
-		pev__cap_set(out->detail, sizeof(out->detail), "cannot map %zu bytes to fault in", len);
+		pev__cap_unavailable(out, PEV_ENOMEM, NULL, "cannot map %zu bytes to fault in",
+		                     len);
 		return;
 	}
 	/* One fault per page: no huge page may back the region. */
@@ -342,36 +335,39 @@ void pev__cap_probe_ring(struct pev_capability *out, const struct pev_machine *m
 	if (t.samples == 0) {
 		out->verdict = PEV_CAP_SILENT;
 		pev__cap_set(out->detail, sizeof(out->detail),
-			 "a 1+%d page ring maps but delivered no record for %d page faults", RING_PAGES,
-			 PEV_CAP_REPEAT);
+		             "a 1+%d page ring maps but delivered no record for %d page faults",
+		             RING_PAGES, PEV_CAP_REPEAT);
 		pev__cap_silent_fix(out);
 		return;
 	}
 	pev__cap_set(out->detail, sizeof(out->detail),
-		 "a 1+%d page ring delivered %" PRIu64 " of %d page-fault samples at the faulting "
-		 "addresses",
-		 RING_PAGES, t.matched, PEV_CAP_REPEAT);
+	             "a 1+%d page ring delivered %" PRIu64
+	             " of %d page-fault samples at the faulting "
+	             "addresses",
+	             RING_PAGES, t.matched, PEV_CAP_REPEAT);
 	if (t.matched != PEV_CAP_REPEAT) {
 		out->verdict = PEV_CAP_PARTIAL;
 		pev__cap_set(out->fix, sizeof(out->fix),
-			 "records went missing between the kernel and the reader (%" PRIu64 " lost)",
-			 t.lost);
+		             "records went missing between the kernel and the reader (%" PRIu64
+		             " lost)",
+		             t.lost);
 		return;
 	}
 	out->verdict = PEV_CAP_WORKS;
 	if (m->mlock_kb == PEV_UNKNOWN)
 		pev__appendf(out->detail, sizeof(out->detail),
-			     "; the locked-memory budget is unknown (kernel.perf_event_mlock_kb "
-			     "unreadable)");
+		             "; the locked-memory budget is unknown (kernel.perf_event_mlock_kb "
+		             "unreadable)");
 	else if (m->cap_ipc_lock || m->paranoid == -1)
 		pev__appendf(out->detail, sizeof(out->detail),
-			     "; this process has %s, so the locked-memory budget "
-			     "(perf_event_mlock_kb %d KiB per CPU) does not limit it",
-			     m->cap_ipc_lock ? "CAP_IPC_LOCK" : "perf_event_paranoid -1",
-			     m->mlock_kb);
+		             "; this process has %s, so the locked-memory budget "
+		             "(perf_event_mlock_kb %d KiB per CPU) does not limit it",
+		             m->cap_ipc_lock ? "CAP_IPC_LOCK" : "perf_event_paranoid -1",
+		             m->mlock_kb);
 	else
-		pev__appendf(out->detail, sizeof(out->detail),
-			     "; budget: perf_event_mlock_kb %d KiB per CPU (%d KiB on %d CPUs) plus "
-			     "RLIMIT_MEMLOCK",
-			     m->mlock_kb, m->mlock_kb * cpus, cpus);
+		pev__appendf(
+		    out->detail, sizeof(out->detail),
+		    "; budget: perf_event_mlock_kb %d KiB per CPU (%d KiB on %d CPUs) plus "
+		    "RLIMIT_MEMLOCK",
+		    m->mlock_kb, m->mlock_kb * cpus, cpus);
 }
