@@ -389,8 +389,7 @@ Test(session, uprobe_samples_count_every_call_at_the_function)
 	char exe[PATH_MAX];
 	uint64_t off;
 
-	if (!th_sysfs_pmu("uprobe"))
-		th_skip("this kernel has no uprobe PMU");
+	th_require_cap(PEV_CAP_UPROBE);
 	cr_assert_neq(realpath("/proc/self/exe", exe), NULL);
 	cr_assert_eq(pev_uprobe_resolve(exe, "session_uprobe_target", &off, &err), 0, "%s",
 		     err.message);

@@ -646,7 +646,8 @@ Test(stat, per_thread_gives_one_row_per_thread)
 	child = fork();
 	cr_assert_geq(child, 0);
 	if (child == 0) {
-		execlp("sleep", "sleep", "0.2", (char *)NULL);
+		/* Long enough for perfev to attach on a loaded machine (ASan starts slowly). */
+		execlp("sleep", "sleep", "1", (char *)NULL);
 		_exit(127);
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)child);
