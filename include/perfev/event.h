@@ -92,6 +92,17 @@ static inline struct pev_event pev_event_breakpoint(uint64_t addr, uint64_t len,
  * `offset` of the file at `path`, on the `uprobe` PMU. Reads the PMU type and
  * the retprobe bit from sysfs under `sysfs_root` (NULL means "/sys").
  * `path` is borrowed until the event is opened.
+ *
+ * Counting the uprobe in a command you start: open it on the child's pid
+ * (pev_target_thread) before the child execs, as perf does. If it is opened
+ * inherited on the calling thread instead and then the command is forked,
+ * keep at least one non-inherited event open on the calling thread across
+ * the fork (perfev stat and record open a disabled dummy): when every event
+ * of the parent is inherited, the kernel makes the child's perf context a
+ * clone of the parent's and may swap the two at a context switch, and a
+ * uprobe counts only hits in its own task's address space, so the command's
+ * hits are then lost (a count of 0 in a third to half of the runs).
+ *
  * Returns 0, or PEV_ENOENT when this kernel has no uprobe PMU (with err filled).
  */
 PEV_API int pev_event_uprobe(struct pev_event *ev, const char *path, uint64_t offset,
