@@ -26,6 +26,30 @@ void cli_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+int cli_finish_output(FILE *f, const char *name)
+{
+	bool failed;
+	int err = 0;
+
+	if (!f)
+		return 0;
+	/* ferror() keeps an earlier failed write; fflush() finds one still buffered. */
+	failed = fflush(f) != 0;
+	if (failed)
+		err = errno;
+	if (ferror(f))
+		failed = true;
+	if (f != stdout && f != stderr && fclose(f) != 0 && !failed) {
+		failed = true;
+		err = errno;
+	}
+	if (!failed)
+		return 0;
+	if (f != stderr)
+		cli_error("cannot write %s: %s", name, err ? strerror(err) : "a write failed");
+	return 1;
+}
+
 void cli_warning(const char *fmt, ...)
 {
 	va_list ap;

@@ -33,6 +33,15 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "perfev: warning: <formatted>" to stderr. */
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Finishes writing to f: flushes it and, unless it is stdout or stderr,
+ * closes it. When any write to f failed (a full disk, a closed pipe, a
+ * file system error), prints "perfev: error: cannot write NAME: REASON"
+ * (where stderr still takes it) and returns 1; returns 0 when every byte
+ * reached its destination. NULL f returns 0.
+ */
+int cli_finish_output(FILE *f, const char *name);
+
 /* Prints a library error: "perfev: error: <message>" then "hint: ..." lines. */
 void cli_print_error(const struct pev_error *err);
 

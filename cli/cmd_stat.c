@@ -371,6 +371,7 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 	if (!any_events && (r = stat_add_events(s, default_events)) != 0)
 		return r;
 	cfg->out = stderr;
+	cfg->out_name = output;
 	if (output && !(cfg->out = fopen(output, "we"))) {
 		cli_error("option '-o': cannot open '%s' for writing: %s", output, strerror(errno));
 		cfg->out = NULL;
@@ -403,6 +404,8 @@ int cmd_stat(int argc, char **argv)
 	}
 	r = run_all(&s);
 	cli_wake_restore();
-	stat_state_free(&s);
+	/* Counts that did not reach -o make a run that otherwise succeeded fail. */
+	if (stat_state_free(&s) != 0 && r == 0)
+		r = 1;
 	return r;
 }

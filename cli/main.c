@@ -25,6 +25,20 @@ static void print_help(FILE *out)
 		     "has the details.\n");
 }
 
+/*
+ * A command's exit status, made 1 when what it printed did not all get
+ * written (standard output or error to a full disk or a closed pipe): a
+ * command whose report was lost has not succeeded. A non-zero status of its
+ * own (a failure, the exit status of a measured command) is kept.
+ */
+static int finish(int status)
+{
+	int lost = cli_finish_output(stdout, "standard output");
+
+	lost |= cli_finish_output(stderr, "standard error");
+	return status == 0 && lost ? 1 : status;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -34,15 +48,15 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		print_help(stdout);
-		return 0;
+		return finish(0);
 	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("perfev %d.%d.%d\n", PEV_VERSION_MAJOR, PEV_VERSION_MINOR, PEV_VERSION_PATCH);
-		return 0;
+		return finish(0);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 1, argv + 1);
+			return finish(commands[i].fn(argc - 1, argv + 1));
 	cli_error("'%s' is not a perfev command; see 'perfev --help'", argv[1]);
 	return 129;
 }

@@ -47,6 +47,7 @@ struct stat_config {
 	const char *sep; /* -x: CSV output with this separator, or NULL */
 	bool json;       /* -j */
 	FILE *out;       /* -o FILE, or stderr */
+	const char *out_name; /* -o FILE's name, for messages; NULL for stderr */
 };
 
 /* Events whose counts feed a metric of another event. */
@@ -207,7 +208,7 @@ struct run_result {
 void stat_counters_free(struct stat_state *s);
 
 /* Frees everything s holds, closing -o's file. */
-void stat_state_free(struct stat_state *s);
+int stat_state_free(struct stat_state *s);
 
 /* Parses one -e list and adds its events. Returns 0 or an exit status. */
 int stat_add_events(struct stat_state *s, const char *text);

@@ -24,8 +24,10 @@ void stat_counters_free(struct stat_state *s)
 	}
 }
 
-void stat_state_free(struct stat_state *s)
+int stat_state_free(struct stat_state *s)
 {
+	int lost = 0;
+
 	stat_counters_free(s);
 	for (int i = 0; i < s->nlists; i++)
 		pev_event_list_free(s->lists[i]);
@@ -36,7 +38,9 @@ void stat_state_free(struct stat_state *s)
 	free(s->cfg.cpus);
 	free(s->cfg.cpu_list);
 	if (s->cfg.out && s->cfg.out != stderr)
-		fclose(s->cfg.out);
+		lost = cli_finish_output(s->cfg.out, s->cfg.out_name ? s->cfg.out_name : "the output");
+	s->cfg.out = NULL;
+	return lost;
 }
 
 /* Parses one -e list and adds its events. Returns 0 or an exit status. */

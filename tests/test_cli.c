@@ -515,6 +515,54 @@ Test(cli, record_samples_every_uprobe_hit_of_the_command)
 		     UPROBE_RUNS, UPROBE_CALLS, UPROBE_CALLS);
 }
 
+/* Runs `perfev ARGS` through the shell with REDIRECT; returns the exit status, *err its stderr. */
+static int perfev_redirected(const char *args, const char *redirect, char **err)
+{
+	char cmd[1024];
+	char *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s %s", th_perfev_bin(), args, redirect);
+	int status = th_sh(cmd, &out, err);
+	free(out);
+	return status;
+}
+
+/* A report that did not reach its destination is a failure, and says so. */
+Test(cli, lost_output_fails_the_command)
+{
+	static const struct {
+		const char *args, *redirect, *says;
+	} cases[] = {
+		{"list", ">/dev/full", "cannot write standard output"},
+		{"check", ">/dev/full", "cannot write standard output"},
+		{"--help", ">/dev/full", "cannot write standard output"},
+		{"--version", ">/dev/full", "cannot write standard output"},
+		{"stat -e task-clock -o /dev/full true", "", "cannot write /dev/full"},
+		{"stat -x, -e task-clock -o /dev/full true", "", "cannot write /dev/full"},
+		/* stat reports on stderr: nothing can say so, the status does. */
+		{"stat -e task-clock true", "2>/dev/full", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *err = NULL;
+		int status = perfev_redirected(cases[i].args, cases[i].redirect, &err);
+		cr_expect_eq(status, 1, "perfev %s %s: exit %d (%s)", cases[i].args,
+			     cases[i].redirect, status, err);
+		if (cases[i].says)
+			cr_expect(strstr(err, cases[i].says), "perfev %s %s: %s", cases[i].args,
+				  cases[i].redirect, err);
+		free(err);
+	}
+	/* The measured command's own failure stays what stat reports. */
+	char *err = NULL;
+	cr_expect_eq(perfev_redirected("stat -e task-clock -- sh -c 'exit 3'", "2>/dev/full", &err),
+		     3);
+	free(err);
+	/* And a written report is still a success. */
+	cr_expect_eq(perfev_redirected("list", ">/dev/null", &err), 0, "%s", err);
+	free(err);
+}
+
 Test(cli, stat_passes_on_the_exit_status)
 {
 	struct th_output r = th_perfev("stat", "-e", "task-clock", "--", "sh", "-c", "exit 7");
