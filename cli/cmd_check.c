@@ -304,7 +304,8 @@ int cmd_check(int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
+	opterr = 0; /* perfev's own messages (cli_bad_option), not getopt's */
+	while ((opt = getopt_long(argc, argv, ":jh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
@@ -316,7 +317,7 @@ int cmd_check(int argc, char **argv)
 			       usage);
 			return 0;
 		default:
-			return cli_usage(usage);
+			return cli_bad_option(opt, argv, usage);
 		}
 	}
 	if (optind < argc) {

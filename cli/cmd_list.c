@@ -1059,7 +1059,8 @@ static int parse_options(int argc, char **argv, struct list_options *o)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
+	opterr = 0; /* perfev's own messages (cli_bad_option), not getopt's */
+	while ((opt = getopt_long(argc, argv, ":jh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			o->json = true;
@@ -1077,7 +1078,7 @@ static int parse_options(int argc, char **argv, struct list_options *o)
 			       usage);
 			return 0;
 		default:
-			return cli_usage(usage);
+			return cli_bad_option(opt, argv, usage);
 		}
 	}
 	if (optind < argc)

@@ -95,7 +95,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	char *end;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "i:o:s:e:gh", options, NULL)) != -1) {
+	opterr = 0; /* perfev's own messages (cli_bad_option), not getopt's */
+	while ((opt = getopt_long(argc, argv, ":i:o:s:e:gh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			o->input = optarg;
@@ -161,7 +162,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			       usage);
 			exit(0);
 		default:
-			return cli_usage(usage);
+			return cli_bad_option(opt, argv, usage);
 		}
 	}
 	if (optind < argc) {

@@ -563,6 +563,25 @@ Test(cli, lost_output_fails_the_command)
 	free(err);
 }
 
+/* Every command says what is wrong with its options in perfev's words, not getopt's. */
+Test(cli, bad_options_are_perfevs_own_errors)
+{
+	static const char *const commands[] = {"check", "list", "stat", "report", "script", "record"};
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		struct th_output r = th_perfev(commands[i], "--no-such-option");
+		cr_expect_eq(r.status, 129, "%s: exit %d", commands[i], r.status);
+		cr_expect(starts_with(r.err, "perfev: error: unknown option '--no-such-option'\n"),
+			  "%s: %s", commands[i], r.err);
+		cr_expect_null(strstr(r.err, "unrecognized"), "%s: getopt spoke: %s", commands[i],
+			       r.err);
+		th_output_free(&r);
+	}
+	struct th_output r = th_perfev("script", "-i");
+	cr_expect(starts_with(r.err, "perfev: error: option '-i' needs a value\n"), "%s", r.err);
+	th_output_free(&r);
+}
+
 Test(cli, stat_passes_on_the_exit_status)
 {
 	struct th_output r = th_perfev("stat", "-e", "task-clock", "--", "sh", "-c", "exit 7");
