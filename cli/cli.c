@@ -50,6 +50,67 @@ int cli_finish_output(FILE *f, const char *name)
 	return 1;
 }
 
+/* Reads the online CPU list into list; "0" when sysfs says nothing usable. */
+static void online_cpus(char *list, size_t size)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+
+	list[0] = '\0';
+	if (f) {
+		if (!fgets(list, (int)size, f))
+			list[0] = '\0';
+		fclose(f);
+	}
+	list[strcspn(list, "\n")] = '\0';
+	if (pev_cpulist_parse(list, NULL, 0) <= 0)
+		snprintf(list, size, "0");
+}
+
+/* The highest CPU number -C takes. */
+#define MAX_CPU 65535
+
+int cli_parse_cpus(const char *text, char **list, int **cpus, int *n)
+{
+	static unsigned char want[MAX_CPU / 8 + 1];
+	char online[256];
+	const char *in = text ? text : online;
+	int count, *parsed, kept = 0;
+	size_t used = 0;
+
+	online_cpus(online, sizeof(online));
+	if ((count = pev_cpulist_parse(in, NULL, 0)) <= 0) {
+		cli_error("option '-C' needs a list of CPUs such as '0-3,7', got '%s'", in);
+		return 129;
+	}
+	parsed = cli_xcalloc((size_t)count, sizeof(int));
+	pev_cpulist_parse(in, parsed, count);
+	memset(want, 0, sizeof(want));
+	for (int i = 0; i < count; i++) {
+		if (parsed[i] > MAX_CPU || !pev_cpulist_contains(online, parsed[i])) {
+			cli_error("option '-C' needs online CPUs (%s here; CPU %d is not), got '%s'",
+				  online, parsed[i], in);
+			free(parsed);
+			return 129;
+		}
+		want[parsed[i] / 8] |= (unsigned char)(1U << (parsed[i] % 8));
+	}
+	/* Ascending and each once: "3,0,0" is "0,3", as perf reads it. */
+	*list = cli_xcalloc((size_t)count, 8);
+	for (int c = 0; c <= MAX_CPU; c++) {
+		if (!(want[c / 8] & (1U << (c % 8))))
+			continue;
+		used += (size_t)sprintf(*list + used, "%s%d", kept ? "," : "", c);
+		parsed[kept++] = c;
+	}
+	if (cpus) {
+		*cpus = parsed;
+		*n = kept;
+	} else {
+		free(parsed);
+	}
+	return 0;
+}
+
 void cli_warning(const char *fmt, ...)
 {
 	va_list ap;

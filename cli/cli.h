@@ -42,6 +42,15 @@ void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int cli_finish_output(FILE *f, const char *name);
 
+/*
+ * Reads option -C's CPU list `text` (NULL: every online CPU) against the CPUs
+ * online now. On success stores the CPUs ascending, each once, as text
+ * ("0,2,3") in *list and, when cpus is not NULL, as numbers in *cpus (*n of
+ * them); both malloc'ed, the caller frees them. Returns 0, or 129 after
+ * printing why for a malformed list or a CPU that is not online.
+ */
+int cli_parse_cpus(const char *text, char **list, int **cpus, int *n);
+
 /* Prints a library error: "perfev: error: <message>" then "hint: ..." lines. */
 void cli_print_error(const struct pev_error *err);
 

@@ -67,6 +67,14 @@ static int parse_freq(struct rec_config *cfg, const char *text)
 	}
 	if (!cli_parse_long(text, "", 1, LONG_MAX, &v))
 		return bad_value("-F", "a number of samples a second >= 1 (or 'max')", text);
+	if (max > 0 && v > max && v > INT_MAX) {
+		/* The sysctl is an int: no setting allows this rate. */
+		cli_error("option '-F' asks for %ld samples a second, above the most any machine "
+			  "allows (%d); use -F %ld or less (this machine's limit, "
+			  "kernel.perf_event_max_sample_rate)",
+			  v, INT_MAX, max);
+		return 129;
+	}
 	if (max > 0 && v > max) {
 		cli_error(
 		    "option '-F' asks for %ld samples a second, above this machine's limit of "
@@ -220,9 +228,10 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 			all = true;
 			break;
 		case 'C':
-			if (pev_cpulist_parse(optarg, NULL, 0) <= 0)
-				return bad_value("-C", "a list of CPUs such as '0-3,7'", optarg);
-			cfg->cpus = optarg;
+			free(cfg->cpus);
+			cfg->cpus = NULL;
+			if ((r = cli_parse_cpus(optarg, &cfg->cpus, NULL, NULL)) != 0)
+				return r;
 			break;
 		case 'p':
 			pids = optarg;
@@ -358,6 +367,7 @@ int cmd_record(int argc, char **argv)
 	if (help) {
 		print_help();
 		free(s.cfg.ids);
+		free(s.cfg.cpus);
 		return 0;
 	}
 	if (r == 0 && (r = cli_wake_setup(false)) == 0) {
@@ -366,5 +376,6 @@ int cmd_record(int argc, char **argv)
 	}
 	rec_close(&s);
 	free(s.cfg.ids);
+	free(s.cfg.cpus);
 	return r;
 }

@@ -35,11 +35,14 @@ static const char usage[] =
 static const char default_events[] = "task-clock,context-switches,cpu-migrations,page-faults,"
                                      "cycles,instructions,branches,branch-misses";
 
-#define MAX_CPU         65535 /* highest CPU number -C takes */
 
 /* ---- small helpers ------------------------------------------------------ */
 
 /* "option '-I' needs ..., got '...'" and the usage status. */
+/* A numeric macro as a string literal: STR(MAX_REPEAT) is "1000000". */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static int bad_value(char opt, const char *needs, const char *got)
 {
 	cli_error("option '-%c' needs %s, got '%s'", opt, needs, got);
@@ -88,59 +91,10 @@ static int parse_ids(char opt, const char *text, pid_t **out, int *n)
 	return 0;
 }
 
-/* Reads the online CPU list into list; "0" when sysfs says nothing usable. */
-static void online_cpus(char *list, size_t size)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-
-	list[0] = '\0';
-	if (f) {
-		if (!fgets(list, (int)size, f))
-			list[0] = '\0';
-		fclose(f);
-	}
-	list[strcspn(list, "\n")] = '\0';
-	if (pev_cpulist_parse(list, NULL, 0) <= 0)
-		snprintf(list, size, "0");
-}
-
-/*
- * Sets cfg's CPUs from a -C list (NULL: every online CPU), ascending and
- * each once. Returns 0, or 129 for a malformed list or an offline CPU.
- */
+/* Sets cfg's CPUs from a -C list (NULL: every online CPU), ascending and each once. */
 static int parse_cpus(struct stat_config *cfg, const char *text)
 {
-	static unsigned char want[MAX_CPU / 8 + 1];
-	char online[256], needs[320];
-	const char *list = text ? text : online;
-	int n, *cpus;
-
-	online_cpus(online, sizeof(online));
-	if ((n = pev_cpulist_parse(list, NULL, 0)) <= 0)
-		return bad_value('C', "a list of CPUs such as '0-3,7'", text);
-	cpus = cli_xcalloc((size_t)n, sizeof(int));
-	pev_cpulist_parse(list, cpus, n);
-	memset(want, 0, sizeof(want));
-	for (int i = 0; i < n; i++) {
-		if (cpus[i] > MAX_CPU || !pev_cpulist_contains(online, cpus[i])) {
-			snprintf(needs, sizeof(needs), "online CPUs (%s here; CPU %d is not)", online,
-			         cpus[i]);
-			free(cpus);
-			return bad_value('C', needs, text);
-		}
-		want[cpus[i] / 8] |= (unsigned char)(1U << (cpus[i] % 8));
-	}
-	free(cpus);
-	cfg->cpus = cli_xcalloc(MAX_CPU + 1, sizeof(int));
-	cfg->cpu_list = cli_xcalloc(MAX_CPU + 1, 8);
-	size_t used = 0;
-	for (int c = 0; c <= MAX_CPU; c++) {
-		if (!(want[c / 8] & (1U << (c % 8))))
-			continue;
-		used += (size_t)sprintf(cfg->cpu_list + used, "%s%d", cfg->ncpus ? "," : "", c);
-		cfg->cpus[cfg->ncpus++] = c;
-	}
-	return 0;
+	return cli_parse_cpus(text, &cfg->cpu_list, &cfg->cpus, &cfg->ncpus);
 }
 
 /* ---- events -------------------------------------------------------------- */
@@ -290,12 +244,16 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 			break;
 		case 'r':
 			if (!cli_parse_long(optarg, "", 1, MAX_REPEAT, &v))
-				return bad_value('r', "a number of runs >= 1", optarg);
+				return bad_value('r', "a number of runs from 1 to " STR(MAX_REPEAT),
+						 optarg);
 			cfg->repeat = (int)v;
 			break;
 		case 'I':
 			if (!cli_parse_long(optarg, "", MIN_INTERVAL_MS, MAX_INTERVAL_MS, &v))
-				return bad_value('I', "a number of milliseconds >= 10", optarg);
+				return bad_value('I',
+						 "a number of milliseconds from " STR(MIN_INTERVAL_MS)
+						 " to " STR(MAX_INTERVAL_MS),
+						 optarg);
 			cfg->interval_ms = (int)v;
 			break;
 		case 'x':

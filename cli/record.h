@@ -46,7 +46,7 @@ struct rec_config {
 	enum rec_target target;
 	pid_t *ids; /* -p pids or -t tids */
 	int nids;
-	const char *cpus; /* -C's list, or NULL for every online CPU (-a) */
+	char *cpus; /* -C's CPUs ascending, each once ("0,2"; owned), or NULL for every online CPU (-a) */
 	const char *event_text[REC_MAX_LISTS];
 	int nevent_text; /* 0: the default, cycles */
 	uint64_t freq;   /* -F (samples a second), or 0 with -c */

@@ -582,6 +582,54 @@ Test(cli, bad_options_are_perfevs_own_errors)
 	th_output_free(&r);
 }
 
+/* A number out of range names the range it must be in, and no advice that cannot work. */
+Test(cli, out_of_range_numbers_name_their_limits)
+{
+	struct th_output r = th_perfev("stat", "-r", "99999999999", "true");
+	cr_expect_eq(r.status, 129);
+	cr_expect(strstr(r.err, "option '-r' needs a number of runs from 1 to 1000000, got "
+				"'99999999999'"),
+		  "%s", r.err);
+	th_output_free(&r);
+
+	r = th_perfev("stat", "-I", "5", "true");
+	cr_expect(strstr(r.err, "option '-I' needs a number of milliseconds from 10 to"), "%s",
+		  r.err);
+	th_output_free(&r);
+
+	/* kernel.perf_event_max_sample_rate is an int: no sysctl allows 2^32 + 1. */
+	r = th_perfev("record", "-F", "4294967297", "-o", "/dev/null", "true");
+	cr_expect_eq(r.status, 129);
+	cr_expect(strstr(r.err, "above the most any machine allows (2147483647)"), "%s", r.err);
+	cr_expect_null(strstr(r.err, "sysctl kernel.perf_event_max_sample_rate="), "%s", r.err);
+	th_output_free(&r);
+}
+
+/* -C takes CPUs in any order, repeated or not, the same way in stat and record. */
+Test(cli, cpu_lists_are_read_alike_by_stat_and_record)
+{
+	const char *dir = th_temp_dir("cpu_lists");
+	char file[PATH_MAX];
+
+	th_require_root();
+	snprintf(file, sizeof(file), "%s/cpus.data", dir);
+	struct th_output r = th_perfev("stat", "-x,", "-C", "0,0,0", "-e", "task-clock", "true");
+	cr_expect_eq(r.status, 0, "stat -C 0,0,0: %s", r.err);
+	th_output_free(&r);
+	r = th_perfev("record", "-q", "-C", "0,0,0", "-o", file, "--", "true");
+	cr_expect_eq(r.status, 0, "record -C 0,0,0: %s", r.err);
+	cr_expect_null(strstr(r.err, "pev_"), "no library function names: %s", r.err);
+	th_output_free(&r);
+	static const char *const commands[] = {"stat", "record"};
+	for (size_t i = 0; i < 2; i++) {
+		r = th_perfev(commands[i], "-C", "0,x", "-o", file, "--", "true");
+		cr_expect_eq(r.status, 129);
+		cr_expect(strstr(r.err, "option '-C' needs a list of CPUs such as '0-3,7', got '0,x'"),
+			  "%s: %s", commands[i], r.err);
+		th_output_free(&r);
+	}
+}
+
 Test(cli, stat_passes_on_the_exit_status)
 {
 	struct th_output r = th_perfev("stat", "-e", "task-clock", "--", "sh", "-c", "exit 7");

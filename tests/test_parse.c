@@ -920,15 +920,28 @@ static void expect_caret(const struct brow *row, const struct pev_error *err)
 	char want[300];
 	size_t at = 0;
 
+	int column = 0, width = 0;
+
 	if (n > 200)
 		return;
 	if (pos > n)
 		pos = n;
 	if (len == 0)
 		len = 1;
-	at += (size_t)snprintf(want + at, sizeof(want) - at, "\n    %s\n    %*s^", row->text,
-			       (int)pos, "");
-	for (size_t i = 1; i < len && pos + i <= n && at + 1 < sizeof(want); i++)
+	/* Bytes other than printable ASCII are shown as \xHH, four columns wide. */
+	at += (size_t)snprintf(want + at, sizeof(want) - at, "\n    ");
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)row->text[i];
+		bool plain = c >= 0x20 && c < 0x7f;
+		at += (size_t)(plain ? snprintf(want + at, sizeof(want) - at, "%c", c)
+				     : snprintf(want + at, sizeof(want) - at, "\\x%02x", c));
+		if (i < pos)
+			column += plain ? 1 : 4;
+		else if (i < pos + len)
+			width += plain ? 1 : 4;
+	}
+	at += (size_t)snprintf(want + at, sizeof(want) - at, "\n    %*s^", column, "");
+	for (int i = 1; i < width && at + 1 < sizeof(want); i++)
 		want[at++] = '~';
 	want[at] = '\0';
 	cr_expect(strstr(err->message, want) != NULL, "'%s': the message should end in a caret line:"
@@ -979,6 +992,14 @@ static void check_bad(const struct brow *row)
 		check_bad(&CAT(brow_, line));                                                      \
 	}
 #define NOHINT NULL, NULL
+
+/* -- bytes a terminal would act on are shown escaped, never echoed -- */
+BAD(CONTAINER, "x\x1b[31m", PEV_EPARSE, 1, 1, "unexpected character '\\x1b'", NOHINT)
+BAD(CONTAINER, "cycles,\xc3\xa9-x", PEV_EPARSE, 7, 1, "unexpected character '\\xc3'", NOHINT)
+
+/* -- tracepoint names that cannot be: the parser's words, not the library's -- */
+BAD(CONTAINER, "sched:..", PEV_ENOTFOUND, 6, 2, "'..' is not a tracepoint name", NOHINT)
+BAD(CONTAINER, "sched:/x", PEV_ENOTFOUND, 0, 8, "'sched:/x' is not an event", NOHINT)
 
 /* -- unknown names: the closest known names -- */
 BAD(HYBRID, "cpu-clok", PEV_ENOTFOUND, 0, 8, "unknown event 'cpu-clok'", "'cpu-clock'", NULL)

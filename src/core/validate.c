@@ -9,6 +9,7 @@
  * kernel and to the diagnosis.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -152,8 +153,11 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 				    "Hz (kernel.perf_event_max_sample_rate)",
 			       a->sample_freq, m->max_sample_rate);
 		pev__error_hint(err, "sample at %d Hz or less", m->max_sample_rate);
-		pev__error_hint(err, "or raise the limit: sysctl kernel.perf_event_max_sample_rate=%" PRIu64,
-				a->sample_freq);
+		/* The sysctl is an int: a rate above INT_MAX cannot be allowed at all. */
+		if (a->sample_freq <= INT_MAX)
+			pev__error_hint(err,
+					"or raise the limit: sysctl kernel.perf_event_max_sample_rate=%" PRIu64,
+					a->sample_freq);
 		return PEV_EINVAL;
 	}
 	if (!(a->flags & PEV_ATTR_FREQ) && (a->sample_period >> 63)) {

@@ -110,10 +110,31 @@ struct parser {
 	struct pev_error tracefs_err;
 };
 
-/* Appends the input with a caret line under [pos, pos + len) to err's message. */
+/*
+ * Writes byte c as it is shown in messages: printable ASCII as itself, any
+ * other byte (control, escape, non-ASCII) as \xHH, so that an event string
+ * cannot drive the terminal. Returns the columns written (1 or 4).
+ */
+static int shown_byte(unsigned char c, char out[5])
+{
+	if (c >= 0x20 && c < 0x7f) {
+		out[0] = (char)c;
+		out[1] = '\0';
+		return 1;
+	}
+	snprintf(out, 5, "\\x%02x", c);
+	return 4;
+}
+
+/*
+ * Appends the input, its bytes shown as by shown_byte(), with a caret line
+ * under [pos, pos + len) to err's message.
+ */
 static void point_at(struct parser *p, size_t pos, size_t len)
 {
 	size_t n = strlen(p->input);
+	int column = 0, width = 0;
+	char b[5];
 
 	if (!p->err)
 		return;
@@ -123,8 +144,17 @@ static void point_at(struct parser *p, size_t pos, size_t len)
 		pos = n;
 	if (len == 0)
 		len = 1;
-	pev__error_msg(p->err, "\n    %s\n    %*s^", p->input, (int)pos, "");
-	for (size_t i = 1; i < len && pos + i <= n; i++)
+	pev__error_msg(p->err, "\n    ");
+	for (size_t i = 0; i < n; i++) {
+		int w = shown_byte((unsigned char)p->input[i], b);
+		if (i < pos)
+			column += w;
+		else if (i < pos + len)
+			width += w;
+		pev__error_msg(p->err, "%s", b);
+	}
+	pev__error_msg(p->err, "\n    %*s^", column, "");
+	for (int i = 1; i < width; i++)
 		pev__error_msg(p->err, "~");
 }
 
@@ -1092,6 +1122,15 @@ static int count_system(const struct pev_tracepoint *tp, void *arg)
 }
 
 /*
+ * Whether word can be a tracepoint's system or name, as tracefs names
+ * them: not empty, not "." or "..", no '/'.
+ */
+static bool tracepoint_word_ok(const char *word)
+{
+	return word[0] && strcmp(word, ".") != 0 && strcmp(word, "..") != 0 && !strchr(word, '/');
+}
+
+/*
  * "system:name[:mods]" with optional globs. Returns 1 when it named
  * tracepoints (and they were added), 0 when the system is unknown here, or
  * an error (a known system without that event, or no tracefs).
@@ -1141,6 +1180,11 @@ static int try_tracepoint(struct parser *p, const char *s, size_t len)
 			    "no tracepoint of '%s' matches '%s'", system, name);
 	struct pev_error e;
 	uint64_t id;
+	if (!tracepoint_word_ok(name))
+		return fail(p, PEV_ENOTFOUND, offset_of(p, ev), (size_t)(ev_end - ev),
+			    "'%s' is not a tracepoint name (a tracepoint is 'system:name', each a "
+			    "word without '/')",
+			    name);
 	if (pev_tracepoint_id(p->tracefs, system, name, &id, &e) < 0)
 		return fail_with(p, &e, offset_of(p, ev), (size_t)(ev_end - ev));
 	return fail(p, PEV_ENOTFOUND, offset_of(p, ev), (size_t)(ev_end - ev),
@@ -1335,8 +1379,10 @@ static int parse_event(struct parser *p, const char *s, size_t len)
 				 : fail(p, PEV_EPARSE, offset_of(p, s), 1,
 					"a PMU event starts with the PMU's name: pmu/terms/");
 		if (!is_name_char(s[i]) && s[i] != '*' && s[i] != '?' && s[i] != '[' && s[i] != ']') {
+			char shown[5];
 			int bad = fail(p, PEV_EPARSE, offset_of(p, s + i), 1,
-				       "unexpected character '%c' in an event name", s[i]);
+				       "unexpected character '%s' in an event name",
+				       (shown_byte((unsigned char)s[i], shown), shown));
 			if (s[i] == ' ' || s[i] == '\t')
 				pev__error_hint(p->err, "separate events with ',' (blanks may "
 							"surround the ',')");
@@ -1390,6 +1436,11 @@ static int parse_event(struct parser *p, const char *s, size_t len)
 			return fail_with(p, &p->tracefs_err, offset_of(p, s), base_len);
 		snprintf(system, sizeof(system), "%.*s", (int)base_len, s);
 		snprintf(name, sizeof(name), "%.*s", (int)((ev_end ? ev_end : s + len) - mods), mods);
+		if (!tracepoint_word_ok(system) || !tracepoint_word_ok(name))
+			return fail(p, PEV_ENOTFOUND, offset_of(p, s), len,
+				    "'%.*s' is not an event: a tracepoint is 'system:name', each a "
+				    "word without '/'",
+				    (int)len, s);
 		if (pev_tracepoint_id(p->tracefs, system, name, &id, &e) < 0)
 			return fail_with(p, &e, offset_of(p, s), base_len);
 	}
