@@ -630,6 +630,18 @@ Test(cli, cpu_lists_are_read_alike_by_stat_and_record)
 	}
 }
 
+/* Sampling modifiers mean nothing to counting: ":S" counts, as in perf stat. */
+Test(cli, stat_counts_an_event_with_a_sampling_modifier)
+{
+	struct th_output r = th_perfev("stat", "-x,", "-e", "cpu-clock:S", "--", "true");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_null(strstr(r.err, "<not counted>"), "%s", r.err);
+	cr_expect_null(strstr(r.err, "PEV_SAMPLE"), "no library hint: %s", r.err);
+	cr_expect(strstr(r.err, ",msec,cpu-clock:S,"), "%s", r.err);
+	th_output_free(&r);
+}
+
 Test(cli, stat_passes_on_the_exit_status)
 {
 	struct th_output r = th_perfev("stat", "-e", "task-clock", "--", "sh", "-c", "exit 7");
