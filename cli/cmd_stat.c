@@ -77,7 +77,7 @@ static int parse_ids(char opt, const char *text, pid_t **out, int *n)
 				cli_error("option '-%c' names %ld twice, got '%s'", opt, v, text);
 				return 129;
 			}
-		if (!stat_task_exists((pid_t)v)) {
+		if (!(opt == 'p' ? stat_process_alive((pid_t)v) : stat_task_exists((pid_t)v))) {
 			cli_error("option '-%c' needs existing %s, got '%s' (no %s %ld)", opt,
 			          opt == 'p' ? "processes" : "threads", text,
 			          opt == 'p' ? "process" : "thread", v);

@@ -255,6 +255,9 @@ double stat_now_ns(void);
 /* Whether process or thread id exists (a zombie does not count). */
 bool stat_task_exists(pid_t id);
 
+/* True when some thread of process pid runs, its leader exited or not. */
+bool stat_process_alive(pid_t pid);
+
 /*
  * One run: starts the command (if any), opens the counters, counts until
  * the end, and returns the totals (nevents x nkeys cells, malloc'ed; NULL

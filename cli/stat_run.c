@@ -4,6 +4,7 @@
  * -p / -t targets watched for their exit, the command started with its
  * counters enabled at exec, the wait with -I intervals, and one whole run.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -41,6 +42,27 @@ bool stat_task_exists(pid_t id)
 	buf[n] = '\0';
 	const char *paren = strrchr(buf, ')');
 	return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
+bool stat_process_alive(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	bool alive = false;
+	DIR *d;
+
+	if (stat_task_exists(pid))
+		return true;
+	/* The leader may have exited (pthread_exit in main) while other threads run. */
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return false;
+	while (!alive && (de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+		alive = tid > 0 && tid != pid && stat_task_exists((pid_t)tid);
+	}
+	closedir(d);
+	return alive;
 }
 
 /* The -p / -t targets, watched for their exit. */
@@ -96,7 +118,9 @@ static bool watch_all_gone(struct watch *w, const struct stat_config *cfg, const
 		if (w->pidfds[i] >= 0 && (fds[1 + i].revents & (POLLIN | POLLHUP | POLLERR)))
 			w->gone[i] = true;
 		if (w->pidfds[i] < 0 && !w->gone[i] &&
-		    ((kill(cfg->ids[i], 0) < 0 && errno == ESRCH) || !stat_task_exists(cfg->ids[i])))
+		    ((kill(cfg->ids[i], 0) < 0 && errno == ESRCH) ||
+		     !(cfg->target == STAT_TARGET_PROCESS ? stat_process_alive(cfg->ids[i])
+							  : stat_task_exists(cfg->ids[i]))))
 			w->gone[i] = true;
 		all = all && w->gone[i];
 	}

@@ -950,3 +950,68 @@ Test(stat, the_default_set_has_perfs_events)
 	free(err_theirs);
 	free(perf);
 }
+
+/* ---- a process whose main thread has exited ----------------------------------- */
+
+/* The state letter of task id in /proc/ID/stat ('R', 'S', 'Z', ...), or 0. */
+static char stat_of(pid_t id)
+{
+	char path[64], buf[512];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)id);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+static void *spin_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		th_spin_ms(100);
+	return NULL;
+}
+
+/*
+ * -p counts the threads a process has left when its main thread has exited
+ * (pthread_exit in main: the leader is a zombie, the process runs on), as
+ * perf stat and perfev record do.
+ */
+Test(stat, a_process_whose_main_thread_exited_is_counted)
+{
+	int ready[2];
+	char byte, pid[16];
+
+	cr_assert_eq(pipe2(ready, O_CLOEXEC), 0);
+	pid_t child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, spin_forever, NULL) != 0)
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		pthread_exit(NULL);
+	}
+	close(ready[1]);
+	cr_assert_eq(read(ready[0], &byte, 1), 1);
+	close(ready[0]);
+	/* Wait for the leader to be a zombie. */
+	for (int i = 0; i < 500 && stat_of(child) != 'Z'; i++)
+		usleep(2000);
+	cr_assert_eq(stat_of(child), 'Z', "the main thread did not exit");
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	struct th_output r = perfev_stat("-x,", "-p", pid, "-e", "task-clock", "--", "sleep", "0.3");
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	double ms = strtod(r.err, NULL);
+	cr_expect_gt(ms, 100.0, "the spinning thread ran 300 ms: %s", r.err);
+	th_output_free(&r);
+}
