@@ -145,11 +145,15 @@ static int open_on_unit(struct stat_state *s, int e, int u, struct pev_error *er
 		struct pev_error user_err;
 		o.exclude_kernel = true;
 		o.exclude_hv = true;
-		if (pev_counter_open(&spec->ev, &o, target, group, &ev->counters[u], &user_err) ==
-		    0) {
+		int ru = pev_counter_open(&spec->ev, &o, target, group, &ev->counters[u], &user_err);
+		if (ru == 0) {
 			if (!strstr(ev->name, ":u"))
 				strncat(ev->name, ":u", sizeof(ev->name) - strlen(ev->name) - 1);
 			r = 0;
+		} else if (ru != PEV_EACCES && ru != PEV_EPERM) {
+			/* Refused for another reason too (no PMU): that one is what to fix. */
+			*err = user_err;
+			r = ru;
 		}
 	}
 	return r;

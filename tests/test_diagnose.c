@@ -120,6 +120,33 @@ Test(diagnose, eacces_as_root_points_at_a_security_module)
 	HASNT(err.hint, "setcap");
 }
 
+/*
+ * The kernel checks privileges before it looks for a PMU: on a machine with
+ * none, a refused hardware event is explained by the missing PMU, not by the
+ * paranoid level (neither ':u' nor a sysctl would make it count).
+ */
+Test(diagnose, eacces_for_hardware_without_a_pmu_names_the_missing_pmu)
+{
+	struct pev_attr a = attr_of(PEV_TYPE_HARDWARE, PEV_HW_CPU_CYCLES, false);
+	struct pev_open_request r = request(&a, "cycles");
+
+	load_vm_as_nobody();
+	diagnose(&r, EACCES, 0, SELF);
+	HAS(err.message, "permission denied (EACCES)");
+	HAS(err.message, "no hardware PMU");
+	HASNT(err.message, "perf_event_paranoid is");
+	HAS(err.hint, "cpu-clock");
+	HASNT(err.hint, "':u'");
+	HASNT(err.hint, "perf_event_paranoid");
+
+	/* A software event refused the same way is about privileges still. */
+	a = attr_of(PEV_TYPE_SOFTWARE, PEV_SW_TASK_CLOCK, false);
+	r = request(&a, "task-clock");
+	diagnose(&r, EACCES, 0, SELF);
+	HAS(err.message, "perf_event_paranoid is 2");
+	HASNT(err.message, "no hardware PMU");
+}
+
 Test(diagnose, eacces_in_a_container_at_level_3)
 {
 	struct pev_attr a = attr_of(PEV_TYPE_SOFTWARE, PEV_SW_TASK_CLOCK, true);
@@ -291,7 +318,11 @@ Test(diagnose, eacces_for_branch_stacks_with_kernel_branches)
 	a.sample_period = 10000;
 	a.sample_type = PEV_SAMPLE_BRANCH_STACK;
 	a.branch_sample_type = PEV_BRANCH_ANY | PEV_BRANCH_KERNEL;
-	load_vm_as_nobody();
+	/* A machine with a PMU: without one, the missing PMU is the explanation. */
+	load("hybrid");
+	m.paranoid = 2;
+	m.euid = 65534;
+	m.cap_perfmon = m.cap_sys_admin = m.cap_sys_ptrace = m.cap_ipc_lock = false;
 	diagnose(&r, EACCES, 0, SELF);
 	HAS(err.message, "kernel branches");
 	HAS(err.hint, "PEV_BRANCH_KERNEL");

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "workloads.h"
 
 /* Leaves no descriptor, mapping or child process behind. */
 static void stat_fini(void)

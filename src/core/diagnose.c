@@ -82,6 +82,9 @@ static void need_level(int *need, int level)
 		*need = level;
 }
 
+static void diagnose_no_pmu(const struct pev_machine *m, const struct pev_open_request *req,
+			    struct pev_error *err);
+
 static void diagnose_access(const struct pev_machine *m, const struct pev_open_request *req,
 			    int errnum, struct pev_error *err)
 {
@@ -96,6 +99,15 @@ static void diagnose_access(const struct pev_machine *m, const struct pev_open_r
 						    : "permission denied (EACCES)");
 	if (!m->perf_events) {
 		pev__error_msg(err, "This kernel has no perf events support.");
+		return;
+	}
+	/*
+	 * The kernel checks privileges before it looks for the PMU: with no
+	 * hardware PMU, no privilege or paranoid level would make this count.
+	 */
+	if (pev__is_hardware_type(m, a->type) && !m->has_core_pmu && m->nr_pmus > 0) {
+		pev__error_msg(err, "The kernel refused it before looking for a PMU, but ");
+		diagnose_no_pmu(m, req, err);
 		return;
 	}
 	if (p == PEV_UNKNOWN)
