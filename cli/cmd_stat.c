@@ -158,6 +158,13 @@ static int run_all(struct stat_state *s)
 	fflush(cfg->out);
 	free(cells);
 	free(acc);
+	/*
+	 * Counting CPUs or other processes, the counts are the whole result:
+	 * when not one event could be opened (a refused -a, -C or another
+	 * user's -p), the run failed, as it does for perf stat and perfev record.
+	 */
+	if (res.nothing_open && cfg->target != STAT_TARGET_COMMAND)
+		return 1;
 	return cfg->argv ? res.exit_code : 0;
 }
 

@@ -200,6 +200,7 @@ struct run_result {
 	double elapsed_ns;
 	struct rusage ru;
 	bool have_rusage;
+	bool nothing_open; /* no event could be opened on any target unit */
 };
 
 /* stat_count.c: the events, the counters on the target units, the rows, the counts. */

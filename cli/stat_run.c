@@ -227,6 +227,10 @@ struct stat_cell *stat_run_once(struct stat_state *s, struct stat_json *json,
 
 	memset(res, 0, sizeof(*res));
 	stat_open_events(s);
+	res->nothing_open = true;
+	for (int e = 0; e < s->nevents; e++)
+		if (s->events[e].open == STAT_OPEN_OK)
+			res->nothing_open = false;
 	stat_make_keys(s);
 	if (cfg->target != STAT_TARGET_COMMAND)
 		stat_enable_all(s);
@@ -242,7 +246,13 @@ struct stat_cell *stat_run_once(struct stat_state *s, struct stat_json *json,
 		t.json = json;
 		tp = &t;
 	}
-	if (cfg->argv) {
+	/*
+	 * Counting CPUs or other processes with nothing open has nothing to wait
+	 * for: report the refusals at once instead of running the command or
+	 * waiting for the processes to exit.
+	 */
+	bool counting = !(res->nothing_open && cfg->target != STAT_TARGET_COMMAND);
+	if (cfg->argv && counting) {
 		int e = cli_spawn_command(cfg->argv, &child);
 		if (e != 0) {
 			res->exit_code = cli_exec_error(cfg->argv[0], e);
@@ -250,7 +260,8 @@ struct stat_cell *stat_run_once(struct stat_state *s, struct stat_json *json,
 			goto out;
 		}
 	}
-	wait_loop(s, child, tp, &status, &res->ru);
+	if (counting)
+		wait_loop(s, child, tp, &status, &res->ru);
 	res->elapsed_ns = stat_now_ns() - t0;
 	if (tp)
 		tick(s, tp); /* the last, partial interval */

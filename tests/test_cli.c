@@ -642,6 +642,52 @@ Test(cli, stat_counts_an_event_with_a_sampling_modifier)
 	th_output_free(&r);
 }
 
+/* Reads kernel.perf_event_paranoid; 2 when unreadable. */
+static long paranoid_level(void)
+{
+	long v = 2;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * Counting CPUs or another user's process with nothing allowed fails at
+ * once (exit 1, the refusal explained) instead of counting nothing and
+ * succeeding; perf stat and perfev record fail too.
+ */
+Test(cli, stat_that_can_open_nothing_fails)
+{
+	static const char *const cases[][6] = {
+		{"stat", "-a", "-e", "task-clock", "--", "true"},
+		{"stat", "-C", "0", "-e", "task-clock", "true"},
+		{"stat", "-p", "1", "-e", "task-clock", NULL},
+	};
+
+	th_require_root();
+	if (paranoid_level() < 1)
+		th_skip("perf_event_paranoid is %ld: nobody may count whole CPUs here",
+			paranoid_level());
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct th_output r = th_perfev_nobody(cases[i][0], cases[i][1], cases[i][2],
+						      cases[i][3], cases[i][4], cases[i][5]);
+		cr_expect_eq(r.status, 1, "%s %s %s: exit %d: %s", cases[i][0], cases[i][1],
+			     cases[i][2], r.status, r.err);
+		cr_expect(strstr(r.err, "permission denied"), "%s %s: %s", cases[i][0], cases[i][1],
+			  r.err);
+		th_output_free(&r);
+	}
+	/* Allowed, the same run succeeds. */
+	struct th_output r = th_perfev("stat", "-a", "-e", "task-clock", "--", "true");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	th_output_free(&r);
+}
+
 Test(cli, stat_passes_on_the_exit_status)
 {
 	struct th_output r = th_perfev("stat", "-e", "task-clock", "--", "sh", "-c", "exit 7");
