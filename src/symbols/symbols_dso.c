@@ -159,6 +159,7 @@ void pev__dso_free(struct sym_dso *d)
 	pev__dso_cus_free(&d->cus);
 	pev__u64map_free(&d->addrs);
 	pev__u64map_free(&d->syms);
+	free(d->aliases);
 	free(d->loads);
 	free(d->path);
 	free(d->open_path);
@@ -586,7 +587,13 @@ static struct dso_addr *lookup(struct pev_symbols *s, struct sym_dso *d, uint64_
 	    read_dwarf(s, d, vaddr, e, &fn_lo, &fn_hi) < 0)
 		return NULL;
 	if (name && name[0]) {
-		if (!(e->sym = get_sym(s, d, vaddr - off, sym.st_size, name)))
+		/* Several symbols at one start: perf's choice among them. */
+		uint64_t start = vaddr - off;
+
+		e->sym = pev__u64map_get(&d->syms, start);
+		if (!e->sym &&
+		    !(e->sym = get_sym(s, d, start, sym.st_size,
+				       pev__dso_alias_name(d, start, name))))
 			return NULL;
 	} else if (e->nframes && e->frames[e->nframes - 1].function && fn_hi > fn_lo &&
 		   vaddr >= fn_lo && vaddr < fn_hi) {

@@ -6,6 +6,7 @@
  *   symbols_maps.c   address spaces: mappings per process, /proc/PID/maps
  *   symbols_dso.c    ELF files through libdwfl: build ids, symbols, lines,
  *                    inline frames, demangling, the per-DSO caches
+ *   symbols_alias.c  the name of a function that several symbols share
  *   symbols_cus.c    the DWARF compile unit holding an address, also where
  *                    .debug_aranges does not list it (clang)
  *   symbols_debuginfo.c separate debuginfo files on disk (debuginfod on request)
@@ -120,6 +121,12 @@ struct sym_dso {
 
 	struct pev__u64map addrs; /* ELF vaddr -> struct dso_addr */
 	struct pev__u64map syms;  /* symbol start -> struct dso_sym */
+	/* The symbols that share their address with another, by address
+	 * (symbols_alias.c): built at the first symbol looked up. */
+	uint64_t *aliases;
+	size_t naliases;
+	uint64_t alias_base; /* the module's start: keys hold offsets from it */
+	bool aliases_built;
 };
 
 /* ---- address spaces (symbols_maps.c) ----------------------------------- */
@@ -191,6 +198,13 @@ int pev__dso_resolve(struct pev_symbols *s, const struct sym_map *m, uint64_t ad
 		     struct pev_symbol *out);
 /* Demangles a C++ name into the arena; NULL when not mangled or no demangler. */
 const char *pev__sym_demangle(struct pev__arena *a, const char *name);
+
+/* symbols_alias.c */
+/*
+ * The name of the symbol at start in d: when several symbols start there,
+ * the one perf's rule chooses among them, else name (libdwfl's answer).
+ */
+const char *pev__dso_alias_name(struct sym_dso *d, uint64_t start, const char *name);
 
 /* symbols_cus.c */
 /*

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_symbols_alias.c - the name of a function that several ELF symbols
+ * share (src/symbols/symbols_alias.c, docs/SYMBOLS.md "Aliases").
+ *
+ * A shared object built here from assembly holds one group of symbols per
+ * rule, each group at one address, where the symbol the rule makes win is
+ * one that every later rule would reject: the symbolizer must name each
+ * group as the rule says, on any host. Where perf is installed, perf must
+ * name the groups alike (a perf older than 6.14 has no rule for labels),
+ * and glibc's pthread_mutex_lock (four symbols at one address in its debug
+ * symbols) must get the same name from perf and perfev, report and script.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "perfev.h"
+
+/* ---- the shared object ---------------------------------------------------------- */
+
+/* A few thousand iterations: something for perf to sample in each group. */
+#if defined(__x86_64__) || defined(__i386__)
+#define LOOP "mov $2000, %eax\n1: dec %eax\njnz 1b\nret\n"
+#elif defined(__aarch64__)
+#define LOOP "mov w9, #2000\n1: subs w9, w9, #1\nb.ne 1b\nret\n"
+#endif
+
+/*
+ * One group of symbols per rule, each at one address. "winner" is what
+ * perf's rule names the address; "call" is a name the workload calls it by.
+ */
+struct group {
+	const char *rule, *call, *winner;
+};
+
+static const struct group groups[] = {
+	{"sized over size 0", "__a", "__a"},
+	{"size 0, last at its address, counts as sized", "b_last_zero", "b_last_zero"},
+	{"typed over label", "__c", "__c"},
+	{"non-weak over weak", "d_weak_long_name", "__d"},
+	{"global over local", "__e", "__e"},
+	{"fewer leading underscores", "f", "f"},
+	{"leading underscores only, then the longer name", "__g", "__GI___g"},
+	{"the first in the symbol table", "h_one", NULL /* read from the file */},
+	{"versions: the table's own name", "v", "v@@VT_2"},
+};
+
+#define NGROUPS (sizeof(groups) / sizeof(groups[0]))
+
+#ifdef LOOP
+/* The groups' assembly, in the order of groups[]. */
+static const char alias_asm[] =
+	".text\n"
+	/* the size-0 symbol is local, so not the last at its address */
+	".p2align 4\n.weak __a\n.type __a, %function\n.type a_zero_local_long_name, %function\n"
+	"a_zero_local_long_name:\n__a:\n" LOOP ".size __a, .-__a\n"
+	/* locals come first in a symbol table: the global size-0 one is last */
+	".p2align 4\n.globl b_last_zero\n.type __b_local, %function\n"
+	".type b_last_zero, %function\n"
+	"__b_local:\nb_last_zero:\n" LOOP ".size __b_local, .-__b_local\n"
+	/* a label with a size: no .type */
+	".p2align 4\n.weak __c\n.globl c_label_long_name\n.type __c, %function\n"
+	"__c:\nc_label_long_name:\n" LOOP ".size __c, .-__c\n"
+	".size c_label_long_name, .-__c\n"
+	".p2align 4\n.weak d_weak_long_name\n.type __d, %function\n"
+	".type d_weak_long_name, %function\n"
+	"__d:\nd_weak_long_name:\n" LOOP ".size __d, .-__d\n.size d_weak_long_name, .-__d\n"
+	".p2align 4\n.globl __e\n.type __e, %function\n.type e_local_long_name, %function\n"
+	"e_local_long_name:\n__e:\n" LOOP ".size __e, .-__e\n.size e_local_long_name, .-__e\n"
+	".p2align 4\n.globl f\n.globl __f_long_name\n.type f, %function\n"
+	".type __f_long_name, %function\n"
+	"__f_long_name:\nf:\n" LOOP ".size f, .-f\n.size __f_long_name, .-f\n"
+	".p2align 4\n.weak __g\n.weak __GI___g\n.type __g, %function\n"
+	".type __GI___g, %function\n"
+	"__g:\n__GI___g:\n" LOOP ".size __g, .-__g\n.size __GI___g, .-__g\n"
+	".p2align 4\n.globl h_one\n.globl h_two\n.type h_one, %function\n"
+	".type h_two, %function\n"
+	"h_one:\nh_two:\n" LOOP ".size h_one, .-h_one\n.size h_two, .-h_one\n"
+	/* as glibc's pthread_mutex_lock@@GLIBC_2.2.5 and __pthread_mutex_lock@GLIBC_2.2.5 */
+	".p2align 4\n.globl _v_new\n.globl __v_old\n.type _v_new, %function\n"
+	".type __v_old, %function\n"
+	"_v_new:\n__v_old:\n" LOOP ".size _v_new, .-_v_new\n.size __v_old, .-_v_new\n"
+	".symver _v_new, v@@VT_2\n.symver __v_old, __v@VT_1\n";
+#endif
+
+static const char alias_versions[] = "VT_1 { global: __v; };\nVT_2 { global: v; } VT_1;\n";
+
+/*
+ * The workload perf records: "work LIB" calls each group of LIB for a
+ * second; "work --mutex" locks and unlocks a mutex for a second.
+ */
+static const char work_source[] =
+	"#include <dlfcn.h>\n#include <pthread.h>\n#include <stdio.h>\n#include <string.h>\n"
+	"#include <time.h>\n"
+	"static const char *names[] = {%s};\n"
+	"static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\n"
+	"static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);\n"
+	"	return t.tv_sec + t.tv_nsec / 1e9; }\n"
+	"int main(int argc, char **argv) {\n"
+	"	enum { N = sizeof(names) / sizeof(names[0]) };\n"
+	"	void (*fn[N])(void); double end = now() + 1;\n"
+	"	if (argc > 1 && !strcmp(argv[1], \"--mutex\")) {\n"
+	"		while (now() < end) for (int k = 0; k < 10000; k++) {\n"
+	"			pthread_mutex_lock(&m); pthread_mutex_unlock(&m); }\n"
+	"		return 0; }\n"
+	"	void *h = argc > 1 ? dlopen(argv[1], RTLD_NOW) : NULL;\n"
+	"	if (!h) { fprintf(stderr, \"%%s\\n\", dlerror()); return 1; }\n"
+	"	for (int i = 0; i < N; i++) if (!(*(void **)&fn[i] = dlsym(h, names[i]))) return 2;\n"
+	"	while (now() < end) for (int k = 0; k < 100; k++) for (int i = 0; i < N; i++) fn[i]();\n"
+	"	return 0; }\n";
+
+static const char *dir; /* removed when the test's process exits */
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "fopen %s: %s", path, strerror(errno));
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+static void need_cc(void)
+{
+#ifndef LOOP
+	cr_skip_test("no assembly for this architecture's test functions");
+#endif
+	if (!th_have_program("cc"))
+		cr_skip_test("no C compiler (cc) to build the test's shared object");
+}
+
+/* Builds DIR/libalias.so; returns its path (kept for the test's life). */
+static const char *build_alias_so(void)
+{
+	static char so[PATH_MAX];
+	char src[PATH_MAX], map[PATH_MAX], cmd[4 * PATH_MAX];
+
+	need_cc();
+	snprintf(src, sizeof(src), "%s/alias.s", dir);
+	snprintf(map, sizeof(map), "%s/alias.map", dir);
+	snprintf(so, sizeof(so), "%s/libalias.so", dir);
+#ifdef LOOP
+	write_file(src, alias_asm);
+#endif
+	write_file(map, alias_versions);
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -Wl,--version-script='%s' -o '%s' '%s' 2>&1",
+		 map, so, src);
+	free(th_sh_ok(cmd));
+	return so;
+}
+
+/* Builds DIR/work (work_source); returns its path. */
+static const char *build_work(void)
+{
+	static char exe[PATH_MAX];
+	char src[PATH_MAX], cmd[4 * PATH_MAX], names[1024] = "", text[sizeof(work_source) + 1024];
+
+	need_cc();
+	for (size_t i = 0; i < NGROUPS; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s\"%s\"",
+			 i ? ", " : "", groups[i].call);
+	snprintf(text, sizeof(text), work_source, names);
+	snprintf(src, sizeof(src), "%s/work.c", dir);
+	snprintf(exe, sizeof(exe), "%s/work", dir);
+	write_file(src, text);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -O1 -fno-omit-frame-pointer -fno-plt -o '%s' '%s' -ldl -pthread 2>&1", exe, src);
+	free(th_sh_ok(cmd));
+	return exe;
+}
+
+/* ---- symbol tables, read here with libelf -------------------------------------- */
+
+/* Calls fn on each named symbol of path's .symtab with its index. Returns false without one. */
+static bool each_symbol(const char *path, void (*fn)(const char *name, const GElf_Sym *sym,
+						     size_t ndx, void *ctx),
+			void *ctx)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && !found && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		found = true;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (gelf_getsym(d, (int)i, &sym) &&
+			    (name = elf_strptr(e, sh.sh_link, sym.st_name)) && name[0])
+				fn(name, &sym, i, ctx);
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return found;
+}
+
+struct first_of {
+	const char *a, *b; /* two names */
+	size_t ndx;
+	const char *first;
+};
+
+static void note_first(const char *name, const GElf_Sym *sym, size_t ndx, void *ctx)
+{
+	struct first_of *f = ctx;
+
+	(void)sym;
+	if ((strcmp(name, f->a) == 0 || strcmp(name, f->b) == 0) && (!f->first || ndx < f->ndx)) {
+		f->first = strcmp(name, f->a) == 0 ? f->a : f->b;
+		f->ndx = ndx;
+	}
+}
+
+/* Which of names a and b comes first in path's .symtab. */
+static const char *first_in_table(const char *path, const char *a, const char *b)
+{
+	struct first_of f = {.a = a, .b = b};
+
+	cr_assert(each_symbol(path, note_first, &f), "%s has no .symtab", path);
+	cr_assert_not_null(f.first, "neither %s nor %s in %s", a, b, path);
+	return f.first;
+}
+
+static void note_any(const char *name, const GElf_Sym *sym, size_t ndx, void *ctx)
+{
+	(void)name;
+	(void)sym;
+	(void)ndx;
+	*(bool *)ctx = true;
+}
+
+/* A name looked for in a .symtab, and whether it is there. */
+struct has_name {
+	const char *name;
+	bool found;
+};
+
+static void note_name(const char *name, const GElf_Sym *sym, size_t ndx, void *ctx)
+{
+	struct has_name *h = ctx;
+
+	(void)sym;
+	(void)ndx;
+	h->found |= strcmp(name, h->name) == 0;
+}
+
+/* What group i's address must be named in so. */
+static const char *expected(const char *so, size_t i)
+{
+	if (!groups[i].winner)
+		return first_in_table(so, "h_one", "h_two");
+	if (strcmp(groups[i].winner, "v@@VT_2") == 0) {
+		/* A linker that leaves version suffixes out of .symtab names it "v". */
+		struct has_name h = {.name = "v@@VT_2"};
+		each_symbol(so, note_name, &h);
+		return h.found ? "v@@VT_2" : "v";
+	}
+	return groups[i].winner;
+}
+
+/* ---- the rule, through the symbolizer ------------------------------------------- */
+
+TestSuite(symbols_alias, .init = th_leak_init, .fini = th_leak_fini);
+
+Test(symbols_alias, each_rule)
+{
+	const char *so;
+	void *h;
+	struct pev_symbols *s = NULL;
+	struct pev_error err;
+
+	dir = th_temp_dir("alias");
+	so = build_alias_so();
+	h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	cr_assert_not_null(h, "dlopen %s: %s", so, dlerror());
+	cr_assert_eq(pev_symbols_new(NULL, &s, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_symbols_read_process(s, getpid(), &err), 0, "%s", err.message);
+	for (size_t i = 0; i < NGROUPS; i++) {
+		void *fn = dlsym(h, groups[i].call);
+		const char *want = expected(so, i);
+
+		cr_assert_not_null(fn, "dlsym %s: %s", groups[i].call, dlerror());
+		/* At the start and inside: both are the group's function. */
+		for (uintptr_t off = 0; off <= 4; off += 4) {
+			struct pev_symbol sym = PEV_SYMBOL_INIT;
+
+			cr_assert_eq(pev_symbols_resolve(s, getpid(), (uintptr_t)fn + off, &sym), 0);
+			cr_expect_eq(sym.status, PEV_SYMBOL_OK, "%s: %s", groups[i].rule,
+				     pev_symbol_status_str(sym.status));
+			cr_expect_str_eq(sym.name, want, "%s: %s, want %s", groups[i].rule, sym.name,
+					 want);
+			cr_expect_eq(sym.offset, off);
+		}
+	}
+	pev_symbols_free(s);
+	dlclose(h);
+}
+
+/* ---- against perf ------------------------------------------------------------------ */
+
+/* perf's version as major * 100 + minor (0 when unknown). */
+static int perf_version(void)
+{
+	char *out = th_sh_ok("perf --version");
+	int major = 0, minor = 0;
+
+	sscanf(out, "perf version %d.%d", &major, &minor);
+	free(out);
+	return major * 100 + minor;
+}
+
+/* The symbol names of a `report --sort sym` table ("[.] NAME" lines), one per line. */
+static char *report_names(const char *report)
+{
+	size_t cap = strlen(report) + 2, len = 0;
+	char *names = calloc(1, cap);
+
+	cr_assert_not_null(names);
+	for (const char *l = report; *l;) {
+		size_t n = strcspn(l, "\n");
+		const char *tag = strstr(l, "[.] ");
+
+		if (tag && tag < l + n) {
+			const char *name = tag + 4;
+			size_t k = (size_t)(l + n - name);
+
+			while (k && name[k - 1] == ' ')
+				k--;
+			len += (size_t)snprintf(names + len, cap - len, "%.*s\n", (int)k, name);
+		}
+		l += n + (l[n] != '\0');
+	}
+	return names;
+}
+
+static bool has_line(const char *lines, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = lines; *l; l += strcspn(l, "\n") + 1) {
+		if (strncmp(l, name, n) == 0 && l[n] == '\n')
+			return true;
+		if (!l[strcspn(l, "\n")])
+			break;
+	}
+	return false;
+}
+
+/* Both tools' `report --sort sym` names for file. */
+static void reports(const char *file, char **ours, char **perfs)
+{
+	char cmd[2 * PATH_MAX], *out;
+
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --sort sym", th_perfev_bin(), file);
+	out = th_sh_ok(cmd);
+	*ours = report_names(out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort sym 2>/dev/null", file);
+	out = th_sh_ok(cmd);
+	*perfs = report_names(out);
+	free(out);
+}
+
+Test(symbols_alias, each_rule_like_perf, .timeout = 120)
+{
+	char file[PATH_MAX], cmd[4 * PATH_MAX], *ours, *perfs;
+	const char *so, *work;
+	int version;
+
+	th_need_perf();
+	dir = th_temp_dir("alias");
+	so = build_alias_so();
+	work = build_work();
+	snprintf(file, sizeof(file), "%s/perf.data", dir);
+	snprintf(cmd, sizeof(cmd), "perf record -q -o '%s' '%s' '%s' 2>&1", file, work, so);
+	free(th_sh_ok(cmd));
+	version = perf_version();
+	reports(file, &ours, &perfs);
+	for (size_t i = 0; i < NGROUPS; i++) {
+		const char *want = expected(so, i);
+
+		/* perf before 6.14 (commit 8c2eafbbfd78) has no rule for labels. */
+		if (strcmp(groups[i].winner ? groups[i].winner : "", "__c") == 0 && version < 614) {
+			cr_log_info("perf %d.%d predates the label rule: \"%s\" not compared",
+				    version / 100, version % 100, groups[i].rule);
+			continue;
+		}
+		cr_expect(has_line(perfs, want), "%s: perf does not name %s; it names:\n%s",
+			  groups[i].rule, want, perfs);
+		cr_expect(has_line(ours, want), "%s: perfev does not name %s; it names:\n%s",
+			  groups[i].rule, want, ours);
+	}
+	free(ours);
+	free(perfs);
+}
+
+/* ---- glibc's pthread_mutex_lock ----------------------------------------------------- */
+
+/* The file holding libc's symbol table: libc itself, or its debug file by build id. */
+static bool libc_symbols(char *out, size_t size)
+{
+	Dl_info info;
+	bool any = false;
+	int fd;
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	char hex[2 * 64 + 1] = "";
+
+	if (!dladdr((void *)pthread_mutex_lock, &info) || !info.dli_fname)
+		return false;
+	if (each_symbol(info.dli_fname, note_any, &any) && any) {
+		snprintf(out, size, "%s", info.dli_fname);
+		return true;
+	}
+	if ((fd = open(info.dli_fname, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && !hex[0] && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+		size_t off = 0, next, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		while (!hex[0] && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= 64 && nh.n_descsz > 1)
+				for (size_t i = 0; i < nh.n_descsz; i++)
+					sprintf(hex + 2 * i, "%02x",
+						((unsigned char *)d->d_buf)[desc_off + i]);
+			off = next;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	if (!hex[0])
+		return false;
+	snprintf(out, size, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	any = false;
+	return each_symbol(out, note_any, &any) && any;
+}
+
+/* The distinct words of text that contain "pthread_mutex_lock" (offsets dropped), a line each. */
+static char *lock_names(const char *text)
+{
+	char *names = calloc(1, strlen(text) + 2);
+	size_t len = 0;
+
+	cr_assert_not_null(names);
+	for (const char *p = text; (p = strstr(p, "pthread_mutex_lock"));) {
+		const char *b = p, *e = p;
+		char one[256];
+
+		while (b > text && b[-1] != ' ' && b[-1] != '\t' && b[-1] != '\n')
+			b--;
+		while (*e && *e != ' ' && *e != '\t' && *e != '\n' && *e != '+')
+			e++;
+		snprintf(one, sizeof(one), "%.*s", (int)(e - b), b);
+		if (!has_line(names, one))
+			len += (size_t)sprintf(names + len, "%s\n", one);
+		p = e;
+	}
+	return names;
+}
+
+Test(symbols_alias, pthread_mutex_lock_like_perf, .timeout = 120)
+{
+	char file[PATH_MAX], debug[PATH_MAX], cmd[4 * PATH_MAX];
+	char *ours, *perfs, *out, *a, *b;
+	const char *work;
+
+	th_need_perf();
+	if (!libc_symbols(debug, sizeof(debug)))
+		cr_skip_test("no symbol table for libc here (its debug symbols: Debian libc6-dbg, "
+			     "Fedora glibc-debuginfo): nothing to choose among");
+	cr_log_info("libc's symbols: %s", debug);
+	dir = th_temp_dir("alias");
+	work = build_work();
+	snprintf(file, sizeof(file), "%s/perf.data", dir);
+	snprintf(cmd, sizeof(cmd), "perf record -q -o '%s' '%s' --mutex 2>&1", file, work);
+	free(th_sh_ok(cmd));
+
+	reports(file, &ours, &perfs);
+	a = lock_names(ours);
+	b = lock_names(perfs);
+	cr_assert_neq(b[0], '\0', "perf names no pthread_mutex_lock:\n%s", perfs);
+	cr_expect_str_eq(a, b, "perfev report names\n%sperf report names\n%s", a, b);
+	free(a);
+	free(b);
+	free(ours);
+	free(perfs);
+
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
+	out = th_sh_ok(cmd);
+	a = lock_names(out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
+	out = th_sh_ok(cmd);
+	b = lock_names(out);
+	free(out);
+	cr_expect_str_eq(a, b, "perfev script names\n%sperf script names\n%s", a, b);
+	free(a);
+	free(b);
+}
