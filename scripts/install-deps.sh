@@ -28,6 +28,7 @@ packages="
 	man-db
 	chromium
 	libxml2-dev
+	libc6-dbg
 "
 
 missing=""

@@ -133,10 +133,10 @@ static void write_file(const char *path, const char *text)
 static void need_cc(void)
 {
 #ifndef LOOP
-	cr_skip_test("no assembly for this architecture's test functions");
+	th_skip("no assembly for this architecture's test functions");
 #endif
 	if (!th_have_program("cc"))
-		cr_skip_test("no C compiler (cc) to build the test's shared object");
+		th_skip("no C compiler (cc) to build the test's shared object");
 }
 
 /* Builds DIR/libalias.so; returns its path (kept for the test's life). */
@@ -497,7 +497,7 @@ Test(symbols_alias, pthread_mutex_lock_like_perf, .timeout = 120)
 
 	th_need_perf();
 	if (!libc_symbols(debug, sizeof(debug)))
-		cr_skip_test("no symbol table for libc here (its debug symbols: Debian libc6-dbg, "
+		th_skip("no symbol table for libc here (its debug symbols: Debian libc6-dbg, "
 			     "Fedora glibc-debuginfo): nothing to choose among");
 	cr_log_info("libc's symbols: %s", debug);
 	dir = th_temp_dir("alias");
