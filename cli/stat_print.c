@@ -486,18 +486,7 @@ void stat_print_notes(const struct stat_report *r)
 		const struct stat_event *ev = &r->events[e];
 		if (done[e] || ev->open == STAT_OPEN_OK)
 			continue;
-		if (ev->open == STAT_OPEN_FAILED) {
-			/* Each failure in full: the message and every hint. */
-			fprintf(out, " note: %s could not be counted: %s\n", ev->name,
-			        reason_of(&ev->err));
-			for (const char *h = ev->err.hint; *h;) {
-				size_t n = strcspn(h, "\n");
-				fprintf(out, " hint: %.*s\n", (int)n, h);
-				h += n + (h[n] == '\n');
-			}
-			continue;
-		}
-		/* Unsupported events with the same reason share one line. */
+		/* Events that failed alike share one note, naming them all. */
 		int count = 0;
 		for (int f = e; f < r->nevents; f++)
 			count += same_reason(r, e, f);
@@ -512,6 +501,16 @@ void stat_print_notes(const struct stat_report *r)
 			        r->events[f].name);
 			done[f] = true;
 			i++;
+		}
+		if (ev->open == STAT_OPEN_FAILED) {
+			/* A failure in full: the message and every hint. */
+			fprintf(out, " could not be counted: %s\n", reason_of(&ev->err));
+			for (const char *h = ev->err.hint; *h;) {
+				size_t n = strcspn(h, "\n");
+				fprintf(out, " hint: %.*s\n", (int)n, h);
+				h += n + (h[n] == '\n');
+			}
+			continue;
 		}
 		fprintf(out, " %s not supported here: %s\n", count > 1 ? "are" : "is",
 		        reason_of(&ev->err));
@@ -641,15 +640,25 @@ static json_object *json_rows(const struct stat_report *r)
 }
 
 /* Whether events e and f were not supported for the same reason. */
+/*
+ * Whether events e and f failed alike and share one note: both unsupported
+ * for the same reason, or both refused with the same reason and the same
+ * fixes (40 events over the open-file limit get one note, not 40).
+ */
 static bool same_reason(const struct stat_report *r, int e, int f)
 {
-	return r->events[f].open == STAT_OPEN_UNSUPPORTED &&
-	       strcmp(reason_of(&r->events[f].err), reason_of(&r->events[e].err)) == 0;
+	const struct stat_event *a = &r->events[e], *b = &r->events[f];
+
+	if (a->open != b->open || a->open == STAT_OPEN_OK)
+		return false;
+	if (strcmp(reason_of(&a->err), reason_of(&b->err)) != 0)
+		return false;
+	return a->open == STAT_OPEN_UNSUPPORTED || strcmp(a->err.hint, b->err.hint) == 0;
 }
 
 /*
- * The notes: one per reason events were not supported (with the events),
- * and one per event that failed otherwise, as the text notes.
+ * The notes: one per reason events were not supported or could not be
+ * opened (with the events), as the text notes.
  */
 static json_object *json_notes(const struct stat_report *r)
 {
@@ -662,7 +671,7 @@ static json_object *json_notes(const struct stat_report *r)
 			continue;
 		json_object *o = json_error(&ev->err), *names = json_object_new_array();
 		for (int f = e; f < r->nevents; f++) {
-			if (f == e || (ev->open == STAT_OPEN_UNSUPPORTED && same_reason(r, e, f))) {
+			if (f == e || same_reason(r, e, f)) {
 				json_object_array_add(names,
 				                      json_object_new_string(r->events[f].name));
 				done[f] = true;

@@ -688,6 +688,27 @@ Test(cli, stat_that_can_open_nothing_fails)
 	th_output_free(&r);
 }
 
+/* Events refused alike get one note naming them all, not one note each. */
+Test(cli, stat_notes_events_refused_alike_once)
+{
+	char cmd[1024], *out = NULL, *err = NULL;
+
+	snprintf(cmd, sizeof(cmd),
+		 "ulimit -n 12 && '%s' stat -e task-clock,cpu-clock,page-faults,context-switches,"
+		 "cpu-migrations,minor-faults,major-faults,alignment-faults,emulation-faults,"
+		 "dummy,task-clock,cpu-clock -- true",
+		 th_perfev_bin());
+	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s", err);
+	int notes = 0;
+	for (const char *p = err; (p = strstr(p, " note: ")); p++)
+		notes++;
+	cr_expect_eq(notes, 1, "one note for every event over the open-file limit: %s", err);
+	cr_expect(strstr(err, " could not be counted: too many open files (EMFILE)"), "%s", err);
+	cr_expect(strstr(err, "dummy, task-clock and cpu-clock could not be counted"), "%s", err);
+	free(out);
+	free(err);
+}
+
 Test(cli, stat_passes_on_the_exit_status)
 {
 	struct th_output r = th_perfev("stat", "-e", "task-clock", "--", "sh", "-c", "exit 7");
