@@ -278,6 +278,42 @@ Test(cmd_report, reads_perfev_record_files)
 	free(s);
 }
 
+/*
+ * Records a copy of report_work at DIR/prog, then puts a FIFO there, and a
+ * link to /dev/zero: report must finish (a blocking open of the FIFO hung
+ * it forever) and leave the program's addresses unnamed.
+ */
+Test(cmd_report, dso_now_a_fifo_or_device)
+{
+	char cmd[16384], *out = NULL, *err = NULL;
+	const char *f = path_in("special.data"), *prog = path_in("prog");
+	const char *kinds[2] = {"mkfifo '%s'", "ln -s /dev/zero '%s'"};
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", th_test_program("report_work"), prog);
+	free(th_sh_ok(cmd));
+	snprintf(cmd, sizeof(cmd), "'%s' record -e cpu-clock -o '%s' -- '%s' 100 2>&1",
+		 th_perfev_bin(), f, prog);
+	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s: %s%s", cmd, out, err);
+	free(out);
+	free(err);
+	for (int k = 0; k < 2; k++) {
+		char make[PATH_MAX + 32];
+
+		cr_assert_eq(unlink(prog), 0);
+		snprintf(make, sizeof(make), kinds[k], prog);
+		free(th_sh_ok(make));
+		snprintf(cmd, sizeof(cmd),
+			 "HOME='%s' timeout 20 '%s' report -i '%s' --sort dso,sym --no-children",
+			 dir, th_perfev_bin(), f);
+		int rc = th_sh(cmd, &out, &err);
+		cr_expect_eq(rc, 0, "%s: %d (124: it hung) %s", cmd, rc, err);
+		cr_expect(strstr(out, prog), "the program still shows as its DSO: %s", out);
+		cr_expect(!strstr(out, "report_work_a"), "no symbol comes from %s: %s", make, out);
+		free(out);
+		free(err);
+	}
+}
+
 /* ---- the other formats ---------------------------------------------------------------- */
 
 static char *slurp(const char *path, size_t *len)

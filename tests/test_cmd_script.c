@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -211,6 +212,32 @@ Test(cmd_script, sched_switch_payloads_like_perf)
 	expect_same_lines(a, b);
 	free(a);
 	free(b);
+}
+
+/* A DSO path that is now a FIFO: script finishes and names nothing in it. */
+Test(cmd_script, dso_now_a_fifo)
+{
+	char cmd[16384], prog[PATH_MAX], file[PATH_MAX], *out = NULL, *err = NULL;
+
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	snprintf(file, sizeof(file), "%s/fifo.data", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", th_test_program("report_work"), prog);
+	free(th_sh_ok(cmd));
+	snprintf(cmd, sizeof(cmd), "'%s' record -e cpu-clock -o '%s' -- '%s' 100 2>&1",
+		 th_perfev_bin(), file, prog);
+	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s: %s%s", cmd, out, err);
+	free(out);
+	free(err);
+	cr_assert_eq(unlink(prog), 0);
+	cr_assert_eq(mkfifo(prog, 0644), 0);
+	snprintf(cmd, sizeof(cmd), "HOME='%s' timeout 20 '%s' script -i '%s'", dir, th_perfev_bin(),
+		 file);
+	int rc = th_sh(cmd, &out, &err);
+	cr_expect_eq(rc, 0, "%s: %d (124: it hung) %s", cmd, rc, err);
+	cr_expect(strstr(out, prog), "samples in the program still name it: %s", out);
+	cr_expect(!strstr(out, "report_work_a"), "%s", out);
+	free(out);
+	free(err);
 }
 
 Test(cmd_script, bad_fields_and_files)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error_internal.h"
@@ -500,7 +501,9 @@ static bool cached_kallsyms(struct pev_perfdata *pd, const struct pev_symbols_op
 			snprintf(path, size, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, hex);
 		else
 			return false;
-		return access(path, R_OK) == 0;
+		/* Only a regular file: a FIFO or device put there is never opened. */
+		struct stat st;
+		return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
 	}
 	return false;
 }

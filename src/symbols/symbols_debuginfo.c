@@ -12,10 +12,11 @@
  * when DEBUGINFOD_URLS names a server.
  *
  * On disk: by build id under the debug directory (.build-id/xx/rest.debug,
- * libdwfl's dwfl_build_id_find_debuginfo), then by .gnu_debuglink name (or
+ * where libdwfl's dwfl_build_id_find_debuginfo looks), then by .gnu_debuglink name (or
  * BASENAME.debug) beside the file, in .debug/ beside it, and under the
  * debug directory followed by the file's directory. A candidate with a
- * build id must carry the module's.
+ * build id must carry the module's. Every candidate is opened with
+ * pev__open_regular: a path a file names is never a FIFO or device opened.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@
 
 #include <elfutils/libdwelf.h>
 
+#include "core/file_open.h"
 #include "symbols/symbols_internal.h"
 
 /* Whether fd is a debuginfo file for mod: its build id, when both have one, matches. */
@@ -61,10 +63,10 @@ static int try_path(Dwfl_Module *mod, const char *dir, const char *sub, const ch
 
 	if (snprintf(path, sizeof(path), "%s%s/%s", dir, sub, name) >= (int)sizeof(path))
 		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = pev__open_regular(path);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	if (fstat(fd, &st) < 0 ||
 	    (main && st.st_dev == main->st_dev && st.st_ino == main->st_ino) || !matches(mod, fd)) {
 		close(fd);
 		return -1;
@@ -75,6 +77,30 @@ static int try_path(Dwfl_Module *mod, const char *dir, const char *sub, const ch
 		return -1;
 	}
 	return fd;
+}
+
+/* Opens debug_dir/.build-id/xx/rest.debug for mod's build id, when it has one. */
+static int by_build_id(Dwfl_Module *mod, const char *debug_dir, char **found)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *bid;
+	char hex[2 * 64 + 1], sub[32];
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bid, &vaddr);
+
+	if (len <= 1 || len > 64 || !debug_dir[0])
+		return -1;
+	for (int i = 0; i < len; i++) {
+		hex[2 * i] = digits[bid[i] >> 4];
+		hex[2 * i + 1] = digits[bid[i] & 15];
+	}
+	hex[2 * len] = '\0';
+	snprintf(sub, sizeof(sub), "/.build-id/%.2s", hex);
+	if (strlen(hex + 2) + 7 > NAME_MAX)
+		return -1;
+	char name[NAME_MAX + 1];
+	snprintf(name, sizeof(name), "%s.debug", hex + 2);
+	return try_path(mod, debug_dir, sub, name, NULL, found);
 }
 
 int pev__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
@@ -92,9 +118,7 @@ int pev__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 		                                    debuglink_file, debuglink_crc,
 		                                    debuginfo_file_name);
-	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-	                                  debuglink_crc, debuginfo_file_name);
-	if (fd >= 0)
+	if ((fd = by_build_id(mod, s->debug_dir, debuginfo_file_name)) >= 0)
 		return fd;
 	slash = strrchr(file_name, '/');
 	if (!slash || (size_t)(slash - file_name) >= sizeof(dir))

@@ -33,6 +33,7 @@
 
 #include "core/log_internal.h"
 #include "symbols/symbols_internal.h"
+#include "core/file_open.h"
 #include "core/util.h"
 
 /* ---- demangling ------------------------------------------------------------ */
@@ -223,25 +224,26 @@ static bool read_headers(struct sym_dso *d, Dwfl_Module *mod)
 static enum pev_symbol_status try_file(struct pev_symbols *s, struct sym_dso *d,
 				       const char *file, bool debug_only)
 {
-	struct stat st;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	int fd = pev__open_regular(file);
 
-	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? PEV_SYMBOL_DSO_MISSING
-							   : PEV_SYMBOL_DSO_UNREADABLE;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fd == PEV_ENOTREG)
 		return PEV_SYMBOL_NOT_ELF;
-	}
-	/* libdwfl opens the file itself (fd -1), so it closes it on failure too. */
-	close(fd);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ENOTDIR ? PEV_SYMBOL_DSO_MISSING
+						       : PEV_SYMBOL_DSO_UNREADABLE;
 	dwfl = dwfl_begin(&s->callbacks);
-	if (!dwfl)
+	if (!dwfl) {
+		close(fd);
 		return PEV_SYMBOL_DSO_UNREADABLE;
+	}
 	dwfl_report_begin(dwfl);
-	mod = dwfl_report_elf(dwfl, d->path, file, -1, 0, true);
+	/* libdwfl keeps fd when the module is made (dwfl_end closes it), and
+	 * leaves it to us when not: it never opens the path itself. */
+	mod = dwfl_report_elf(dwfl, d->path, file, fd, 0, true);
+	if (!mod)
+		close(fd);
 	if (mod) { /* for pev__find_debuginfo */
 		void **ud;
 		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "core/file_open.h"
 #include "symbols/symbols_internal.h"
 
 struct jit_sym {
@@ -148,9 +149,9 @@ static int refresh(struct pev_symbols *s, struct sym_jit *j)
 	j->read_once = true;
 	if (st.st_size <= j->consumed)
 		return 0;
-	fd = open(j->path, O_RDONLY | O_CLOEXEC);
+	fd = pev__open_regular(j->path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	want = (size_t)(st.st_size - j->consumed);
 	c = malloc(sizeof(*c) + want + 1);
 	if (!c) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/error_internal.h"
+#include "core/file_open.h"
 #include "core/log_internal.h"
 #include "symbols/symbols_internal.h"
 #include "core/util.h"
@@ -331,11 +332,11 @@ static int kernel_read(const char *path, struct sym_kernel **out)
 {
 	struct sym_kernel *k;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+	int fd = pev__open_regular(path), r;
 
 	*out = NULL;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	k = calloc(1, sizeof(*k));
 	if (!k) {
 		close(fd);
@@ -388,7 +389,7 @@ int pev__kernel_load(struct pev_symbols *s, struct pev_error *err)
 						  -r, "open", NULL, false);
 		pev__error_field(e, "kallsyms");
 		pev__error_msg(e, "kernel symbols unavailable: cannot read %s: %s", s->kallsyms_path,
-			       strerror(-r));
+			       pev__open_strerror(r));
 		if (r == -ENOENT)
 			pev__error_hint(e, "a kernel built without CONFIG_KALLSYMS lists no symbols; "
 					   "mount procfs on /proc");
