@@ -51,6 +51,19 @@ int cli_finish_output(FILE *f, const char *name);
  */
 int cli_parse_cpus(const char *text, char **list, int **cpus, int *n);
 
+/*
+ * Whether path is a symbolic link; when it is, says so (as a problem with
+ * option, e.g. "-o") and that perfev does not write through links.
+ */
+bool cli_output_is_link(const char *option, const char *path);
+
+/*
+ * Opens the output file an option names, created or truncated, without
+ * following a symbolic link (O_NOFOLLOW: a link is refused, its target left
+ * alone). Returns the stream, or NULL after saying why.
+ */
+FILE *cli_open_output(const char *option, const char *path);
+
 /* Prints a library error: "perfev: error: <message>" then "hint: ..." lines. */
 void cli_print_error(const struct pev_error *err);
 

@@ -290,12 +290,9 @@ static int run(const struct report_opts *o)
 		cli_warning("'%s' has no samples; record some with 'perfev record' or "
 			    "'perf record'", o->input);
 	if (o->output && strcmp(o->output, "-") != 0) {
-		out = fopen(o->output, "we");
-		if (!out) {
-			cli_error("cannot write '%s': %s; check the directory and its permissions",
-				  o->output, strerror(errno));
+		out = cli_open_output("-o", o->output);
+		if (!out)
 			goto done;
-		}
 	} else if (o->format == FMT_PPROF && isatty(STDOUT_FILENO)) {
 		cli_error("pprof output is binary; name a file with -o (e.g. -o profile.pb.gz)");
 		goto done;

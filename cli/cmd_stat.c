@@ -337,8 +337,7 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 		return r;
 	cfg->out = stderr;
 	cfg->out_name = output;
-	if (output && !(cfg->out = fopen(output, "we"))) {
-		cli_error("option '-o': cannot open '%s' for writing: %s", output, strerror(errno));
+	if (output && !(cfg->out = cli_open_output("-o", output))) {
 		cfg->out = NULL;
 		return 1;
 	}

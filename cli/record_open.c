@@ -258,13 +258,14 @@ static int map_rings(struct rec_state *s)
 	return rc;
 }
 
-/* perf's habit: an existing non-empty output file is kept as FILE.old. */
+/* perf's habit: an existing non-empty output file is kept as FILE.old
+ * (rename replaces a link at FILE.old, never what it points to). */
 static void keep_old_output(const char *path)
 {
 	struct stat st;
 	char old[PATH_MAX];
 
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
 		return;
 	if (snprintf(old, sizeof(old), "%s.old", path) < (int)sizeof(old))
 		rename(path, old);
@@ -278,6 +279,8 @@ static int open_output(struct rec_state *s)
 {
 	struct pev_error err;
 
+	if (cli_output_is_link("-o", s->cfg.output))
+		return 1;
 	keep_old_output(s->cfg.output);
 	if (pev_perfdata_writer_open(s->cfg.output, 0, &s->writer, &err) != 0) {
 		cli_error("option '-o': %s; give a file in a writable directory", err.message);

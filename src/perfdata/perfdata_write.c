@@ -291,12 +291,20 @@ PEV_API int pev_perfdata_writer_open(const char *path, unsigned flags,
 	if (flags & ~PEV_PERFDATA_WRITER_NO_MACHINE)
 		return pev__bad_arg(err, "pev_perfdata_writer_open", "flags", "unknown flags 0x%x",
 				    flags & ~PEV_PERFDATA_WRITER_NO_MACHINE);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* O_NOFOLLOW: a link at path is refused, never its target truncated. */
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		int e = errno;
+		struct stat st;
+		bool link = e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 		pev__error_start(err, pev_error_from_errno(e), e, "open", NULL, false);
 		pev__error_field(err, "path");
-		pev__error_msg(err, "%s: cannot create: %s", path, strerror(e));
+		if (link)
+			pev__error_msg(err, "%s: is a symbolic link: a perf.data file is not written "
+					    "through one; give the file's own path or remove the link",
+				       path);
+		else
+			pev__error_msg(err, "%s: cannot create: %s", path, strerror(e));
 		return pev_error_from_errno(e);
 	}
 	return pw_new(fd, true, path, flags, out, err);
