@@ -23,6 +23,7 @@
 
 #define STATUS_MS     250  /* the status line changes at most 4 times a second */
 #define KILL_AFTER_MS 2000 /* a command that outlives SIGTERM this long gets SIGKILL */
+#define LOST_SAMPLES_MAX 256 /* a LOST_SAMPLES record: header, count, sample_id trailer */
 
 static double now_ms(void)
 {
@@ -46,6 +47,28 @@ static int put(struct rec_state *s, const void *p, size_t len)
 	return r;
 }
 
+/*
+ * The LOST_SAMPLES record that goes after a LOST record: the same count and
+ * sample_id trailer. perf report counts lost samples from LOST_SAMPLES
+ * records only (perf record writes them at the end from each event's
+ * PERF_FORMAT_LOST count, which counts the same losses as the ring's LOST
+ * records); without them it says "Total Lost Samples: 0".
+ */
+static int put_lost_samples(struct rec_state *s, const struct pev_event_header *lost, size_t size)
+{
+	unsigned char buf[LOST_SAMPLES_MAX];
+	struct pev_event_header h = *lost;
+
+	/* LOST: header, id, lost, trailer; LOST_SAMPLES: header, lost, trailer. */
+	if (size < 24 || size - 8 > sizeof(buf))
+		return 0;
+	h.type = PEV_RECORD_LOST_SAMPLES;
+	h.size = (uint16_t)(size - 8);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + 8, (const unsigned char *)lost + 16, size - 16);
+	return put(s, buf, size - 8);
+}
+
 /* Drains one ring: runs of records that lie one after the other go out in one write. */
 static int drain_ring(struct rec_state *s, struct pev_ring *ring, bool *wrote)
 {
@@ -67,7 +90,19 @@ static int drain_ring(struct rec_state *s, struct pev_ring *ring, bool *wrote)
 		const unsigned char *p = (const unsigned char *)rec.header;
 		rec_dsos_account(s, rec.header, rec.size);
 		s->stats.records++;
-		if (rec.wrapped) {
+		if (rec.header->type == PEV_RECORD_LOST) {
+			/* Out with the run and this record, then its LOST_SAMPLES twin. */
+			if (!(run_len && run + run_len == p)) {
+				r = put(s, run, run_len);
+				run_len = 0;
+				r = r ? r : put(s, p, rec.size);
+			} else {
+				r = put(s, run, run_len + rec.size);
+				run_len = 0;
+			}
+			if (r == 0)
+				r = put_lost_samples(s, rec.header, rec.size);
+		} else if (rec.wrapped) {
 			/* The ring's copy lasts until the next record: out with it now. */
 			r = put(s, run, run_len);
 			run_len = 0;

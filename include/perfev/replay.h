@@ -124,7 +124,13 @@ PEV_API int pev_replay_open(struct pev_perfdata *pd, const struct pev_replay_opt
 PEV_API int pev_replay_next(struct pev_replay *r, struct pev_replay_sample *out,
 			    struct pev_error *err);
 
-/** Samples the kernel reported lost (LOST and LOST_SAMPLES records) in the records read so far. */
+/**
+ * Samples the kernel reported lost in the records read so far, counted as
+ * perf report counts its "Total Lost Samples": the sum of the LOST_SAMPLES
+ * records (the kernel counts each loss in a LOST record too; both sums are
+ * not added). A file without LOST_SAMPLES records (perf before 6.0) gives
+ * the sum of its LOST records instead, where perf says 0.
+ */
 PEV_API uint64_t pev_replay_lost(const struct pev_replay *r);
 
 /** The symbolizer the replay feeds (its own or the caller's). Never NULL for a non-NULL r. */

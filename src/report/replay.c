@@ -64,7 +64,9 @@ struct pev_replay {
 	struct pev_profile_frame *frames; /* the stack handed out */
 	size_t cap_frames;
 	struct pev_record rec;
-	uint64_t lost;
+	uint64_t lost;         /* the sum of LOST records' counts */
+	uint64_t lost_samples; /* the sum of LOST_SAMPLES records' counts */
+	bool has_lost_samples; /* any LOST_SAMPLES record read */
 	char unknown_comm[24];
 };
 
@@ -370,7 +372,8 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 		r->lost += rec->lost.lost;
 		break;
 	case PEV_RECORD_LOST_SAMPLES:
-		r->lost += rec->lost_samples.lost;
+		r->lost_samples += rec->lost_samples.lost;
+		r->has_lost_samples = true;
 		break;
 	default:
 		break;
@@ -576,9 +579,19 @@ void pev_replay_close(struct pev_replay *r)
 	free(r);
 }
 
+/*
+ * The kernel reports the same losses twice: a LOST record in the ring for
+ * the records it could not write, and the event's PERF_FORMAT_LOST count,
+ * which perf record (6.0 and later) and perfev record write as
+ * LOST_SAMPLES records. perf report's "Total Lost Samples" is the sum of
+ * the LOST_SAMPLES records alone; so is this, unless the file has none (an
+ * older perf's): then the LOST records' sum, where perf says 0.
+ */
 uint64_t pev_replay_lost(const struct pev_replay *r)
 {
-	return r ? r->lost : 0;
+	if (!r)
+		return 0;
+	return r->has_lost_samples ? r->lost_samples : r->lost;
 }
 
 struct pev_symbols *pev_replay_symbols(const struct pev_replay *r)
