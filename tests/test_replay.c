@@ -10,6 +10,7 @@
  * refused. Tests that need perf skip when it is missing.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,4 +223,185 @@ Test(replay, bad_arguments)
 	cr_expect_eq(pev_replay_event_unit(pev_perfdata_event(pd, 0)),
 		     PEV_PROFILE_UNIT_NANOSECONDS);
 	pev_perfdata_close(pd);
+}
+
+/* ---- synthetic files: how addresses are looked up and shown ------------------------- */
+
+/*
+ * A file written with perfev's writer: one cpu-clock event (IP, TID, TIME,
+ * PERIOD, CALLCHAIN, sample_id_all: TID and TIME), MMAP2 records and
+ * samples, so that exact addresses can be checked, and perf, when
+ * installed, reads the same file as the oracle.
+ */
+struct synth {
+	unsigned char buf[8192];
+	size_t len;
+	uint64_t time;
+};
+
+static void synth_put(struct synth *s, const void *p, size_t n)
+{
+	cr_assert_leq(s->len + n, sizeof(s->buf));
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+}
+
+static void synth_u64(struct synth *s, uint64_t v)
+{
+	synth_put(s, &v, 8);
+}
+
+static void synth_pidtid(struct synth *s, uint32_t pid)
+{
+	uint32_t pt[2] = {pid, pid};
+	synth_put(s, pt, 8);
+}
+
+/* An executable mapping of path in pid (with its sample_id trailer). */
+static void synth_mmap2(struct synth *s, uint32_t pid, uint64_t addr, uint64_t len,
+			uint64_t pgoff, const char *path)
+{
+	size_t name = (strlen(path) + 8) / 8 * 8;
+	struct pev_event_header h = {PEV_RECORD_MMAP2, PEV_RECORD_MISC_USER,
+				     (uint16_t)(72 + name + 16)};
+	uint32_t prot_flags[2] = {5 /* PROT_READ | PROT_EXEC */, 2 /* MAP_PRIVATE */};
+	char padded[PATH_MAX + 8] = {0};
+
+	synth_put(s, &h, 8);
+	synth_pidtid(s, pid);
+	synth_u64(s, addr);
+	synth_u64(s, len);
+	synth_u64(s, pgoff);
+	synth_u64(s, 0); /* maj, min */
+	synth_u64(s, 0); /* ino */
+	synth_u64(s, 0); /* ino_generation */
+	synth_put(s, prot_flags, 8);
+	memcpy(padded, path, strlen(path));
+	synth_put(s, padded, name);
+	synth_pidtid(s, pid);
+	synth_u64(s, ++s->time);
+}
+
+/* A sample of pid at ips[0] with the call chain ips[0 .. n-1] (context markers included). */
+static void synth_sample(struct synth *s, uint32_t pid, bool kernel, uint64_t ip,
+			 const uint64_t *chain, size_t n)
+{
+	struct pev_event_header h = {PEV_RECORD_SAMPLE,
+				     kernel ? PEV_RECORD_MISC_KERNEL : PEV_RECORD_MISC_USER,
+				     (uint16_t)(48 + 8 * n)};
+
+	synth_put(s, &h, 8);
+	synth_u64(s, ip);
+	synth_pidtid(s, pid);
+	synth_u64(s, ++s->time);
+	synth_u64(s, 1000); /* period */
+	synth_u64(s, n);
+	synth_put(s, chain, 8 * n);
+}
+
+/* Writes the records to path as a perf.data file. */
+static void synth_write(const struct synth *s, const char *path)
+{
+	struct pev_perfdata_writer *w = NULL;
+	struct pev_error err;
+	struct pev_attr a;
+	uint64_t id = 1;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PEV_TYPE_SOFTWARE;
+	a.size = PEV_ATTR_SIZE_LATEST;
+	a.config = PEV_SW_CPU_CLOCK;
+	a.sample_period = 1000;
+	a.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME | PEV_SAMPLE_PERIOD |
+			PEV_SAMPLE_CALLCHAIN;
+	a.flags = PEV_ATTR_DISABLED | PEV_ATTR_MMAP | PEV_ATTR_MMAP2 | PEV_ATTR_COMM |
+		  PEV_ATTR_SAMPLE_ID_ALL;
+	cr_assert_eq(pev_perfdata_writer_open(path, 0, &w, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_perfdata_writer_add_event(w, &a, "cpu-clock", &id, 1, &err), 0, "%s",
+		     err.message);
+	cr_assert_eq(pev_perfdata_writer_write(w, s->buf, s->len, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_perfdata_writer_round(w, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_perfdata_writer_finish(w, &err), 0, "%s", err.message);
+	pev_perfdata_writer_close(w);
+}
+
+/* The address of a function in an ELF file, from nm. */
+static uint64_t nm_address(const char *elf, const char *fn)
+{
+	char cmd[2 * PATH_MAX], *out;
+	unsigned long long v = 0;
+
+	snprintf(cmd, sizeof(cmd), "nm '%s' | awk '$3 == \"%s\" { print $1 }'", elf, fn);
+	out = th_sh_ok(cmd);
+	cr_assert_eq(sscanf(out, "%llx", &v), 1, "no %s in %s: %s", fn, elf, out);
+	free(out);
+	return v;
+}
+
+/* "sym+0xOFF" of every user frame of every sample, one per line, leaf first. */
+static char *user_frames(const char *path)
+{
+	struct pev_perfdata *pd = NULL;
+	struct pev_replay *r = NULL;
+	struct pev_replay_sample s;
+	struct pev_replay_opts o = PEV_REPLAY_OPTS_INIT;
+	struct pev_error err;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	o.flags = PEV_REPLAY_NO_INLINE;
+	cr_assert_eq(pev_perfdata_open(path, 0, &pd, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_replay_open(pd, &o, &r, &err), 0, "%s", err.message);
+	while (pev_replay_next(r, &s, &err) == 1)
+		for (size_t i = 0; i < s.nr_frames; i++)
+			if (!(s.frames[i].flags & PEV_FRAME_KERNEL))
+				fprintf(f, "%s+0x%" PRIx64 "\n",
+					s.frames[i].symbol ? s.frames[i].symbol : "?",
+					s.frames[i].offset);
+	pev_replay_close(r);
+	pev_perfdata_close(pd);
+	fclose(f);
+	return text;
+}
+
+/*
+ * A kernel sample taken while the kernel had interrupted user code (a timer
+ * interrupt): its chain's user part starts with the interrupted instruction,
+ * report_work_b's first one, right after report_work_a's last. That address
+ * is no return address: looked up at address - 1 it would be report_work_a.
+ * Only the frames after it are (main's call of report_work_b).
+ */
+Test(replay_synth, interrupted_user_address_is_no_return_address, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	const char *tmp = th_temp_dir("rsynth"), *prog = th_test_program("report_work");
+	char *path = th_path_join(tmp, "irq.data");
+	uint64_t b = nm_address(prog, "report_work_b"), m = nm_address(prog, "main");
+	uint64_t base = 0x555555554000;
+	struct synth s = {.time = 1000};
+
+	/* The whole file mapped from its start: file offsets are addresses in it (PIE). */
+	synth_mmap2(&s, 4242, base, 0x4000, 0, prog);
+	uint64_t chain[] = {PEV_CONTEXT_KERNEL, 0xffffffff81000000, PEV_CONTEXT_USER, base + b,
+			    base + m + 1};
+	synth_sample(&s, 4242, true, 0xffffffff81000000, chain, 5);
+	uint64_t user_chain[] = {PEV_CONTEXT_USER, base + b, base + m + 1};
+	synth_sample(&s, 4242, false, base + b, user_chain, 3);
+	synth_write(&s, path);
+
+	char *got = user_frames(path);
+	cr_expect_str_eq(got, "report_work_b+0x0\nmain+0x1\nreport_work_b+0x0\nmain+0x1\n",
+			 "the interrupted instruction is report_work_b+0x0, as the sampled one:\n%s",
+			 got);
+	free(got);
+	if (th_have_program("perf")) {
+		char cmd[PATH_MAX + 128];
+		snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F ip,sym,symoff 2>/dev/null | "
+			 "grep -c 'report_work_b+0x0$'", path);
+		char *out = th_sh_ok(cmd);
+		cr_expect_eq(atoi(out), 2, "perf too shows report_work_b+0x0 twice: %s", out);
+		free(out);
+	}
+	free(path);
 }

@@ -395,20 +395,26 @@ static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 	    !(r->flags & PEV_REPLAY_NO_CALLCHAIN)) {
 		struct pev_callchain_iter it;
 		struct pev_callchain_frame f;
-		bool first = true;
+		uint64_t context = UINT64_MAX;
 
 		pev_callchain_iter_init(&it, s->callchain, s->callchain_nr);
 		while (pev_callchain_iter_next(&it, &f)) {
 			bool kernel = f.context == PEV_CONTEXT_KERNEL ||
 				      f.context == PEV_CONTEXT_GUEST_KERNEL ||
 				      (f.context == 0 && is_kernel_mode(out->cpumode));
+			/*
+			 * The first address of each context is where that mode was
+			 * stopped: the sample's own address, or for the user part of a
+			 * kernel sample the user code the kernel interrupted (its
+			 * registers' IP). Only the others are return addresses.
+			 */
+			bool interrupted = f.context != context;
+			context = f.context;
 			if (f.context == PEV_CONTEXT_HV || f.ip == 0)
 				continue;
-			/* The first address is the sample's own; the others return addresses. */
-			rc = push_address(r, &n, pid, f.ip, first ? f.ip : f.ip - 1, kernel);
+			rc = push_address(r, &n, pid, f.ip, interrupted ? f.ip : f.ip - 1, kernel);
 			if (rc)
 				return rc;
-			first = false;
 			addrs++;
 		}
 	}
