@@ -671,6 +671,7 @@ Test(cmd_record, output_never_through_a_link)
 	record_expect_kept(other);
 	cr_expect_eq(lstat(old, &st), 0);
 	cr_expect(S_ISREG(st.st_mode), "real.data.old is the previous output now");
+}
 
 /* ---- lost samples ------------------------------------------------------------- */
 

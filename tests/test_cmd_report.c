@@ -363,6 +363,7 @@ Test(cmd_report, output_never_through_a_link)
 		th_output_free(&r);
 		report_expect_kept(other);
 	}
+}
 
 /* The N of "# Total Lost Samples: N" in a report's output, or -1 without the line. */
 static long total_lost(const char *report)

@@ -1017,6 +1017,7 @@ Test(stat, a_process_whose_main_thread_exited_is_counted)
 	/* It spins through the 300 ms; how much CPU it gets depends on the machine's load. */
 	cr_expect_gt(ms, 1.0, "the spinning thread is counted: %s", r.err);
 	th_output_free(&r);
+}
 
 /* Makes DIR/elsewhere holding "keep\n" and a link NAME to it; returns the link's path. */
 static const char *stat_link_to_keep(const char *dir, const char *name, char *other, size_t size)
