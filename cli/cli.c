@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -118,6 +119,17 @@ void cli_warning(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("warning", fmt, ap);
 	va_end(ap);
+}
+
+static void print_log_warning(enum pev_log_level level, const char *line, void *ctx)
+{
+	(void)ctx;
+	fprintf(stderr, "perfev: %s: %s\n", level == PEV_LOG_ERROR ? "error" : "warning", line);
+}
+
+void cli_log_warnings(void)
+{
+	pev_set_log(print_log_warning, NULL, PEV_LOG_WARN);
 }
 
 void cli_print_error(const struct pev_error *err)

@@ -64,6 +64,12 @@ bool cli_output_is_link(const char *option, const char *path);
  */
 FILE *cli_open_output(const char *option, const char *path);
 
+/*
+ * Prints the library's warnings (pev_set_log) on stderr as
+ * "perfev: warning: <line>": a JIT map skipped, kernel symbols unavailable.
+ */
+void cli_log_warnings(void);
+
 /* Prints a library error: "perfev: error: <message>" then "hint: ..." lines. */
 void cli_print_error(const struct pev_error *err);
 

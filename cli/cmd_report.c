@@ -242,6 +242,7 @@ static int run(const struct report_opts *o)
 	int rc, status = 1;
 	bool chains;
 
+	cli_log_warnings(); /* what the symbolizer skips is said, not lost */
 	if (pev_perfdata_open(o->input, 0, &pd, &err)) {
 		cli_print_error(&err);
 		return 1;

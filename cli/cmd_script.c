@@ -264,6 +264,7 @@ static int run(const struct script_opts *o)
 	unsigned f;
 	int rc, status = 1;
 
+	cli_log_warnings(); /* what the symbolizer skips is said, not lost */
 	if (pev_perfdata_open(o->input, 0, &pd, &err)) {
 		cli_print_error(&err);
 		return 1;

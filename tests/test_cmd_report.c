@@ -440,6 +440,80 @@ Test(cmd_report, lost_samples_counted_once_like_perf)
 		     ", LOST_SAMPLES %" PRIu64 ")", ours, perf, lost, lost_samples);
 }
 
+/* Writes a perf.data with 3 user samples of cpu-clock at 0x7f0000001005 in process pid. */
+static void write_jit_samples(const char *path, int32_t pid)
+{
+	struct pev_perfdata_writer *w;
+	struct pev_error err;
+	struct pev_attr a;
+	unsigned char rec[32];
+	uint16_t type = 9 /* SAMPLE */, misc = 2 /* USER */, size = sizeof(rec);
+	uint64_t ip = UINT64_C(0x7f0000001005), period = 1000;
+	int32_t pidtid[2] = {pid, pid};
+
+	memset(&a, 0, sizeof(a));
+	a.type = PEV_TYPE_SOFTWARE;
+	a.size = PEV_ATTR_SIZE_LATEST;
+	a.config = PEV_SW_CPU_CLOCK;
+	a.sample_period = period;
+	a.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_PERIOD;
+	cr_assert_eq(pev_perfdata_writer_open(path, PEV_PERFDATA_WRITER_NO_MACHINE, &w, &err), 0,
+		     "%s", err.message);
+	cr_assert_geq(pev_perfdata_writer_add_event(w, &a, "cpu-clock", NULL, 0, &err), 0, "%s",
+		      err.message);
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, (uint32_t[]){type}, 4);
+	memcpy(rec + 4, &misc, 2);
+	memcpy(rec + 6, &size, 2);
+	memcpy(rec + 8, &ip, 8);
+	memcpy(rec + 16, pidtid, 8);
+	memcpy(rec + 24, &period, 8);
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(pev_perfdata_writer_write(w, rec, sizeof(rec), &err), 0, "%s",
+			     err.message);
+	cr_assert_eq(pev_perfdata_writer_finish(w, &err), 0, "%s", err.message);
+	pev_perfdata_writer_close(w);
+}
+
+/*
+ * /tmp/perf-PID.map owned by nobody names nothing in root's report, and the
+ * report says it skipped it; root's own map is used.
+ */
+Test(cmd_report, jit_map_of_another_user_skipped)
+{
+	const int32_t pid = 4190001; /* above any pid this machine hands out soon */
+	const char *f = path_in("jit.data");
+	char map[64];
+	FILE *m;
+
+	th_require_root();
+	write_jit_samples(f, pid);
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+	unlink(map);
+	cr_assert_not_null(m = fopen(map, "wxe"), "%s: %s", map, strerror(errno));
+	fputs("7f0000001000 100 jit_planted_function\n", m);
+	fclose(m);
+	cr_assert_eq(chmod(map, 0644), 0);
+
+	cr_assert_eq(chown(map, 65534, 65534), 0, "chown: %s", strerror(errno));
+	struct th_output r = th_perfev("report", "-i", f, "--sort", "sym");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(!strstr(r.out, "jit_planted_function"), "nobody's map is used: %s", r.out);
+	cr_expect(strstr(r.out, "0x00007f0000001005"), "the address stays unnamed: %s", r.out);
+	cr_expect(strstr(r.err, "perfev: warning: JIT map /tmp/perf-") &&
+			  strstr(r.err, "owned by another user"),
+		  "the skip is said: %s", r.err);
+	th_output_free(&r);
+
+	cr_assert_eq(chown(map, 0, 0), 0);
+	r = th_perfev("report", "-i", f, "--sort", "sym");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "jit_planted_function"), "root's map is used: %s", r.out);
+	cr_expect(!strstr(r.err, "JIT map"), "%s", r.err);
+	th_output_free(&r);
+	unlink(map);
+}
+
 /* ---- the other formats ---------------------------------------------------------------- */
 
 static char *slurp(const char *path, size_t *len)

@@ -1347,6 +1347,74 @@ Test(symbols, jit_map, .init = th_leak_init, .fini = th_leak_fini)
 	remove_tree(dir);
 }
 
+static int jit_skips;
+static char jit_skip_line[512];
+
+static void count_jit_skips(enum pev_log_level level, const char *line, void *ctx)
+{
+	(void)ctx;
+	if (level == PEV_LOG_WARN && strstr(line, "JIT map")) {
+		jit_skips++;
+		snprintf(jit_skip_line, sizeof(jit_skip_line), "%s", line);
+	}
+}
+
+/* Resolves 0x7f0000001005 in pid's JIT map under dir with a new symbolizer. */
+static struct pev_symbol jit_lookup(const char *dir, int32_t pid)
+{
+	struct pev_symbols_opts o = PEV_SYMBOLS_OPTS_INIT;
+	struct pev_symbols *s;
+
+	o.jit_dir = dir;
+	s = new_symbols(&o);
+	cr_assert_eq(pev_symbols_add_mapping(s, pid, UINT64_C(0x7f0000001000), 0x4000, 0, "//anon",
+					     NULL, 0),
+		     0);
+	struct pev_symbol a = resolve(s, pid, UINT64_C(0x7f0000001005));
+	struct pev_symbol b = resolve(s, pid, UINT64_C(0x7f0000001006));
+	cr_expect_eq(a.status, b.status, "asked again, the same answer");
+	pev_symbols_free(s);
+	return a; /* only its status may be read: the names went with s */
+}
+
+Test(symbols, jit_map_only_from_its_owner_or_root, .init = th_leak_init, .fini = th_leak_fini)
+{
+	char dir[64], path[128];
+	const int32_t pid = 777003;
+
+	th_require_root();
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/perf-%d.map", dir, (int)pid);
+	write_file(path, "7f0000001000 100 jit_planted\n", "we");
+	cr_assert_eq(chmod(path, 0644), 0);
+	pev_set_log(count_jit_skips, NULL, PEV_LOG_WARN);
+
+	/* Another user's map: not read, and said once. */
+	cr_assert_eq(chown(path, 65534, 65534), 0, "chown: %s", strerror(errno));
+	jit_skips = 0;
+	struct pev_symbol a = jit_lookup(dir, pid);
+	cr_expect_eq(a.status, PEV_SYMBOL_ANON, "a map owned by nobody is not used");
+	cr_expect_eq(jit_skips, 1, "the skip is logged once");
+	cr_expect(strstr(jit_skip_line, path) && strstr(jit_skip_line, "owned by another user"),
+		  "%s", jit_skip_line);
+
+	/* Root's own, but writable by others: not read either. */
+	cr_assert_eq(chown(path, 0, 0), 0);
+	cr_assert_eq(chmod(path, 0666), 0);
+	jit_skips = 0;
+	cr_expect_eq(jit_lookup(dir, pid).status, PEV_SYMBOL_ANON);
+	cr_expect_eq(jit_skips, 1);
+	cr_expect(strstr(jit_skip_line, "writable by group or others"), "%s", jit_skip_line);
+
+	/* Root's, 0644: used. */
+	cr_assert_eq(chmod(path, 0644), 0);
+	jit_skips = 0;
+	cr_expect_eq(jit_lookup(dir, pid).status, PEV_SYMBOL_OK, "root's map is used");
+	cr_expect_eq(jit_skips, 0);
+	pev_set_log(NULL, NULL, PEV_LOG_WARN);
+	remove_tree(dir);
+}
+
 /* ---- build ids and missing files ---------------------------------------------------------- */
 
 Test(symbols, build_id_mismatch_detected, .init = th_leak_init, .fini = th_leak_fini)

@@ -8,6 +8,11 @@
  * replaced at the same address, so among entries that hold an address the
  * last line of the file wins. The file grows while the process runs: a
  * lookup that finds nothing reads it again when its size or time changed.
+ *
+ * The file names code in someone's report, often root's, and lives in a
+ * directory anyone may write: a map is read only when this user (the
+ * effective uid) or root owns it and neither group nor others may write it.
+ * Any other is skipped, with a warning through the log callback.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/file_open.h"
+#include "core/log_internal.h"
 #include "symbols/symbols_internal.h"
 
 struct jit_sym {
@@ -43,7 +49,8 @@ struct sym_jit {
 	uint32_t lines;    /* lines parsed so far: the next line's order */
 	off_t consumed;    /* bytes parsed: up to the end of the last whole line */
 	bool read_once;
-	struct stat st;    /* of the file as last read */
+	bool warned;       /* a skip of this path was logged */
+	struct stat st;    /* of the file as last read or skipped */
 };
 
 void pev__jit_free(struct sym_jit *j)
@@ -122,9 +129,51 @@ static int parse(struct sym_jit *j, char *text, size_t len)
 	return 0;
 }
 
+/* Whether st, the stat of a JIT map, is one to trust (see the top of the file). */
+static bool trusted(const struct stat *st)
+{
+	return (st->st_uid == geteuid() || st->st_uid == 0) && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+static bool same_file_state(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size && a->st_ino == b->st_ino &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Forgets what j read (a later read starts over; names read stay valid). */
+static void start_over(struct sym_jit *j)
+{
+	j->n = 0;
+	j->lines = 0;
+	j->max_size = 0;
+	j->consumed = 0;
+}
+
+/* Drops what j held and says (the first time for this path) why st is not read. */
+static int skip(struct sym_jit *j, const struct stat *st)
+{
+	start_over(j);
+	j->st = *st;
+	j->read_once = true;
+	if (!j->warned)
+		pev__log(PEV_LOG_WARN,
+			 "JIT map %s skipped: %s (uid %u, mode %03o); only maps owned by "
+			 "this user (uid %u) or root and not writable by group or others are "
+			 "read: fix its owner and mode, or ignore its symbols",
+			 j->path,
+			 st->st_mode & (S_IWGRP | S_IWOTH) ? "writable by group or others"
+							   : "owned by another user",
+			 (unsigned)st->st_uid, (unsigned)(st->st_mode & 0777), (unsigned)geteuid());
+	j->warned = true;
+	return -EPERM;
+}
+
 /*
  * Reads what was added to the map since the last read (all of it the first
- * time, or when the file was replaced or shrank). Returns 0 or -errno.
+ * time, or when the file was replaced or shrank). Returns 0 or -errno
+ * (-EPERM for a map skipped as untrusted).
  */
 static int refresh(struct pev_symbols *s, struct sym_jit *j)
 {
@@ -136,22 +185,28 @@ static int refresh(struct pev_symbols *s, struct sym_jit *j)
 
 	if (stat(j->path, &st) < 0)
 		return -errno;
-	if (j->read_once && st.st_size == j->st.st_size && st.st_ino == j->st.st_ino &&
-	    st.st_mtim.tv_sec == j->st.st_mtim.tv_sec && st.st_mtim.tv_nsec == j->st.st_mtim.tv_nsec)
-		return 0;
-	if (j->read_once && (st.st_ino != j->st.st_ino || st.st_size < j->consumed)) {
-		j->n = 0; /* another file now: start over (old names stay valid) */
-		j->lines = 0;
-		j->max_size = 0;
-		j->consumed = 0;
-	}
-	j->st = st;
-	j->read_once = true;
-	if (st.st_size <= j->consumed)
+	if (j->read_once && same_file_state(&st, &j->st))
 		return 0;
 	fd = pev__open_regular(j->path);
 	if (fd < 0)
 		return fd;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	if (!trusted(&st)) {
+		close(fd);
+		return skip(j, &st);
+	}
+	if (j->read_once && (st.st_ino != j->st.st_ino || st.st_size < j->consumed))
+		start_over(j); /* another file now: start over (old names stay valid) */
+	j->st = st;
+	j->read_once = true;
+	if (st.st_size <= j->consumed) {
+		close(fd);
+		return 0;
+	}
 	want = (size_t)(st.st_size - j->consumed);
 	c = malloc(sizeof(*c) + want + 1);
 	if (!c) {
