@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -244,10 +245,21 @@ static size_t note_build_id(const unsigned char *p, size_t len, unsigned char *i
 static size_t file_build_id(const char *path, unsigned char *id, size_t max)
 {
 	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd;
 
+	/* A mapped file may since have become a FIFO or a device: only a regular
+	 * file is opened, without blocking (the rule of src/core/file_open.c,
+	 * which the command line cannot include). */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	for (Elf_Scn *scn = NULL; e && !got && (scn = elf_nextscn(e, scn));) {
 		GElf_Shdr sh;

@@ -725,3 +725,23 @@ Test(cmd_record, lost_samples_reach_perf_report, .init = th_leak_init, .fini = t
 	free(ours);
 	free(path);
 }
+
+/*
+ * The recorded program's file becomes a FIFO before the recording ends:
+ * reading build ids must not open it (a blocking open hung record).
+ */
+Test(cmd_record, mapped_file_now_a_fifo)
+{
+	char cmd[16384], *out = NULL, *err = NULL;
+	const char *dir = th_temp_dir("rec_fifo");
+
+	snprintf(cmd, sizeof(cmd),
+		 "timeout 20 '%s' record -e cpu-clock -o '%s/r.data' -- sh -c \"cp '%s' '%s/x' && "
+		 "{ '%s/x' 300 & p=\\$!; until grep -q '%s/x' /proc/\\$p/maps; do sleep 0.01; "
+		 "done; rm '%s/x'; mkfifo '%s/x'; wait; }\" 2>&1",
+		 th_perfev_bin(), dir, th_test_program("report_work"), dir, dir, dir, dir, dir);
+	int rc = th_sh(cmd, &out, &err);
+	cr_expect_eq(rc, 0, "%s: %d (124: it hung) %s%s", cmd, rc, out, err);
+	free(out);
+	free(err);
+}
