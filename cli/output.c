@@ -2,7 +2,10 @@
 /*
  * output.c - opening the file an -o option names without following a
  * symbolic link: a link there (dangling or not) is refused, so an output
- * never truncates or creates the file a link points to.
+ * never truncates or creates the file a link points to. Two kinds of link
+ * are writes nobody can abuse and are followed: one to this process's own
+ * standard output or error (/dev/stdout, /dev/stderr: written through the
+ * stream the caller gave perfev), and one to a device, pipe or socket.
  */
 #include "cli.h"
 
@@ -24,14 +27,45 @@ bool cli_output_is_link(const char *option, const char *path)
 	return true;
 }
 
+/*
+ * Opens the file the link at path leads to when that is this process's
+ * standard output or error (a new descriptor of it), or a character device,
+ * pipe or socket. Returns the descriptor, or -1 when the link must not be
+ * followed.
+ */
+static int follow_safe_link(const char *path)
+{
+	struct stat target, own;
+	int fd;
+
+	if (stat(path, &target) != 0)
+		return -1;
+	for (int std = 1; std <= 2; std++)
+		if (fstat(std, &own) == 0 && own.st_dev == target.st_dev &&
+		    own.st_ino == target.st_ino)
+			return fcntl(std, F_DUPFD_CLOEXEC, 3);
+	if (!S_ISCHR(target.st_mode) && !S_ISFIFO(target.st_mode) && !S_ISSOCK(target.st_mode))
+		return -1;
+	/* No O_TRUNC, no O_CREAT: it exists and is no file to cut. Checked again once open. */
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &target) != 0 || S_ISREG(target.st_mode) ||
+			S_ISDIR(target.st_mode) || S_ISBLK(target.st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 FILE *cli_open_output(const char *option, const char *path)
 {
 	FILE *f;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
 
+	if (fd < 0 && errno == ELOOP)
+		fd = follow_safe_link(path);
 	if (fd < 0) {
 		int e = errno;
-		if (e == ELOOP && cli_output_is_link(option, path))
+		if (cli_output_is_link(option, path))
 			return NULL;
 		cli_error("option '%s': cannot open '%s' for writing: %s; check the directory "
 			  "and its permissions",

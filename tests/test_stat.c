@@ -1067,4 +1067,17 @@ Test(stat, output_never_through_a_link)
 	cr_expect_neq(r.status, 0);
 	th_output_free(&r);
 	cr_expect_neq(access(missing, F_OK), 0, "a dangling link's target was created");
+
+	/* A link to its own standard output, or to a device, is written through. */
+	char *out = NULL, *err = NULL, cmd[PATH_MAX + 128], devlink[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "'%s' stat -x, -e task-clock -o /dev/stdout true", th_perfev_bin());
+	cr_expect_eq(th_sh(cmd, &out, &err), 0, "%s", err);
+	cr_expect(strstr(out, ",task-clock,"), "the counts on standard output: %s", out);
+	free(out);
+	free(err);
+	snprintf(devlink, sizeof(devlink), "%s/null", dir);
+	cr_assert_eq(symlink("/dev/null", devlink), 0);
+	r = th_perfev("stat", "-e", "task-clock", "-o", devlink, "true");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	th_output_free(&r);
 }
