@@ -124,13 +124,21 @@ char *cli_first_sentence(const char *text, char *buf, size_t size);
 bool cli_code_location(const void *addr, char *file, size_t size, uint64_t *offset);
 
 /*
- * Starts argv with posix_spawnp (no fork of perfev's whole address space),
- * with SIGINT, SIGTERM and SIGCHLD at their defaults and no signal blocked.
- * Counters opened on perfev itself with inherit and enable_on_exec follow
- * the child and start at its exec. Stores its pid in *child; returns 0 or
- * an errno (spawn.c).
+ * Starts argv (searched in PATH) with SIGINT, SIGTERM, SIGHUP, SIGCHLD and
+ * SIGPIPE at their defaults and no signal blocked. The command gets SIGTERM
+ * when perfev dies (it never outlives a killed recorder). Counters opened on
+ * perfev itself with inherit and enable_on_exec follow the child and start
+ * at its exec. Stores its pid in *child; returns 0, or the exec's errno
+ * (the child is then reaped and *child is -1) (spawn.c).
  */
 int cli_spawn_command(char **argv, pid_t *child);
+
+/*
+ * Whether command `cmd` can be started, looked up as the exec will look it
+ * up (PATH unless it holds a '/'): 0, or the errno the exec would give
+ * (ENOENT, EACCES). Lets a command fail before it touches its outputs.
+ */
+int cli_check_command(const char *cmd);
 
 /* Says why argv[0] `cmd` could not start (errno e); returns 127 (not found) or 126. */
 int cli_exec_error(const char *cmd, int e);

@@ -320,6 +320,9 @@ static int record(struct rec_state *s)
 	pid_t child = -1;
 	int status = 0, r;
 
+	/* A command that cannot start leaves the outputs (and FILE.old) as they were. */
+	if (s->cfg.argv && (r = cli_check_command(s->cfg.argv[0])) != 0)
+		return cli_exec_error(s->cfg.argv[0], r);
 	if ((r = rec_open(s)) != 0)
 		return r;
 	if (rec_synthesize(s) != 0)

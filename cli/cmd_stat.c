@@ -361,6 +361,12 @@ int cmd_stat(int argc, char **argv)
 		stat_state_free(&s);
 		return r;
 	}
+	/* A command that cannot start is said so before anything is opened. */
+	if (s.cfg.argv && (r = cli_check_command(s.cfg.argv[0])) != 0) {
+		r = cli_exec_error(s.cfg.argv[0], r);
+		stat_state_free(&s);
+		return r;
+	}
 	stat_make_units(&s);
 	if (cli_wake_setup(s.cfg.argv != NULL) != 0) {
 		stat_state_free(&s);

@@ -4,13 +4,16 @@
  * and saying why it could not start.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli.h"
-
-extern char **environ;
 
 /*
  * Opens a disabled, non-inherited dummy event on perfev itself, so that the
@@ -41,29 +44,94 @@ static struct pev_counter *no_context_clone(void)
 	return c;
 }
 
+/* In the child between fork and exec: only async-signal-safe calls. */
+static void child_exec(char **argv, pid_t parent, int report_fd)
+{
+	static const int defaults[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE};
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigset_t none;
+	int e;
+
+	sigemptyset(&dfl.sa_mask);
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		sigaction(defaults[i], &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* The command does not outlive perfev: killed with perfev, it is told to end. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != parent)
+		_exit(128 + SIGTERM);
+	execvp(argv[0], argv);
+	e = errno;
+	if (report_fd >= 0 && write(report_fd, &e, sizeof(e)) != (ssize_t)sizeof(e)) {
+		/* perfev sees the exit status alone then. */
+	}
+	_exit(127);
+}
+
 int cli_spawn_command(char **argv, pid_t *child)
 {
-	posix_spawnattr_t attr;
-	sigset_t none, dfl;
 	struct pev_counter *guard;
+	pid_t parent = getpid();
+	int report[2], e = 0;
+	ssize_t n;
 
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGCHLD);
-	int r = posix_spawnattr_init(&attr);
-	if (r != 0)
-		return r;
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	/*
+	 * The exec's errno comes back through a pipe the exec closes. Without
+	 * a descriptor to spare (the counters took them all), the command
+	 * starts anyway: a failed exec then shows as its exit status 127.
+	 */
+	if (pipe2(report, O_CLOEXEC) < 0)
+		report[0] = report[1] = -1;
 	/* The child's context is made at the fork: the guard is needed only then. */
 	guard = no_context_clone();
-	r = posix_spawnp(child, argv[0], NULL, &attr, argv, environ);
+	*child = fork();
+	if (*child == 0)
+		child_exec(argv, parent, report[1]);
+	e = errno;
 	pev_counter_close(guard);
-	posix_spawnattr_destroy(&attr);
-	return r;
+	if (report[1] >= 0)
+		close(report[1]);
+	if (*child < 0) {
+		if (report[0] >= 0)
+			close(report[0]);
+		return e;
+	}
+	if (report[0] < 0)
+		return 0;
+	while ((n = read(report[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(report[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		while (waitpid(*child, NULL, 0) < 0 && errno == EINTR)
+			;
+		*child = -1;
+		return e ? e : ENOEXEC;
+	}
+	return 0;
+}
+
+int cli_check_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char full[4096];
+	struct stat st;
+
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) != 0)
+			return errno;
+		return S_ISREG(st.st_mode) && access(cmd, X_OK) == 0 ? 0 : EACCES;
+	}
+	/* As execvp searches: each PATH entry ("" is the current directory). */
+	for (const char *p = path ? path : "/usr/local/bin:/bin:/usr/bin";; p++) {
+		size_t len = strcspn(p, ":");
+		snprintf(full, sizeof(full), "%.*s%s%s", (int)len, p, len ? "/" : "", cmd);
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
+			return 0;
+		p += len;
+		if (!*p)
+			break;
+	}
+	return ENOENT;
 }
 
 int cli_exec_error(const char *cmd, int e)

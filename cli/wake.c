@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wake.c - signals that wake a command's poll loop: SIGCHLD, SIGTERM and
- * SIGINT each write a byte into a pipe the loop polls, and SIGTERM/SIGINT
- * are remembered as the request to stop. Shared by stat and record.
+ * wake.c - signals that wake a command's poll loop: SIGCHLD, SIGTERM, SIGHUP
+ * and SIGINT each write a byte into a pipe the loop polls, and SIGTERM,
+ * SIGHUP and SIGINT are remembered as the request to stop (a closed
+ * terminal ends a recording with a whole file). Shared by stat and record.
  */
 #include "cli.h"
 
@@ -42,6 +43,7 @@ int cli_wake_setup(bool ignore_sigint)
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGINT, ignore_sigint ? &ign : &sa, NULL);
 	return 0;
 }
@@ -53,6 +55,7 @@ void cli_wake_restore(void)
 	sigemptyset(&dfl.sa_mask);
 	sigaction(SIGCHLD, &dfl, NULL);
 	sigaction(SIGTERM, &dfl, NULL);
+	sigaction(SIGHUP, &dfl, NULL);
 	sigaction(SIGINT, &dfl, NULL);
 	close(wake_pipe[0]);
 	close(wake_pipe[1]);

@@ -469,6 +469,82 @@ Test(cmd_record, sigterm_leaves_a_complete_file, .init = th_leak_init, .fini = t
 	stop_with(SIGTERM, true);
 }
 
+/* A closed terminal (SIGHUP) ends a recording like SIGTERM: a whole file. */
+Test(cmd_record, sighup_leaves_a_complete_file, .init = th_leak_init, .fini = th_leak_fini)
+{
+	stop_with(SIGHUP, true);
+}
+
+/* A recorder killed outright does not leave its workload running. */
+Test(cmd_record, the_workload_ends_with_a_killed_recorder)
+{
+	const char *dir = th_temp_dir("rec_killed");
+	char *path = th_path_join(dir, "k.data"), *err_path = th_path_join(dir, "err");
+	char *pid_path = th_path_join(dir, "workload.pid"), script[PATH_MAX + 64];
+	long wpid = 0;
+
+	snprintf(script, sizeof(script), "echo $$ > '%s'; exec sleep 30", pid_path);
+	char *args[] = {"-q", "--", "sh", "-c", script, NULL};
+	pid_t pid = start_perfev(path, err_path, args);
+	for (int i = 0; i < 5000 && wpid <= 0; i++) {
+		FILE *f = fopen(pid_path, "re");
+		if (f) {
+			if (fscanf(f, "%ld", &wpid) != 1)
+				wpid = 0;
+			fclose(f);
+		}
+		if (wpid <= 0)
+			usleep(1000);
+	}
+	cr_assert_gt(wpid, 0, "the workload did not start");
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	bool gone = false;
+	for (int i = 0; i < 3000 && !gone; i++) {
+		char stat_path[64], buf[256] = "";
+		snprintf(stat_path, sizeof(stat_path), "/proc/%ld/stat", wpid);
+		FILE *f = fopen(stat_path, "re");
+		/* Gone, or a zombie waiting for init to reap it. */
+		gone = !f || (fgets(buf, sizeof(buf), f) && strstr(buf, ") Z "));
+		if (f)
+			fclose(f);
+		if (!gone)
+			usleep(1000);
+	}
+	if (!gone)
+		kill((pid_t)wpid, SIGKILL);
+	cr_expect(gone, "the workload (pid %ld) still runs 3 s after its recorder was killed", wpid);
+	free(pid_path);
+	free(err_path);
+	free(path);
+}
+
+/* A command that cannot start leaves the output and FILE.old as they were. */
+Test(cmd_record, a_missing_command_touches_no_output)
+{
+	const char *dir = th_temp_dir("rec_missing");
+	char *path = th_path_join(dir, "perf.data"), old[PATH_MAX + 8], buf[16] = "";
+	FILE *f;
+
+	cr_assert_not_null(f = fopen(path, "we"));
+	fputs("previous\n", f);
+	fclose(f);
+	snprintf(old, sizeof(old), "%s.old", path);
+	static const char *const commands[] = {"/nonexistent/program", "no-such-command-anywhere"};
+	for (int i = 0; i < 2; i++) {
+		struct th_output r = th_perfev("record", "-o", path, "--", commands[i]);
+		cr_expect_eq(r.status, 127, "%s: %s", commands[i], r.err);
+		cr_expect(strstr(r.err, "cannot run"), "%s", r.err);
+		th_output_free(&r);
+	}
+	cr_assert_not_null(f = fopen(path, "re"));
+	cr_expect_not_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	cr_expect_str_eq(buf, "previous\n", "the old output was replaced");
+	cr_expect_neq(access(old, F_OK), 0, "the old output was moved to FILE.old");
+	free(path);
+}
+
 Test(cmd_record, sigint_ends_a_system_wide_recording, .init = th_leak_init, .fini = th_leak_fini)
 {
 	stop_with(SIGINT, false);
