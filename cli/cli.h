@@ -53,7 +53,8 @@ int cli_parse_cpus(const char *text, char **list, int **cpus, int *n);
 
 /*
  * Whether path is a symbolic link; when it is, says so (as a problem with
- * option, e.g. "-o") and that perfev does not write through links.
+ * option, e.g. "-o"; NULL for a default output no option named) and that
+ * perfev does not write through links.
  */
 bool cli_output_is_link(const char *option, const char *path);
 

@@ -257,6 +257,7 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 			if (!optarg[0])
 				return bad_value("-o", "a file name", optarg);
 			cfg->output = optarg;
+			cfg->output_given = true;
 			break;
 		case 'q':
 			cfg->quiet = true;

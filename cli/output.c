@@ -21,9 +21,14 @@ bool cli_output_is_link(const char *option, const char *path)
 
 	if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
 		return false;
-	cli_error("option '%s': '%s' is a symbolic link; perfev does not write through links: "
-		  "give the path of the file itself, or remove the link",
-		  option, path);
+	if (option)
+		cli_error("option '%s': '%s' is a symbolic link; perfev does not write through "
+			  "links: give the path of the file itself, or remove the link",
+			  option, path);
+	else
+		cli_error("'%s' is a symbolic link; perfev does not write through links: remove "
+			  "the link, or name another file with -o",
+			  path);
 	return true;
 }
 

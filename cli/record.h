@@ -46,6 +46,7 @@ struct rec_config {
 	enum rec_target target;
 	pid_t *ids; /* -p pids or -t tids */
 	int nids;
+	bool output_given; /* -o was given (messages name it only then) */
 	char *cpus; /* -C's CPUs ascending, each once ("0,2"; owned), or NULL for every online CPU (-a) */
 	const char *event_text[REC_MAX_LISTS];
 	int nevent_text; /* 0: the default, cycles */

@@ -279,11 +279,17 @@ static int open_output(struct rec_state *s)
 {
 	struct pev_error err;
 
-	if (cli_output_is_link("-o", s->cfg.output))
+	if (cli_output_is_link(s->cfg.output_given ? "-o" : NULL, s->cfg.output))
 		return 1;
 	keep_old_output(s->cfg.output);
 	if (pev_perfdata_writer_open(s->cfg.output, 0, &s->writer, &err) != 0) {
-		cli_error("option '-o': %s; give a file in a writable directory", err.message);
+		if (s->cfg.output_given)
+			cli_error("option '-o': %s; give a file in a writable directory",
+				  err.message);
+		else
+			cli_error("cannot write the recording: %s; run in a writable directory, or "
+				  "name the file with -o",
+				  err.message);
 		return 1;
 	}
 	for (int e = 0; e < s->nevents; e++) {

@@ -519,6 +519,24 @@ Test(cmd_record, the_workload_ends_with_a_killed_recorder)
 	free(path);
 }
 
+/* Without -o, an unwritable directory is the problem named, not an option never given. */
+Test(cmd_record, unwritable_directory_without_o_names_no_option)
+{
+	char cmd[PATH_MAX + 256], *out = NULL, *err = NULL;
+
+	th_require_root();
+	snprintf(cmd, sizeof(cmd),
+		 "cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "
+		 "'%s' record -e task-clock:u -- true",
+		 th_perfev_bin());
+	cr_expect_eq(th_sh(cmd, &out, &err), 1, "%s", err);
+	cr_expect(strstr(err, "cannot write the recording: perf.data"), "%s", err);
+	cr_expect(strstr(err, "name the file with -o"), "%s", err);
+	cr_expect_null(strstr(err, "option '-o'"), "%s", err);
+	free(out);
+	free(err);
+}
+
 /* A command that cannot start leaves the output and FILE.old as they were. */
 Test(cmd_record, a_missing_command_touches_no_output)
 {
