@@ -176,13 +176,18 @@ static int choose_fields(struct pev_perfdata *pd, const struct script_opts *o, u
 	return 0;
 }
 
-/* One frame: "ADDRESS sym+0xOFF (dso)", as the fields ask. */
-static void print_frame(FILE *out, unsigned f, const struct pev_profile_frame *fr)
+/*
+ * One frame: "ADDRESS sym+0xOFF (dso)", as the fields ask. As perf, a call
+ * chain's frame in a file shows its offset in the file (what objdump takes),
+ * the sample's own line its run-time address.
+ */
+static void print_frame(FILE *out, unsigned f, const struct pev_profile_frame *fr, bool chain)
 {
 	bool first = true;
 
 	if (f & F_IP) {
-		fprintf(out, "%16" PRIx64, fr->address);
+		fprintf(out, "%16" PRIx64,
+			chain && (fr->flags & PEV_FRAME_DSO_OFFSET) ? fr->dso_offset : fr->address);
 		first = false;
 	}
 	if (f & (F_SYM | F_SYMOFF)) {
@@ -237,7 +242,7 @@ static void print_sample(FILE *out, unsigned f, const struct pev_replay_sample *
 		fputc('\n', out);
 		for (size_t i = 0; i < s->nr_frames; i++) {
 			fputc('\t', out);
-			print_frame(out, f, &s->frames[i]);
+			print_frame(out, f, &s->frames[i], true);
 			fputc('\n', out);
 		}
 		fputc('\n', out);
@@ -248,7 +253,7 @@ static void print_sample(FILE *out, unsigned f, const struct pev_replay_sample *
 	while (leaf + 1 < s->nr_frames && (s->frames[leaf].flags & PEV_FRAME_INLINED))
 		leaf++;
 	fputs("  ", out);
-	print_frame(out, f, &s->frames[leaf]);
+	print_frame(out, f, &s->frames[leaf], false);
 	fputc('\n', out);
 }
 

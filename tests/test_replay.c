@@ -405,3 +405,70 @@ Test(replay_synth, interrupted_user_address_is_no_return_address, .init = th_lea
 	}
 	free(path);
 }
+
+/* The output of a shell command (which must succeed), with the name of the data file in %s. */
+static char *run_on(const char *fmt, const char *data)
+{
+	char cmd[2 * PATH_MAX + 512];
+
+	snprintf(cmd, sizeof(cmd), fmt, th_perfev_bin(), data);
+	return th_sh_ok(cmd);
+}
+
+/*
+ * An address that no symbol holds, in a file two processes map at two
+ * run-time addresses: shown as its offset in the file (0x1234: mapped from
+ * file offset 0x1000, 0x234 into the mapping), as perf shows it, and
+ * counted as one spot of the file, not one per process. The call chain
+ * lines of script show the offset too, the sample's own line the address.
+ */
+Test(replay_synth, unresolved_address_shown_as_file_offset, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	const char *tmp = th_temp_dir("rsynth");
+	char *path = th_path_join(tmp, "unres.data"), *blob = th_path_join(tmp, "blob.bin");
+	uint64_t base[2] = {0x7f0000001000, 0x7f2000005000};
+	struct synth s = {.time = 1000};
+	char *out;
+
+	/* Not an ELF file: nothing in it resolves. */
+	FILE *f = fopen(blob, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 0x4000; i++)
+		fputc('x', f);
+	fclose(f);
+	for (int p = 0; p < 2; p++)
+		synth_mmap2(&s, 100 + (uint32_t)p, base[p], 0x2000, 0x1000, blob);
+	for (int p = 0; p < 2; p++) {
+		uint64_t chain[] = {PEV_CONTEXT_USER, base[p] + 0x234, base[p] + 0x567};
+		synth_sample(&s, 100 + (uint32_t)p, false, base[p] + 0x234, chain, 3);
+	}
+	synth_write(&s, path);
+
+	out = run_on("'%s' report -i '%s' --no-children --sort dso,sym -g none", path);
+	expect_has(out, "[.] 0x0000000000001234");
+	cr_expect_null(strstr(out, "0x00007f"), "a run-time address is shown:\n%s", out);
+	char *second = strstr(out, "[.] 0x");
+	cr_expect(second && !strstr(second + 1, "[.] 0x"), "not one row:\n%s", out);
+	free(out);
+	out = run_on("'%s' report -i '%s' --format json --sort sym -g none", path);
+	expect_has(out, "\"address\":4660"); /* 0x1234 */
+	free(out);
+	out = run_on("'%s' script -i '%s' -F ip,sym", path);
+	expect_has(out, "            1234 [unknown]");
+	expect_has(out, "            1567 [unknown]");
+	free(out);
+	if (th_have_program("perf")) {
+		out = run_on(": %s; perf report -i '%s' --stdio --no-children --sort dso,sym -g none "
+			     "2>/dev/null",
+			     path);
+		expect_has(out, "[.] 0x0000000000001234");
+		free(out);
+		out = run_on(": %s; perf script -i '%s' -F ip,sym 2>/dev/null", path);
+		expect_has(out, "            1234 [unknown]");
+		expect_has(out, "            1567 [unknown]");
+		free(out);
+	}
+	free(blob);
+	free(path);
+}

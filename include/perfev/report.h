@@ -89,6 +89,12 @@ struct pev_profile_event {
  * it in the stack (its caller); both share the address.
  */
 #define PEV_FRAME_INLINED (1u << 1)
+/**
+ * pev_profile_frame.flags: dso_offset holds the address's offset in its
+ * DSO's file. An unresolved frame is then shown, and grouped, by that
+ * offset (as perf shows it), not by its run-time address.
+ */
+#define PEV_FRAME_DSO_OFFSET (1u << 2)
 
 /**
  * One frame of a stack. Any string may be NULL when unknown: a NULL symbol
@@ -102,6 +108,12 @@ struct pev_profile_frame {
 	const char *file;   /**< the source file, or NULL */
 	uint32_t line;      /**< the source line, or 0 */
 	uint32_t flags;     /**< PEV_FRAME_* */
+	/**
+	 * With PEV_FRAME_DSO_OFFSET: the address's offset in the DSO's file
+	 * (address - mapping start + the mapping's file offset), the same in
+	 * every process that maps the file.
+	 */
+	uint64_t dso_offset;
 };
 
 /** A sample to add. Initialize with PEV_PROFILE_SAMPLE_INIT. */

@@ -110,6 +110,8 @@ enum pev_symbol_status {
 /** The symbols were read from a file found by build id (perf's cache or the
  *  debuginfo tree) because the file at the DSO's path is missing or another build. */
 #define PEV_SYMBOL_BY_BUILD_ID (1u << 5)
+/** The address is in a mapped file (an ELF file, the vDSO, a memfd): file_offset holds its offset in it. */
+#define PEV_SYMBOL_IN_FILE (1u << 6)
 
 /**
  * One function of an inline chain. `function` is the function's name
@@ -166,6 +168,14 @@ struct pev_symbol {
 	unsigned nframes;
 	/** The separate debuginfo file DWARF came from, or NULL (none, or in the DSO itself). */
 	const char *debug_file;
+	/**
+	 * With PEV_SYMBOL_IN_FILE: the address's offset in the mapped file
+	 * (address - mapping start + the mapping's file offset), what perf
+	 * shows for an unresolved user address and `objdump --start-address`
+	 * takes for a PIE or shared library; the same in every process that
+	 * maps the file. 0 otherwise (kernel, anonymous memory, no mapping).
+	 */
+	uint64_t file_offset;
 };
 
 /** An initializer for struct pev_symbol. */

@@ -133,7 +133,8 @@ static bool frame_eq(const void *owner, uint32_t id, const void *key)
 	const struct pev__frame *a = &p->frames[id], *b = key;
 
 	return a->address == b->address && a->sym == b->sym && a->offset == b->offset &&
-	       a->file == b->file && a->line == b->line && a->flags == b->flags;
+	       a->file == b->file && a->line == b->line && a->flags == b->flags &&
+	       a->dso_offset == b->dso_offset;
 }
 
 static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f,
@@ -156,14 +157,20 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 	}
 	if (frame_sz >= offsetof(struct pev_profile_frame, flags) + sizeof(f->flags))
 		k.flags = f->flags & (PEV_FRAME_KERNEL | PEV_FRAME_INLINED);
+	if (frame_sz >= offsetof(struct pev_profile_frame, dso_offset) + sizeof(f->dso_offset) &&
+	    (f->flags & PEV_FRAME_DSO_OFFSET)) {
+		k.flags |= PEV_FRAME_DSO_OFFSET;
+		k.dso_offset = f->dso_offset;
+	}
 	sk.kernel = (k.flags & PEV_FRAME_KERNEL) ? 1 : 0;
-	sk.address = sk.name ? 0 : f->address;
+	/* An unresolved address is one symbol per spot of its file, whatever the process. */
+	sk.address = sk.name ? 0 : (k.flags & PEV_FRAME_DSO_OFFSET) ? k.dso_offset : f->address;
 	if (sym_intern(p, &sk, &k.sym))
 		return -ENOMEM;
 
 	h = pev__hash_u64(PEV__HASH_SEED, k.address);
 	h = pev__hash_u64(h, (uint64_t)k.sym << 32 | k.file);
-	h = pev__hash_u64(h, k.offset);
+	h = pev__hash_u64(h, k.offset ^ k.dso_offset);
 	h = pev__hash_u64(h, (uint64_t)k.line << 32 | k.flags);
 	k.hash = (uint32_t)h;
 	*id = pev__idset_find(&p->frame_set, k.hash, frame_eq, p, &k);

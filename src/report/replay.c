@@ -235,10 +235,14 @@ static int resolve_into(struct pev_replay *r, struct addr_frames *e, int32_t pid
 	int rc = pev_symbols_resolve(r->sym, pid, lookup, &sym);
 	unsigned nin = 0;
 	uint32_t flags = kernel || (sym.flags & PEV_SYMBOL_KERNEL) ? PEV_FRAME_KERNEL : 0;
+	/* In a file: its offset there, perf's DSO-relative address (same in every process). */
+	uint64_t dso_offset = (sym.flags & PEV_SYMBOL_IN_FILE) ? sym.file_offset : 0;
 	bool ok;
 
 	if (rc)
 		return rc;
+	if (sym.flags & PEV_SYMBOL_IN_FILE)
+		flags |= PEV_FRAME_DSO_OFFSET;
 	ok = sym.status == PEV_SYMBOL_OK;
 	if (ok && !(r->flags & PEV_REPLAY_NO_INLINE) && sym.nframes > 1)
 		nin = sym.nframes - 1;
@@ -257,6 +261,7 @@ static int resolve_into(struct pev_replay *r, struct addr_frames *e, int32_t pid
 			.file = sym.frames[i].file,
 			.line = sym.frames[i].line,
 			.flags = flags | PEV_FRAME_INLINED,
+			.dso_offset = dso_offset,
 		};
 	r->pool[r->pool_len++] = (struct pev_profile_frame){
 		.address = addr,
@@ -266,6 +271,7 @@ static int resolve_into(struct pev_replay *r, struct addr_frames *e, int32_t pid
 		.file = sym.nframes ? sym.frames[sym.nframes - 1].file : sym.file,
 		.line = sym.nframes ? sym.frames[sym.nframes - 1].line : sym.line,
 		.flags = flags,
+		.dso_offset = dso_offset,
 	};
 	return 0;
 }
@@ -299,6 +305,8 @@ static int push_address(struct pev_replay *r, size_t *n, int32_t pid, uint64_t a
 		f->address = addr;
 		if (lookup != addr && f->symbol && !(f->flags & PEV_FRAME_INLINED))
 			f->offset += addr - lookup;
+		if (f->flags & PEV_FRAME_DSO_OFFSET)
+			f->dso_offset += addr - lookup;
 	}
 	return 0;
 }

@@ -118,7 +118,9 @@ void pev__strtab_free(struct pev__strtab *t);
 
 /* A symbol: what the table groups by. Unresolved addresses are symbols of their own. */
 struct pev__sym {
-	uint64_t address; /* unresolved: the address; resolved: 0 */
+	/* unresolved: the address as shown, its DSO offset when known (PEV_FRAME_DSO_OFFSET),
+	 * else the address itself; resolved: 0 */
+	uint64_t address;
 	uint32_t name;    /* string id, 0 when unresolved */
 	uint32_t dso;     /* string id, 0 when unknown */
 	uint32_t kernel;  /* 1 for a kernel symbol */
@@ -129,6 +131,7 @@ struct pev__sym {
 struct pev__frame {
 	uint64_t address;
 	uint64_t offset;
+	uint64_t dso_offset; /* with PEV_FRAME_DSO_OFFSET: the offset in the DSO's file */
 	uint32_t sym;  /* index into syms */
 	uint32_t file; /* string id */
 	uint32_t line;

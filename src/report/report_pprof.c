@@ -10,6 +10,8 @@
  * frames before a frame in the stack become the first lines of that
  * frame's location, innermost first. Functions are (name, source file);
  * mappings are DSOs, their range the lowest and highest address seen.
+ * Addresses in a file are its offsets there, as perf shows them: one
+ * location per spot of a library, whatever the process that ran it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -77,7 +79,18 @@ struct mapping {
 	uint32_t dso; /* profile string id */
 	uint64_t lo, hi;
 	bool functions, filenames, lines, inlines;
+	bool offsets; /* lo and hi are offsets in the file (PEV_FRAME_DSO_OFFSET) */
 };
+
+/*
+ * A frame's address in the profile: its offset in its DSO's file when
+ * known, as perf shows it (the same in every process, what objdump
+ * takes), else the run-time address.
+ */
+static uint64_t frame_address(const struct pev__frame *f)
+{
+	return (f->flags & PEV_FRAME_DSO_OFFSET) ? f->dso_offset : f->address;
+}
 
 struct function {
 	uint32_t name, file; /* profile string ids */
@@ -202,16 +215,17 @@ static int mapping_of(struct builder *b, uint32_t frame, bool inlined_chain, uin
 		m = &b->map[b->nr_map];
 		memset(m, 0, sizeof(*m));
 		m->dso = y->dso;
-		m->lo = f->address;
-		m->hi = f->address;
+		m->lo = frame_address(f);
+		m->hi = frame_address(f);
+		m->offsets = (f->flags & PEV_FRAME_DSO_OFFSET) != 0;
 		b->dso_mapping[y->dso] = ++b->nr_map;
 	}
 	*id = b->dso_mapping[y->dso];
 	m = &b->map[*id - 1];
-	if (f->address < m->lo)
-		m->lo = f->address;
-	if (f->address > m->hi)
-		m->hi = f->address;
+	if (frame_address(f) < m->lo)
+		m->lo = frame_address(f);
+	if (frame_address(f) > m->hi)
+		m->hi = frame_address(f);
 	m->functions |= y->name != 0;
 	m->filenames |= f->file != 0;
 	m->lines |= f->line != 0;
@@ -532,6 +546,8 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 		x->id = i + 1;
 		x->memory_start = y->lo;
 		x->memory_limit = y->hi + 1;
+		/* Addresses that are file offsets map to themselves in the file. */
+		x->file_offset = y->offsets ? y->lo : 0;
 		if (str_of_id(b, y->dso, &x->filename))
 			return -ENOMEM;
 		x->has_functions = y->functions;
@@ -559,7 +575,7 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 		perfev__pprof__location__init(x);
 		x->id = i + 1;
 		x->mapping_id = y->mapping;
-		x->address = p->frames[chain[y->nr - 1]].address;
+		x->address = frame_address(&p->frames[chain[y->nr - 1]]);
 		x->line = m->line_ptrs + lines_total;
 		for (uint32_t k = 0; k < y->nr; k++) {
 			const struct pev__frame *f = &p->frames[chain[k]];

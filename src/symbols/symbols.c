@@ -333,11 +333,18 @@ PEV_API int pev_symbols_resolve(struct pev_symbols *s, int32_t pid, uint64_t add
 	if (m && m->dso) {
 		if (pev__dso_resolve(s, m, addr, &r) < 0)
 			return PEV_ENOMEM;
+		r.flags |= PEV_SYMBOL_IN_FILE;
+		r.file_offset = addr - m->start + m->pgoff;
 	} else if (!pev__jit_resolve(s, pid, addr, &r)) {
 		/* Anonymous memory, or no mapping at all: JIT code is named in the
 		 * JIT map even when no record described its mapping. */
 		pev__sym_unknown(&r, m ? PEV_SYMBOL_ANON : PEV_SYMBOL_NO_MAPPING, m ? m->label : NULL,
 				 m ? addr - m->start + m->pgoff : addr);
+	}
+	/* A memfd is a file too (perf shows offsets in it); anonymous memory is not. */
+	if (m && !m->dso && m->label && strncmp(m->label, "/memfd:", 7) == 0) {
+		r.flags |= PEV_SYMBOL_IN_FILE;
+		r.file_offset = addr - m->start + m->pgoff;
 	}
 done:
 	if (r.status != PEV_SYMBOL_OK)
