@@ -231,7 +231,7 @@ static void print_sample(FILE *out, unsigned f, const struct pev_replay_sample *
 	if ((f & F_TRACE) && tracepoint) {
 		fputc(' ', out);
 		if (!script_trace_print(trace, out, s))
-			fprintf(out, "[%" PRIu32 " bytes of payload, no format for it]",
+			fprintf(out, "[%" PRIu32 " bytes of payload, no format fits it]",
 				s->record->sample.raw_size);
 	}
 	if (!(f & (F_IP | F_SYM | F_SYMOFF | F_DSO)) || !s->nr_frames) {
@@ -279,10 +279,14 @@ static int run(const struct script_opts *o)
 	if ((f & F_TRACE) && any_event_has(pd, PEV_SAMPLE_RAW)) {
 		char why[512] = "";
 		trace = script_trace_new(pd, why, sizeof(why));
-		if (why[0])
+		if (why[0] && !trace)
 			cli_warning("tracepoint payloads show as bytes: %s; install libtraceevent1 "
 				    "(Debian) to see them as text",
 				    why);
+		else if (why[0])
+			cli_warning("'%s': %s, so the payloads without a format show as bytes; "
+				    "record the file again for them",
+				    o->input, why);
 	}
 	sopts.flags |= PEV_SYMBOLS_NO_SRCLINE;
 	ropts.flags |= PEV_REPLAY_NO_INLINE;

@@ -22,8 +22,25 @@ struct script_trace;
  */
 struct script_trace *script_trace_new(struct pev_perfdata *pd, char *why, size_t why_size);
 
-/* Prints s's payload as its format says; false (nothing printed) when no format fits. */
+/*
+ * Loads libtraceevent and the formats of one TRACING_DATA blob (size bytes at
+ * data, as perf writes the feature); as script_trace_new() otherwise.
+ */
+struct script_trace *script_trace_from_data(const void *data, uint64_t size, char *why,
+					    size_t why_size);
+
+/*
+ * Prints s's payload as its format says; false (nothing printed) when no
+ * format fits or the payload does not fit its format.
+ */
 bool script_trace_print(struct script_trace *t, FILE *out, const struct pev_replay_sample *s);
+
+/*
+ * Prints a payload of size bytes of the tracepoint with id `type` (its
+ * attr.config); as script_trace_print().
+ */
+bool script_trace_print_raw(struct script_trace *t, FILE *out, uint64_t type, const void *raw,
+			    uint32_t size, int cpu, uint64_t time);
 
 void script_trace_free(struct script_trace *t);
 

@@ -11,6 +11,11 @@
  * the printk formats and (from version 0.6) the saved command lines. A file
  * without the feature (perfev record writes none) takes the formats from
  * this machine's tracefs, by the events' names.
+ *
+ * The tracing data is untrusted input and libtraceevent trusts it: each
+ * part passes script_trace_check.c's checks before libtraceevent parses it
+ * (a format that fails is dropped, its events' payloads show as bytes), and
+ * each payload before libtraceevent prints it.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -21,6 +26,7 @@
 #include <traceevent/trace-seq.h>
 
 #include "script.h"
+#include "script_trace_check.h"
 
 #define TRACEEVENT_SONAME "libtraceevent.so.1"
 
@@ -53,6 +59,7 @@ static const char *const tep_names[] = {
 struct script_trace {
 	struct tep_handle *h;
 	int nr_formats;
+	int nr_dropped; /* formats that failed the checks or libtraceevent's parser */
 };
 
 /* Loads libtraceevent; false with why filled when it cannot. */
@@ -138,10 +145,17 @@ static char *copy_text(const void *data, uint64_t n)
 
 static void parse_format(struct script_trace *t, const void *data, uint64_t n, const char *sys)
 {
-	char *s = copy_text(data, n);
+	char *s;
 
+	if (!trace_check_format(data, n, NULL, 0)) {
+		t->nr_dropped++;
+		return;
+	}
+	s = copy_text(data, n);
 	if (s && tep.parse_event(t->h, s, n, sys) == 0)
 		t->nr_formats++;
+	else
+		t->nr_dropped++;
 	free(s);
 }
 
@@ -162,6 +176,8 @@ static bool parse_tracing_data(struct script_trace *t, const void *data, uint64_
 	n = take_u(&c, 4);
 	if (!version || !b || b[0])
 		return false; /* a big-endian file: not read */
+	if ((b[1] != 4 && b[1] != 8) || n < 1024 || n > (1u << 24) || (n & (n - 1)))
+		return false; /* no machine has such a long or page */
 	tep.set_file_bigendian(t->h, TEP_LITTLE_ENDIAN);
 	tep.set_local_bigendian(t->h, TEP_LITTLE_ENDIAN);
 	tep.set_long_size(t->h, b[1]);
@@ -173,7 +189,7 @@ static bool parse_tracing_data(struct script_trace *t, const void *data, uint64_
 	if (!label || !hp)
 		return false;
 	char *hps = copy_text(hp, n);
-	if (hps)
+	if (hps && trace_check_header_page(hps, n))
 		tep.parse_header_page(t->h, hps, n, b[1]);
 	free(hps);
 	label = take_str(&c); /* "header_event" */
@@ -202,7 +218,7 @@ static bool parse_tracing_data(struct script_trace *t, const void *data, uint64_
 	const void *pf = take(&c, n);
 	if (pf && n) {
 		char *s = copy_text(pf, n);
-		if (s)
+		if (s && trace_check_printk(s, n))
 			tep.parse_printk_formats(t->h, s);
 		free(s);
 	}
@@ -279,9 +295,9 @@ static void formats_from_tracefs(struct script_trace *t, struct pev_perfdata *pd
 	}
 }
 
-struct script_trace *script_trace_new(struct pev_perfdata *pd, char *why, size_t why_size)
+/* A handle with no formats yet; NULL with why filled when libtraceevent cannot be loaded. */
+static struct script_trace *trace_alloc(char *why, size_t why_size)
 {
-	const struct pev_perfdata_features *f = pev_perfdata_features(pd);
 	struct script_trace *t;
 
 	if (!tep.alloc && !load(why, why_size))
@@ -292,36 +308,82 @@ struct script_trace *script_trace_new(struct pev_perfdata *pd, char *why, size_t
 		snprintf(why, why_size, "out of memory");
 		return NULL;
 	}
+	return t;
+}
+
+/* Parses one TRACING_DATA blob into t, filling why when it is malformed or formats were dropped. */
+static void add_tracing_data(struct script_trace *t, const void *data, uint64_t size, char *why,
+			     size_t why_size)
+{
+	int dropped = t->nr_dropped;
+
+	if (!parse_tracing_data(t, data, size))
+		snprintf(why, why_size, "its tracing data is malformed");
+	else if (t->nr_dropped > dropped)
+		snprintf(why, why_size,
+			 "%d event format%s of its tracing data %s malformed and %s dropped",
+			 t->nr_dropped - dropped, t->nr_dropped - dropped == 1 ? "" : "s",
+			 t->nr_dropped - dropped == 1 ? "is" : "are",
+			 t->nr_dropped - dropped == 1 ? "was" : "were");
+}
+
+struct script_trace *script_trace_from_data(const void *data, uint64_t size, char *why,
+					    size_t why_size)
+{
+	struct script_trace *t = trace_alloc(why, why_size);
+
+	if (t)
+		add_tracing_data(t, data, size, why, why_size);
+	return t;
+}
+
+struct script_trace *script_trace_new(struct pev_perfdata *pd, char *why, size_t why_size)
+{
+	const struct pev_perfdata_features *f = pev_perfdata_features(pd);
+	struct script_trace *t = trace_alloc(why, why_size);
+
+	if (!t)
+		return NULL;
 	for (size_t i = 0; i < f->nr_sections; i++)
-		if (f->sections[i].feature == PEV_HEADER_TRACING_DATA &&
-		    !parse_tracing_data(t, f->sections[i].data, f->sections[i].size))
-			snprintf(why, why_size, "the file's tracing data is malformed");
+		if (f->sections[i].feature == PEV_HEADER_TRACING_DATA)
+			add_tracing_data(t, f->sections[i].data, f->sections[i].size, why, why_size);
 	if (!t->nr_formats)
 		formats_from_tracefs(t, pd);
 	return t;
 }
 
-bool script_trace_print(struct script_trace *t, FILE *out, const struct pev_replay_sample *s)
+bool script_trace_print_raw(struct script_trace *t, FILE *out, uint64_t type, const void *raw,
+			    uint32_t size, int cpu, uint64_t time)
 {
-	const struct pev_sample *smp = &s->record->sample;
+	struct tep_event *ev;
 	struct tep_record rec;
 	struct trace_seq seq;
 
-	if (!t || !(smp->fields & PEV_SAMPLE_RAW) || !smp->raw ||
-	    !tep.find_event(t->h, (int)s->event->attr.config))
+	if (!t || !raw || type > 65535 || !(ev = tep.find_event(t->h, (int)type)) ||
+	    !trace_check_payload(ev, raw, size))
 		return false;
 	memset(&rec, 0, sizeof(rec));
-	rec.ts = s->time;
-	rec.cpu = s->cpu;
-	rec.size = (int)smp->raw_size;
-	rec.record_size = (int)smp->raw_size;
-	rec.data = (void *)smp->raw;
+	rec.ts = time;
+	rec.cpu = cpu;
+	rec.size = (int)size;
+	rec.record_size = (int)size;
+	rec.data = (void *)raw;
 	tep.seq_init(&seq);
 	tep.print_event(t->h, &seq, &rec, "%s", TEP_PRINT_INFO);
 	tep.seq_terminate(&seq);
 	fprintf(out, "%.*s", (int)seq.len, seq.buffer);
 	tep.seq_destroy(&seq);
 	return true;
+}
+
+bool script_trace_print(struct script_trace *t, FILE *out, const struct pev_replay_sample *s)
+{
+	const struct pev_sample *smp = &s->record->sample;
+
+	if (!(smp->fields & PEV_SAMPLE_RAW))
+		return false;
+	return script_trace_print_raw(t, out, s->event->attr.config, smp->raw, smp->raw_size,
+				      s->cpu, s->time);
 }
 
 void script_trace_free(struct script_trace *t)

@@ -264,3 +264,87 @@ Test(cmd_script, bad_fields_and_files)
 	expect_has(r.err, "record with -a or --sample-cpu");
 	th_output_free(&r);
 }
+
+/* ---- damaged tracing data (tests/fixtures/tracing/sched.data, perf 6.1) ---- */
+
+/* The fixture's bytes, malloc'ed, in *size. */
+static unsigned char *read_fixture(size_t *size)
+{
+	char *path = th_path_join(th_fixtures(), "tracing/sched.data");
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf = malloc(1 << 20);
+
+	cr_assert(f && buf, "cannot read %s", path);
+	*size = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	free(path);
+	return buf;
+}
+
+static const char *write_copy(const char *name, const unsigned char *buf, size_t size)
+{
+	static char file[PATH_MAX];
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/%s", dir, name);
+	f = fopen(file, "wb");
+	cr_assert(f && fwrite(buf, 1, size, f) == size, "cannot write %s", file);
+	fclose(f);
+	return file;
+}
+
+static unsigned char *find_bytes(unsigned char *buf, size_t size, const char *s)
+{
+	unsigned char *p = memmem(buf, size, s, strlen(s));
+
+	cr_assert_not_null(p, "the fixture has no '%s'", s);
+	return p;
+}
+
+/*
+ * One byte of the sched_switch format changed (1 of about 600 byte-flips of
+ * such a file does this): __print_flags(REC->prev_statx ...) names a field
+ * the format does not have, and libtraceevent's parser dereferenced NULL for
+ * it (process_entry()); perf 6.1 crashes on it too. The format is dropped
+ * with a warning, and the other events print as before.
+ */
+Test(cmd_script, print_fmt_naming_an_unknown_field)
+{
+	size_t size;
+	unsigned char *buf = read_fixture(&size);
+
+	find_bytes(buf, size, "__print_flags(REC->prev_state")[28] = 'x';
+	const char *f = write_copy("unknown-field.data", buf, size);
+	struct th_output r = th_perfev("script", "-i", f, "-F", "event,trace");
+
+	cr_expect_eq(r.status, 0, "status %d: %s", r.status, r.err);
+	expect_has(r.err, "1 event format of its tracing data is malformed and was dropped");
+	expect_has(r.out, "sched:sched_process_exec: filename=/usr/bin/sh");
+	th_output_free(&r);
+	free(buf);
+}
+
+/*
+ * A dynamic string (sched_process_exec's __data_loc filename) without its
+ * NUL: libtraceevent would print it up to whatever NUL follows, past the
+ * payload. The payload shows as bytes instead.
+ */
+Test(cmd_script, dynamic_string_without_nul)
+{
+	size_t size;
+	unsigned char *buf = read_fixture(&size);
+	unsigned char *name = find_bytes(buf, size, "/usr/bin/sh");
+
+	/* The payload's end: the string, its NUL, padding up to the record's next 8 bytes. */
+	for (unsigned char *p = name + 11; p < name + 12 || (p - buf) % 8 != 0; p++)
+		*p = 'X';
+	const char *f = write_copy("no-nul.data", buf, size);
+	struct th_output r = th_perfev("script", "-i", f, "-F", "event,trace");
+
+	cr_expect_eq(r.status, 0, "status %d: %s", r.status, r.err);
+	cr_expect(strstr(r.out, "filename=/usr/bin/shX") == NULL, "%s", r.out);
+	expect_has(r.out, "sched:sched_process_exec: [");
+	expect_has(r.out, "bytes of payload, no format fits it]");
+	th_output_free(&r);
+	free(buf);
+}
