@@ -1407,6 +1407,61 @@ Test(report, pprof_decoded_back)
 	pev_profile_free(p);
 }
 
+/* An unresolved address in a file: run-time address a_, offset o_ in the file d_. */
+#define UO(a_, o_, d_)                                                                             \
+	((struct pev_profile_frame){.address = (a_), .dso = (d_), .flags = PEV_FRAME_DSO_OFFSET, \
+				    .dso_offset = (o_)})
+
+/*
+ * One spot of a library run by two processes at two run-time addresses is
+ * one unresolved symbol, shown by its offset in the file (as perf), in the
+ * table and in pprof, whose locations and mapping are
+ * offsets in the file (file_offset set so that they map to themselves).
+ */
+Test(report, unresolved_shown_by_file_offset)
+{
+	struct pev_profile *p = NULL;
+	Perfev__Pprof__Profile *prof;
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	char *gz = NULL, *text;
+	size_t len = 0;
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	cr_assert_eq(add_event(p, "cpu-clock", PEV_PROFILE_UNIT_NANOSECONDS), 0);
+	ADD(p, 0, 2, 100, "w", 10, 10, 0, UO(0x7f0000002234, 0x1234, "lib.so"), F("main", "w"));
+	ADD(p, 0, 1, 100, "w", 20, 20, 0, UO(0x7f2000006234, 0x1234, "lib.so"), F("main", "w"));
+
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_has(text, "[.] 0x0000000000001234");
+	cr_expect_null(strstr(text, "0x00007f"), "a run-time address is shown:\n%s", text);
+	char *row = strstr(text, "[.] 0x");
+	cr_expect(row && !strstr(row + 1, "[.] 0x"), "not one row:\n%s", text);
+	free(text);
+
+	cr_assert_eq(run_writer(pev_profile_write_pprof, p, NULL, &gz, &len, NULL), 0);
+	prof = decode_pprof(gz, len);
+	bool seen = false;
+	for (size_t i = 0; i < prof->n_location; i++) {
+		const Perfev__Pprof__Location *l = prof->location[i];
+		if (l->n_line)
+			continue;
+		cr_expect_eq(l->address, 0x1234, "location at 0x%" PRIx64, l->address);
+		seen = true;
+	}
+	cr_expect(seen);
+	for (size_t i = 0; i < prof->n_mapping; i++) {
+		const Perfev__Pprof__Mapping *m = prof->mapping[i];
+		if (strcmp(pstr(prof, m->filename), "lib.so") != 0)
+			continue;
+		cr_expect_eq(m->memory_start, 0x1234);
+		cr_expect_eq(m->memory_limit, 0x1235);
+		cr_expect_eq(m->file_offset, 0x1234);
+	}
+	perfev__pprof__profile__free_unpacked(prof, NULL);
+	free(gz);
+	pev_profile_free(p);
+}
+
 Test(report, pprof_inline_events_labels)
 {
 	struct pev_profile *p = NULL;
