@@ -348,3 +348,28 @@ Test(cmd_script, dynamic_string_without_nul)
 	th_output_free(&r);
 	free(buf);
 }
+
+/*
+ * A damaged ?: in sched_process_exit's print fmt (found by fuzz_tracing):
+ * "REC->group_dead ? gned:0;" passes the checks, every field it names is
+ * declared, but libtraceevent's process_op() dereferences NULL on it. The
+ * format is parsed in a child first and dropped when the child dies.
+ */
+Test(cmd_script, print_fmt_crashing_the_parser)
+{
+	static const char good[] = "REC->group_dead ? \"true\" : \"false\"";
+	size_t size;
+	unsigned char *buf = read_fixture(&size);
+	unsigned char *at = find_bytes(buf, size, good);
+
+	memset(at, ' ', strlen(good));
+	memcpy(at, "REC->group_dead ? gned:0;", 25);
+	const char *f = write_copy("parser-crash.data", buf, size);
+	struct th_output r = th_perfev("script", "-i", f, "-F", "event,trace");
+
+	cr_expect_eq(r.status, 0, "status %d: %s", r.status, r.err);
+	expect_has(r.err, "1 event format of its tracing data is malformed and was dropped");
+	expect_has(r.out, "sched:sched_switch: prev_comm=");
+	th_output_free(&r);
+	free(buf);
+}
