@@ -132,6 +132,16 @@ void cli_log_warnings(void)
 	pev_set_log(print_log_warning, NULL, PEV_LOG_WARN);
 }
 
+void cli_warn_unfinished(struct pev_perfdata *pd, const char *path)
+{
+	if (pev_perfdata_unfinished(pd))
+		cli_warning("'%s' is unfinished: its header has no data size and the features "
+			    "(event names, build ids, the machine) are missing, as when the "
+			    "recorder is killed or the disk fills; reading the records that are "
+			    "there, and exiting with status %d",
+			    path, CLI_STATUS_UNFINISHED);
+}
+
 void cli_print_error(const struct pev_error *err)
 {
 	char buf[2 * PEV_ERROR_MESSAGE_MAX + 256];

@@ -71,13 +71,22 @@ FILE *cli_open_output(const char *option, const char *path);
  */
 void cli_log_warnings(void);
 
+/*
+ * The exit status of `perfev report` and `perfev script` when the file was
+ * never finished (pev_perfdata_unfinished) and they read what it holds.
+ */
+#define CLI_STATUS_UNFINISHED 2
+
+/* Warns that pd (read from path) was never finished, when it was not. */
+void cli_warn_unfinished(struct pev_perfdata *pd, const char *path);
+
 /* Prints a library error: "perfev: error: <message>" then "hint: ..." lines. */
 void cli_print_error(const struct pev_error *err);
 
 /*
- * The wake pipe (cli/wake.c): SIGCHLD, SIGTERM and SIGINT (unless
+ * The wake pipe (cli/wake.c): SIGCHLD, SIGTERM, SIGHUP and SIGINT (unless
  * ignore_sigint) write a byte into a pipe that a command's loop polls
- * (cli_wake_fd); SIGTERM and SIGINT are kept as the request to stop
+ * (cli_wake_fd); SIGTERM, SIGHUP and SIGINT are kept as the request to stop
  * (cli_stop_signal, 0 until one comes). Setup returns 0, or 1 after saying
  * why; restore puts the default handlers back and closes the pipe.
  */

@@ -247,6 +247,7 @@ static int run(const struct report_opts *o)
 		cli_print_error(&err);
 		return 1;
 	}
+	cli_warn_unfinished(pd, o->input);
 	if (o->sort && check_sort_fields(pd, o->input, o->sort))
 		goto done;
 	chains = events_have(pd, PEV_SAMPLE_CALLCHAIN);
@@ -307,7 +308,7 @@ static int run(const struct report_opts *o)
 		cli_print_error(&err);
 		goto done;
 	}
-	status = 0;
+	status = pev_perfdata_unfinished(pd) ? CLI_STATUS_UNFINISHED : 0;
 done:
 	pev_profile_free(p);
 	pev_perfdata_close(pd);

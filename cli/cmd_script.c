@@ -274,6 +274,7 @@ static int run(const struct script_opts *o)
 		cli_print_error(&err);
 		return 1;
 	}
+	cli_warn_unfinished(pd, o->input);
 	if (choose_fields(pd, o, &f))
 		goto done;
 	if ((f & F_TRACE) && any_event_has(pd, PEV_SAMPLE_RAW)) {
@@ -304,7 +305,7 @@ static int run(const struct script_opts *o)
 		cli_print_error(&err);
 		goto done;
 	}
-	status = 0;
+	status = pev_perfdata_unfinished(pd) ? CLI_STATUS_UNFINISHED : 0;
 done:
 	script_trace_free(trace);
 	pev_replay_close(r);

@@ -690,6 +690,83 @@ Test(cmd_report, truncated_file)
 	expect_fails(path_in("cut.data"), NULL, "cut.data");
 }
 
+/*
+ * A file its recorder never finished: the header still says "no data" and
+ * the features are missing. Both commands say so on stderr, naming the
+ * file, read the records that are there, and exit with status 2.
+ */
+static void expect_unfinished(const char *data, bool samples)
+{
+	const char *const cmds[] = {"report", "script"};
+
+	for (size_t i = 0; i < 2; i++) {
+		struct th_output r = th_perfev(cmds[i], "-i", data);
+		char want[PATH_MAX + 32];
+
+		snprintf(want, sizeof(want), "perfev: warning: '%s' is unfinished: ", data);
+		cr_expect_eq(r.status, 2, "perfev %s -i %s: status %d: %s", cmds[i], data, r.status,
+			     r.err);
+		cr_expect(strstr(r.err, want) != NULL, "no '%s' in: %s", want, r.err);
+		cr_expect(strstr(r.err, "the features") != NULL, "%s", r.err);
+		if (samples && i == 0)
+			cr_expect(strstr(r.err, "has no samples") == NULL &&
+					  strstr(r.out, "report_work") != NULL,
+				  "no samples read: %s%s", r.out, r.err);
+		if (samples && i == 1)
+			cr_expect(strstr(r.out, "report_work") != NULL, "no samples: %s", r.out);
+		th_output_free(&r);
+	}
+}
+
+Test(cmd_report, unfinished_files)
+{
+	char cmd[16384];
+	const char *f = path_in("killed.data");
+	size_t len;
+
+	th_require_cap(PEV_CAP_SAMPLING);
+	/* Killed mid-run: the buffered records reach the file, the header is never rewritten. */
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' record -g -F 4000 -e cpu-clock -o '%s' -- '%s' 2500 >/dev/null 2>&1 & "
+		 "rec=$!; sleep 1.5; kill -KILL $rec; wait $rec; sleep 1.1",
+		 th_perfev_bin(), f, th_test_program("report_work"));
+	th_sh(cmd, NULL, NULL);
+	char *bytes = slurp(f, &len);
+	cr_assert(len > 4096, "perfev record wrote only %zu bytes before SIGKILL", len);
+	expect_unfinished(f, true);
+
+	/* The same cut inside its last record (the disk filled). */
+	write_bytes(path_in("killed-cut.data"), bytes, len - 5);
+	expect_unfinished(path_in("killed-cut.data"), true);
+
+	/* Only the header and the events, as a recorder killed at once leaves it. */
+	uint64_t data_offset;
+	memcpy(&data_offset, bytes + 40, 8);
+	cr_assert(data_offset < len);
+	write_bytes(path_in("header-only.data"), bytes, data_offset);
+	expect_unfinished(path_in("header-only.data"), false);
+	free(bytes);
+}
+
+/*
+ * perf killed mid-run: its first header already has the feature bits it
+ * meant to write, so records stand where the feature table should be. Read
+ * as unfinished, not refused for a feature section past the end.
+ */
+Test(cmd_report, unfinished_perf_file)
+{
+	char cmd[16384];
+	const char *f = path_in("perf-killed.data");
+
+	th_need_perf();
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -g -F 4000 -e cpu-clock -o '%s' -- '%s' 2500 >/dev/null 2>&1 & "
+		 "rec=$!; sleep 1.5; kill -KILL $rec; wait $rec; sleep 1.1",
+		 f, th_test_program("report_work"));
+	th_sh(cmd, NULL, NULL);
+	expect_unfinished(f, true);
+}
+
 Test(cmd_report, bad_options)
 {
 	struct th_output r = th_perfev("report", "--sort", "sym,colour");

@@ -381,6 +381,16 @@ PEV_API const int *pev_perfdata_cpus(const struct pev_perfdata *pd, size_t *nr);
 PEV_API const struct pev_perfdata_time_conv *pev_perfdata_time_conv(const struct pev_perfdata *pd);
 
 /**
+ * Whether the file was never finished: its recorder died (killed, the disk
+ * full) before it rewrote the header with the data size and wrote the
+ * features. The header says the data section is empty, and either no
+ * feature bits are set or the feature table is no table. The reader then
+ * ignores the features, reads the records up to the end of the file and
+ * stops quietly at one cut short (a note says so). False in pipe mode.
+ */
+PEV_API bool pev_perfdata_unfinished(const struct pev_perfdata *pd);
+
+/**
  * Things the reader accepted but a user may want to know: a newer format
  * (unknown features, record types, a larger header or attribute block), a
  * file that was not finalized, dropped sections (PEV_PERFDATA_LENIENT).

@@ -110,6 +110,7 @@ struct pev_perfdata {
 	uint64_t pos;           /* offset of the next record */
 	uint64_t end;           /* end of the data: data_offset + data_size, or the stream's end */
 	bool recover;           /* not finalized: read to the end, stop quietly at a partial record */
+	bool unfinished;        /* the header was never rewritten: no data size, no features */
 	bool done;              /* the end was reached */
 	int failed;             /* a record failed: every later call fails so */
 	char fail_msg[PEV_ERROR_MESSAGE_MAX];

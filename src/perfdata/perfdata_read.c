@@ -459,6 +459,31 @@ static int read_features(struct pev_perfdata *pd, const uint64_t *bits, struct p
 	return rc;
 }
 
+/*
+ * Whether the feature section table of a header with a data size of 0 is a
+ * table: it fits in the file, and every section lies after it and within
+ * the file. The records of a file perf never finished are not.
+ */
+static bool feature_table_plausible(struct pev_perfdata *pd, const uint64_t *bits)
+{
+	const struct pev_perfdata_layout *l = &pd->layout;
+	uint64_t n = (uint64_t)popcount_bits(bits), table_end, end;
+	unsigned char entry[PD_SECTION_SIZE];
+	struct pev_error local;
+
+	if (!pd_add_ok(l->feat_offset, n * PD_SECTION_SIZE, &table_end) || table_end > pd->size)
+		return false;
+	for (uint64_t k = 0; k < n; k++) {
+		if (pd_read_at(pd, l->feat_offset + k * PD_SECTION_SIZE, entry, sizeof(entry),
+			       "feature section table", &local))
+			return false;
+		uint64_t off = pd_u64(entry), size = pd_u64(entry + 8);
+		if (off < table_end || !pd_add_ok(off, size, &end) || end > pd->size)
+			return false;
+	}
+	return true;
+}
+
 static int read_file_header(struct pev_perfdata *pd, struct pev_error *err)
 {
 	struct pev_perfdata_layout *l = &pd->layout;
@@ -539,13 +564,25 @@ static int read_file_header(struct pev_perfdata *pd, struct pev_error *err)
 	rc = read_attrs(pd, err);
 	if (rc)
 		return rc;
+	/*
+	 * A recorder writes the header first with a data size of 0, and rewrites
+	 * it with the size and the feature bits only when it finishes; perf's
+	 * first header already has the bits of the features it means to write.
+	 * A file whose header says "no data" and that has no features, or whose
+	 * feature table is no table (records follow the attrs), was never
+	 * finished: the recorder was killed, or the disk filled.
+	 */
+	if (l->data_size == 0 && (popcount_bits(bits) == 0 || !feature_table_plausible(pd, bits))) {
+		pd->unfinished = true;
+		memset(bits, 0, sizeof(bits));
+	}
 	rc = read_features(pd, bits, err);
 	if (rc)
 		return rc;
 
 	pd->pos = l->data_offset;
 	pd->end = l->data_offset + l->data_size;
-	if (l->data_size == 0 && popcount_bits(bits) == 0 && pd->size > l->data_offset) {
+	if (pd->unfinished && pd->size > l->data_offset) {
 		pd->recover = true;
 		pd->end = pd->size;
 		pd_note(pd,
@@ -553,6 +590,9 @@ static int read_file_header(struct pev_perfdata *pd, struct pev_error *err)
 			"0x%" PRIx64 " bytes do: the recording was not finalized (interrupted?); "
 			"reading the records up to the end of the file",
 			pd->size - l->data_offset);
+	} else if (pd->unfinished) {
+		pd_note(pd, "the header says the data section is empty and no features follow: "
+			    "the recording was not finalized (interrupted?)");
 	}
 	return 0;
 }
@@ -865,6 +905,11 @@ PEV_API const int *pev_perfdata_cpus(const struct pev_perfdata *pd, size_t *nr)
 PEV_API const struct pev_perfdata_time_conv *pev_perfdata_time_conv(const struct pev_perfdata *pd)
 {
 	return pd && pd->has_time_conv ? &pd->time_conv : NULL;
+}
+
+PEV_API bool pev_perfdata_unfinished(const struct pev_perfdata *pd)
+{
+	return pd && pd->unfinished;
 }
 
 PEV_API size_t pev_perfdata_nr_notes(const struct pev_perfdata *pd)
