@@ -708,12 +708,17 @@ static void expect_unfinished(const char *data, bool samples)
 			     r.err);
 		cr_expect(strstr(r.err, want) != NULL, "no '%s' in: %s", want, r.err);
 		cr_expect(strstr(r.err, "the features") != NULL, "%s", r.err);
+		/*
+		 * The samples are read. Not their names: the ring of the CPU where the
+		 * workload exec'd may not have been drained before the kill, so its
+		 * COMM and MMAP records can be missing, depending on the scheduler.
+		 */
 		if (samples && i == 0)
 			cr_expect(strstr(r.err, "has no samples") == NULL &&
-					  strstr(r.out, "report_work") != NULL,
+					  strstr(r.out, "# Samples: ") != NULL,
 				  "no samples read: %s%s", r.out, r.err);
 		if (samples && i == 1)
-			cr_expect(strstr(r.out, "report_work") != NULL, "no samples: %s", r.out);
+			cr_expect(strstr(r.out, " cpu-clock:") != NULL, "no samples: %s", r.out);
 		th_output_free(&r);
 	}
 }
