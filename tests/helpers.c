@@ -140,6 +140,34 @@ void th_skip_log(const char *fmt, ...)
 	}
 }
 
+/* ---- outputs and links ---------------------------------------------------- */
+
+const char *th_link_to_keep(const char *dir, const char *name, char *other, size_t size)
+{
+	static char link[PATH_MAX];
+	FILE *f;
+
+	snprintf(other, size, "%s/elsewhere", dir);
+	snprintf(link, sizeof(link), "%s/%s", dir, name);
+	cr_assert_not_null(f = fopen(other, "we"));
+	fputs("keep\n", f);
+	fclose(f);
+	cr_assert_eq(symlink(other, link), 0, "symlink: %s", strerror(errno));
+	return link;
+}
+
+void th_expect_kept(const char *path)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "re");
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	cr_expect_str_eq(buf, "keep\n", "the file a link at the output points to was written");
+}
+
 /* ---- what this machine can do ------------------------------------------- */
 
 const struct pev_capability *th_capability(enum pev_cap cap)

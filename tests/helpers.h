@@ -70,6 +70,18 @@ void th_require_cap(enum pev_cap cap);
  */
 bool th_breakpoints_fire(void);
 
+/* ---- outputs and links --------------------------------------------------- */
+
+/*
+ * Makes DIR/elsewhere holding "keep\n" and a symbolic link DIR/NAME to it;
+ * writes elsewhere's path into other (size bytes) and returns the link's
+ * path (static storage, valid until the next call).
+ */
+const char *th_link_to_keep(const char *dir, const char *name, char *other, size_t size);
+
+/* Expects path to hold exactly "keep\n": no output went through a link to it. */
+void th_expect_kept(const char *path);
+
 /* ---- leaks ------------------------------------------------------------- */
 
 /* Descriptors open in this process. */

@@ -699,48 +699,19 @@ Test(cmd_record, unprivileged_user_space_and_mlock_diagnosis, .init = th_leak_in
 	free(path);
 }
 
-/* Makes DIR/elsewhere holding "keep\n" and a link NAME to it; returns the link's path. */
-static const char *record_link_to_keep(const char *dir, const char *name, char *other, size_t size)
-{
-	static char link[PATH_MAX];
-	FILE *f;
-
-	snprintf(other, size, "%s/elsewhere", dir);
-	snprintf(link, sizeof(link), "%s/%s", dir, name);
-	cr_assert_not_null(f = fopen(other, "we"));
-	fputs("keep\n", f);
-	fclose(f);
-	cr_assert_eq(symlink(other, link), 0, "symlink: %s", strerror(errno));
-	return link;
-}
-
-/* Expects path to hold exactly "keep\n": no output went through a link to it. */
-static void record_expect_kept(const char *path)
-{
-	char buf[64] = "";
-	FILE *f = fopen(path, "re");
-
-	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	cr_expect_str_eq(buf, "keep\n", "the file a link at the output points to was written");
-}
-
-
 Test(cmd_record, output_never_through_a_link)
 {
 	char other[PATH_MAX], old[PATH_MAX + 8], real[PATH_MAX + 8], missing[PATH_MAX + 16];
 	char dangling[PATH_MAX + 16];
 	const char *dir = th_temp_dir("rec_link");
-	const char *link = record_link_to_keep(dir, "perf.data", other, sizeof(other));
+	const char *link = th_link_to_keep(dir, "perf.data", other, sizeof(other));
 	struct th_output r = th_perfev("record", "-e", "cpu-clock", "-o", link, "true");
 	struct stat st;
 
 	cr_expect_neq(r.status, 0);
 	cr_expect(strstr(r.err, "is a symbolic link"), "%s", r.err);
 	th_output_free(&r);
-	record_expect_kept(other);
+	th_expect_kept(other);
 	cr_expect_eq(lstat(link, &st), 0);
 	cr_expect(S_ISLNK(st.st_mode), "the link is left where it was");
 
@@ -762,7 +733,7 @@ Test(cmd_record, output_never_through_a_link)
 		cr_expect_eq(r.status, 0, "%s", r.err);
 		th_output_free(&r);
 	}
-	record_expect_kept(other);
+	th_expect_kept(other);
 	cr_expect_eq(lstat(old, &st), 0);
 	cr_expect(S_ISREG(st.st_mode), "real.data.old is the previous output now");
 }

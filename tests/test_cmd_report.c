@@ -314,40 +314,11 @@ Test(cmd_report, dso_now_a_fifo_or_device)
 	}
 }
 
-/* Makes DIR/elsewhere holding "keep\n" and a link NAME to it; returns the link's path. */
-static const char *report_link_to_keep(const char *in, const char *name, char *other, size_t size)
-{
-	static char link[PATH_MAX];
-	FILE *f;
-
-	snprintf(other, size, "%s/elsewhere", in);
-	snprintf(link, sizeof(link), "%s/%s", in, name);
-	cr_assert_not_null(f = fopen(other, "we"));
-	fputs("keep\n", f);
-	fclose(f);
-	cr_assert_eq(symlink(other, link), 0, "symlink: %s", strerror(errno));
-	return link;
-}
-
-/* Expects path to hold exactly "keep\n": no output went through a link to it. */
-static void report_expect_kept(const char *path)
-{
-	char buf[64] = "";
-	FILE *f = fopen(path, "re");
-
-	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	cr_expect_str_eq(buf, "keep\n", "the file a link at the output points to was written");
-}
-
-
 Test(cmd_report, output_never_through_a_link)
 {
 	char cmd[16384], other[PATH_MAX], *out = NULL, *err = NULL;
 	const char *f = path_in("linked.data");
-	const char *link = report_link_to_keep(dir, "out.txt", other, sizeof(other));
+	const char *link = th_link_to_keep(dir, "out.txt", other, sizeof(other));
 
 	snprintf(cmd, sizeof(cmd), "'%s' record -e cpu-clock -o '%s' -- '%s' 30 2>&1",
 		 th_perfev_bin(), f, th_test_program("report_work"));
@@ -361,7 +332,7 @@ Test(cmd_report, output_never_through_a_link)
 		cr_expect_neq(r.status, 0, "%s", formats[i]);
 		cr_expect(strstr(r.err, "is a symbolic link"), "%s", r.err);
 		th_output_free(&r);
-		report_expect_kept(other);
+		th_expect_kept(other);
 	}
 }
 

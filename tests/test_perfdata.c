@@ -1563,45 +1563,16 @@ Test(perfdata, names_of_features_and_record_types)
 	cr_expect_str_eq(pev_perfdata_record_type_name(UINT32_MAX), "UNKNOWN");
 }
 
-/* Makes DIR/elsewhere holding "keep\n" and a link NAME to it; returns the link's path. */
-static const char *perfdata_link_to_keep(const char *dir, const char *name, char *other, size_t size)
-{
-	static char link[PATH_MAX];
-	FILE *f;
-
-	snprintf(other, size, "%s/elsewhere", dir);
-	snprintf(link, sizeof(link), "%s/%s", dir, name);
-	cr_assert_not_null(f = fopen(other, "we"));
-	fputs("keep\n", f);
-	fclose(f);
-	cr_assert_eq(symlink(other, link), 0, "symlink: %s", strerror(errno));
-	return link;
-}
-
-/* Expects path to hold exactly "keep\n": no output went through a link to it. */
-static void perfdata_expect_kept(const char *path)
-{
-	char buf[64] = "";
-	FILE *f = fopen(path, "re");
-
-	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	cr_expect_str_eq(buf, "keep\n", "the file a link at the output points to was written");
-}
-
-
 Test(perfdata, writer_refuses_a_link)
 {
 	char other[PATH_MAX];
 	const char *dir = th_temp_dir("pd_link");
-	const char *link = perfdata_link_to_keep(dir, "perf.data", other, sizeof(other));
+	const char *link = th_link_to_keep(dir, "perf.data", other, sizeof(other));
 	struct pev_perfdata_writer *w = NULL;
 	struct pev_error err;
 
 	cr_expect_lt(pev_perfdata_writer_open(link, 0, &w, &err), 0);
 	cr_expect_null(w);
 	cr_expect(strstr(err.message, "symbolic link"), "%s", err.message);
-	perfdata_expect_kept(other);
+	th_expect_kept(other);
 }

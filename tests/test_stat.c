@@ -1019,46 +1019,17 @@ Test(stat, a_process_whose_main_thread_exited_is_counted)
 	th_output_free(&r);
 }
 
-/* Makes DIR/elsewhere holding "keep\n" and a link NAME to it; returns the link's path. */
-static const char *stat_link_to_keep(const char *dir, const char *name, char *other, size_t size)
-{
-	static char link[PATH_MAX];
-	FILE *f;
-
-	snprintf(other, size, "%s/elsewhere", dir);
-	snprintf(link, sizeof(link), "%s/%s", dir, name);
-	cr_assert_not_null(f = fopen(other, "we"));
-	fputs("keep\n", f);
-	fclose(f);
-	cr_assert_eq(symlink(other, link), 0, "symlink: %s", strerror(errno));
-	return link;
-}
-
-/* Expects path to hold exactly "keep\n": no output went through a link to it. */
-static void stat_expect_kept(const char *path)
-{
-	char buf[64] = "";
-	FILE *f = fopen(path, "re");
-
-	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	cr_expect_str_eq(buf, "keep\n", "the file a link at the output points to was written");
-}
-
-
 Test(stat, output_never_through_a_link)
 {
 	char other[PATH_MAX], dangling[PATH_MAX + 16], missing[PATH_MAX + 16];
 	const char *dir = th_temp_dir("stat_link");
-	const char *link = stat_link_to_keep(dir, "out.txt", other, sizeof(other));
+	const char *link = th_link_to_keep(dir, "out.txt", other, sizeof(other));
 	struct th_output r = th_perfev("stat", "-e", "task-clock", "-o", link, "true");
 
 	cr_expect_neq(r.status, 0);
 	cr_expect(strstr(r.err, "is a symbolic link"), "%s", r.err);
 	th_output_free(&r);
-	stat_expect_kept(other);
+	th_expect_kept(other);
 
 	snprintf(missing, sizeof(missing), "%s/created", dir);
 	snprintf(dangling, sizeof(dangling), "%s/dangling", dir);
