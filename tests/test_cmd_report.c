@@ -694,19 +694,36 @@ static void expect_unfinished(const char *data, bool samples)
 	}
 }
 
+/*
+ * Runs `record -- report_work` and SIGKILLs the recorder once its file holds
+ * more than 64 KiB (records reach the file as its buffer fills), then ends
+ * the workload, by their process ids.
+ */
+static void record_then_kill(const char *record, const char *file)
+{
+	char cmd[6 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s -- '%s' 30000 >/dev/null 2>&1 & rec=$!; n=0; "
+		 "while [ $(stat -c %%s '%s' 2>/dev/null || echo 0) -le 65536 ] && [ $n -lt 300 ]; "
+		 "do sleep 0.1; n=$((n+1)); done; "
+		 "work=$(cat /proc/$rec/task/*/children 2>/dev/null); kill -KILL $rec; "
+		 "wait $rec; [ -n \"$work\" ] && kill -KILL $work; true",
+		 record, th_test_program("report_work"), file);
+	th_sh(cmd, NULL, NULL);
+}
+
 Test(cmd_report, unfinished_files)
 {
-	char cmd[16384];
+	char cmd[2 * PATH_MAX + 64];
 	const char *f = path_in("killed.data");
 	size_t len;
 
 	th_require_cap(PEV_CAP_SAMPLING);
 	/* Killed mid-run: the buffered records reach the file, the header is never rewritten. */
-	snprintf(cmd, sizeof(cmd),
-		 "'%s' record -g -F 4000 -e cpu-clock -o '%s' -- '%s' 2500 >/dev/null 2>&1 & "
-		 "rec=$!; sleep 1.5; kill -KILL $rec; wait $rec; sleep 1.1",
-		 th_perfev_bin(), f, th_test_program("report_work"));
-	th_sh(cmd, NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' record -g -F 4000 -e cpu-clock -o '%s'",
+		 th_perfev_bin(), f);
+	record_then_kill(cmd, f);
 	char *bytes = slurp(f, &len);
 	cr_assert(len > 4096, "perfev record wrote only %zu bytes before SIGKILL", len);
 	expect_unfinished(f, true);
@@ -731,15 +748,12 @@ Test(cmd_report, unfinished_files)
  */
 Test(cmd_report, unfinished_perf_file)
 {
-	char cmd[16384];
+	char cmd[2 * PATH_MAX + 64];
 	const char *f = path_in("perf-killed.data");
 
 	th_need_perf();
-	snprintf(cmd, sizeof(cmd),
-		 "perf record -g -F 4000 -e cpu-clock -o '%s' -- '%s' 2500 >/dev/null 2>&1 & "
-		 "rec=$!; sleep 1.5; kill -KILL $rec; wait $rec; sleep 1.1",
-		 f, th_test_program("report_work"));
-	th_sh(cmd, NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "perf record -g -F 4000 -e cpu-clock -o '%s'", f);
+	record_then_kill(cmd, f);
 	expect_unfinished(f, true);
 }
 
