@@ -179,7 +179,8 @@ static int pw_start(struct pev_perfdata_writer *w, struct pev_error *err)
 		struct pw_event *ev = &w->events[i];
 		struct pev_attr a = ev->attr;
 
-		memcpy(b + (ids_at - PEV_PERFDATA_HEADER_SIZE), ev->ids, ev->nr_ids * 8);
+		if (ev->nr_ids) /* an event with no ids may have no array (memcpy needs one) */
+			memcpy(b + (ids_at - PEV_PERFDATA_HEADER_SIZE), ev->ids, ev->nr_ids * 8);
 		a.size = asz;
 		memcpy(e, &a, asz);
 		pd_put_u64(e + asz, ids_at);
