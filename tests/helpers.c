@@ -140,6 +140,24 @@ void th_skip_log(const char *fmt, ...)
 	}
 }
 
+/* ---- processes -------------------------------------------------------------- */
+
+char th_task_state(pid_t id)
+{
+	char path[64], buf[512];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)id);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
 /* ---- outputs and links ---------------------------------------------------- */
 
 const char *th_link_to_keep(const char *dir, const char *name, char *other, size_t size)

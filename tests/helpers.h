@@ -70,6 +70,11 @@ void th_require_cap(enum pev_cap cap);
  */
 bool th_breakpoints_fire(void);
 
+/* ---- processes ----------------------------------------------------------- */
+
+/* The state letter of task id in /proc/ID/stat ('R', 'S', 'Z', ...), or 0 when it is gone. */
+char th_task_state(pid_t id);
+
 /* ---- outputs and links --------------------------------------------------- */
 
 /*

@@ -501,13 +501,9 @@ Test(cmd_record, the_workload_ends_with_a_killed_recorder)
 	cr_assert_eq(waitpid(pid, NULL, 0), pid);
 	bool gone = false;
 	for (int i = 0; i < 3000 && !gone; i++) {
-		char stat_path[64], buf[256] = "";
-		snprintf(stat_path, sizeof(stat_path), "/proc/%ld/stat", wpid);
-		FILE *f = fopen(stat_path, "re");
+		char state = th_task_state((pid_t)wpid);
 		/* Gone, or a zombie waiting for init to reap it. */
-		gone = !f || (fgets(buf, sizeof(buf), f) && strstr(buf, ") Z "));
-		if (f)
-			fclose(f);
+		gone = state == 0 || state == 'Z';
 		if (!gone)
 			usleep(1000);
 	}

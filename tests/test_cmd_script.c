@@ -110,8 +110,9 @@ static int count_samples(const char *s)
 /* Expects the two outputs to be the same line for line (blanks squeezed). */
 /*
  * Whether perfev's line x differs from perf's line y only where perf names a
- * PLT stub it made up ("sin@plt", "@plt+0x0") and perfev says "[unknown]":
- * perfev does not synthesize PLT symbols yet (docs/PERF_DIFFERENCES.md).
+ * PLT entry with a symbol of its own making ("sin@plt", "@plt+0x0") and
+ * perfev says "[unknown]": PLT names are issue 13's, listed as a known gap in
+ * docs/PERF_DIFFERENCES.md.
  */
 static bool only_plt_differs(const char *x, size_t lx, const char *y, size_t ly)
 {

@@ -955,23 +955,6 @@ Test(stat, the_default_set_has_perfs_events)
 
 /* ---- a process whose main thread has exited ----------------------------------- */
 
-/* The state letter of task id in /proc/ID/stat ('R', 'S', 'Z', ...), or 0. */
-static char stat_of(pid_t id)
-{
-	char path[64], buf[512];
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)id);
-	if (!(f = fopen(path, "re")))
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	const char *paren = strrchr(buf, ')');
-	return paren && paren[1] == ' ' ? paren[2] : 0;
-}
-
 static void *spin_forever(void *arg)
 {
 	(void)arg;
@@ -1005,9 +988,9 @@ Test(stat, a_process_whose_main_thread_exited_is_counted)
 	cr_assert_eq(read(ready[0], &byte, 1), 1);
 	close(ready[0]);
 	/* Wait for the leader to be a zombie. */
-	for (int i = 0; i < 500 && stat_of(child) != 'Z'; i++)
+	for (int i = 0; i < 500 && th_task_state(child) != 'Z'; i++)
 		usleep(2000);
-	cr_assert_eq(stat_of(child), 'Z', "the main thread did not exit");
+	cr_assert_eq(th_task_state(child), 'Z', "the main thread did not exit");
 	snprintf(pid, sizeof(pid), "%d", (int)child);
 	struct th_output r = perfev_stat("-x,", "-p", pid, "-e", "task-clock", "--", "sleep", "0.3");
 	kill(child, SIGKILL);

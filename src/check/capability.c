@@ -28,26 +28,6 @@
 /* Iterations of the loops the hardware probes count. */
 #define LOOP_ITERATIONS 100000ULL
 
-static const char *const cap_names[PEV_CAP_COUNT] = {
-    [PEV_CAP_SOFTWARE] = "software",
-    [PEV_CAP_HARDWARE] = "hardware",
-    [PEV_CAP_CACHE] = "cache",
-    [PEV_CAP_TRACEPOINT] = "tracepoint",
-    [PEV_CAP_BREAKPOINT] = "breakpoint",
-    [PEV_CAP_UPROBE] = "uprobe",
-    [PEV_CAP_KPROBE] = "kprobe",
-    [PEV_CAP_CPU_WIDE] = "cpu_wide",
-    [PEV_CAP_SAMPLING] = "sampling",
-    [PEV_CAP_CALLCHAIN] = "callchains",
-    [PEV_CAP_KERNEL_SAMPLING] = "kernel_sampling",
-    [PEV_CAP_RING] = "ring_buffer",
-};
-
-PEV_API const char *pev_capability_name(enum pev_cap cap)
-{
-	return (unsigned)cap < PEV_CAP_COUNT ? cap_names[cap] : NULL;
-}
-
 PEV_API const char *pev_capability_verdict_name(enum pev_cap_verdict verdict)
 {
 	switch (verdict) {
@@ -287,8 +267,9 @@ static void judge_time(struct pev_capability *out, uint64_t expected, uint64_t m
 		pev__appendf(out->detail, sizeof(out->detail), "; with the kernel: %s", refusal);
 }
 
-static void probe_software(struct pev_capability *out)
+static void probe_software(struct pev_capability *out, const struct pev_machine *m)
 {
+	(void)m;
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 	struct pev_opts o = PEV_OPTS_INIT;
 	struct pev_counter *c;
@@ -337,6 +318,18 @@ static void probe_loop(struct pev_capability *out, const char *name, bool loads)
 		pev__cap_judge(out, LOOP_ITERATIONS, value, false,
 		               loads ? "loads of a loop" : "iterations of a loop", event);
 	}
+}
+
+static void probe_hardware(struct pev_capability *out, const struct pev_machine *m)
+{
+	(void)m;
+	probe_loop(out, "instructions", false);
+}
+
+static void probe_cache(struct pev_capability *out, const struct pev_machine *m)
+{
+	(void)m;
+	probe_loop(out, "L1-dcache-loads", true);
 }
 
 static void probe_tracepoint(struct pev_capability *out, const struct pev_machine *m)
@@ -530,8 +523,9 @@ static void probe_kprobe(struct pev_capability *out, const struct pev_machine *m
 		               "a kprobe on vfs_read");
 }
 
-static void probe_cpu_wide(struct pev_capability *out)
+static void probe_cpu_wide(struct pev_capability *out, const struct pev_machine *m)
 {
+	(void)m;
 	struct pev_event ev = pev_event_software(PEV_SW_CPU_CLOCK);
 	struct pev_opts o = PEV_OPTS_INIT;
 	struct pev_counter *c;
@@ -555,6 +549,30 @@ static void probe_cpu_wide(struct pev_capability *out)
 		judge_time(out, t1 - t0, value, event, "wall-clock time");
 }
 
+/* Each class: its stable name and its probe, indexed by enum pev_cap. */
+static const struct {
+	const char *name;
+	void (*probe)(struct pev_capability *out, const struct pev_machine *m);
+} classes[PEV_CAP_COUNT] = {
+    [PEV_CAP_SOFTWARE] = {"software", probe_software},
+    [PEV_CAP_HARDWARE] = {"hardware", probe_hardware},
+    [PEV_CAP_CACHE] = {"cache", probe_cache},
+    [PEV_CAP_TRACEPOINT] = {"tracepoint", probe_tracepoint},
+    [PEV_CAP_BREAKPOINT] = {"breakpoint", probe_breakpoint},
+    [PEV_CAP_UPROBE] = {"uprobe", probe_uprobe},
+    [PEV_CAP_KPROBE] = {"kprobe", probe_kprobe},
+    [PEV_CAP_CPU_WIDE] = {"cpu_wide", probe_cpu_wide},
+    [PEV_CAP_SAMPLING] = {"sampling", pev__cap_probe_sampling},
+    [PEV_CAP_CALLCHAIN] = {"callchains", pev__cap_probe_callchain},
+    [PEV_CAP_KERNEL_SAMPLING] = {"kernel_sampling", pev__cap_probe_kernel_sampling},
+    [PEV_CAP_RING] = {"ring_buffer", pev__cap_probe_ring},
+};
+
+PEV_API const char *pev_capability_name(enum pev_cap cap)
+{
+	return (unsigned)cap < PEV_CAP_COUNT ? classes[cap].name : NULL;
+}
+
 PEV_API int pev_capability_probe(enum pev_cap cap, const struct pev_machine *m,
                                  struct pev_capability *out)
 {
@@ -575,44 +593,7 @@ PEV_API int pev_capability_probe(enum pev_cap cap, const struct pev_machine *m,
 	out->sz = sz;
 	out->cap = cap;
 	start = pev__cap_now_ns();
-	switch (cap) {
-	case PEV_CAP_SOFTWARE:
-		probe_software(out);
-		break;
-	case PEV_CAP_HARDWARE:
-		probe_loop(out, "instructions", false);
-		break;
-	case PEV_CAP_CACHE:
-		probe_loop(out, "L1-dcache-loads", true);
-		break;
-	case PEV_CAP_TRACEPOINT:
-		probe_tracepoint(out, m);
-		break;
-	case PEV_CAP_BREAKPOINT:
-		probe_breakpoint(out, m);
-		break;
-	case PEV_CAP_UPROBE:
-		probe_uprobe(out, m);
-		break;
-	case PEV_CAP_KPROBE:
-		probe_kprobe(out, m);
-		break;
-	case PEV_CAP_CPU_WIDE:
-		probe_cpu_wide(out);
-		break;
-	case PEV_CAP_SAMPLING:
-		pev__cap_probe_sampling(out);
-		break;
-	case PEV_CAP_CALLCHAIN:
-		pev__cap_probe_callchain(out);
-		break;
-	case PEV_CAP_KERNEL_SAMPLING:
-		pev__cap_probe_kernel_sampling(out, m);
-		break;
-	case PEV_CAP_RING:
-		pev__cap_probe_ring(out, m);
-		break;
-	}
+	classes[cap].probe(out, m);
 	out->elapsed_ns = pev__cap_now_ns() - start;
 	free(own);
 	return 0;

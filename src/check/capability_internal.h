@@ -67,8 +67,8 @@ uint64_t pev__cap_thread_ns(void);
 uint64_t pev__cap_now_ns(void);
 
 /* The sampling probes (capability_sampling.c). */
-void pev__cap_probe_sampling(struct pev_capability *out);
-void pev__cap_probe_callchain(struct pev_capability *out);
+void pev__cap_probe_sampling(struct pev_capability *out, const struct pev_machine *m);
+void pev__cap_probe_callchain(struct pev_capability *out, const struct pev_machine *m);
 void pev__cap_probe_kernel_sampling(struct pev_capability *out, const struct pev_machine *m);
 void pev__cap_probe_ring(struct pev_capability *out, const struct pev_machine *m);
 

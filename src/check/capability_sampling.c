@@ -163,8 +163,9 @@ static int sample_spin(struct pev_capability *out, uint64_t sample_type, sample_
 	return 0;
 }
 
-void pev__cap_probe_sampling(struct pev_capability *out)
+void pev__cap_probe_sampling(struct pev_capability *out, const struct pev_machine *m)
 {
+	(void)m;
 	struct tally t;
 
 	if (sample_spin(out, PEV_SAMPLE_IP | PEV_SAMPLE_TID, sample_is_ours, NULL, &t) == 0)
@@ -200,8 +201,9 @@ static bool callchain_shows_spin(const struct pev_record *r, void *ctx)
 	return false;
 }
 
-void pev__cap_probe_callchain(struct pev_capability *out)
+void pev__cap_probe_callchain(struct pev_capability *out, const struct pev_machine *m)
 {
+	(void)m;
 	struct pev_symbols_opts so = PEV_SYMBOLS_OPTS_INIT;
 	struct callchain_ctx cc = {.pid = (int32_t)getpid(), .status = PEV_SYMBOL_OK};
 	struct pev_error err;
