@@ -79,7 +79,16 @@ static struct pev_opts sample_opts(const struct rec_state *s, const struct pev_e
 		else
 			o.sample_freq = cfg->freq;
 	}
-	o.sample_type |= PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME | PEV_SAMPLE_PERIOD;
+	o.sample_type |= PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME;
+	/*
+	 * The period goes into each sample only where it varies (frequency mode)
+	 * or is 1. With a fixed period above 1, the kernel samples every event
+	 * of a software event or tracepoint that asks for PERF_SAMPLE_PERIOD
+	 * (and records the period as 1): `-c 1000 -e page-faults` would write
+	 * a sample per fault. Readers take a fixed period from the attribute.
+	 */
+	if (o.sample_freq || o.sample_period == 1)
+		o.sample_type |= PEV_SAMPLE_PERIOD;
 	if (cfg->target == REC_TARGET_CPUS)
 		o.sample_type |= PEV_SAMPLE_CPU;
 	if (nevents > 1)

@@ -806,3 +806,37 @@ Test(cmd_record, mapped_file_now_a_fifo)
 	free(out);
 	free(err);
 }
+
+/*
+ * -c N samples every Nth event. A software event that asks for the period in
+ * each sample is sampled by the kernel at every event, whatever its period,
+ * so record must not ask for it with a fixed period: 64 MiB touched a page at
+ * a time (16,384 faults) with -c 1000 gives about 16 samples, not 16,000.
+ */
+Test(cmd_record, fixed_period_samples_every_nth_event, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	const char *dir = th_temp_dir("rec");
+	char path[PATH_MAX], cmd[PATH_MAX * 3];
+	unsigned long samples, lost;
+	char *out, *err;
+
+	snprintf(path, sizeof(path), "%s/faults.data", dir);
+	snprintf(cmd, sizeof(cmd), "'%s' record -e page-faults -c 1000 -o '%s' -- '%s' touch 64",
+		 th_perfev_bin(), path, th_test_program("parity_work"));
+	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s: %s", cmd, err);
+	summary(err, &samples, &lost);
+	cr_expect(samples >= 16 && samples <= 200,
+		  "-c 1000 over 16,384 page faults wrote %lu samples (about 16 expected)", samples);
+	free(out);
+	free(err);
+
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --stdio --sort sym", th_perfev_bin(), path);
+	out = th_sh_ok(cmd);
+	unsigned long long events = 0;
+	const char *at = strstr(out, "# Event count (approx.): ");
+	cr_assert_not_null(at, "%s", out);
+	sscanf(at, "# Event count (approx.): %llu", &events);
+	cr_expect_eq(events, samples * 1000ULL, "%s", out);
+	free(out);
+}
