@@ -127,9 +127,13 @@ static int open_on_unit(struct stat_state *s, int e, int u, struct pev_error *er
 	bool command = s->cfg.target == STAT_TARGET_COMMAND;
 	/*
 	 * Counting reads no samples: what a modifier asks samples to carry
-	 * (":S" leader sampling adds READ) does not apply, as in perf stat.
+	 * (":S" leader sampling adds READ) does not apply, nor do the period=
+	 * and freq= terms (a cpu-clock overflow every 5 us would only slow
+	 * the command down), as in perf stat.
 	 */
 	o.sample_type = 0;
+	o.sample_period = 0;
+	o.sample_freq = 0;
 	o.disabled = !group;
 	o.enable_on_exec = !group && command;
 	if (target->pid != PEV_PID_ANY)

@@ -312,6 +312,18 @@ VALID(CONTAINER, "cgroup-switches", 1, SW(11, "cgroup-switches"))
 /* Software events are no core PMU's: one event on the hybrid machine too. */
 VALID(HYBRID, "task-clock", 1, SW(1, "task-clock"))
 VALID(HYBRID, "cs:u", 1, SW(3, "cs:u", .flags = EK | EH))
+/* Generic names take perf's generic terms ("cpu-clock/period=5000/"), named as written. */
+VALID(CONTAINER, "cpu-clock/period=5000/", 1, SW(0, "cpu-clock/period=5000/", .period = 5000))
+VALID(CONTAINER, "task-clock/name=mine/", 1, SW(1, "mine"))
+VALID(CONTAINER, "page-faults/period=1/u", 1,
+      SW(2, "page-faults/period=1/u", .period = 1, .flags = EK | EH))
+VALID(CONTAINER, "cpu-clock/config=1/", 1, SW(1, "cpu-clock/config=1/"))
+VALID(CONTAINER, "cpu-clock/freq=99,call-graph=fp/", 1,
+      SW(0, "cpu-clock/freq=99,call-graph=fp/", .period = 99, .flags = FREQ,
+	 .cg = PEV_CALLGRAPH_FP))
+VALID(CONTAINER, "{cycles/period=1000/,page-faults/name=pf/}", 2,
+      HW(0, "cycles/period=1000/", LEAD(0), .period = 1000), SW(2, "pf", MEMB(0)))
+VALID(HYBRID, "cycles/period=1000/k", 2, HYB(0, "cycles", "k", .period = 1000, .flags = EU | EH))
 
 /* -- cache names: level | op << 8 | result << 16 (type 3); perf's spellings -- */
 VALID(CONTAINER, "L1-dcache-loads", 1, HC(0x0, "L1-dcache-loads"))
@@ -1022,6 +1034,8 @@ BAD(CONTAINER, "cpu-clok:u", PEV_ENOTFOUND, 0, 8, "unknown event 'cpu-clok'", "'
 BAD(HYBRID, "cpu_cor/event=1/", PEV_ENOTFOUND, 0, 7, "no PMU called 'cpu_cor'", "'cpu_core'",
     "bus/event_source/devices")
 BAD(HYBRID, "nosuchpmu/foo/", PEV_ENOTFOUND, 0, 9, "no PMU called 'nosuchpmu'", NOHINT)
+BAD(CONTAINER, "page-faults/bogus=1/", PEV_ENOTFOUND, 12, 5,
+    "unknown term 'bogus' for event 'page-faults'", "terms of page-faults: config, config1", NULL)
 BAD(HYBRID, "cpu_core/evnt=1/", PEV_ENOTFOUND, 9, 4, "unknown term 'evnt' for PMU 'cpu_core'",
     "did you mean 'event'",
     "terms of cpu_core: cmask, edge, event, frontend, inv, ldlat, offcore_rsp, pc, umask, config, "

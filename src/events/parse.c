@@ -444,6 +444,7 @@ struct term_state {
 	bool named;
 	const struct pev_pmu_alias *alias; /* the alias the terms came from, for scale/unit */
 	struct pev_event_spec extras;      /* opts and callgraph the terms set */
+	bool generic; /* the terms of a generic name ("cpu-clock/period=5/"), not of a PMU */
 };
 
 static int apply_terms(struct parser *p, const struct pev_pmu *pmu, const char *s, size_t len,
@@ -583,8 +584,8 @@ static int apply_term(struct parser *p, const struct pev_pmu *pmu, const char *s
 		pev__suggest_add(&sg, pmu->aliases[i].name);
 	for (size_t i = 0; i < PEV_ARRAY_SIZE(builtin); i++)
 		pev__suggest_add(&sg, builtin[i]);
-	int r = fail(p, PEV_ENOTFOUND, offset_of(p, s), name_len,
-		     "unknown term '%s' for PMU '%s'", name, pmu->name);
+	int r = fail(p, PEV_ENOTFOUND, offset_of(p, s), name_len, "unknown term '%s' for %s '%s'",
+		     name, t->generic ? "event" : "PMU", pmu->name);
 	pev__suggest_hint(&sg, NULL, p->err);
 	hint_terms(p, pmu);
 	return r;
@@ -666,6 +667,72 @@ static int matching_pmus(const struct pev_pmus *pmus, const char *name, size_t l
 	return n;
 }
 
+static bool is_generic(const char *s, size_t len);
+static int add_hybrid(struct parser *p, const struct pev_event *ev, const char *text, size_t len,
+		      const char *name, const char *mods, const struct modifiers *m);
+
+/*
+ * "cpu-clock/period=5000/u": a generic name with the terms perf accepts on
+ * one (config..config3, name, period, freq, call-graph, stack-size, ...);
+ * there is no PMU whose formats or aliases they could name. config terms
+ * replace the name's own config. Named as written, or by name=.
+ */
+static int parse_generic_with_terms(struct parser *p, const char *s, size_t len,
+				    const char *slash, const char *close,
+				    const struct modifiers *m)
+{
+	struct pev_pmu owner;
+	struct pev_event ev;
+	struct term_state t;
+	char name[96];
+	int first = p->list->n, r;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(slash - s), s);
+	if (pev_event_lookup(name, &ev) < 0)
+		return fail(p, PEV_ENOTFOUND, offset_of(p, s), (size_t)(slash - s),
+			    "unknown event '%s'", name);
+	memset(&owner, 0, sizeof(owner));
+	owner.name = name;
+	owner.type = ev.type;
+	memset(&t, 0, sizeof(t));
+	t.generic = true;
+	t.extras.opts.sz = sizeof(t.extras.opts);
+	t.config[0] = ev.config;
+	t.config[1] = ev.config1;
+	t.config[2] = ev.config2;
+	t.config[3] = ev.config3;
+	if ((r = apply_terms(p, &owner, slash + 1, (size_t)(close - slash - 1), &t, 0)) < 0)
+		return r;
+	ev.config = t.config[0];
+	ev.config1 = t.config[1];
+	ev.config2 = t.config[2];
+	ev.config3 = t.config[3];
+	if ((ev.type == PEV_TYPE_HARDWARE || ev.type == PEV_TYPE_HW_CACHE) && p->pmus &&
+	    pev_pmus_core_count(p->pmus) > 1) {
+		/* One event per core PMU of a hybrid machine, as for the bare name. */
+		struct modifiers none;
+		memset(&none, 0, sizeof(none));
+		if ((r = add_hybrid(p, &ev, s, len, name, close + 1, &none)) < 0)
+			return r;
+	} else {
+		char display[200];
+		snprintf(display, sizeof(display), "%.*s", (int)len, s);
+		if (!add_event(p, &ev, s, len, display))
+			return out_of_memory(p);
+	}
+	for (int i = first; i < p->list->n; i++) {
+		struct pev_event_spec *spec = &p->list->specs[i];
+		spec->opts = t.extras.opts;
+		spec->opts.sz = sizeof(spec->opts);
+		spec->callgraph = t.extras.callgraph;
+		spec->stack_size = t.extras.stack_size;
+		if (t.named && !(spec->ev.name = list_strdup(p->list, t.name)))
+			return out_of_memory(p);
+		apply_modifiers(spec, m);
+	}
+	return 0;
+}
+
 /* "pmu/terms/mods" at [s, s + len); slash is the first '/'. */
 static int parse_pmu_event(struct parser *p, const char *s, size_t len, const char *slash)
 {
@@ -688,6 +755,8 @@ static int parse_pmu_event(struct parser *p, const char *s, size_t len, const ch
 	if ((r = load_pmus(p)) < 0)
 		return r;
 	n = matching_pmus(p->pmus, s, (size_t)(slash - s), found, 64);
+	if (n == 0 && is_generic(s, (size_t)(slash - s)))
+		return parse_generic_with_terms(p, s, len, slash, close, &m);
 	if (n == 0) {
 		struct pev_suggest sg;
 		char name[64];
