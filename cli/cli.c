@@ -5,6 +5,8 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,19 +169,51 @@ int cli_bad_option(int opt, char **argv, const char *usage)
 	return cli_usage(usage);
 }
 
-char *cli_group_digits(uint64_t v, char *buf, size_t size)
+char *cli_group_digits(const char *digits, const char *sep, char *buf, size_t size)
 {
-	char digits[32];
-	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
-	size_t out = 0;
+	size_t n = strlen(digits), sep_len = strlen(sep), out = 0;
 
-	for (int i = 0; i < n && out + 1 < size; i++) {
-		if (i > 0 && (n - i) % 3 == 0 && out + 2 < size)
-			buf[out++] = ',';
+	for (size_t i = 0; i < n && out + 1 < size; i++) {
+		if (i > 0 && (n - i) % 3 == 0 && out + sep_len + 1 < size) {
+			memcpy(buf + out, sep, sep_len);
+			out += sep_len;
+		}
 		buf[out++] = digits[i];
 	}
 	buf[out] = '\0';
 	return buf;
+}
+
+/* The locale's LC_NUMERIC item (THOUSEP, RADIXCHAR), read once into the caller's buffer. */
+static const char *numeric_item(nl_item item, char *buf, size_t size, bool *read)
+{
+	if (!*read) {
+		/* The locale is only asked, never set: the library's numbers keep C's format. */
+		locale_t loc = newlocale(LC_NUMERIC_MASK, "", (locale_t)0);
+		if (loc) {
+			snprintf(buf, size, "%s", nl_langinfo_l(item, loc));
+			freelocale(loc);
+		}
+		*read = true;
+	}
+	return buf;
+}
+
+const char *cli_thousands_sep(void)
+{
+	static char sep[8];
+	static bool read;
+
+	return numeric_item(THOUSEP, sep, sizeof(sep), &read);
+}
+
+const char *cli_decimal_point(void)
+{
+	static char point[8] = ".";
+	static bool read;
+
+	numeric_item(RADIXCHAR, point, sizeof(point), &read);
+	return point[0] ? point : ".";
 }
 
 bool cli_parse_long(const char *text, const char *stops, long min, long max, long *out)

@@ -106,8 +106,22 @@ int cli_usage(const char *usage);
  */
 int cli_bad_option(int opt, char **argv, const char *usage);
 
-/* Formats v with thousands separators into buf ("1,234,567"). Returns buf. */
-char *cli_group_digits(uint64_t v, char *buf, size_t size);
+/*
+ * Formats the whole number in digits (a run of decimal digits) into buf with
+ * sep between groups of three ("1,234,567" with ","; unchanged with "").
+ * Returns buf.
+ */
+char *cli_group_digits(const char *digits, const char *sep, char *buf, size_t size);
+
+/*
+ * The thousands separator of the user's locale (LC_ALL, LC_NUMERIC, LANG),
+ * as perf's big numbers use it: "" for C and POSIX, "," for en_US. A static
+ * string; read once.
+ */
+const char *cli_thousands_sep(void);
+
+/* The decimal point of the user's locale, as cli_thousands_sep: "." for C, "," for de_DE. */
+const char *cli_decimal_point(void);
 
 /*
  * Prints text word-wrapped to `width` columns. The cursor is assumed to be

@@ -29,7 +29,8 @@ extern char **environ;
 
 static const char usage[] =
     "perfev stat [-e EVENTS] [-a] [-C CPUS] [-p PID] [-t TID] [-A] [--per-thread]\n"
-    "                   [-r N] [-I MS] [-x SEP] [-j] [-o FILE] [--] [COMMAND [ARGS]]";
+    "                   [-r N] [-I MS] [-x SEP | -j | --json] [-B | --no-big-num]\n"
+    "                   [-o FILE] [--] [COMMAND [ARGS]]";
 
 /* perf stat's default set. */
 static const char default_events[] = "task-clock,context-switches,cpu-migrations,page-faults,"
@@ -186,14 +187,17 @@ static void print_help(void)
 	       "  -r, --repeat N            run COMMAND N times; print means and +- spread\n"
 	       "  -I, --interval-print MS   print the counts of every MS milliseconds (>= %d)\n"
 	       "  -x, --field-separator SEP print perf's CSV, fields separated by SEP\n"
-	       "  -j, --json                print one JSON document\n"
+	       "  -j, --json-output         print perf's JSON: one object per row and line\n"
+	       "      --json                print one JSON document (perfev's schema)\n"
+	       "  -B, --big-num             thousands separators from the locale (the default)\n"
+	       "      --no-big-num          no thousands separators\n"
 	       "  -o, --output FILE         write to FILE instead of standard error\n"
 	       "  -h, --help                print this help\n\n"
 	       "'man perfev-stat' has the details.\n",
 	       usage, MIN_INTERVAL_MS);
 }
 
-enum { OPT_PER_THREAD = 256 };
+enum { OPT_PER_THREAD = 256, OPT_JSON_DOCUMENT, OPT_NO_BIG_NUM };
 
 /* Reads the options into s. Returns 0, or the exit status to stop with. */
 static int parse_options(struct stat_state *s, int argc, char **argv, bool *help)
@@ -209,8 +213,10 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 	    {"repeat", required_argument, NULL, 'r'},
 	    {"interval-print", required_argument, NULL, 'I'},
 	    {"field-separator", required_argument, NULL, 'x'},
-	    {"json", no_argument, NULL, 'j'},
 	    {"json-output", no_argument, NULL, 'j'},
+	    {"json", no_argument, NULL, OPT_JSON_DOCUMENT},
+	    {"big-num", no_argument, NULL, 'B'},
+	    {"no-big-num", no_argument, NULL, OPT_NO_BIG_NUM},
 	    {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -222,9 +228,10 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 	int opt, r;
 
 	cfg->repeat = 1;
+	cfg->big_num = true;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:Ar:I:x:jo:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:Ar:I:x:jBo:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			any_events = true;
@@ -270,7 +277,16 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 			cfg->sep = optarg;
 			break;
 		case 'j':
+			cfg->json_lines = true;
+			break;
+		case OPT_JSON_DOCUMENT:
 			cfg->json = true;
+			break;
+		case 'B':
+			cfg->big_num = true;
+			break;
+		case OPT_NO_BIG_NUM:
+			cfg->big_num = false;
 			break;
 		case 'o':
 			output = optarg;
@@ -300,8 +316,12 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 		cli_error("option '--per-thread' needs threads to count (-p or -t)");
 		return cli_usage(usage);
 	}
-	if (cfg->sep && cfg->json)
+	if (cfg->sep && cfg->json_lines)
 		return conflict("-x", "-j");
+	if (cfg->sep && cfg->json)
+		return conflict("-x", "--json");
+	if (cfg->json_lines && cfg->json)
+		return conflict("-j", "--json");
 	if (cfg->interval_ms && cfg->repeat > 1)
 		return conflict("-I", "-r");
 	if (per_thread && cfg->repeat > 1)

@@ -45,7 +45,9 @@ struct stat_config {
 	int repeat;      /* -r: runs of the command (1 without -r) */
 	int interval_ms; /* -I, or 0 */
 	const char *sep; /* -x: CSV output with this separator, or NULL */
-	bool json;       /* -j */
+	bool json;       /* --json: one document */
+	bool json_lines; /* -j: perf's JSON, one object per line */
+	bool big_num;    /* text: the locale's thousands separators (--no-big-num: off) */
 	FILE *out;       /* -o FILE, or stderr */
 	const char *out_name; /* -o FILE's name, for messages; NULL for stderr */
 };
@@ -83,8 +85,17 @@ enum stat_open {
 	STAT_OPEN_FAILED,      /* any other failure, or a failed read: <not counted> */
 };
 
+/* perf's tool events: measured by perfev, not opened (stat_tool.c). */
+enum stat_tool {
+	STAT_TOOL_NONE,     /* a perf_event_open(2) event */
+	STAT_TOOL_DURATION, /* duration_time: wall time, ns */
+	STAT_TOOL_USER,     /* user_time: the command's user CPU time, ns */
+	STAT_TOOL_SYSTEM,   /* system_time: the command's kernel CPU time, ns */
+};
+
 /* One event of the -e lists. */
 struct stat_event {
+	enum stat_tool tool;               /* STAT_TOOL_NONE but for tool events */
 	char name[160];                    /* as printed: ":u" added when perfev fell back */
 	const struct pev_event_spec *spec; /* owned by the parsed lists */
 	int leader;                        /* index of its group leader, -1 outside groups */
@@ -178,6 +189,10 @@ struct stat_state {
 	struct stat_key *keys; /* the rows of each event */
 	int nkeys;
 	int key_cap;
+	double start_ns;   /* when this run's counting started (duration_time) */
+	double end_ns;     /* when it ended; 0 while it runs */
+	bool have_rusage;  /* ru is the ended command's (user_time, system_time) */
+	struct rusage ru;
 };
 
 /* One count as read: sums over descriptors and units. */
@@ -211,8 +226,11 @@ void stat_counters_free(struct stat_state *s);
 /* Frees everything s holds, closing -o's file. */
 int stat_state_free(struct stat_state *s);
 
-/* Parses one -e list and adds its events. Returns 0 or an exit status. */
-int stat_add_events(struct stat_state *s, const char *text);
+/* Adds a cleared event at the end of s's events and returns it. */
+struct stat_event *stat_new_event(struct stat_state *s);
+
+/* Parses one event list (no tool events) and adds its events. Returns 0 or an exit status. */
+int stat_add_parsed_events(struct stat_state *s, const char *text);
 
 /* Sets the units each event opens on from the target. */
 void stat_make_units(struct stat_state *s);
@@ -247,6 +265,17 @@ void stat_acc_cells(const struct acc *a, struct stat_cell *cells, int n);
 
 /* A report of s with these cells, the rest of its fields cleared. */
 struct stat_report stat_make_report(const struct stat_state *s, const struct stat_cell *cells);
+
+/* stat_tool.c: duration_time, user_time, system_time. */
+
+/*
+ * Adds the events of one -e list: tool events by name, the rest parsed.
+ * Returns 0 or an exit status.
+ */
+int stat_add_events(struct stat_state *s, const char *text);
+
+/* Sets the tool events' rows of out to their values now (all keys alike). */
+void stat_read_tools(const struct stat_state *s, struct raw *out);
 
 /* stat_run.c: running the command, waiting for the end of counting, intervals. */
 

@@ -43,8 +43,22 @@ int stat_state_free(struct stat_state *s)
 	return lost;
 }
 
-/* Parses one -e list and adds its events. Returns 0 or an exit status. */
-int stat_add_events(struct stat_state *s, const char *text)
+struct stat_event *stat_new_event(struct stat_state *s)
+{
+	if (s->nevents == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->events = realloc(s->events, sizeof(*s->events) * (size_t)s->cap);
+		if (!s->events) {
+			cli_error("out of memory");
+			exit(1);
+		}
+	}
+	struct stat_event *ev = &s->events[s->nevents++];
+	memset(ev, 0, sizeof(*ev));
+	return ev;
+}
+
+int stat_add_parsed_events(struct stat_state *s, const char *text)
 {
 	struct pev_event_list *list;
 	struct pev_error err;
@@ -61,25 +75,15 @@ int stat_add_events(struct stat_state *s, const char *text)
 	s->lists[s->nlists++] = list;
 	for (int i = 0; i < pev_event_list_count(list); i++) {
 		const struct pev_event_spec *spec = pev_event_list_at(list, i);
-		if (s->nevents == s->cap) {
-			s->cap = s->cap ? s->cap * 2 : 16;
-			s->events = realloc(s->events, sizeof(*s->events) * (size_t)s->cap);
-			if (!s->events) {
-				cli_error("out of memory");
-				exit(1);
-			}
-		}
-		struct stat_event *ev = &s->events[s->nevents];
-		memset(ev, 0, sizeof(*ev));
+		struct stat_event *ev = stat_new_event(s);
 		ev->spec = spec;
 		ev->cls = stat_classify(spec);
 		snprintf(ev->name, sizeof(ev->name), "%s", spec->ev.name);
 		if (spec->group_leader)
-			leader = s->nevents;
+			leader = s->nevents - 1;
 		ev->leader = spec->group >= 0 && !spec->group_leader ? leader : -1;
 		if (ev->leader >= 0)
 			s->events[ev->leader].has_members = true;
-		s->nevents++;
 	}
 	return 0;
 }
@@ -172,6 +176,10 @@ void stat_open_events(struct stat_state *s)
 		int code = 0, opened = 0;
 
 		ev->counters = cli_xcalloc((size_t)s->nunits, sizeof(*ev->counters));
+		if (ev->tool != STAT_TOOL_NONE) {
+			ev->open = STAT_OPEN_OK; /* perfev measures it: nothing to open */
+			continue;
+		}
 		for (int u = 0; u < s->nunits; u++) {
 			int r = open_on_unit(s, e, u, &err);
 			if (r == 0) {
@@ -335,6 +343,7 @@ void stat_read_all(struct stat_state *s, struct raw *out)
 			}
 		}
 	}
+	stat_read_tools(s, out);
 }
 
 /* Turns counts (or the deltas now - prev) into cells. */

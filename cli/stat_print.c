@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stat_print.c - how `perfev stat` prints a report: perf stat's text
- * layout, perf's CSV field order (-x), or one JSON document (-j); and the
- * derived metrics (CPUs utilized, rates, IPC, miss ratios) all three share.
+ * layout, perf's CSV field order (-x), perf's JSON lines (-j), or one JSON
+ * document (--json); and the
+ * derived metrics (CPUs utilized, rates, IPC, miss ratios) they all share.
  */
 #include <json-c/json.h>
 #include <math.h>
@@ -218,20 +219,49 @@ static bool fractional(const struct stat_event *ev)
 	return is_clock(ev->cls) || ev->spec->scale != 1.0;
 }
 
-/* The count as text: "0.64", "1,234,567" (grouped for text), or a state. */
-static void format_value(const struct stat_event *ev, const struct stat_cell *cell, bool csv,
-                         char *buf, size_t size)
+static void append(char *line, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * A number printed with %f ("-1234567.25") with sep between the thousands
+ * of its whole part ("-1,234,567.25"); sep "" leaves it as it is. With sep,
+ * the decimal point is the locale's too ("1.234,56" in de_DE), as perf's.
+ */
+static void group_number(const char *num, const char *sep, char *buf, size_t size)
 {
-	if (cell->state == STAT_CELL_NOT_SUPPORTED)
-		snprintf(buf, size, "<not supported>");
-	else if (cell->state == STAT_CELL_NOT_COUNTED)
-		snprintf(buf, size, "<not counted>");
-	else if (fractional(ev))
-		snprintf(buf, size, "%.2f", value_in_unit(ev, cell->value));
-	else if (csv)
-		snprintf(buf, size, "%.0f", value_in_unit(ev, cell->value));
+	char whole[64], grouped[96];
+	const char *digits = num + (num[0] == '-');
+	size_t n = strspn(digits, "0123456789");
+
+	snprintf(whole, sizeof(whole), "%.*s", (int)n, digits);
+	cli_group_digits(whole, sep, grouped, sizeof(grouped));
+	buf[0] = '\0';
+	append(buf, size, "%s", num[0] == '-' ? "-" : "");
+	append(buf, size, "%s", grouped);
+	if (sep[0] && digits[n] == '.')
+		append(buf, size, "%s%s", cli_decimal_point(), digits + n + 1);
 	else
-		cli_group_digits((uint64_t)round_ll(value_in_unit(ev, cell->value)), buf, size);
+		append(buf, size, "%s", digits + n);
+}
+
+/*
+ * The count as text: "0.64", "1234567", or with the locale's thousands
+ * separator (thousands, "" for none) "1,234,567" and "1,234.56"; or a state.
+ */
+static void format_value(const struct stat_event *ev, const struct stat_cell *cell,
+                         const char *thousands, char *buf, size_t size)
+{
+	char num[64];
+
+	if (cell->state == STAT_CELL_NOT_SUPPORTED) {
+		snprintf(buf, size, "<not supported>");
+	} else if (cell->state == STAT_CELL_NOT_COUNTED) {
+		snprintf(buf, size, "<not counted>");
+	} else {
+		snprintf(num, sizeof(num), fractional(ev) ? "%.2f" : "%.0f",
+		         value_in_unit(ev, cell->value));
+		group_number(num, thousands, buf, size);
+	}
 }
 
 /* The percentage of enabled time the counter ran (100 when it was never enabled). */
@@ -315,7 +345,7 @@ static void text_row(const struct stat_report *r, int e, int k)
 	char prefix[128], value[64], line[1024];
 
 	format_prefix(r, k, prefix, sizeof(prefix));
-	format_value(ev, cell, false, value, sizeof(value));
+	format_value(ev, cell, r->cfg->big_num ? cli_thousands_sep() : "", value, sizeof(value));
 	snprintf(line, sizeof(line), "%s%*s %-*s %-*s", prefix, VALUE_WIDTH, value, UNIT_WIDTH,
 	         unit_of(ev), NAME_WIDTH, ev->name);
 	if (nm > 0) {
@@ -372,7 +402,7 @@ static void csv_row(const struct stat_report *r, int e, int k)
 	FILE *out = r->cfg->out;
 
 	format_prefix(r, k, prefix, sizeof(prefix));
-	format_value(ev, cell, true, value, sizeof(value));
+	format_value(ev, cell, "", value, sizeof(value));
 	fprintf(out, "%s%s%s%s%s%s", prefix, value, sep, unit_of(ev), sep, ev->name);
 	if (r->runs > 1)
 		fprintf(out, "%s%.2f%%", sep, cell->noise_pct);
@@ -392,13 +422,77 @@ static void csv_row(const struct stat_report *r, int e, int k)
 	}
 }
 
-/* ---- text and CSV reports ------------------------------------------------ */
+/* ---- perf's JSON lines (-j) ---------------------------------------------- */
+
+/* Writes text as the inside of a JSON string. */
+static void json_chars(FILE *out, const char *text)
+{
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(out, "\\%c", *c);
+		else if (*c < 0x20)
+			fprintf(out, "\\u%04x", *c);
+		else
+			fputc(*c, out);
+	}
+}
+
+/*
+ * One row as perf 6.1's -j prints it: one object on one line, with perf's
+ * keys in perf's order and its number formats ("counter-value" a string).
+ */
+static void json_line_row(const struct stat_report *r, int e, int k)
+{
+	const struct stat_event *ev = &r->events[e];
+	const struct stat_cell *cell = cell_at(r, e, k);
+	const struct stat_key *key = &r->keys[k];
+	bool counted = cell->state == STAT_CELL_COUNTED;
+	struct metric m[MAX_METRICS];
+	int nm = metrics_of(r, e, k, m);
+	FILE *out = r->cfg->out;
+
+	fputc('{', out);
+	if (r->timestamp_s >= 0) {
+		unsigned long long ns = (unsigned long long)round_ll(r->timestamp_s * 1e9);
+		fprintf(out, "\"interval\" : %llu.%09llu, ", ns / 1000000000ULL,
+		        ns % 1000000000ULL);
+	}
+	if (r->cfg->aggr == STAT_AGGR_CPU)
+		fprintf(out, "\"cpu\" : \"%d\", ", key->cpu);
+	if (r->cfg->aggr == STAT_AGGR_THREAD) {
+		fputs("\"thread\" : \"", out);
+		json_chars(out, key->comm);
+		fprintf(out, "-%d\", ", (int)key->tid);
+	}
+	if (counted)
+		fprintf(out, "\"counter-value\" : \"%f\", ", value_in_unit(ev, cell->value));
+	else
+		fprintf(out, "\"counter-value\" : \"%s\", ",
+		        cell->state == STAT_CELL_NOT_SUPPORTED ? "<not supported>"
+		                                               : "<not counted>");
+	fputs("\"unit\" : \"", out);
+	json_chars(out, unit_of(ev));
+	fputs("\", \"event\" : \"", out);
+	json_chars(out, ev->name);
+	fputs("\", ", out);
+	if (r->runs > 1)
+		fprintf(out, "\"variance\" : %.2f, ", cell->noise_pct);
+	fprintf(out, "\"event-runtime\" : %.0f, \"pcnt-running\" : %.2f, ",
+	        counted ? cell->running : 0, counted ? percent_running(cell) : 100.0);
+	fprintf(out, "\"metric-value\" : %f, \"metric-unit\" : \"", nm > 0 ? m[0].value : 0.0);
+	json_chars(out, nm > 0 ? m[0].unit : "");
+	fputs("\"}\n", out);
+}
+
+/* ---- text, CSV and JSON-lines reports ------------------------------------ */
 
 static void print_rows(const struct stat_report *r)
 {
 	for (int e = 0; e < r->nevents; e++)
 		for (int k = 0; k < r->nkeys; k++) {
-			if (r->cfg->sep)
+			if (r->cfg->json_lines)
+				json_line_row(r, e, k);
+			else if (r->cfg->sep)
 				csv_row(r, e, k);
 			else
 				text_row(r, e, k);
@@ -478,7 +572,7 @@ void stat_print_notes(const struct stat_report *r)
 	FILE *out = r->cfg->out;
 	bool *done = calloc((size_t)r->nevents + 1, sizeof(bool));
 
-	if (!done || r->cfg->sep) {
+	if (!done || r->cfg->sep || r->cfg->json_lines) {
 		free(done);
 		return;
 	}
@@ -523,10 +617,12 @@ void stat_print_notes(const struct stat_report *r)
 
 void stat_print_totals(const struct stat_report *r)
 {
-	if (!r->cfg->sep)
+	bool table = !r->cfg->sep && !r->cfg->json_lines;
+
+	if (table)
 		print_heading(r);
 	print_rows(r);
-	if (r->cfg->sep)
+	if (!table)
 		return;
 	print_times(r);
 	stat_print_notes(r);
@@ -541,7 +637,7 @@ void stat_print_interval(const struct stat_report *r, int nth)
 	        "#           time             comm-pid                  counts unit events",
 	};
 
-	if (!r->cfg->sep && nth % 25 == 0)
+	if (!r->cfg->sep && !r->cfg->json_lines && nth % 25 == 0)
 		fprintf(r->cfg->out, "%s\n", headings[r->cfg->aggr]);
 	print_rows(r);
 	fflush(r->cfg->out);

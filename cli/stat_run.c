@@ -238,6 +238,9 @@ struct stat_cell *stat_run_once(struct stat_state *s, struct stat_json *json,
 	size_t ncells = (size_t)s->nevents * (size_t)s->nkeys;
 	struct ticker t = {0}, *tp = NULL;
 	double t0 = stat_now_ns();
+	s->start_ns = t0;
+	s->end_ns = 0;
+	s->have_rusage = false;
 	if (cfg->interval_ms) {
 		t.prev = cli_xcalloc(ncells, sizeof(struct raw));
 		t.now = cli_xcalloc(ncells, sizeof(struct raw));
@@ -262,7 +265,10 @@ struct stat_cell *stat_run_once(struct stat_state *s, struct stat_json *json,
 	}
 	if (counting)
 		wait_loop(s, child, tp, &status, &res->ru);
-	res->elapsed_ns = stat_now_ns() - t0;
+	s->end_ns = stat_now_ns();
+	res->elapsed_ns = s->end_ns - t0;
+	s->ru = res->ru;
+	s->have_rusage = child > 0 && cfg->target == STAT_TARGET_COMMAND;
 	if (tp)
 		tick(s, tp); /* the last, partial interval */
 	struct raw *totals = cli_xcalloc(ncells, sizeof(struct raw));

@@ -312,7 +312,7 @@ Test(stat, csv_with_repeat_has_the_noise_column)
 Test(stat, json_is_one_document_with_numbers)
 {
 	struct th_output r =
-	    perfev_stat("-j", "-e", "task-clock,page-faults,cycles", "--", "sh", "-c", "exit 3");
+	    perfev_stat("--json", "-e", "task-clock,page-faults,cycles", "--", "sh", "-c", "exit 3");
 
 	cr_assert_eq(r.status, 3, "%s", r.err);
 	json_object *root = th_json_parse(r.err);
@@ -369,7 +369,7 @@ Test(stat, json_is_one_document_with_numbers)
 Test(stat, json_with_intervals)
 {
 	struct th_output r =
-	    perfev_stat("-j", "-I", "100", "-e", "task-clock", "--", "sleep", "0.35");
+	    perfev_stat("--json", "-I", "100", "-e", "task-clock", "--", "sleep", "0.35");
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	json_object *root = th_json_parse(r.err);

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_stat_parity.c - `perfev stat` beside perf 6.1 on the same command:
+ * terms on generic names (cpu-clock/period=5000/), the tool events
+ * duration_time, user_time and system_time, perf's JSON lines (-j, with
+ * -I and -r), and thousands separators from the locale (-B, --no-big-num).
+ * Counts differ from run to run; units, names, columns and keys do not.
+ */
+#include <json-c/json.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+
+TestSuite(stat_parity, .init = th_leak_init, .fini = th_leak_fini);
+
+/* ---- running both ------------------------------------------------------- */
+
+/* Runs `TOOL stat ARGS` (args NULL-terminated, at most 30); returns its stderr (malloc'ed). */
+static char *run_stat(const char *tool, const char *const *args)
+{
+	const char *argv[32] = {tool, "stat"};
+	char *out, *err;
+	int n = 2;
+
+	for (int i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	int status = th_run((char *const *)argv, false, &out, &err);
+	cr_assert_eq(status, 0, "%s stat exited %d:\n%s", tool, status, err);
+	free(out);
+	return err;
+}
+
+/* perf's path, or a skip when Debian's perf is missing. */
+static char *need_perf(void)
+{
+	char *perf = th_which("perf");
+	if (!perf)
+		th_skip("Debian's perf (package linux-perf) is not installed: nothing to compare with");
+	return perf;
+}
+
+/* Copies line number nth (0-based) of text that contains needle into buf. */
+static bool line_with(const char *text, const char *needle, int nth, char *buf, size_t size)
+{
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		if (len < size) {
+			memcpy(buf, line, len);
+			buf[len] = '\0';
+			if (strstr(buf, needle) && nth-- == 0)
+				return true;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+/* The unit and event fields of every CSV row ("msec task-clock;ns duration_time;"). */
+static void csv_units_and_events(const char *text, char *buf, size_t size)
+{
+	char line[512];
+
+	buf[0] = '\0';
+	for (int i = 0; line_with(text, ",", i, line, sizeof(line)); i++) {
+		char *unit = strchr(line, ','), *event, *end;
+		if (!unit || !(event = strchr(unit + 1, ',')) || !(end = strchr(event + 1, ',')))
+			continue;
+		*event = *end = '\0';
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s %s;", unit + 1, event + 1);
+	}
+}
+
+/*
+ * The text rows' layout: for each row of events, where the event's name
+ * starts and the unit before it ("29:ns duration_time|").
+ */
+static void text_layout(const char *text, const char *const *events, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (int i = 0; events[i]; i++) {
+		char line[512], want[128], unit[16] = "";
+		snprintf(want, sizeof(want), " %s ", events[i]);
+		if (!line_with(text, want, 0, line, sizeof(line)) &&
+		    !(snprintf(want, sizeof(want), " %s", events[i]) > 0 &&
+		      line_with(text, want, 0, line, sizeof(line)))) {
+			snprintf(buf + strlen(buf), size - strlen(buf), "no row of %s|", events[i]);
+			continue;
+		}
+		const char *at = strstr(line, want) + 1;
+		/* The unit is the word before the name, when it is not the count. */
+		const char *end = at, *start;
+		while (end > line && end[-1] == ' ')
+			end--;
+		for (start = end; start > line && start[-1] != ' ';)
+			start--;
+		size_t n = (size_t)(end - start);
+		if (n < sizeof(unit) && strspn(start, "abcdefghijklmnopqrstuvwxyz") >= n)
+			snprintf(unit, sizeof(unit), "%.*s", (int)n, start);
+		snprintf(buf + strlen(buf), size - strlen(buf), "%d:%s %s|", (int)(at - line), unit,
+		         events[i]);
+	}
+}
+
+/* ---- terms on generic names ---------------------------------------------- */
+
+Test(stat_parity, terms_on_generic_names_name_rows_as_perf)
+{
+	char *perf = need_perf();
+	const char *args[] = {"-x", ",", "-e",
+	                      "cpu-clock/period=5000/,task-clock/name=mine/,page-faults/period=1/u",
+	                      "--", "true", NULL};
+	char *ours = run_stat(th_perfev_bin(), args), *theirs = run_stat(perf, args);
+	char a[1024], b[1024];
+
+	csv_units_and_events(ours, a, sizeof(a));
+	csv_units_and_events(theirs, b, sizeof(b));
+	cr_expect_str_eq(a, "msec cpu-clock/period=5000/;msec mine; page-faults/period=1/u;");
+	cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
+	free(ours);
+	free(theirs);
+	free(perf);
+}
+
+/* ---- tool events ------------------------------------------------------------ */
+
+static const char *const tool_events[] = {"duration_time", "user_time", "system_time",
+                                          "task-clock", NULL};
+
+Test(stat_parity, tool_events_have_perfs_units_and_columns)
+{
+	char *perf = need_perf();
+	const char *csv[] = {"-x", ",", "-e", "duration_time,user_time,system_time,task-clock",
+	                     "--", "sleep", "0.05", NULL};
+	const char *text[] = {"-e", "duration_time,user_time,system_time,task-clock",
+	                      "--", "sleep", "0.05", NULL};
+	char *ours = run_stat(th_perfev_bin(), csv), *theirs = run_stat(perf, csv);
+	char a[2048], b[2048];
+
+	csv_units_and_events(ours, a, sizeof(a));
+	csv_units_and_events(theirs, b, sizeof(b));
+	cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
+	free(ours);
+	free(theirs);
+
+	ours = run_stat(th_perfev_bin(), text);
+	theirs = run_stat(perf, text);
+	text_layout(ours, tool_events, a, sizeof(a));
+	text_layout(theirs, tool_events, b, sizeof(b));
+	cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
+	free(ours);
+	free(theirs);
+	free(perf);
+}
+
+Test(stat_parity, duration_time_is_the_elapsed_time)
+{
+	const char *args[] = {"--no-big-num", "-e", "duration_time,system_time,user_time",
+	                      "--", "sleep", "0.1", NULL};
+	char *err = run_stat(th_perfev_bin(), args);
+	char line[512];
+	unsigned long long ns = 0;
+	double seconds = 0;
+
+	cr_assert(line_with(err, " duration_time", 0, line, sizeof(line)), "%s", err);
+	cr_assert_eq(sscanf(line, "%llu ns", &ns), 1, "%s", line);
+	cr_assert(line_with(err, "seconds time elapsed", 0, line, sizeof(line)), "%s", err);
+	cr_assert_eq(sscanf(line, "%lf", &seconds), 1, "%s", line);
+	cr_expect_eq(ns, (unsigned long long)(seconds * 1e9 + 0.5), "%s", err);
+	cr_expect_geq(ns, 100000000ULL, "sleep 0.1 lasts 0.1 s at least: %s", err);
+	/* user_time and system_time are rows whether the command used the CPU or not. */
+	cr_expect(line_with(err, " user_time", 0, line, sizeof(line)), "%s", err);
+	cr_expect(line_with(err, " system_time", 0, line, sizeof(line)), "%s", err);
+	free(err);
+}
+
+Test(stat_parity, tool_events_inside_a_list_keep_their_place)
+{
+	const char *args[] = {"-x", ",", "-e", "page-faults,duration_time,{task-clock,cpu-clock}",
+	                      "--", "true", NULL};
+	char *err = run_stat(th_perfev_bin(), args), names[1024];
+
+	csv_units_and_events(err, names, sizeof(names));
+	cr_expect_str_eq(names, " page-faults;ns duration_time;msec task-clock;msec cpu-clock;",
+	                 "%s", err);
+	free(err);
+}
+
+/* ---- -j: perf's JSON lines ------------------------------------------------ */
+
+/* The keys of each JSON line, in order ("counter-value unit event ...|"), and each line checked. */
+static void json_keys(const char *text, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char *one = strndup(line, len);
+		cr_assert_not_null(one);
+		if (one[0] == '{') {
+			json_object *o = json_tokener_parse(one);
+			cr_assert_not_null(o, "not JSON: %s", one);
+			json_object_object_foreach(o, key, value)
+			{
+				snprintf(buf + strlen(buf), size - strlen(buf), "%s ", key);
+				if (strcmp(key, "counter-value") == 0 || strcmp(key, "unit") == 0 ||
+				    strcmp(key, "event") == 0 || strcmp(key, "cpu") == 0)
+					cr_expect(json_object_is_type(value, json_type_string),
+					          "%s is a string in perf's schema: %s", key, one);
+			}
+			snprintf(buf + strlen(buf), size - strlen(buf), "|");
+			json_object_put(o);
+		} else if (len > 0) {
+			cr_expect_fail("a line that is not a JSON object: %s", one);
+		}
+		free(one);
+		line = end ? end + 1 : NULL;
+	}
+}
+
+/* Compares the keys of perfev's and perf's -j lines for the same arguments. */
+static void expect_same_keys(const char *const *args, const char *first_key)
+{
+	char *perf = need_perf();
+	char *ours = run_stat(th_perfev_bin(), args), *theirs = run_stat(perf, args);
+	char a[8192], b[8192];
+
+	json_keys(ours, a, sizeof(a));
+	json_keys(theirs, b, sizeof(b));
+	cr_expect(strncmp(a, first_key, strlen(first_key)) == 0, "first key: %s", a);
+	/* Intervals may number one more or less: compare the first line's keys. */
+	cr_expect(strncmp(a, b, strcspn(b, "|")) == 0, "perfev:\n%s\nperf:\n%s", ours, theirs);
+	free(ours);
+	free(theirs);
+	free(perf);
+}
+
+Test(stat_parity, json_lines_have_perfs_keys)
+{
+	const char *args[] = {"-j", "-e", "task-clock,page-faults,duration_time", "--", "true", NULL};
+	char *perf = need_perf();
+	char *ours = run_stat(th_perfev_bin(), args), *theirs = run_stat(perf, args);
+	char a[4096], b[4096];
+
+	json_keys(ours, a, sizeof(a));
+	json_keys(theirs, b, sizeof(b));
+	cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
+	free(ours);
+	free(theirs);
+	free(perf);
+}
+
+Test(stat_parity, json_lines_with_repeat_add_the_variance)
+{
+	const char *args[] = {"-j", "-r", "2", "-e", "task-clock", "--", "true", NULL};
+	expect_same_keys(args, "counter-value unit event variance ");
+}
+
+Test(stat_parity, json_lines_stream_each_interval)
+{
+	const char *args[] = {"-j", "-I", "100", "-e", "task-clock", "--", "sleep", "0.25", NULL};
+	expect_same_keys(args, "interval counter-value ");
+}
+
+Test(stat_parity, json_lines_per_cpu)
+{
+	const char *args[] = {"-j", "-a", "-A", "-e", "cpu-clock", "--", "true", NULL};
+	expect_same_keys(args, "cpu counter-value ");
+}
+
+Test(stat_parity, json_lines_values_are_perfs_strings)
+{
+	const char *args[] = {"-j", "-e", "task-clock,cycles", "--", "true", NULL};
+	char *err = run_stat(th_perfev_bin(), args), line[1024];
+
+	cr_assert(line_with(err, "\"event\" : \"task-clock\"", 0, line, sizeof(line)), "%s", err);
+	json_object *o = json_tokener_parse(line);
+	cr_assert_not_null(o, "%s", line);
+	const char *v = th_json_get_str(o, "counter-value");
+	cr_expect(v && strtod(v, NULL) > 0 && strchr(v, '.'), "\"4.783681\" as perf: %s", line);
+	cr_expect_str_eq(th_json_get_str(o, "metric-unit"), "CPUs utilized");
+	json_object_put(o);
+	cr_assert(line_with(err, "\"event\" : \"cycles\"", 0, line, sizeof(line)), "%s", err);
+	o = json_tokener_parse(line);
+	cr_assert_not_null(o, "%s", line);
+	v = th_json_get_str(o, "counter-value");
+	cr_expect(v && (strcmp(v, "<not supported>") == 0 || strtod(v, NULL) > 0), "%s", line);
+	json_object_put(o);
+	free(err);
+}
+
+/* ---- thousands separators --------------------------------------------------- */
+
+/* The count of duration_time in text output, as printed ("33,165,460"). */
+static void duration_text(const char *err, char *buf, size_t size)
+{
+	char line[512];
+
+	buf[0] = '\0';
+	if (line_with(err, " duration_time", 0, line, sizeof(line)))
+		sscanf(line, "%63s", buf);
+	(void)size;
+}
+
+static bool locale_exists(const char *name)
+{
+	locale_t loc = newlocale(LC_NUMERIC_MASK, name, (locale_t)0);
+	if (loc)
+		freelocale(loc);
+	return loc != (locale_t)0;
+}
+
+Test(stat_parity, no_thousands_separators_in_the_c_locale)
+{
+	const char *args[] = {"-e", "duration_time", "--", "true", NULL};
+	char num[64];
+
+	setenv("LC_ALL", "C", 1);
+	char *err = run_stat(th_perfev_bin(), args);
+	duration_text(err, num, sizeof(num));
+	cr_expect(num[0] && !strchr(num, ','), "'%s' in:\n%s", num, err);
+	free(err);
+}
+
+Test(stat_parity, thousands_separators_from_en_us_as_perf)
+{
+	if (!locale_exists("en_US.UTF-8"))
+		th_skip("the locale en_US.UTF-8 is not installed (locale-gen en_US.UTF-8)");
+	const char *args[] = {"-e", "duration_time", "--", "true", NULL};
+	const char *plain[] = {"--no-big-num", "-e", "duration_time", "--", "true", NULL};
+	const char *csv[] = {"-x", ";", "-e", "duration_time", "--", "true", NULL};
+	char ours[64], theirs[64];
+
+	setenv("LC_ALL", "en_US.UTF-8", 1);
+	char *err = run_stat(th_perfev_bin(), args);
+	duration_text(err, ours, sizeof(ours));
+	cr_expect(strchr(ours, ','), "'%s' in:\n%s", ours, err);
+	free(err);
+	err = run_stat(th_perfev_bin(), plain);
+	duration_text(err, ours, sizeof(ours));
+	cr_expect(ours[0] && !strchr(ours, ','), "--no-big-num: '%s' in:\n%s", ours, err);
+	free(err);
+	err = run_stat(th_perfev_bin(), csv);
+	cr_expect(!strchr(err, ','), "CSV never groups:\n%s", err);
+	free(err);
+
+	char *perf = th_which("perf");
+	if (perf) {
+		err = run_stat(perf, args);
+		duration_text(err, theirs, sizeof(theirs));
+		cr_expect(strchr(theirs, ','), "perf groups too: '%s' in:\n%s", theirs, err);
+		free(err);
+		err = run_stat(perf, plain);
+		duration_text(err, theirs, sizeof(theirs));
+		cr_expect(theirs[0] && !strchr(theirs, ','), "perf --no-big-num: '%s'", theirs);
+		free(err);
+		free(perf);
+	}
+}
