@@ -2,7 +2,8 @@
 /*
  * cmd_list.c - `perfev list`: every event this machine offers, section by
  * section (generic hardware, software and cache events, each sysfs PMU's
- * named events, tracepoints, breakpoint and probe syntax, CPU vendor names),
+ * named events, tracepoints, the SDT events of perf's build-id cache,
+ * breakpoint and probe syntax, CPU vendor names),
  * each marked with the reason when this machine cannot open it.
  *
  * Availability comes from opening events, disabled, and closing them at
@@ -16,11 +17,13 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "sdt.h"
 
 static const char usage[] = "perfev list [--json] [--vendor] [--tracefs-mount] [FILTER]";
 
@@ -812,6 +815,50 @@ static void list_probes(struct listing *l)
 	}
 }
 
+/* ---- SDT events in perf's build-id cache ---------------------------------- */
+
+/*
+ * The SDT events perf lists: those of the binaries in its build-id cache
+ * (list_sdt.c), named as perf names them: "provider:event", or with
+ * "@PATH(BUILD-ID)" when several cached binaries have an event of that name.
+ * Each is a uprobe, so uprobes decide whether they open here.
+ */
+static void list_sdt(struct listing *l)
+{
+	struct cli_sdt_event *events;
+	int n = cli_sdt_events_read(&events);
+	struct section *s;
+	struct verdict v = {0};
+	bool decided = false;
+
+	if (n < 0) {
+		l->oom = true;
+		return;
+	}
+	if (n == 0 || !(s = section_new(l, "sdt", "sdt", "SDT events (perf's build-id cache)"))) {
+		cli_sdt_events_free(events, n);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct cli_sdt_event *e = &events[i];
+		bool shared = (i > 0 && strcmp(events[i - 1].name, e->name) == 0) ||
+			      (i + 1 < n && strcmp(events[i + 1].name, e->name) == 0);
+		char name[PATH_MAX + 256], description[PATH_MAX + 64];
+		if (shared)
+			snprintf(name, sizeof(name), "%s@%s(%.12s)", e->name, e->path, e->build_id);
+		else
+			snprintf(name, sizeof(name), "%s", e->name);
+		snprintf(description, sizeof(description), "SDT event in %s", e->path);
+		struct row *r = row_add(l, s, name, NULL, description);
+		if (r && !decided) {
+			uprobe_verdict(l, &v);
+			decided = true;
+		}
+		row_mark(l, r, &v);
+	}
+	cli_sdt_events_free(events, n);
+}
+
 /* ---- CPU vendor names (libpfm4) ------------------------------------------- */
 
 struct vendor_walk {
@@ -1099,6 +1146,7 @@ static void build_listing(struct listing *l, const struct list_options *o)
 	list_cache(l);
 	list_pmus(l);
 	list_tracepoints(l, o->tracefs_mount);
+	list_sdt(l);
 	list_breakpoints(l);
 	list_probes(l);
 	list_vendor(l, o->vendor);

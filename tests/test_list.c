@@ -709,3 +709,150 @@ Test(list, it_is_fast_even_with_every_tracepoint)
 	}
 	cr_expect_lt(best, 1.0, "perfev list took %.3f s", best);
 }
+
+/* ---- SDT events of perf's build-id cache --------------------------------------- */
+
+/* Writes text to dir/name, making the directories on the way. */
+static void write_file_at(const char *dir, const char *name, const char *text)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (char *p = strchr(path + strlen(dir) + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		cr_assert(mkdir(path, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", path,
+			  strerror(errno));
+		*p = '/';
+	}
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Caches a binary as perf does: .debug/PATH/BUILD-ID/probes and the .build-id link. */
+static void cache_binary(const char *home, const char *path, const char *build_id,
+			 const char *probes)
+{
+	char dir[256], name[512], link[640], target[512];
+
+	snprintf(dir, sizeof(dir), "%s/.debug", home);
+	cr_assert(mkdir(dir, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
+	snprintf(name, sizeof(name), "%s/%s/probes", path + 1, build_id);
+	write_file_at(dir, name, probes);
+	snprintf(name, sizeof(name), ".build-id/%.2s/x", build_id);
+	write_file_at(dir, name, "");
+	snprintf(link, sizeof(link), "%s/.build-id/%.2s/%s", dir, build_id, build_id + 2);
+	snprintf(target, sizeof(target), "../..%s/%s", path, build_id);
+	cr_assert_eq(symlink(target, link), 0, "symlink %s: %s", link, strerror(errno));
+}
+
+Test(list, sdt_events_of_perfs_build_id_cache)
+{
+	const char *home = th_temp_dir("sdt-home");
+	const char *a = "aa11111111111111111111111111111111111111",
+		   *b = "bb22222222222222222222222222222222222222";
+
+	cache_binary(home, "/usr/bin/fake-app", b,
+		     "%sdt_demo:start=start\np:sdt_demo/start /usr/bin/fake-app:0x10\n"
+		     "%sdt_demo:only_here=only_here\np:sdt_demo/only_here /usr/bin/fake-app:0x20\n");
+	cache_binary(home, "/usr/lib/libfake.so.1", a,
+		     "%sdt_demo:start=start\np:sdt_demo/start /usr/lib/libfake.so.1:0x30\n");
+	setenv("HOME", home, 1);
+	struct th_output r = th_perfev("list", "sdt_");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* perf's names: the build id orders an event's binaries; a lone event needs neither. */
+	const char *want = "SDT events (perf's build-id cache)\n"
+			   "  sdt_demo:only_here ";
+	cr_expect(strncmp(r.out, want, strlen(want)) == 0, "%s", r.out);
+	char *first = row_line(r.out, "sdt_demo:start@/usr/lib/libfake.so.1(aa1111111111)");
+	char *second = row_line(r.out, "sdt_demo:start@/usr/bin/fake-app(bb2222222222)");
+	cr_expect_not_null(first, "%s", r.out);
+	cr_expect_not_null(second, "%s", r.out);
+	cr_expect(first && second && strstr(r.out, first) < strstr(r.out, second), "%s", r.out);
+	expect_row(r.out, "sdt_demo:only_here", true, "SDT event in /usr/bin/fake-app");
+	free(first);
+	free(second);
+	th_output_free(&r);
+}
+
+Test(list, no_sdt_section_without_a_cache)
+{
+	setenv("HOME", th_temp_dir("empty-home"), 1);
+	struct th_output r = th_perfev("list", "--json", "sdt_");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_null(strstr(r.out, "\"sdt\""), "%s", r.out);
+	th_output_free(&r);
+}
+
+/* The SDT lines of `perf list sdt` ("  sdt_x:y   [SDT event]"), names only, one per line. */
+static void perf_sdt_names(const char *text, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
+		char name[512];
+		if (strstr(line, "[SDT event]") && strstr(line, "[SDT event]") < line + len &&
+		    sscanf(line, " %511s", name) == 1)
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s\n", name);
+		line += len + (line[len] == '\n');
+	}
+}
+
+/* The rows of perfev's SDT section, names only, one per line. */
+static void perfev_sdt_names(const char *text, char *buf, size_t size)
+{
+	const char *s = strstr(text, "SDT events (perf's build-id cache)\n");
+
+	buf[0] = '\0';
+	if (!s)
+		return;
+	for (const char *line = strchr(s, '\n') + 1; strncmp(line, "  ", 2) == 0;) {
+		size_t len = strcspn(line, "\n");
+		char name[512];
+		if (sscanf(line, " %511s", name) == 1)
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s\n", name);
+		line += len + (line[len] == '\n');
+	}
+}
+
+Test(list, sdt_events_as_perf_lists_them)
+{
+	static const char *const candidates[] = {
+	    "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/aarch64-linux-gnu/libstdc++.so.6",
+	    "/usr/lib64/libstdc++.so.6", "/lib64/libc.so.6"};
+	char *perf = th_which("perf"), ours[4096], theirs[4096];
+	const char *home = th_temp_dir("sdt-perf-home");
+
+	if (!perf)
+		th_skip("Debian's perf (package linux-perf) is not installed: nothing to compare with");
+	setenv("HOME", home, 1);
+	/* perf caches a binary with SDT notes; libstdc++ has them on Debian. */
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		char *out, *err;
+		const char *add[] = {perf, "buildid-cache", "--add", candidates[i], NULL};
+		if (access(candidates[i], R_OK) != 0)
+			continue;
+		th_run((char *const *)add, false, &out, &err);
+		free(out);
+		free(err);
+	}
+	const char *list[] = {perf, "list", "sdt", NULL};
+	char *out, *err;
+	th_run((char *const *)list, false, &out, &err);
+	perf_sdt_names(out, theirs, sizeof(theirs));
+	free(out);
+	free(err);
+	if (!theirs[0]) {
+		free(perf);
+		th_skip("none of the usual libraries here has SDT notes (.note.stapsdt) for perf to "
+			"cache");
+	}
+	struct th_output r = th_perfev("list", "sdt");
+	perfev_sdt_names(r.out, ours, sizeof(ours));
+	cr_expect_str_eq(ours, theirs, "perfev:\n%s\nperf's names:\n%s", r.out, theirs);
+	th_output_free(&r);
+	free(perf);
+}
