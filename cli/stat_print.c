@@ -486,10 +486,21 @@ static void json_line_row(const struct stat_report *r, int e, int k)
 
 /* ---- text, CSV and JSON-lines reports ------------------------------------ */
 
+/*
+ * Whether event e has a row at key k: a tool event (duration_time) is one
+ * measurement, shown at the first CPU or thread only, as perf does.
+ */
+static bool row_shown(const struct stat_report *r, int e, int k)
+{
+	return k == 0 || r->events[e].tool == STAT_TOOL_NONE;
+}
+
 static void print_rows(const struct stat_report *r)
 {
 	for (int e = 0; e < r->nevents; e++)
 		for (int k = 0; k < r->nkeys; k++) {
+			if (!row_shown(r, e, k))
+				continue;
 			if (r->cfg->json_lines)
 				json_line_row(r, e, k);
 			else if (r->cfg->sep)
@@ -731,7 +742,8 @@ static json_object *json_rows(const struct stat_report *r)
 
 	for (int e = 0; e < r->nevents; e++)
 		for (int k = 0; k < r->nkeys; k++)
-			json_object_array_add(a, json_row(r, e, k));
+			if (row_shown(r, e, k))
+				json_object_array_add(a, json_row(r, e, k));
 	return a;
 }
 

@@ -361,3 +361,39 @@ Test(stat_parity, thousands_separators_from_en_us_as_perf)
 		free(perf);
 	}
 }
+
+/* The CPU and event fields of each -A CSV row ("CPU0 duration_time;"). */
+static void csv_cpus_and_events(const char *text, char *buf, size_t size)
+{
+	char line[512];
+
+	buf[0] = '\0';
+	for (int i = 0; line_with(text, ",", i, line, sizeof(line)); i++) {
+		char *f[8];
+		int n = 0;
+		f[n++] = line;
+		for (char *p = strchr(line, ','); p && n < 8; p = strchr(p + 1, ',')) {
+			*p = '\0';
+			f[n++] = p + 1;
+		}
+		if (n >= 4)
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s %s;", f[0], f[3]);
+	}
+}
+
+Test(stat_parity, tool_events_per_cpu_have_one_row_as_perf)
+{
+	char *perf = need_perf();
+	const char *args[] = {"-x", ",", "-a", "-A", "-e", "duration_time,cpu-clock", "--", "true",
+	                      NULL};
+	char *ours = run_stat(th_perfev_bin(), args), *theirs = run_stat(perf, args);
+	char a[2048], b[2048];
+
+	csv_cpus_and_events(ours, a, sizeof(a));
+	csv_cpus_and_events(theirs, b, sizeof(b));
+	cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
+	cr_expect(strncmp(a, "CPU0 duration_time;", 19) == 0, "%s", a);
+	free(ours);
+	free(theirs);
+	free(perf);
+}
