@@ -573,7 +573,8 @@ static void print_times(const struct stat_report *r)
 	}
 	fprintf(out, "\n %17.9f seconds time elapsed\n\n", r->elapsed_ns / 1e9);
 	if (r->have_rusage)
-		fprintf(out, " %17.9f seconds user\n %17.9f seconds sys\n\n", r->user_s, r->sys_s);
+		/* perf ends the user and sys times with two blank lines. */
+		fprintf(out, " %17.9f seconds user\n %17.9f seconds sys\n\n\n", r->user_s, r->sys_s);
 }
 
 static bool same_reason(const struct stat_report *r, int e, int f);

@@ -397,3 +397,47 @@ Test(stat_parity, tool_events_per_cpu_have_one_row_as_perf)
 	free(theirs);
 	free(perf);
 }
+
+/*
+ * The text output with each number as "9" and each run of blanks as one
+ * (counts and their widths differ from run to run); trailing blanks dropped,
+ * blank lines kept.
+ */
+static void text_shape(const char *text, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = text; *p && n + 2 < size; p++) {
+		if ((*p >= '0' && *p <= '9') || ((*p == '.' || *p == ',') && n && buf[n - 1] == '9' &&
+		                                 p[1] >= '0' && p[1] <= '9')) {
+			if (!n || buf[n - 1] != '9')
+				buf[n++] = '9';
+		} else if (*p == ' ') {
+			if (n && buf[n - 1] != ' ' && buf[n - 1] != '\n')
+				buf[n++] = ' ';
+		} else {
+			if (*p == '\n' && n && buf[n - 1] == ' ')
+				n--;
+			buf[n++] = *p;
+		}
+	}
+	buf[n] = '\0';
+}
+
+Test(stat_parity, the_table_has_perfs_lines)
+{
+	char *perf = need_perf();
+	const char *args[] = {"-e",
+	                      "cpu-clock/period=5000/,task-clock/name=mine/,page-faults/period=1/,"
+	                      "duration_time",
+	                      "--", "true", NULL};
+	char *ours = run_stat(th_perfev_bin(), args), *theirs = run_stat(perf, args);
+	char a[4096], b[4096];
+
+	text_shape(ours, a, sizeof(a));
+	text_shape(theirs, b, sizeof(b));
+	cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
+	free(ours);
+	free(theirs);
+	free(perf);
+}
