@@ -62,17 +62,19 @@ static int add_text(struct stat_state *s, const char *text, size_t len)
 	return r;
 }
 
-int stat_add_events(struct stat_state *s, const char *text)
+/*
+ * Walks the items of an -e list at the top level (outside braces and a
+ * PMU's "/terms/"). With s NULL, only says whether one names a tool event
+ * (returns 1) or none does (0). With s, adds the tool events in their
+ * places and parses each run of other items between them as one list;
+ * returns 0 or an exit status.
+ */
+static int walk_items(struct stat_state *s, const char *text)
 {
 	const char *pending = NULL, *pending_end = NULL, *item = text;
 	int braces = 0, r;
 	bool in_terms = false, colon = false;
 
-	/*
-	 * Items at the top level (outside braces and a PMU's "/terms/") that
-	 * name a tool event are perfev's; the runs of other items between them
-	 * go to the event parser, each as one list.
-	 */
 	for (const char *p = text;; p++) {
 		if (*p && (*p != ',' || braces > 0 || in_terms)) {
 			if (*p == '{')
@@ -86,7 +88,14 @@ int stat_add_events(struct stat_state *s, const char *text)
 			continue;
 		}
 		enum stat_tool tool = tool_named(item, (size_t)(p - item));
-		if (tool == STAT_TOOL_NONE) {
+		if (!s) {
+			if (tool != STAT_TOOL_NONE)
+				return 1;
+		} else if (strspn(item, " \t") >= (size_t)(p - item)) {
+			cli_error("option '-e' has an empty event in '%s' (remove the extra ',')",
+			          text);
+			return 129;
+		} else if (tool == STAT_TOOL_NONE) {
 			if (!pending)
 				pending = item;
 			pending_end = p;
@@ -104,6 +113,14 @@ int stat_add_events(struct stat_state *s, const char *text)
 	if (pending)
 		return add_text(s, pending, (size_t)(pending_end - pending));
 	return 0;
+}
+
+int stat_add_events(struct stat_state *s, const char *text)
+{
+	/* Without tool events the parser sees the list whole, and its errors point into it. */
+	if (walk_items(NULL, text) == 0)
+		return stat_add_parsed_events(s, text);
+	return walk_items(s, text);
 }
 
 void stat_read_tools(const struct stat_state *s, struct raw *out)

@@ -441,3 +441,17 @@ Test(stat_parity, the_table_has_perfs_lines)
 	free(theirs);
 	free(perf);
 }
+
+Test(stat_parity, an_empty_event_beside_a_tool_event_is_refused)
+{
+	struct th_output r = th_perfev("stat", "-e", "duration_time,", "--", "true");
+
+	cr_expect_eq(r.status, 129, "%s", r.err);
+	cr_expect(strstr(r.err, "option '-e' has an empty event in 'duration_time,'"), "%s", r.err);
+	th_output_free(&r);
+	/* Without a tool event the parser sees the whole list, and points into it. */
+	r = th_perfev("stat", "-e", "cycles,,page-faults", "--", "true");
+	cr_expect_eq(r.status, 129, "%s", r.err);
+	cr_expect(strstr(r.err, "cycles,,page-faults"), "%s", r.err);
+	th_output_free(&r);
+}
