@@ -29,7 +29,18 @@ packages="
 	chromium
 	libxml2-dev
 	libc6-dbg
+	locales
+	python3
+	g++
 "
+
+# The locale test_stat_parity groups digits in (perf's thousands separators).
+ensure_locale() {
+	if ! locale -a 2>/dev/null | grep -qi '^en_US\.utf-\?8$'; then
+		echo "install-deps: generating the locale en_US.UTF-8"
+		localedef -i en_US -f UTF-8 en_US.UTF-8
+	fi
+}
 
 missing=""
 for p in $packages; do
@@ -40,6 +51,7 @@ done
 
 if [ -z "$missing" ]; then
 	echo "install-deps: all packages present"
+	[ "$(id -u)" -ne 0 ] || ensure_locale
 	exit 0
 fi
 
@@ -54,3 +66,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # shellcheck disable=SC2086
 apt-get install -y --no-install-recommends $missing
+ensure_locale
