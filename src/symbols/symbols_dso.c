@@ -579,8 +579,9 @@ static struct dso_addr *lookup(struct pev_symbols *s, struct sym_dso *d, uint64_
 	struct dso_addr *e = pev__arena_alloc(&s->arena, sizeof(*e));
 	GElf_Off off = 0;
 	GElf_Sym sym;
-	const char *name;
-	uint64_t fn_lo = 0, fn_hi = 0;
+	const char *name, *plt_name;
+	uint64_t fn_lo = 0, fn_hi = 0, plt_start, plt_size;
+	int plt;
 
 	if (!e)
 		return NULL;
@@ -596,6 +597,10 @@ static struct dso_addr *lookup(struct pev_symbols *s, struct sym_dso *d, uint64_
 		if (!e->sym &&
 		    !(e->sym = get_sym(s, d, start, sym.st_size,
 				       pev__dso_alias_name(d, start, name))))
+			return NULL;
+	} else if ((plt = pev__dso_plt_find(s, d, vaddr, &plt_start, &plt_size, &plt_name)) != 0) {
+		/* A PLT stub: named after the function it jumps to, as perf does. */
+		if (plt < 0 || !(e->sym = get_sym(s, d, plt_start, plt_size, plt_name)))
 			return NULL;
 	} else if (e->nframes && e->frames[e->nframes - 1].function && fn_hi > fn_lo &&
 		   vaddr >= fn_lo && vaddr < fn_hi) {

@@ -7,6 +7,7 @@
  *   symbols_dso.c    ELF files through libdwfl: build ids, symbols, lines,
  *                    inline frames, demangling, the per-DSO caches
  *   symbols_alias.c  the name of a function that several symbols share
+ *   symbols_plt.c    names for PLT stubs ("sin@plt")
  *   symbols_cus.c    the DWARF compile unit holding an address, also where
  *                    .debug_aranges does not list it (clang)
  *   symbols_debuginfo.c separate debuginfo files on disk (debuginfod on request)
@@ -90,6 +91,15 @@ struct dso_addr {
 	unsigned nframes;
 };
 
+/* The named stubs of a DSO's .plt (symbols_plt.c), built at its first unnamed address. */
+struct dso_plt {
+	uint64_t start;     /* ELF vaddr of the first stub after the header */
+	uint64_t entsize;   /* bytes per stub */
+	const char **names; /* n names, "sin@plt" (arena) */
+	size_t n;
+	bool built;
+};
+
 struct sym_dso {
 	struct sym_dso *next_same_hash; /* DSOs whose path hashes alike */
 	char *path;                     /* the path as mapped: what results show */
@@ -127,6 +137,7 @@ struct sym_dso {
 	size_t naliases;
 	uint64_t alias_base; /* the module's start: keys hold offsets from it */
 	bool aliases_built;
+	struct dso_plt plt;
 };
 
 /* ---- address spaces (symbols_maps.c) ----------------------------------- */
@@ -205,6 +216,15 @@ const char *pev__sym_demangle(struct pev__arena *a, const char *name);
  * the one perf's rule chooses among them, else name (libdwfl's answer).
  */
 const char *pev__dso_alias_name(struct sym_dso *d, uint64_t start, const char *name);
+
+/* symbols_plt.c */
+/*
+ * Whether vaddr (an ELF vaddr of d, opened) lies in a stub of d's .plt:
+ * returns 1 with the stub's *start, *size and *name ("sin@plt", owned by
+ * s's arena), 0 when not (or d has no PLT names), -ENOMEM.
+ */
+int pev__dso_plt_find(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr, uint64_t *start,
+		      uint64_t *size, const char **name);
 
 /* symbols_cus.c */
 /*
