@@ -225,6 +225,53 @@ Test(cmd_report, tracepoint_on_every_cpu_like_perf)
 	expect_like_perf(perf_record("sw.data", "-a -g -e sched:sched_switch", work), 1);
 }
 
+/* The lines of a report that name kernel symbols ("[k] "), in order. */
+static char *kernel_lines(const char *report)
+{
+	char *out = calloc(1, strlen(report) + 1), *w = out;
+
+	cr_assert_not_null(out);
+	for (const char *l = report; *l;) {
+		size_t n = strcspn(l, "\n");
+
+		if (memmem(l, n, "[k] ", 4)) {
+			memcpy(w, l, n);
+			w += n;
+			*w++ = '\n';
+		}
+		l += n + (l[n] == '\n');
+	}
+	return out;
+}
+
+/*
+ * Kernel functions named as perf names them in a syscall-heavy recording of
+ * user and kernel, among them symbols that share an address
+ * (__pi___x86_indirect_thunk_rax and __x86_indirect_thunk_rax: perf names
+ * the last one listed). test_symbols checks the rule itself on a fixture.
+ */
+Test(cmd_report, kernel_aliases_like_perf)
+{
+	char cmd[2 * PATH_MAX + 128], *a, *b, *ka, *kb;
+
+	th_need_perf();
+	th_require_root(); /* kallsyms shows addresses to root alone */
+	const char *file = perf_record("kern.data", "-e cpu-clock",
+				       "dd if=/dev/zero of=/dev/null bs=1 count=100000");
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --stdio --sort sym", th_perfev_bin(), file);
+	a = th_sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort sym 2>/dev/null", file);
+	b = th_sh_ok(cmd);
+	ka = kernel_lines(a);
+	kb = kernel_lines(b);
+	cr_expect(strstr(kb, "[k] ") != NULL, "perf names no kernel function:\n%s", b);
+	cr_expect_str_eq(ka, kb);
+	free(ka);
+	free(kb);
+	free(a);
+	free(b);
+}
+
 Test(cmd_report, no_call_chains_and_percent_limit)
 {
 	char work[PATH_MAX + 8], cmd[16384];

@@ -1035,6 +1035,7 @@ static void write_kallsyms(const char *path)
 		   "ffffffff81000000 T _stext\n"
 		   "ffffffff81000100 t __schedule_local\n"
 		   "ffffffff81000100 T schedule\n"
+		   "ffffffff81000100 r schedule_rodata\n"
 		   "ffffffff81000180 W weak_fn\n"
 		   "ffffffff81000200 D some_data\n"
 		   "ffffffffc0001000 t mod_func\t[mymod]\n"
@@ -1059,9 +1060,9 @@ Test(symbols, kernel_from_fixture, .init = th_leak_init, .fini = th_leak_fini)
 	cr_expect_eq(stats(s).kernel_symbols, 6);
 
 	struct pev_symbol t = resolve(s, 0, UINT64_C(0xffffffff81000000));
-	cr_expect_str_eq(t.name, "_text", "global code first, then the first listed");
+	cr_expect_str_eq(t.name, "_stext", "the last listed, as perf");
 	struct pev_symbol sc = resolve(s, 0, UINT64_C(0xffffffff81000105));
-	cr_expect_str_eq(sc.name, "schedule", "a global name beats a local one");
+	cr_expect_str_eq(sc.name, "schedule", "the last listed that perf keeps (not rodata)");
 	cr_expect_eq(sc.offset, 5);
 	cr_expect_eq(sc.size, 0x80);
 	cr_expect_eq(sc.start, UINT64_C(0xffffffff81000100));

@@ -24,15 +24,13 @@
 #include "core/util.h"
 
 /*
- * One symbol: 16 bytes. Its name is not kept: only where it is, read back
+ * One symbol: 16 bytes (with padding). Its name is not kept: only where it is, read back
  * (and kept in the symbolizer's arena) when an address resolves to it.
  */
 struct ksym {
 	uint64_t addr;
 	uint32_t name;   /* offset of the name in the file, or in sym_kernel.names */
 	uint16_t module; /* index into sym_kernel.mods + 1; 0: the core kernel */
-	char type;
-	uint8_t under; /* leading underscores of the name, at most 9 */
 };
 
 struct sym_kernel {
@@ -75,17 +73,23 @@ uint64_t pev__kernel_count(const struct sym_kernel *k)
 	return k ? k->n : 0;
 }
 
-/* Which of two symbols at one address names it: global before local,
- * code before data, fewer leading underscores, then the first listed. */
-static int rank(const struct ksym *k)
+/*
+ * The symbols perf keeps, by kallsyms type: code (T, t), weak code (W, w),
+ * data (D, d) and bss (B, b). Read-only data, absolute and undefined
+ * symbols are left out, so that the code before them runs on to the next
+ * symbol kept, as in perf.
+ */
+static bool kept(char type)
 {
-	int r = 0;
-
-	if (k->type >= 'A' && k->type <= 'Z')
-		r += 100;
-	if (k->type == 't' || k->type == 'T' || k->type == 'w' || k->type == 'W')
-		r += 50;
-	return r - k->under;
+	switch (type | 0x20) {
+	case 't':
+	case 'w':
+	case 'd':
+	case 'b':
+		return true;
+	default:
+		return false;
+	}
 }
 
 static int by_addr(const void *a, const void *b)
@@ -186,7 +190,7 @@ static int parse_line(struct sym_kernel *k, const char *line, const char *end, u
 	name = tp + 3;
 	mod = memchr(name, '\t', (size_t)(end - name));
 	len = (size_t)((mod ? mod : end) - name);
-	if (!len || type == 'a' || type == 'A' || type == 'U')
+	if (!len || !kept(type))
 		return 0;
 	if (k->n == k->cap) {
 		size_t cap = k->cap ? k->cap * 2 : 16384;
@@ -199,9 +203,6 @@ static int parse_line(struct sym_kernel *k, const char *line, const char *end, u
 	ks = &k->syms[k->n];
 	memset(ks, 0, sizeof(*ks));
 	ks->addr = addr;
-	ks->type = type;
-	while (ks->under < 9 && ks->under < len && name[ks->under] == '_')
-		ks->under++;
 	if (mod && mod + 1 < end && mod[1] == '[') {
 		ks->module = module_id(k, mod + 1, (size_t)(end - mod - 1));
 		if (!ks->module)
@@ -278,7 +279,13 @@ static int parse(struct sym_kernel *k, int fd)
 	return r;
 }
 
-/* Sorts and keeps one symbol per address. */
+/*
+ * Sorts and keeps one symbol per address: of the symbols listed at one
+ * address, the last one. That is perf's choice (docs/SYMBOLS.md): kallsyms
+ * gives no sizes, perf stretches each symbol to the start of the next one
+ * listed, so that only the last of those at an address has a size, and its
+ * rule for aliases (symbols_alias.c, rule 1) prefers a symbol with a size.
+ */
 static void index_syms(struct sym_kernel *k)
 {
 	size_t out = 0, sorted;
@@ -291,8 +298,7 @@ static void index_syms(struct sym_kernel *k)
 		qsort(k->syms, k->n, sizeof(*k->syms), by_addr);
 	for (size_t i = 0; i < k->n; i++) {
 		if (out && k->syms[out - 1].addr == k->syms[i].addr) {
-			if (rank(&k->syms[i]) > rank(&k->syms[out - 1]))
-				k->syms[out - 1] = k->syms[i];
+			k->syms[out - 1] = k->syms[i]; /* listed later: sorted by line */
 			continue;
 		}
 		k->syms[out++] = k->syms[i];
