@@ -103,6 +103,7 @@ struct rec_dsos {
 	struct rec_dso *dsos;
 	int ndsos, cap;
 	bool kernel_hit;
+	bool vdso_mapped; /* a process mapped the [vdso] */
 };
 
 /* What the records written so far held. */

@@ -5,8 +5,9 @@
  * process's executable mappings (FORK and exec COMM records keep them as
  * the kernel does); each sample's address, and its call chain's, marks the
  * file it falls in as hit. At the end the build ids of the files hit (read
- * from their ELF notes with libelf) and of the kernel (/sys/kernel/notes)
- * go into the BUILD_ID feature, so that perf report knows what it reads.
+ * from their ELF notes with libelf), of the kernel (/sys/kernel/notes)
+ * and, when a process mapped it, of the vDSO (perfev's own image) go into
+ * the BUILD_ID feature, so that perf report knows what it reads.
  *
  * This runs on every record, so it reads fields at fixed offsets and looks
  * a sample up in its process's mappings, the last one found first.
@@ -14,9 +15,11 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,6 +87,8 @@ static int dso_get(struct rec_dsos *d, const char *path)
 
 static void add_map(struct rec_dsos *d, int32_t pid, uint64_t start, uint64_t len, const char *path)
 {
+	if (strcmp(path, "[vdso]") == 0)
+		d->vdso_mapped = true;
 	if (pid < 0 || path[0] != '/' || !len)
 		return;
 	struct rec_proc *p = proc_get(d, pid, true);
@@ -289,6 +294,41 @@ static size_t kernel_build_id(unsigned char *id, size_t max)
 	return n > 0 ? note_build_id(buf, (size_t)n, id, max) : 0;
 }
 
+/*
+ * The vDSO's build id. The kernel maps the same image into every process
+ * (of one ABI), so perfev's own, at AT_SYSINFO_EHDR, stands for the
+ * recorded processes'. The image is the ELF file as it is, its size the
+ * end of its headers' tables; its PT_NOTE segments hold the build id.
+ * Returns its length, or 0 without a vDSO or a build id.
+ */
+static size_t vdso_build_id(unsigned char *id, size_t max)
+{
+	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	ElfW(Ehdr) eh;
+	size_t size;
+
+	if (!base)
+		return 0;
+	memcpy(&eh, base, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phentsize != sizeof(ElfW(Phdr)))
+		return 0;
+	size = eh.e_phoff + (size_t)eh.e_phnum * eh.e_phentsize;
+	if (eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize > size)
+		size = eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
+	for (size_t i = 0; i < eh.e_phnum; i++) {
+		ElfW(Phdr) ph;
+		size_t got;
+
+		memcpy(&ph, base + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_NOTE || ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
+			continue;
+		got = note_build_id(base + ph.p_offset, ph.p_filesz, id, max);
+		if (got)
+			return got;
+	}
+	return 0;
+}
+
 void rec_dsos_add_build_ids(struct rec_state *s)
 {
 	unsigned char id[PEV_PERFDATA_BUILD_ID_MAX];
@@ -303,6 +343,9 @@ void rec_dsos_add_build_ids(struct rec_state *s)
 			pev_perfdata_writer_add_build_id(s->writer, -1, PEV_RECORD_MISC_USER, id, n,
 			                                 s->dsos.dsos[i].path);
 	}
+	/* perf lists the vDSO whenever a process mapped it, hit or not. */
+	if (s->dsos.vdso_mapped && (n = vdso_build_id(id, sizeof(id))) > 0)
+		pev_perfdata_writer_add_build_id(s->writer, -1, PEV_RECORD_MISC_USER, id, n, "[vdso]");
 	if (s->dsos.kernel_hit && (n = kernel_build_id(id, sizeof(id))) > 0)
 		pev_perfdata_writer_add_build_id(s->writer, -1, PEV_RECORD_MISC_KERNEL, id, n,
 		                                 "[kernel.kallsyms]");

@@ -134,10 +134,19 @@ static bool read_line(const char *path, char *buf, size_t size)
 	return ok;
 }
 
-/* COMM of thread tid of process pid (FORK first for a thread that is not the main one). */
+/*
+ * The kernel's own size of a task's name, NUL included (TASK_COMM_LEN).
+ * /proc/PID/comm shows a kernel worker with its workqueue's name after it
+ * ("kworker/u8:0-events_unbound"), longer than the name the kernel keeps
+ * and writes into its own COMM records; perf cuts it to this size too.
+ */
+#define TASK_COMM_LEN 16
+
+/* COMM of thread tid of process pid (FORK first for a thread that is not the main one),
+ * with the name cut to the kernel's length. */
 static void synth_thread(struct synth_buf *b, pid_t pid, pid_t tid)
 {
-	char path[64], comm[32];
+	char path[64], comm[64];
 	struct {
 		uint32_t pid, ppid, tid, ptid;
 		uint64_t time;
@@ -147,6 +156,7 @@ static void synth_thread(struct synth_buf *b, pid_t pid, pid_t tid)
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
 	if (!read_line(path, comm, sizeof(comm)))
 		return;
+	comm[TASK_COMM_LEN - 1] = '\0';
 	if (tid != pid)
 		put_record(b, PEV_RECORD_FORK, 0, &fork, sizeof(fork), NULL);
 	put_record(b, PEV_RECORD_COMM, 0, ids, sizeof(ids), comm);

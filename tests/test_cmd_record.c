@@ -296,6 +296,85 @@ Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th
 	free(path);
 }
 
+/* The line of `perf buildid-list -i file` that names dso, or "" (malloc'ed). */
+static char *buildid_line(const char *file, const char *dso)
+{
+	char cmd[2 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "perf buildid-list -i '%s' | grep -F ' %s' || true", file, dso);
+	return sh_quiet_ok(cmd);
+}
+
+/* The vDSO's build id in the BUILD_ID feature, as perf writes it (the image is every process's). */
+Test(cmd_record, vdso_build_id_like_perf, .init = th_leak_init, .fini = th_leak_fini)
+{
+	th_need_perf();
+	const char *dir = th_temp_dir("rec"), *spin = th_test_program("perfdata_spin");
+	char *ours = th_path_join(dir, "ours.data"), *perfs = th_path_join(dir, "perf.data");
+	char cmd[4 * PATH_MAX];
+
+	struct th_output r = th_perfev("record", "-e", "cpu-clock", "-o", ours, spin, "50");
+	cr_assert_eq(r.status, 0, "perfev record: %d: %s", r.status, r.err);
+	th_output_free(&r);
+	/* -N: perf's build-id cache in $HOME is left alone. */
+	snprintf(cmd, sizeof(cmd), "perf record -q -N -e cpu-clock -o '%s' '%s' 50 2>&1", perfs,
+	         spin);
+	free(th_sh_ok(cmd));
+	char *a = buildid_line(ours, "[vdso]"), *b = buildid_line(perfs, "[vdso]");
+	if (!b[0])
+		th_skip("perf lists no [vdso] for its own recording (no vDSO here?)");
+	cr_expect_str_eq(a, b);
+	free(a);
+	free(b);
+	free(ours);
+	free(perfs);
+}
+
+/*
+ * The comms of tasks that ran before recording, cut to the kernel's 16 bytes
+ * (15 characters) as perf cuts them: /proc shows a kernel worker's full
+ * name ("kworker/R-kvfree_rcu_reclaim"). The rescuer workers ("kworker/R-")
+ * keep their names, so the two recordings name them alike.
+ */
+Test(cmd_record, comms_at_kernel_length_like_perf, .init = th_leak_init, .fini = th_leak_fini)
+{
+	th_need_perf();
+	th_require_root();
+	const char *dir = th_temp_dir("rec");
+	char *ours = th_path_join(dir, "ours.data"), *perfs = th_path_join(dir, "perf.data");
+	char cmd[4 * PATH_MAX];
+	static const char comms[] = "perf script -i '%s' --show-task-events -F comm,pid 2>/dev/null"
+	                            " | grep -o 'PERF_RECORD_COMM: kworker/R-.*' | sort -u";
+
+	struct th_output r = th_perfev("record", "-a", "-e", "cpu-clock", "-o", ours, "sleep", "0.1");
+	cr_assert_eq(r.status, 0, "perfev record -a: %d: %s", r.status, r.err);
+	th_output_free(&r);
+	snprintf(cmd, sizeof(cmd), "perf record -q -N -a -e cpu-clock -o '%s' sleep 0.1 2>&1", perfs);
+	free(th_sh_ok(cmd));
+
+	snprintf(cmd, sizeof(cmd), comms, perfs);
+	char *b = th_sh_ok(cmd);
+	bool long_name = false;
+	for (const char *l = b; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != '\0'))
+		long_name |= strcspn(l + strlen("PERF_RECORD_COMM: "), ":") == 15;
+	if (!long_name)
+		th_skip("no kernel worker named with 15 characters or more (kworker/R-*) to compare");
+	snprintf(cmd, sizeof(cmd), comms, ours);
+	char *a = th_sh_ok(cmd);
+	cr_expect_str_eq(a, b);
+	free(a);
+	free(b);
+
+	/* No name in the file is longer than the kernel's. */
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F comm 2>/dev/null | awk 'length($1) > 15'",
+	         ours);
+	a = th_sh_ok(cmd);
+	cr_expect_str_empty(a, "comms longer than 15 characters:\n%s", a);
+	free(a);
+	free(ours);
+	free(perfs);
+}
+
 Test(cmd_record, all_cpus_records_on_several_cpus, .init = th_leak_init, .fini = th_leak_fini)
 {
 	th_need_perf();
