@@ -607,34 +607,35 @@ Test(report, callgraph_children_modes)
 	o.sort = "sym";
 	o.percent_limit = 50;
 	text = write_ok(pev_profile_write_table, p, &o);
+	/* Sorted by symbol, a lone chain's first frame (the entry) is left out, as perf
+	 * does; leaf's own samples give their whole chain, from main down. */
 	expect_text(text, "    92.86%     0.00%  [.] main\n"
-			  "            |\n"
-			  "            ---main\n"
-			  "               |          \n"
-			  "               |--57.14%--a\n"
-			  "               |          |          \n"
-			  "               |          |--35.71%--leaf\n"
-			  "               |          |          \n"
-			  "               |           --21.43%--b\n"
-			  "               |          \n"
-			  "               |--21.43%--leaf\n"
-			  "               |          \n"
-			  "               |--7.14%--[unknown]\n"
-			  "               |          \n"
-			  "                --7.14%--write\n"
-			  "                          schedule\n"
+			  "            |          \n"
+			  "            |--57.14%--a\n"
+			  "            |          |          \n"
+			  "            |          |--35.71%--leaf\n"
+			  "            |          |          \n"
+			  "            |           --21.43%--b\n"
+			  "            |          \n"
+			  "            |--21.43%--leaf\n"
+			  "            |          \n"
+			  "            |--7.14%--[unknown]\n"
+			  "            |          \n"
+			  "             --7.14%--write\n"
+			  "                       schedule\n"
 			  "\n"
 			  "    57.14%    57.14%  [.] leaf\n"
-			  "            |\n"
-			  "            ---leaf\n"
+			  "            |          \n"
+			  "            |--35.71%--a\n"
+			  "            |          leaf\n"
+			  "            |          \n"
+			  "             --21.43%--leaf\n"
 			  "\n"
 			  "    57.14%     0.00%  [.] a\n"
-			  "            |\n"
-			  "            ---a\n"
-			  "               |          \n"
-			  "               |--35.71%--leaf\n"
-			  "               |          \n"
-			  "                --21.43%--b\n"
+			  "            |          \n"
+			  "            |--35.71%--leaf\n"
+			  "            |          \n"
+			  "             --21.43%--b\n"
 			  "\n"
 			  "\n\n");
 	free(text);
@@ -645,8 +646,7 @@ Test(report, callgraph_children_modes)
 	text = write_ok(pev_profile_write_table, p, &o);
 	expect_has(text, "    57.14%     0.00%  [.] a\n"
 			 "            |\n"
-			 "            ---a\n"
-			 "               main\n"
+			 "            ---main\n"
 			 "\n");
 	free(text);
 	pev_profile_free(p);

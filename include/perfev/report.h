@@ -194,6 +194,21 @@ enum pev_report_callgraph {
 	PEV_REPORT_CALLGRAPH_CALLER = 2, /**< each entry's stacks from the outermost caller down (perf -G) */
 };
 
+/** How the table draws each call graph (pev_report_opts.callgraph_print): perf's print types. */
+enum pev_report_cg_print {
+	PEV_REPORT_CG_GRAPH = 0,   /**< a tree, percentages of the event's total (perf's "graph") */
+	PEV_REPORT_CG_FRACTAL = 1, /**< a tree, percentages of the parent branch (perf's "fractal") */
+	PEV_REPORT_CG_FLAT = 2,    /**< every distinct chain on its own, one frame a line ("flat") */
+	PEV_REPORT_CG_FOLDED = 3,  /**< every distinct chain on one line, frames joined by ';' ("folded") */
+};
+
+/** What the table's call graphs show for each branch (pev_report_opts.callgraph_value). */
+enum pev_report_cg_value {
+	PEV_REPORT_CG_PERCENT = 0, /**< a percentage */
+	PEV_REPORT_CG_PERIOD = 1,  /**< the summed period */
+	PEV_REPORT_CG_COUNT = 2,   /**< the number of samples */
+};
+
 /* pev_report_opts.flags */
 /** Table, JSON: add the Children (inclusive) column and sort by it, as perf --children. */
 #define PEV_REPORT_CHILDREN (1u << 0)
@@ -265,6 +280,18 @@ struct pev_report_opts {
 	double min_width;
 	/** pprof: PEV_REPORT_LABEL_* bits. 0: comm and pid. */
 	unsigned labels;
+	/** Table: how call graphs are drawn. 0: a graph, as perf's default. */
+	enum pev_report_cg_print callgraph_print;
+	/** Table: what each call-graph branch shows. 0: percentages. */
+	enum pev_report_cg_value callgraph_value;
+	/** Table: the most branches shown at each level of a call graph (perf's print limit). 0: all. */
+	unsigned callgraph_print_limit;
+	/**
+	 * Table: the most frames of each stack the Children column and the call
+	 * graphs use, counted from the leaf or, with PEV_REPORT_CALLGRAPH_CALLER,
+	 * from the outermost caller (perf's --max-stack). 0: every frame.
+	 */
+	unsigned max_stack;
 };
 
 /** Initializer for struct pev_report_opts: everything zero (the defaults), the size set. */

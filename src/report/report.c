@@ -38,6 +38,12 @@ int pev__report_begin(const struct pev_profile *p, FILE *out, const struct pev_r
 	if ((unsigned)o->callgraph > PEV_REPORT_CALLGRAPH_CALLER)
 		return pev__bad_arg(err, func, "opts.callgraph", "unknown call graph mode %u",
 				    (unsigned)o->callgraph);
+	if ((unsigned)o->callgraph_print > PEV_REPORT_CG_FOLDED)
+		return pev__bad_arg(err, func, "opts.callgraph_print", "unknown call graph print type %u",
+				    (unsigned)o->callgraph_print);
+	if ((unsigned)o->callgraph_value > PEV_REPORT_CG_COUNT)
+		return pev__bad_arg(err, func, "opts.callgraph_value", "unknown call graph value %u",
+				    (unsigned)o->callgraph_value);
 	if (o->width > 1000000 || o->frame_height > 1000)
 		return pev__bad_arg(err, func, "opts.width",
 				    "the flame graph is limited to 1000000 pixels across and "

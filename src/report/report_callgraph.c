@@ -2,7 +2,7 @@
 /*
  * report_callgraph.c - the call graph of one table entry: the stacks of
  * its samples merged function by function into a tree, and drawn as perf
- * draws its "graph" mode:
+ * draws it in one of its print types (graph, fractal, flat, folded):
  *
  *     87.00%  w  w  [.] leaf
  *             |
@@ -13,10 +13,17 @@
  *                |
  *                 --12.04%--main
  *
+ * The stacks run from the entry's frame to its callers (callee order) or
+ * from the outermost caller down (caller order). With children, the
+ * samples the entry took itself give their whole chain, so its graph
+ * starts with the branch of its own callers; the samples of its callees
+ * give the chain from the entry on.
+ *
  * A node with one child and no stack ending in it continues on the next
- * line without a new branch; percentages are of the event's total period.
+ * line without a new branch (perf's merged chain node).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,22 +114,27 @@ int pev__cgraph_build(const struct pev__rows *r, uint32_t row, enum pev_report_c
 	for (uint32_t m = r->mem_off[row]; m < r->mem_off[row + 1]; m++) {
 		const struct pev__sample *s = &p->samples[r->mem[m].sample];
 		const uint32_t *st = pev__sample_stack(p, s);
-		int pos = (int)r->mem[m].pos, end, step;
+		int pos = (int)r->mem[m].pos, self = (int)pev__sample_self(p, s), end, step;
+		unsigned lo, hi;
 		uint32_t node = 0;
 
+		/* The entry's own samples give their whole chain (within the window),
+		 * from the self frame; those of its callees the chain from the entry. */
+		pev__rows_window(r, s, &lo, &hi);
 		if (mode == PEV_REPORT_CALLGRAPH_CALLEE) {
-			end = s->nr;
+			if (pos == self && pos < (int)lo)
+				pos = (int)lo;
+			end = (int)hi;
 			step = 1;
-		} else if (!r->children) {
-			/* From the outermost caller down to the entry. */
-			end = pos - 1;
-			pos = (int)s->nr - 1;
-			step = -1;
 		} else {
-			end = -1;
+			end = (self > (int)lo ? self : (int)lo) - 1;
+			if (pos == self)
+				pos = (int)hi - 1;
+			else
+				end = (int)lo - 1;
 			step = -1;
 		}
-		g->node[0].period += s->period;
+	g->node[0].period += s->period;
 		g->node[0].samples += s->count;
 		if (s->nr == 0) {
 			/* A sample without frames: its entry is the unknown symbol. */
@@ -132,7 +144,7 @@ int pev__cgraph_build(const struct pev__rows *r, uint32_t row, enum pev_report_c
 			g->node[node].samples += s->count;
 			continue;
 		}
-		for (int i = pos; i != end; i += step) {
+		for (int i = pos; step > 0 ? i < end : i > end; i += step) {
 			if ((flags & PEV_REPORT_NO_INLINE) && (p->frames[st[i]].flags & PEV_FRAME_INLINED))
 				continue;
 			if (!(node = child_get(g, node, frame_key(p, st[i], flags))))
@@ -181,17 +193,12 @@ struct draw {
 	FILE *out;
 	const struct pev_profile *p;
 	const struct pev__cgraph *g;
-	uint64_t total;
-	double limit;
-	unsigned flags;
-	char *prefix; /* the bars and spaces in front of the current level */
-	size_t len, cap;
+	const struct pev__cg_style *st;
+	uint64_t abs_min; /* graph, flat, folded: the least period shown */
+	unsigned margin;  /* spaces after the fixed 12 */
+	char *bar;        /* per level: whether its line ("|") continues */
+	bool printed;
 };
-
-static bool shown(const struct draw *d, uint32_t node)
-{
-	return d->limit < 0 || pev__percent(d->g->node[node].period, d->total) >= d->limit;
-}
 
 /* The node a chain continues to: its only child, when no stack ends at node. */
 static uint32_t chain_next(const struct pev__cgraph *g, uint32_t node)
@@ -204,83 +211,296 @@ static uint32_t chain_next(const struct pev__cgraph *g, uint32_t node)
 	return 0;
 }
 
-static int push(struct draw *d, const char *s)
+/* The last node of the chain that starts at node. */
+static uint32_t chain_last(const struct pev__cgraph *g, uint32_t node)
 {
-	size_t l = strlen(s);
+	for (uint32_t c = chain_next(g, node); c; c = chain_next(g, node))
+		node = c;
+	return node;
+}
 
-	if (pev__grow((void **)&d->prefix, &d->cap, d->len + l + 1, 1))
-		return -ENOMEM;
-	memcpy(d->prefix + d->len, s, l + 1);
-	d->len += l;
-	return 0;
+/* The period and samples of the stacks that go on below node. */
+static void below(const struct pev__cgraph *g, uint32_t node, uint64_t *period, uint64_t *samples)
+{
+	const struct pev__cg_node *n = &g->node[node];
+
+	*period = *samples = 0;
+	for (uint32_t i = 0; i < n->nr; i++) {
+		*period += g->node[g->kids[n->child + i]].period;
+		*samples += g->node[g->kids[n->child + i]].samples;
+	}
 }
 
 static const char *label(const struct draw *d, uint32_t node, char *buf, size_t size)
 {
-	return pev__cg_label(d->p, &d->g->node[node], d->flags, buf, size);
+	return pev__cg_label(d->p, &d->g->node[node], d->st->flags, buf, size);
 }
 
-static int branches(struct draw *d, uint32_t node)
+static void value(const struct draw *d, uint64_t period, uint64_t samples, uint64_t total)
 {
-	const struct pev__cg_node *n = &d->g->node[node];
-	uint32_t last = UINT32_MAX;
+	switch (d->st->value) {
+	case PEV_REPORT_CG_PERIOD:
+		fprintf(d->out, "%" PRIu64, period);
+		break;
+	case PEV_REPORT_CG_COUNT:
+		fprintf(d->out, "%" PRIu64, samples);
+		break;
+	default:
+		fprintf(d->out, "%.2f%%", pev__percent(period, total));
+		break;
+	}
+}
+
+static void left(const struct draw *d)
+{
+	fprintf(d->out, "            %*s", (int)d->margin, "");
+}
+
+/*
+ * The children of `parent` a graph shows, at most max: those at or above
+ * the graph's threshold, of the total (graph) or of the stacks going on
+ * below parent (fractal). Returns how many, written to kids[].
+ */
+static uint32_t shown_kids(const struct draw *d, uint32_t parent, uint32_t *kids)
+{
+	const struct pev__cg_node *n = &d->g->node[parent];
+	uint64_t min = d->abs_min, sum, cnt;
+	uint32_t k = 0;
+
+	if (d->st->print == PEV_REPORT_CG_FRACTAL) {
+		below(d->g, parent, &sum, &cnt);
+		double x = d->st->limit < 0 ? 0 : (double)sum * d->st->limit / 100.0;
+
+		min = (uint64_t)x;
+		min += (double)min < x; /* rounded up */
+	}
+	for (uint32_t i = 0; i < n->nr; i++)
+		if (d->g->node[d->g->kids[n->child + i]].period >= min)
+			kids[k++] = d->g->kids[n->child + i];
+	return k;
+}
+
+/* One frame of a branch: its bars, and on the branch's first line "--value--". */
+static void frame_line(struct draw *d, unsigned depth, bool first, uint64_t period,
+		       uint64_t samples, uint64_t total, const char *name)
+{
+	left(d);
+	for (unsigned i = 0; i < depth; i++) {
+		fputc(d->bar[i] ? '|' : ' ', d->out);
+		if (first && i == depth - 1) {
+			fputs("--", d->out);
+			value(d, period, samples, total);
+			fputs("--", d->out);
+		} else {
+			fputs("          ", d->out);
+		}
+	}
+	fprintf(d->out, "%s\n", name);
+	d->printed = true;
+}
+
+/* The branches below parent at level depth (1 for the first). */
+static int branches(struct draw *d, uint32_t parent, uint64_t total, unsigned depth)
+{
+	bool fractal = d->st->print == PEV_REPORT_CG_FRACTAL;
+	uint32_t *kids, n, shown = 0;
+	uint64_t remaining = total, count = 0;
 	char buf[32];
 
-	for (uint32_t i = 0; i < n->nr; i++)
-		if (shown(d, d->g->kids[n->child + i]))
-			last = i;
-	for (uint32_t i = 0; last != UINT32_MAX && i <= last; i++) {
-		uint32_t k = d->g->kids[n->child + i], c;
-		size_t keep = d->len;
+	if (!d->g->node[parent].nr)
+		return 0;
+	if (!(kids = malloc(d->g->node[parent].nr * sizeof(*kids))))
+		return -ENOMEM;
+	n = shown_kids(d, parent, kids);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = kids[i], last = chain_last(d->g, k);
+		uint64_t next_total = total, cnt;
 
-		if (!shown(d, k))
-			continue;
-		fprintf(d->out, "%s|          \n", d->prefix);
-		fprintf(d->out, "%s%c--%.2f%%--%s\n", d->prefix, i == last ? ' ' : '|',
-			pev__percent(d->g->node[k].period, d->total), label(d, k, buf, sizeof(buf)));
-		if (push(d, i == last ? "           " : "|          "))
+		remaining -= d->g->node[k].period;
+		count += d->g->node[k].samples;
+		/* The separator keeps this level's bar; the branch drops it when last. */
+		d->bar[depth - 1] = 1;
+		left(d);
+		for (unsigned j = 0; j < depth; j++)
+			fputs(d->bar[j] ? "|          " : "           ", d->out);
+		fputc('\n', d->out);
+		if (i + 1 == n && (!fractal || !remaining))
+			d->bar[depth - 1] = 0;
+		for (uint32_t c = k, first = 1; c; c = chain_next(d->g, c), first = 0)
+			frame_line(d, depth, first, d->g->node[c].period, d->g->node[c].samples,
+				   total, label(d, c, buf, sizeof(buf)));
+		if (fractal)
+			below(d->g, last, &next_total, &cnt);
+		d->bar[depth] = 1;
+		if (branches(d, last, next_total, depth + 1)) {
+			free(kids);
 			return -ENOMEM;
-		for (c = chain_next(d->g, k); c; k = c, c = chain_next(d->g, k))
-			fprintf(d->out, "%s%s\n", d->prefix, label(d, c, buf, sizeof(buf)));
-		if (branches(d, k))
-			return -ENOMEM;
-		d->len = keep;
-		d->prefix[keep] = '\0';
+		}
+		if (++shown == d->st->print_limit)
+			break;
 	}
+	/* Fractal: what the branches shown leave out of their parent, as "[...]". */
+	if (fractal && remaining && remaining != total) {
+		uint64_t sum, cnt;
+
+		below(d->g, parent, &sum, &cnt);
+		if (d->st->value != PEV_REPORT_CG_COUNT || cnt > count) {
+			d->bar[depth - 1] = 0;
+			frame_line(d, depth, true, remaining, cnt - count, total, "[...]");
+		}
+	}
+	free(kids);
+	return 0;
+}
+
+static int draw_graph(struct draw *d)
+{
+	const struct pev__cgraph *g = d->g;
+	uint32_t *top = NULL, parent = 0;
+	uint64_t total = d->st->print == PEV_REPORT_CG_FRACTAL ? d->st->entry : d->st->total;
+	char buf[32];
+	int r;
+
+	if (g->node[0].nr && !(top = malloc(g->node[0].nr * sizeof(*top))))
+		return -ENOMEM;
+	/* One chain holding the whole entry: "---name" and its frames, no value. */
+	if (top && shown_kids(d, 0, top) && g->node[top[0]].period == d->st->entry) {
+		unsigned frames = 0;
+		bool started = false;
+
+		for (uint32_t c = top[0], i = 0; c; c = chain_next(g, c), i++) {
+			if (i == 0 && d->st->skip_first)
+				continue;
+			left(d);
+			if (!started) {
+				fputs("|\n", d->out);
+				left(d);
+				fputs("---", d->out);
+				d->margin += 3;
+				started = true;
+			}
+			fprintf(d->out, "%s\n", label(d, c, buf, sizeof(buf)));
+			d->printed = true;
+			if (++frames == d->st->print_limit)
+				break;
+		}
+		parent = chain_last(g, top[0]);
+	}
+	free(top);
+	d->bar[0] = 1;
+	r = branches(d, parent, total, 1);
+	if (d->printed)
+		fputc('\n', d->out);
+	return r;
+}
+
+/* A node's own stacks: those that end at it. */
+static void own(const struct pev__cgraph *g, uint32_t node, uint64_t *period, uint64_t *samples)
+{
+	below(g, node, period, samples);
+	*period = g->node[node].period - *period;
+	*samples = g->node[node].samples - *samples;
+}
+
+struct chain_order {
+	const uint64_t *own;  /* per node: the period of the stacks ending there */
+	const uint32_t *rank; /* per node: its place in drawing order */
+};
+
+static int cmp_chains(const void *a, const void *b, void *arg)
+{
+	const struct chain_order *c = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (c->own[x] != c->own[y])
+		return c->own[x] > c->own[y] ? -1 : 1;
+	return (c->rank[x] > c->rank[y]) - (c->rank[x] < c->rank[y]);
+}
+
+/* The frames from the top down to node, each after `before`, separated by sep. */
+static void path(struct draw *d, uint32_t node, const char *before, const char *sep)
+{
+	char buf[32];
+
+	if (d->g->node[node].parent) {
+		path(d, d->g->node[node].parent, before, sep);
+		fputs(sep, d->out);
+	}
+	fprintf(d->out, "%s%s", before, label(d, node, buf, sizeof(buf)));
+}
+
+/* Flat and folded: every chain some stacks end in, most own weight first. */
+static int draw_chains(struct draw *d)
+{
+	const struct pev__cgraph *g = d->g;
+	uint32_t *list = malloc(g->n * sizeof(*list)), *rank = malloc(g->n * sizeof(*rank));
+	uint64_t *ownp = malloc(g->n * sizeof(*ownp));
+	struct chain_order co = {ownp, rank};
+	bool folded = d->st->print == PEV_REPORT_CG_FOLDED;
+	uint32_t n = 0, top = 0, k = 0;
+
+	if (!list || !ownp || !rank) {
+		free(list);
+		free(ownp);
+		free(rank);
+		return -ENOMEM;
+	}
+	/* Depth first in drawing order (list doubles as the work stack), so that
+	 * ties keep the graph's order. */
+	list[top++] = 0;
+	while (top) {
+		uint32_t node = list[--top];
+		const struct pev__cg_node *x = &g->node[node];
+
+		rank[node] = n++;
+		for (uint32_t i = x->nr; i-- > 0;)
+			list[top++] = g->kids[x->child + i];
+	}
+	for (uint32_t i = 1; i < g->n; i++) {
+		uint64_t samples;
+
+		own(g, i, &ownp[i], &samples);
+		if (ownp[i] && ownp[i] >= d->abs_min)
+			list[k++] = i;
+	}
+	qsort_r(list, k, sizeof(*list), cmp_chains, &co);
+	for (uint32_t i = 0; i < k && (!d->st->print_limit || i < d->st->print_limit); i++) {
+		uint32_t c = list[i];
+		uint64_t op, os;
+
+		if (folded) {
+			own(g, c, &op, &os);
+			value(d, op, os, d->st->total);
+			fputc(' ', d->out);
+			path(d, c, "", ";");
+			fputc('\n', d->out);
+		} else {
+			fputs("           ", d->out);
+			value(d, g->node[c].period, g->node[c].samples, d->st->total);
+			fputc('\n', d->out);
+			path(d, c, "                ", "\n");
+			fputs("\n\n", d->out);
+		}
+	}
+	free(list);
+	free(ownp);
+	free(rank);
 	return 0;
 }
 
 int pev__cgraph_print(FILE *out, const struct pev_profile *p, const struct pev__cgraph *g,
-		      uint64_t total, double limit, unsigned flags)
+		      const struct pev__cg_style *st)
 {
-	struct draw d = {out, p, g, total, limit, flags, NULL, 0, 0};
-	const struct pev__cg_node *root = &g->node[0];
-	bool any = false;
-	char buf[32];
+	struct draw d = {out, p, g, st, 0, 0, NULL, false};
 	int r;
 
-	for (uint32_t i = 0; i < root->nr; i++)
-		any |= shown(&d, g->kids[root->child + i]);
-	if (!any)
-		return 0;
-	if ((r = push(&d, "            ")))
-		return r;
-	if (root->nr == 1 && g->node[g->kids[root->child]].period == root->period) {
-		/* One chain holds everything: "---name", its continuation, then branches. */
-		uint32_t k = g->kids[root->child], c;
-
-		fprintf(out, "%s|\n", d.prefix);
-		fprintf(out, "%s---%s\n", d.prefix, label(&d, k, buf, sizeof(buf)));
-		if ((r = push(&d, "   ")))
-			goto out;
-		for (c = chain_next(g, k); c; k = c, c = chain_next(g, k))
-			fprintf(out, "%s%s\n", d.prefix, label(&d, c, buf, sizeof(buf)));
-		r = branches(&d, k);
-	} else {
-		r = branches(&d, 0);
-	}
-	fputc('\n', out);
-out:
-	free(d.prefix);
+	if (st->limit > 0)
+		d.abs_min = (uint64_t)((double)st->total * (st->limit / 100.0));
+	if (st->print == PEV_REPORT_CG_FLAT || st->print == PEV_REPORT_CG_FOLDED)
+		return draw_chains(&d);
+	if (!(d.bar = calloc((size_t)g->n + 2, 1)))
+		return -ENOMEM;
+	r = draw_graph(&d);
+	free(d.bar);
 	return r;
 }

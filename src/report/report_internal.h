@@ -301,11 +301,21 @@ struct pev__member {
 	uint32_t pos;
 };
 
+/*
+ * Which frames of each stack the Children column and the call graphs use,
+ * and in what order (perf's --max-stack and call-graph order).
+ */
+struct pev__window {
+	unsigned max_stack; /* the most frames of a stack used; 0: all */
+	bool root_first;    /* the chain runs from the outermost caller (perf's caller order) */
+};
+
 /* The table of one event. */
 struct pev__rows {
 	const struct pev_profile *p;
 	struct pev__keys keys;
 	bool children;
+	struct pev__window win;
 	unsigned event;
 	struct pev__row *row;
 	uint32_t n;
@@ -322,11 +332,24 @@ struct pev__rows {
 /*
  * Builds the table of event: rows for the keys, self (and with children,
  * inclusive) periods, the rows at or above percent_limit sorted as perf
- * sorts them, and with members each row's samples. 0 or -ENOMEM.
+ * sorts them, and with members each row's samples. win (NULL: every
+ * frame, leaf first) says which frames count towards Children; a row met
+ * twice in one stack keeps the position met first in its order. 0 or -ENOMEM.
  */
 int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pev__keys *keys,
-		    bool children, double percent_limit, bool members, struct pev__rows *rows);
+		    bool children, const struct pev__window *win, double percent_limit,
+		    bool members, struct pev__rows *rows);
 void pev__rows_free(struct pev__rows *rows);
+
+/* The frames [*lo, *hi) of s that r's window uses. */
+static inline void pev__rows_window(const struct pev__rows *r, const struct pev__sample *s,
+				    unsigned *lo, unsigned *hi)
+{
+	unsigned n = r->win.max_stack && r->win.max_stack < s->nr ? r->win.max_stack : s->nr;
+
+	*lo = r->win.root_first ? s->nr - n : 0;
+	*hi = r->win.root_first ? s->nr : n;
+}
 
 /* The period a row is sorted and filtered by (children's when shown). */
 static inline uint64_t pev__row_period(const struct pev__rows *r, const struct pev__row *row)
@@ -384,12 +407,26 @@ void pev__cgraph_free(struct pev__cgraph *g);
 const char *pev__cg_label(const struct pev_profile *p, const struct pev__cg_node *n,
 			  unsigned flags, char *buf, size_t size);
 
+/* How a call graph is drawn. */
+struct pev__cg_style {
+	enum pev_report_cg_print print;
+	enum pev_report_cg_value value;
+	double limit;          /* the threshold in percent (graph: of total; fractal: of the
+			        * parent; flat, folded: of total); negative: none */
+	unsigned print_limit;  /* the most branches per level (chains for flat, folded); 0: all */
+	bool skip_first;       /* one chain holding the entry: leave out its first frame (perf
+			        * does when the table is sorted by symbol first) */
+	unsigned flags;        /* PEV_REPORT_* (ADDRESSES) */
+	uint64_t total;        /* the event's period */
+	uint64_t entry;        /* the entry's period (Children's with children) */
+};
+
 /*
- * Draws g under its table line as perf's graph mode does; branches below
- * limit percent of total are left out. Returns 0 or -ENOMEM.
+ * Draws g under its table line as perf draws the style's print type;
+ * writes nothing when nothing reaches the threshold. Returns 0 or -ENOMEM.
  */
 int pev__cgraph_print(FILE *out, const struct pev_profile *p, const struct pev__cgraph *g,
-		      uint64_t total, double limit, unsigned flags);
+		      const struct pev__cg_style *st);
 
 /* ---- merged stacks for folded output and flame graphs (report_stacks.c) ---------------- */
 

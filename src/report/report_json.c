@@ -203,7 +203,7 @@ int pev_profile_write_json(const struct pev_profile *p, FILE *out,
 
 		if (event >= 0 && (unsigned)event != e)
 			continue;
-		if (pev__rows_build(p, e, &keys, o.flags & PEV_REPORT_CHILDREN, o.percent_limit,
+		if (pev__rows_build(p, e, &keys, o.flags & PEV_REPORT_CHILDREN, NULL, o.percent_limit,
 				    o.callgraph != PEV_REPORT_CALLGRAPH_NONE, &rows)) {
 			c.failed = true;
 			break;

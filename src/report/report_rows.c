@@ -204,7 +204,7 @@ static int walk_samples(struct walk *w)
 	for (uint32_t si = 0; si < p->nr_samples; si++) {
 		const struct pev__sample *s = &p->samples[si];
 		const uint32_t *st = pev__sample_stack(p, s);
-		unsigned self = pev__sample_self(p, s);
+		unsigned self = pev__sample_self(p, s), lo, hi;
 		uint32_t sym = s->nr ? p->frames[st[self]].sym : PEV__SYM_NONE;
 		struct row_key k;
 		uint32_t row;
@@ -218,7 +218,10 @@ static int walk_samples(struct walk *w)
 		contribute(w, si, row, self, true);
 		if (!r->children || !frame_keys)
 			continue;
-		for (unsigned i = 0; i < s->nr; i++) {
+		pev__rows_window(r, s, &lo, &hi);
+		for (unsigned j = lo; j < hi; j++) {
+			unsigned i = r->win.root_first ? hi - 1 - (j - lo) : j;
+
 			if (i == self || !counted(p, st[i]))
 				continue;
 			make_key(p, &w->m, s, p->frames[st[i]].sym, &k);
@@ -307,7 +310,8 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 }
 
 int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pev__keys *keys,
-		    bool children, double percent_limit, bool members, struct pev__rows *rows)
+		    bool children, const struct pev__window *win, double percent_limit,
+		    bool members, struct pev__rows *rows)
 {
 	struct walk w = {.r = rows};
 	uint32_t *fill = NULL;
@@ -316,6 +320,8 @@ int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pe
 	rows->p = p;
 	rows->keys = *keys;
 	rows->children = children;
+	if (win)
+		rows->win = *win;
 	rows->event = event;
 	rows->total = p->events[event].total;
 	rows->samples = p->events[event].samples;

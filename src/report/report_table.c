@@ -94,7 +94,18 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, const str
 	struct pev__rows rows;
 	char buf[4200], cnt[32];
 
-	if (pev__rows_build(p, e, keys, children, o->percent_limit,
+	struct pev__window win = {o->max_stack, o->callgraph == PEV_REPORT_CALLGRAPH_CALLER};
+	struct pev__cg_style style = {
+		.print = o->callgraph_print,
+		.value = o->callgraph_value,
+		.limit = cg_limit,
+		.print_limit = o->callgraph_print_limit,
+		/* perf leaves out a lone chain's first frame when sorted by symbol first */
+		.skip_first = o->sort && strncmp(o->sort, "sym", 3) == 0,
+		.flags = o->flags,
+	};
+
+	if (pev__rows_build(p, e, keys, children, &win, o->percent_limit,
 			    o->callgraph != PEV_REPORT_CALLGRAPH_NONE, &rows))
 		return pev__report_nomem(err, func);
 	for (unsigned k = 0; k < keys->n; k++) {
@@ -148,9 +159,12 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, const str
 				pad(out, ' ', width[k] - l);
 		}
 		fputc('\n', out);
-		/* An entry below the graph's limit would draw nothing: skip building its graph. */
+		/* An entry below an absolute limit would draw nothing: skip building its graph. */
+		style.total = rows.total;
+		style.entry = pev__row_period(&rows, row);
 		if (o->callgraph != PEV_REPORT_CALLGRAPH_NONE &&
-		    (cg_limit < 0 || pev__percent(pev__row_period(&rows, row), rows.total) >= cg_limit)) {
+		    (cg_limit <= 0 || o->callgraph_print == PEV_REPORT_CG_FRACTAL ||
+		     style.entry >= (uint64_t)((double)rows.total * (cg_limit / 100.0)))) {
 			struct pev__cgraph g;
 			int r;
 
@@ -158,7 +172,7 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, const str
 				pev__rows_free(&rows);
 				return pev__report_nomem(err, func);
 			}
-			r = pev__cgraph_print(out, p, &g, rows.total, cg_limit, o->flags);
+			r = pev__cgraph_print(out, p, &g, &style);
 			pev__cgraph_free(&g);
 			if (r) {
 				pev__rows_free(&rows);
