@@ -15,8 +15,9 @@
 #include "cli.h"
 
 static const char usage[] =
-    "perfev report [-i FILE] [--sort KEYS] [-g [caller|callee|none]] [--children]\n"
-    "                     [--percent-limit P] [--stdio] [--inline|--no-inline] [-e EVENT]\n"
+    "perfev report [-i FILE] [--sort KEYS] [-g [TYPE,THRESHOLD,LIMIT,ORDER,VALUE]] [-G]\n"
+    "                     [--children|--no-children] [--max-stack N] [--percent-limit P]\n"
+    "                     [--stdio] [--inline|--no-inline] [-e EVENT]\n"
     "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]";
 
 enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
@@ -32,7 +33,14 @@ struct report_opts {
 	const char *event;
 	enum format format;
 	int callgraph; /* -1: as the file has call chains */
+	int order;     /* -1: caller with children, else callee (as perf) */
 	int children;  /* -1: with call graphs, as perf */
+	bool inverted; /* -G: caller order */
+	enum pev_report_cg_print cg_print;
+	enum pev_report_cg_value cg_value;
+	double cg_limit; /* 0: perf's 0.5; negative: none (set by -g and --percent-limit) */
+	unsigned cg_print_limit;
+	unsigned max_stack;
 	double percent_limit;
 	bool no_inline;
 	bool inline_frames;
@@ -70,16 +78,109 @@ static int check_sort(const char *sort)
 	}
 }
 
+/* Whether tok is a prefix of word, as perf matches -g keywords. */
+static bool prefix_of(const char *tok, size_t len, const char *word)
+{
+	return len <= strlen(word) && strncmp(tok, word, len) == 0;
+}
+
+/*
+ * Parses perf's -g argument: comma-separated keywords in any order (print
+ * type graph, fractal, flat, folded or none; order caller or callee; key
+ * function; branch; value percent, period or count) and numbers (the
+ * threshold, then the print limit). Returns 0, or the usage status with
+ * the message said (when `quiet`, nothing said: the word is not a -g value).
+ */
+static int parse_callgraph(const char *arg, struct report_opts *o, bool quiet)
+{
+	static const char *const prints[] = {"graph", "flat", "fractal", "folded"};
+	static const enum pev_report_cg_print print_of[] = {PEV_REPORT_CG_GRAPH, PEV_REPORT_CG_FLAT,
+							      PEV_REPORT_CG_FRACTAL,
+							      PEV_REPORT_CG_FOLDED};
+	static const char *const values[] = {"percent", "period", "count"};
+	struct report_opts t = *o;
+	bool threshold = false;
+	const char *s = arg;
+
+	t.callgraph = PEV_REPORT_CALLGRAPH_CALLEE;
+	for (;;) {
+		size_t len = strcspn(s, ",");
+		bool known = len > 0;
+		char *end;
+
+		if (!len)
+			;
+		else if (prefix_of(s, len, "none"))
+			t.callgraph = PEV_REPORT_CALLGRAPH_NONE;
+		else if (prefix_of(s, len, "callee"))
+			t.order = PEV_REPORT_CALLGRAPH_CALLEE;
+		else if (prefix_of(s, len, "caller"))
+			t.order = PEV_REPORT_CALLGRAPH_CALLER;
+		else if (prefix_of(s, len, "function") || prefix_of(s, len, "branch"))
+			; /* function is the only key; perfev reads no branch stacks */
+		else {
+			known = false;
+			for (size_t i = 0; i < 4 && !known; i++)
+				if ((known = prefix_of(s, len, prints[i])))
+					t.cg_print = print_of[i];
+			for (size_t i = 0; i < 3 && !known; i++)
+				if ((known = prefix_of(s, len, values[i])))
+					t.cg_value = (enum pev_report_cg_value)i;
+		}
+		if (!known && len && !threshold) {
+			double v;
+
+			errno = 0;
+			v = strtod(s, &end);
+			if (!errno && end == s + len && v >= 0 && v <= 100) {
+				t.cg_limit = v > 0 ? v : -1;
+				threshold = known = true;
+			}
+		} else if (!known && len) {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(s, &end, 0);
+			if (!errno && end == s + len && *s != '-' && v <= UINT32_MAX) {
+				t.cg_print_limit = (unsigned)v;
+				known = true;
+			}
+		}
+		if (!known && len) {
+			if (quiet)
+				return 129;
+			if (prefix_of(s, len, "address") || prefix_of(s, len, "srcline")) {
+				cli_error("call-graph key '%.*s' in '-g %s' is not supported; perfev "
+					  "merges call graphs by function (drop '%.*s')",
+					  (int)len, s, arg, (int)len, s);
+				return 129;
+			}
+			cli_error("unknown call-graph word '%.*s' in '-g %s'; use graph, fractal, "
+				  "flat, folded or none, a threshold and a print limit, caller or "
+				  "callee, function, branch, and percent, period or count",
+				  (int)len, s, arg);
+			return 129;
+		}
+		if (!s[len])
+			break;
+		s += len + 1;
+	}
+	*o = t;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_SORT = 256, OPT_PERCENT, OPT_STDIO, OPT_FORMAT, OPT_CHILDREN,
-	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD };
+	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD, OPT_MAX_STACK };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'},
 		{"sort", required_argument, NULL, 's'},
 		{"event", required_argument, NULL, 'e'},
-		{"call-graph", no_argument, NULL, 'g'},
+		{"call-graph", optional_argument, NULL, 'g'},
+		{"inverted", no_argument, NULL, 'G'},
+		{"max-stack", required_argument, NULL, OPT_MAX_STACK},
 		{"percent-limit", required_argument, NULL, OPT_PERCENT},
 		{"stdio", no_argument, NULL, OPT_STDIO},
 		{"format", required_argument, NULL, OPT_FORMAT},
@@ -96,7 +197,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0; /* perfev's own messages (cli_bad_option), not getopt's */
-	while ((opt = getopt_long(argc, argv, ":i:o:s:e:gh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":i:o:s:e:g::Gh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			o->input = optarg;
@@ -113,14 +214,30 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			o->event = optarg;
 			break;
 		case 'g':
-			o->callgraph = PEV_REPORT_CALLGRAPH_CALLEE;
-			if (optind < argc && strcmp(argv[optind], "caller") == 0)
-				o->callgraph = PEV_REPORT_CALLGRAPH_CALLER, optind++;
-			else if (optind < argc && strcmp(argv[optind], "callee") == 0)
+			/* perf's -g takes its value in the next word too: "-g graph,0.5,caller" */
+			if (optarg) {
+				if ((rc = parse_callgraph(optarg, o, false)))
+					return rc;
+			} else if (optind < argc && argv[optind][0] != '-' &&
+				   parse_callgraph(argv[optind], o, true) == 0) {
 				optind++;
-			else if (optind < argc && strcmp(argv[optind], "none") == 0)
-				o->callgraph = PEV_REPORT_CALLGRAPH_NONE, optind++;
+			} else {
+				o->callgraph = PEV_REPORT_CALLGRAPH_CALLEE;
+			}
 			break;
+		case 'G':
+			o->inverted = true;
+			break;
+		case OPT_MAX_STACK: {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || v > UINT32_MAX)
+				return bad_value("--max-stack", "a number of frames", optarg);
+			o->max_stack = v ? (unsigned)v : 1;
+			break;
+		}
 		case OPT_PERCENT:
 			errno = 0;
 			o->percent_limit = strtod(optarg, &end);
@@ -128,6 +245,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			    o->percent_limit > 100)
 				return bad_value("--percent-limit", "a percentage from 0 to 100",
 						 optarg);
+			/* as perf: the limit is the call graphs' threshold too */
+			o->cg_limit = o->percent_limit > 0 ? o->percent_limit : -1;
 			break;
 		case OPT_STDIO:
 			break;
@@ -259,9 +378,16 @@ static int run(const struct report_opts *o)
 							  : PEV_REPORT_CALLGRAPH_NONE;
 	if (o->children > 0 || (o->children < 0 && chains && ro.callgraph))
 		ro.flags |= PEV_REPORT_CHILDREN;
-	/* perf draws the callers' side under Children unless told otherwise. */
-	if (o->callgraph < 0 && (ro.flags & PEV_REPORT_CHILDREN) && ro.callgraph)
+	/* perf draws the callers' side under Children, and with -G, unless told otherwise. */
+	if (ro.callgraph && o->order >= 0)
+		ro.callgraph = (enum pev_report_callgraph)o->order;
+	else if (ro.callgraph && (o->inverted || (ro.flags & PEV_REPORT_CHILDREN)))
 		ro.callgraph = PEV_REPORT_CALLGRAPH_CALLER;
+	ro.callgraph_print = o->cg_print;
+	ro.callgraph_value = o->cg_value;
+	ro.callgraph_limit = o->cg_limit;
+	ro.callgraph_print_limit = o->cg_print_limit;
+	ro.max_stack = o->max_stack;
 	if (o->no_inline)
 		ro.flags |= PEV_REPORT_NO_INLINE;
 	if (o->period)
@@ -320,6 +446,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = {
 		.input = "perf.data",
 		.callgraph = -1,
+		.order = -1,
 		.children = -1,
 	};
 	int rc = parse_args(argc, argv, &o);
