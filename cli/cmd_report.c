@@ -89,9 +89,9 @@ static bool prefix_of(const char *tok, size_t len, const char *word)
  * type graph, fractal, flat, folded or none; order caller or callee; key
  * function; branch; value percent, period or count) and numbers (the
  * threshold, then the print limit). Returns 0, or the usage status with
- * the message said (when `quiet`, nothing said: the word is not a -g value).
+ * the message said.
  */
-static int parse_callgraph(const char *arg, struct report_opts *o, bool quiet)
+static int parse_callgraph(const char *arg, struct report_opts *o)
 {
 	static const char *const prints[] = {"graph", "flat", "fractal", "folded"};
 	static const enum pev_report_cg_print print_of[] = {PEV_REPORT_CG_GRAPH, PEV_REPORT_CG_FLAT,
@@ -147,8 +147,6 @@ static int parse_callgraph(const char *arg, struct report_opts *o, bool quiet)
 			}
 		}
 		if (!known && len) {
-			if (quiet)
-				return 129;
 			if (prefix_of(s, len, "address") || prefix_of(s, len, "srcline")) {
 				cli_error("call-graph key '%.*s' in '-g %s' is not supported; perfev "
 					  "merges call graphs by function (drop '%.*s')",
@@ -214,13 +212,14 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			o->event = optarg;
 			break;
 		case 'g':
-			/* perf's -g takes its value in the next word too: "-g graph,0.5,caller" */
+			/* perf's -g takes its value in the next word too: "-g graph,0.5,caller"
+			 * (report takes no other words) */
 			if (optarg) {
-				if ((rc = parse_callgraph(optarg, o, false)))
+				if ((rc = parse_callgraph(optarg, o)))
 					return rc;
-			} else if (optind < argc && argv[optind][0] != '-' &&
-				   parse_callgraph(argv[optind], o, true) == 0) {
-				optind++;
+			} else if (optind < argc && argv[optind][0] != '-') {
+				if ((rc = parse_callgraph(argv[optind++], o)))
+					return rc;
 			} else {
 				o->callgraph = PEV_REPORT_CALLGRAPH_CALLEE;
 			}
