@@ -841,3 +841,146 @@ Test(cmd_report, sort_key_the_samples_lack)
 	expect_has(r.err, "record with -a or --sample-cpu");
 	th_output_free(&r);
 }
+
+/* ---- call graphs line for line with perf ----------------------------------------- */
+
+/* The lines of the entry `sym` in a --sort sym table: its line and its call graph. */
+static char *entry_block(const char *text, const char *sym)
+{
+	char want[256];
+	const char *at, *end;
+
+	snprintf(want, sizeof(want), "[.] %s\n", sym);
+	if (!(at = strstr(text, want)))
+		return NULL;
+	while (at > text && at[-1] != '\n')
+		at--;
+	/* to the next entry line, or the end of the section */
+	for (end = strchr(at, '\n') + 1; *end && *end != '#'; end = strchr(end, '\n') + 1) {
+		const char *c = end;
+		while (*c == ' ')
+			c++;
+		if (*c >= '0' && *c <= '9' && strstr(c, "%  ") && strchr(c, '%') < strchr(c, '\n'))
+			break;
+	}
+	return strndup(at, (size_t)(end - at));
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A graph's lines without their bars, sorted: the same branches in any order. */
+static char *branches_of(const char *block)
+{
+	char *copy = strdup(block), *save = NULL, **lines = NULL, *out;
+	size_t n = 0, len = 0;
+
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		l += strspn(l, " |-");
+		lines = realloc(lines, (n + 1) * sizeof(*lines));
+		lines[n++] = l;
+		len += strlen(l) + 1;
+	}
+	qsort(lines, n, sizeof(*lines), cmp_lines);
+	out = calloc(1, len + 1);
+	for (size_t i = 0; i < n; i++)
+		strcat(strcat(out, lines[i]), "\n");
+	free(lines);
+	free(copy);
+	return out;
+}
+
+/*
+ * perf report and perfev report with args on file: the call graphs of the
+ * workload's functions are the same line for line, but that branches of
+ * equal weight may come in another order (docs/PERF_DIFFERENCES.md) and
+ * that graphs holding unresolved frames are not compared. Returns how
+ * many graphs were compared.
+ */
+static int expect_graphs_like_perf(const char *file, const char *args, const char *const *syms)
+{
+	char cmd[16384], *perf, *ours;
+	int compared = 0;
+
+	snprintf(cmd, sizeof(cmd), "perf report --stdio -i '%s' --sort sym %s 2>/dev/null", file,
+		 args);
+	perf = th_sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' report --stdio -i '%s' --sort sym %s", th_perfev_bin(),
+		 file, args);
+	ours = th_sh_ok(cmd);
+	for (const char *const *s = syms; *s; s++) {
+		char *a = entry_block(perf, *s), *b = entry_block(ours, *s);
+
+		if (!a || !b || strstr(a, "[unknown]") || strstr(a, "0x") || strstr(b, "[unknown]") ||
+		    strstr(a, "[...]")) {
+			cr_expect(!a == !b, "%s: entry %s in one report only:\nperf:\n%s\nperfev:\n%s",
+				  args, *s, perf, ours);
+		} else if (strcmp(a, b) != 0) {
+			char *x = branches_of(a), *y = branches_of(b);
+			cr_expect_str_eq(x, y, "%s: the graphs of %s differ:\nperf:\n%s\nperfev:\n%s",
+					 args, *s, a, b);
+			free(x);
+			free(y);
+			compared++;
+		} else {
+			compared++;
+		}
+		free(a);
+		free(b);
+	}
+	free(perf);
+	free(ours);
+	return compared;
+}
+
+Test(cmd_report, call_graphs_line_for_line_like_perf, .timeout = 240)
+{
+	static const char *const modes[] = {
+		"", "--no-children", "--percent-limit 5", "--no-children --percent-limit 5",
+		"-g graph,0.5,caller", "--no-children -g graph,0.5,caller", "-g fractal",
+		"--no-children -g fractal", "-g flat", "--no-children -g flat", "-g folded",
+		"--no-children -g folded", "-g caller", "--no-children -g callee", "--max-stack 2",
+		"--no-children --max-stack 2", "-G", "--no-children -G", "-g graph,0.5,2",
+		"--no-children -g graph,1,period", "--no-children -g fractal,0.5,callee,count",
+		"-g graph,5 --percent-limit 1",
+	};
+	static const char *const deep_syms[] = {"deep_leaf", "deep_other", "deep_mid",
+						"deep_inner", "deep_top_x", "deep_top_y", "main",
+						NULL};
+	static const char *const work_syms[] = {"report_work_a", "report_work_b",
+						"report_work_c", "report_work_d",
+						"report_work_step", "main", NULL};
+	char work[PATH_MAX + 8], deep[PATH_MAX + 8];
+	int compared = 0;
+
+	th_need_perf();
+	snprintf(work, sizeof(work), "%s 300", th_test_program("report_work"));
+	snprintf(deep, sizeof(deep), "%s 300", th_test_program("report_deep"));
+	const char *wf = perf_record("cg_work.data", "-g -e cpu-clock", work);
+	const char *df = perf_record("cg_deep.data", "-g -e cpu-clock", deep);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		compared += expect_graphs_like_perf(wf, modes[i], work_syms);
+		compared += expect_graphs_like_perf(df, modes[i], deep_syms);
+	}
+	cr_expect_gt(compared, 100, "only %d graphs compared", compared);
+}
+
+Test(cmd_report, call_graph_option_errors)
+{
+	char cmd[PATH_MAX + 128], *err = NULL;
+
+	snprintf(cmd, sizeof(cmd), "'%s' report -g graph,nope 2>&1 >/dev/null", th_perfev_bin());
+	cr_expect_neq(th_sh(cmd, &err, NULL), 0);
+	expect_has(err, "unknown call-graph word 'nope'");
+	free(err);
+	snprintf(cmd, sizeof(cmd), "'%s' report -g address 2>&1 >/dev/null", th_perfev_bin());
+	cr_expect_neq(th_sh(cmd, &err, NULL), 0);
+	expect_has(err, "merges call graphs by function");
+	free(err);
+	snprintf(cmd, sizeof(cmd), "'%s' report --max-stack x 2>&1 >/dev/null", th_perfev_bin());
+	cr_expect_neq(th_sh(cmd, &err, NULL), 0);
+	expect_has(err, "--max-stack");
+	free(err);
+}
