@@ -40,7 +40,7 @@ struct report_opts {
 	enum pev_report_cg_value cg_value;
 	double cg_limit; /* 0: perf's 0.5; negative: none (set by -g and --percent-limit) */
 	unsigned cg_print_limit;
-	unsigned max_stack;
+	long max_stack; /* -1: every frame */
 	double percent_limit;
 	bool no_inline;
 	bool inline_frames;
@@ -234,7 +234,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			v = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || optarg[0] == '-' || v > UINT32_MAX)
 				return bad_value("--max-stack", "a number of frames", optarg);
-			o->max_stack = v ? (unsigned)v : 1;
+			o->max_stack = (long)v;
 			break;
 		}
 		case OPT_PERCENT:
@@ -386,7 +386,11 @@ static int run(const struct report_opts *o)
 	ro.callgraph_value = o->cg_value;
 	ro.callgraph_limit = o->cg_limit;
 	ro.callgraph_print_limit = o->cg_print_limit;
-	ro.max_stack = o->max_stack;
+	if (o->max_stack > 0)
+		ro.max_stack = (unsigned)o->max_stack;
+	/* --max-stack 0, as perf: no frame but the sampled one, the Children column kept */
+	if (o->max_stack == 0)
+		ro.callgraph = PEV_REPORT_CALLGRAPH_NONE;
 	if (o->no_inline)
 		ro.flags |= PEV_REPORT_NO_INLINE;
 	if (o->period)
@@ -400,7 +404,8 @@ static int run(const struct report_opts *o)
 		ropts.flags |= PEV_REPLAY_NO_INLINE;
 		sopts.flags |= PEV_SYMBOLS_NO_SRCLINE;
 	}
-	if (!chains || (o->format == FMT_TABLE && !ro.callgraph && !(ro.flags & PEV_REPORT_CHILDREN)))
+	if (!chains || (o->format == FMT_TABLE && o->max_stack == 0) ||
+	    (o->format == FMT_TABLE && !ro.callgraph && !(ro.flags & PEV_REPORT_CHILDREN)))
 		ropts.flags |= PEV_REPLAY_NO_CALLCHAIN;
 	ropts.symbols_opts = &sopts;
 
@@ -447,6 +452,7 @@ int cmd_report(int argc, char **argv)
 		.callgraph = -1,
 		.order = -1,
 		.children = -1,
+		.max_stack = -1,
 	};
 	int rc = parse_args(argc, argv, &o);
 

@@ -944,7 +944,7 @@ Test(cmd_report, call_graphs_line_for_line_like_perf, .timeout = 240)
 		"--no-children -g folded", "-g caller", "--no-children -g callee", "--max-stack 2",
 		"--no-children --max-stack 2", "-G", "--no-children -G", "-g graph,0.5,2",
 		"--no-children -g graph,1,period", "--no-children -g fractal,0.5,callee,count",
-		"-g graph,5 --percent-limit 1",
+		"-g graph,5 --percent-limit 1", "--max-stack 0",
 	};
 	static const char *const deep_syms[] = {"deep_leaf", "deep_other", "deep_mid",
 						"deep_inner", "deep_top_x", "deep_top_y", "main",
