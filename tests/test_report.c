@@ -652,6 +652,134 @@ Test(report, callgraph_children_modes)
 	pev_profile_free(p);
 }
 
+Test(report, callgraph_print_types)
+{
+	struct pev_profile *p = basic();
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	char *text;
+
+	/* leaf: leaf <- a <- main (500), leaf <- main (300), of 1400 in all. */
+	o.flags = PEV_REPORT_NO_HEADER;
+	o.callgraph = PEV_REPORT_CALLGRAPH_CALLEE;
+	o.percent_limit = 50;
+	o.callgraph_print = PEV_REPORT_CG_FRACTAL;
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_text(text, "    57.14%  w        w              [.] leaf\n"
+			  "            |\n"
+			  "            ---leaf\n"
+			  "               |          \n"
+			  "               |--62.50%--a\n"
+			  "               |          main\n"
+			  "               |          \n"
+			  "                --37.50%--main\n"
+			  "\n"
+			  "\n"
+			  "\n");
+	free(text);
+	/* Fractal with a 40% threshold: main's 37.5% of leaf is what "[...]" stands for. */
+	o.callgraph_limit = 40;
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_text(text, "    57.14%  w        w              [.] leaf\n"
+			  "            |\n"
+			  "            ---leaf\n"
+			  "               |          \n"
+			  "               |--62.50%--a\n"
+			  "               |          main\n"
+			  "                --37.50%--[...]\n"
+			  "\n"
+			  "\n"
+			  "\n");
+	free(text);
+	o.callgraph_limit = 0;
+	o.callgraph_print = PEV_REPORT_CG_FLAT;
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_text(text, "    57.14%  w        w              [.] leaf\n"
+			  "           35.71%\n"
+			  "                leaf\n"
+			  "                a\n"
+			  "                main\n"
+			  "\n"
+			  "           21.43%\n"
+			  "                leaf\n"
+			  "                main\n"
+			  "\n"
+			  "\n"
+			  "\n");
+	free(text);
+	o.callgraph_print = PEV_REPORT_CG_FOLDED;
+	o.callgraph_value = PEV_REPORT_CG_COUNT;
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_text(text, "    57.14%  w        w              [.] leaf\n"
+			  "5 leaf;a;main\n"
+			  "3 leaf;main\n"
+			  "\n"
+			  "\n");
+	free(text);
+	/* The print limit: one branch per level; the period as the value. */
+	o.callgraph_print = PEV_REPORT_CG_GRAPH;
+	o.callgraph_value = PEV_REPORT_CG_PERIOD;
+	o.callgraph_print_limit = 1;
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_text(text, "    57.14%  w        w              [.] leaf\n"
+			  "            |\n"
+			  "            ---leaf\n"
+			  "               |          \n"
+			  "               |--500--a\n"
+			  "               |          main\n"
+			  "\n"
+			  "\n"
+			  "\n");
+	free(text);
+	/* Two frames of each stack, from the leaf; with children, from the outermost caller. */
+	o.callgraph_value = PEV_REPORT_CG_PERCENT;
+	o.callgraph_print_limit = 0;
+	o.max_stack = 2;
+	o.percent_limit = 20;
+	o.sort = "sym";
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_text(text, "    57.14%  [.] leaf\n"
+			  "            |          \n"
+			  "            |--35.71%--a\n"
+			  "            |          \n"
+			  "             --21.43%--main\n"
+			  "\n"
+			  "    21.43%  [.] b\n"
+			  "            |\n"
+			  "            ---a\n"
+			  "\n"
+			  "\n"
+			  "\n");
+	free(text);
+	o.flags |= PEV_REPORT_CHILDREN;
+	o.callgraph = PEV_REPORT_CALLGRAPH_CALLER;
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_text(text, "    92.86%     0.00%  [.] main\n"
+			  "            |          \n"
+			  "            |--57.14%--a\n"
+			  "            |          \n"
+			  "            |--21.43%--leaf\n"
+			  "            |          \n"
+			  "            |--7.14%--[unknown]\n"
+			  "            |          \n"
+			  "             --7.14%--write\n"
+			  "\n"
+			  "    57.14%    57.14%  [.] leaf\n"
+			  "            |          \n"
+			  "            |--35.71%--a\n"
+			  "            |          \n"
+			  "             --21.43%--leaf\n"
+			  "\n"
+			  "    57.14%     0.00%  [.] a\n"
+			  "    21.43%    21.43%  [.] b\n"
+			  "            |\n"
+			  "            ---a\n"
+			  "\n"
+			  "\n"
+			  "\n");
+	free(text);
+	pev_profile_free(p);
+}
+
 /* ---- folded stacks -------------------------------------------------------------------- */
 
 Test(report, folded_exact)

@@ -118,23 +118,25 @@ int pev__cgraph_build(const struct pev__rows *r, uint32_t row, enum pev_report_c
 		unsigned lo, hi;
 		uint32_t node = 0;
 
-		/* The entry's own samples give their whole chain (within the window),
-		 * from the self frame; those of its callees the chain from the entry. */
+		/* The entry's own samples give their whole chain (within the window)
+		 * down to the self frame; those of its callees the chain from the entry. */
 		pev__rows_window(r, s, &lo, &hi);
 		if (mode == PEV_REPORT_CALLGRAPH_CALLEE) {
-			if (pos == self && pos < (int)lo)
-				pos = (int)lo;
+			/* from the entry up to the outermost caller */
+			pos = pos > (int)lo ? pos : (int)lo;
 			end = (int)hi;
 			step = 1;
-		} else {
+		} else if (pos == self) {
+			/* from the outermost caller down to the self frame */
+			pos = (int)hi - 1;
 			end = (self > (int)lo ? self : (int)lo) - 1;
-			if (pos == self)
-				pos = (int)hi - 1;
-			else
-				end = (int)lo - 1;
+			step = -1;
+		} else {
+			/* from the entry down to the leaf */
+			end = (int)lo - 1;
 			step = -1;
 		}
-	g->node[0].period += s->period;
+		g->node[0].period += s->period;
 		g->node[0].samples += s->count;
 		if (s->nr == 0) {
 			/* A sample without frames: its entry is the unknown symbol. */
