@@ -65,6 +65,9 @@ struct rec_event {
 	char name[160];                /* as written into the file (EVENT_DESC) */
 	char tracepoint[160];          /* "system:name" of a tracepoint, else "" */
 	struct pev_counter **counters; /* one per unit */
+	int leader;                    /* index of its group's leader; -1 alone or leading */
+	int nr_members;                /* events of the group it leads, itself included; 1 alone */
+	bool leader_sampling;          /* in a ':S' group: the leader samples, reading all */
 };
 
 /* One ring: a CPU's (or a thread's), with every descriptor there sent into it. */

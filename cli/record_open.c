@@ -2,9 +2,11 @@
 /*
  * record_open.c - `perfev record`'s events: parsed from -e (cycles by
  * default, cpu-clock where the machine has no hardware PMU), opened for
- * sampling on every unit of the target, their rings mapped (one per CPU or
- * thread; the other events' records sent into it with SET_OUTPUT), and the
- * output file started with their attributes and ids.
+ * sampling on every unit of the target (groups as groups: "{a,b}" opens b
+ * in a's group, "{a,b}:S" lets a sample and read b with it), their rings
+ * mapped (one per CPU or thread; the other events' records sent into it
+ * with SET_OUTPUT), and the output file started with their attributes, ids
+ * and groups.
  */
 #include <errno.h>
 #include <limits.h>
@@ -59,11 +61,32 @@ static void make_units(struct rec_state *s)
 	}
 }
 
-/* The sampling options of one event: its own modifiers and terms, and the command line's. */
-static struct pev_opts sample_opts(const struct rec_state *s, const struct pev_event_spec *spec,
-                                   bool first, int nevents)
+/*
+ * What a ':S' group asks of each of its events, as perf 6.1 does: every
+ * event reads the whole group into the leader's samples (READ, with each
+ * member's id and lost count) and only the leader samples. Unlike perf 6.1
+ * the events stay inherited: perfev's counters reach the command through
+ * its fork (docs/PERF_DIFFERENCES.md).
+ */
+static void leader_sampling_opts(struct pev_opts *o, bool member)
+{
+	o->sample_type |= PEV_SAMPLE_READ;
+	o->read_format |= PEV_FORMAT_ID | PEV_FORMAT_GROUP | PEV_FORMAT_LOST;
+	if (member)
+		o->sample_period = o->sample_freq = 0;
+}
+
+/*
+ * The sampling options of event e: its own modifiers and terms, and the
+ * command line's. A group's leader starts disabled (enabled at exec, or by
+ * rec_enable); its members are not, so that they count whenever it does.
+ */
+static struct pev_opts sample_opts(const struct rec_state *s, int e,
+                                   const struct pev_event_spec *spec)
 {
 	const struct rec_config *cfg = &s->cfg;
+	const struct rec_event *ev = &s->events[e];
+	bool member = ev->leader >= 0;
 	struct pev_opts o = spec->opts;
 
 	/* As perf: a tracepoint samples every hit, with its raw fields, unless told otherwise. */
@@ -91,7 +114,7 @@ static struct pev_opts sample_opts(const struct rec_state *s, const struct pev_e
 		o.sample_type |= PEV_SAMPLE_PERIOD;
 	if (cfg->target == REC_TARGET_CPUS)
 		o.sample_type |= PEV_SAMPLE_CPU;
-	if (nevents > 1)
+	if (s->nevents > 1)
 		o.sample_type |= PEV_SAMPLE_IDENTIFIER;
 	enum rec_callgraph cg = cfg->callgraph;
 	if (spec->callgraph == PEV_CALLGRAPH_FP)
@@ -111,18 +134,18 @@ static struct pev_opts sample_opts(const struct rec_state *s, const struct pev_e
 		    spec->stack_size ? (spec->stack_size + 7) & ~7U : cfg->stack_size;
 	}
 	/* The first event tracks the tasks: their mappings, names, forks and exits. */
-	if (first) {
+	if (e == 0) {
 		o.mmap = o.mmap2 = o.comm = o.comm_exec = o.task = true;
 	}
 	o.sample_id_all = true;
-	if (cfg->target == REC_TARGET_COMMAND) {
+	if (cfg->target != REC_TARGET_CPUS)
 		o.inherit = PEV_INHERIT_ALL;
-		o.enable_on_exec = true;
-	} else {
-		if (cfg->target != REC_TARGET_CPUS)
-			o.inherit = PEV_INHERIT_ALL;
+	if (!member) {
+		o.enable_on_exec = cfg->target == REC_TARGET_COMMAND;
 		o.disabled = true;
 	}
+	if (ev->leader_sampling)
+		leader_sampling_opts(&o, member);
 	return o;
 }
 
@@ -147,7 +170,7 @@ static bool chose_levels(const struct pev_opts *o)
 static int open_event(struct rec_state *s, int e, const struct pev_event_spec *spec)
 {
 	struct rec_event *ev = &s->events[e];
-	struct pev_opts o = sample_opts(s, spec, e == 0, s->nevents);
+	struct pev_opts o = sample_opts(s, e, spec);
 	struct pev_event what = spec->ev;
 	struct pev_error err;
 
@@ -157,8 +180,10 @@ static int open_event(struct rec_state *s, int e, const struct pev_event_spec *s
 	ev->counters = cli_xcalloc((size_t)s->nunits, sizeof(*ev->counters));
 	for (int u = 0; u < s->nunits; u++) {
 		int r = PEV_EBADARG;
+		struct pev_counter *group =
+		    ev->leader >= 0 ? s->events[ev->leader].counters[u] : NULL;
 		for (int attempt = 0; attempt < 3; attempt++) {
-			r = pev_counter_open(&what, &o, &s->units[u], NULL, &ev->counters[u], &err);
+			r = pev_counter_open(&what, &o, &s->units[u], group, &ev->counters[u], &err);
 			if ((r == PEV_ENOENT || r == PEV_EOPNOTSUPP || r == PEV_ENODEV) &&
 			    is_cycles(spec) && what.type == PEV_TYPE_HARDWARE) {
 				const char *mods = strchr(spec->text, ':');
@@ -321,7 +346,48 @@ static int open_output(struct rec_state *s)
 			return 1;
 		}
 	}
+	/* GROUP_DESC: each group that has members, as perf writes it (unnamed). */
+	for (int e = 0; e < s->nevents; e++) {
+		if (s->events[e].nr_members < 2)
+			continue;
+		if (pev_perfdata_writer_add_group(s->writer, NULL, (uint32_t)e,
+		                                  (uint32_t)s->events[e].nr_members) < 0) {
+			cli_error("cannot add the group of '%s' to '%s'; out of memory",
+			          s->events[e].name, s->cfg.output);
+			return 1;
+		}
+	}
 	return 0;
+}
+
+/*
+ * Finds the groups of the parsed events: each event's leader, how many
+ * events each leader leads, and which groups sample through their leader
+ * (':S'). A group never spans two -e options.
+ */
+static void find_groups(struct rec_state *s)
+{
+	int e = 0;
+
+	for (int l = 0; l < s->nlists; l++) {
+		int leader = -1;
+		for (int i = 0; i < pev_event_list_count(s->lists[l]); i++, e++) {
+			const struct pev_event_spec *spec = pev_event_list_at(s->lists[l], i);
+			struct rec_event *ev = &s->events[e];
+
+			ev->nr_members = 1;
+			ev->leader = -1;
+			ev->leader_sampling = spec->group >= 0 && spec->leader_sampling;
+			if (spec->group < 0)
+				continue;
+			if (spec->group_leader || leader < 0) {
+				leader = e;
+				continue;
+			}
+			ev->leader = leader;
+			s->events[leader].nr_members++;
+		}
+	}
 }
 
 int rec_open(struct rec_state *s)
@@ -344,6 +410,7 @@ int rec_open(struct rec_state *s)
 	}
 	s->events = cli_xcalloc((size_t)s->nevents, sizeof(*s->events));
 	make_units(s);
+	find_groups(s);
 	int e = 0;
 	for (int l = 0; l < s->nlists; l++)
 		for (int i = 0; i < pev_event_list_count(s->lists[l]); i++, e++)
@@ -379,7 +446,8 @@ void rec_close(struct rec_state *s)
 	free(s->rings);
 	s->rings = NULL;
 	s->nrings = 0;
-	for (int e = 0; e < s->nevents && s->events; e++) {
+	/* Members before their leaders (a leader closed first leaves them ungrouped). */
+	for (int e = s->nevents - 1; e >= 0 && s->events; e--) {
 		for (int u = 0; u < s->nunits && s->events[e].counters; u++)
 			pev_counter_close(s->events[e].counters[u]);
 		free(s->events[e].counters);
