@@ -17,7 +17,7 @@
 static const char usage[] =
     "perfev report [-i FILE] [--sort KEYS] [-g [TYPE,THRESHOLD,LIMIT,ORDER,VALUE]] [-G]\n"
     "                     [--children|--no-children] [--max-stack N] [--percent-limit P]\n"
-    "                     [--stdio] [--inline|--no-inline] [-e EVENT]\n"
+    "                     [--stdio] [--inline|--no-inline] [-e EVENT] [--group|--no-group]\n"
     "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]";
 
 enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
@@ -45,6 +45,7 @@ struct report_opts {
 	bool no_inline;
 	bool inline_frames;
 	bool period;
+	int group;     /* -1: as the file has groups */
 };
 
 static int bad_value(const char *opt, const char *needs, const char *got)
@@ -170,7 +171,8 @@ static int parse_callgraph(const char *arg, struct report_opts *o)
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_SORT = 256, OPT_PERCENT, OPT_STDIO, OPT_FORMAT, OPT_CHILDREN,
-	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD, OPT_MAX_STACK };
+	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD, OPT_MAX_STACK,
+	       OPT_GROUP, OPT_NO_GROUP };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'},
@@ -187,6 +189,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"inline", no_argument, NULL, OPT_INLINE},
 		{"period", no_argument, NULL, OPT_PERIOD},
+		{"group", no_argument, NULL, OPT_GROUP},
+		{"no-group", no_argument, NULL, OPT_NO_GROUP},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -273,6 +277,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_PERIOD:
 			o->period = true;
+			break;
+		case OPT_GROUP:
+			o->group = 1;
+			break;
+		case OPT_NO_GROUP:
+			o->group = 0;
 			break;
 		case 'h':
 			printf("usage: %s\n\nReads a perf.data file (default ./perf.data) and writes "
@@ -395,6 +405,9 @@ static int run(const struct report_opts *o)
 		ro.flags |= PEV_REPORT_NO_INLINE;
 	if (o->period)
 		ro.flags |= PEV_REPORT_PERIOD;
+	/* As perf: a file's groups are shown as groups unless --no-group. */
+	if (o->group > 0 || (o->group < 0 && pev_perfdata_features(pd)->nr_groups))
+		ro.flags |= PEV_REPORT_GROUP;
 	/*
 	 * Inline frames need DWARF, the slowest part of symbolizing: the table,
 	 * like perf's, shows them only when asked (--inline); the other formats
@@ -453,6 +466,7 @@ int cmd_report(int argc, char **argv)
 		.order = -1,
 		.children = -1,
 		.max_stack = -1,
+		.group = -1,
 	};
 	int rc = parse_args(argc, argv, &o);
 

@@ -162,6 +162,17 @@ PEV_API int pev_profile_add_event(struct pev_profile *p, const struct pev_profil
 PEV_API int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sample *s);
 
 /**
+ * Makes events leader .. leader + nr_members - 1 one group (perf's event
+ * groups, "{a,b}"), led by the first; name is the group's name, or NULL
+ * for an unnamed one (copied). The table writer shows a group as one
+ * section with a column per event under PEV_REPORT_GROUP. Returns 0, or
+ * PEV_EBADARG (events not added, fewer than two, an event already in a
+ * group) or PEV_ENOMEM.
+ */
+PEV_API int pev_profile_set_group(struct pev_profile *p, unsigned leader, unsigned nr_members,
+				  const char *name);
+
+/**
  * Records how many samples were lost while recording (the table's
  * "# Total Lost Samples" line). Returns 0 or PEV_EBADARG.
  */
@@ -230,6 +241,12 @@ enum pev_report_cg_value {
 #define PEV_REPORT_PRETTY (1u << 8)
 /** Table: no "#" header lines (the column titles and event sections stay out too). */
 #define PEV_REPORT_NO_HEADER (1u << 9)
+/**
+ * Table: each event group (pev_profile_set_group) is one section with one
+ * column per event, as perf report --group; in a profile without groups,
+ * all events form one.
+ */
+#define PEV_REPORT_GROUP (1u << 10)
 
 /* pev_report_opts.labels: the pprof labels each sample carries. */
 /** pprof label "comm" (string). */

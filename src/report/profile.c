@@ -91,7 +91,29 @@ int pev_profile_add_event(struct pev_profile *p, const struct pev_profile_event 
 	d->value_type = vt;
 	d->unit = e.unit;
 	d->period = e.period;
+	d->leader = p->nr_events;
+	d->nr_members = 1;
 	return (int)p->nr_events++;
+}
+
+int pev_profile_set_group(struct pev_profile *p, unsigned leader, unsigned nr_members,
+			  const char *name)
+{
+	uint32_t id;
+
+	if (!p || nr_members < 2 || leader >= p->nr_events ||
+	    nr_members > p->nr_events - leader)
+		return PEV_EBADARG;
+	for (unsigned i = leader; i < leader + nr_members; i++)
+		if (p->events[i].leader != i || p->events[i].nr_members != 1)
+			return PEV_EBADARG;
+	if (pev__strtab_intern_str(&p->str, name, &id))
+		return PEV_ENOMEM;
+	for (unsigned i = leader; i < leader + nr_members; i++)
+		p->events[i].leader = leader;
+	p->events[leader].nr_members = nr_members;
+	p->events[leader].group_name = id;
+	return 0;
 }
 
 /* ---- interning symbols and frames ------------------------------------------------------- */

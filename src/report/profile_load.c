@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * profile_load.c - a whole perf.data file into a struct pev_profile: one
- * profile event per file event, every sample replayed and symbolized, the
- * lost count and the recording's times.
+ * profile event per file event, its groups (GROUP_DESC), every sample
+ * replayed and symbolized, the lost count and the recording's times.
+ *
+ * A sample that reads counters (PERF_SAMPLE_READ, a ':S' group's leader)
+ * counts for each event it read, as perf report counts it: weighted by how
+ * much that event's count (found by its id) grew since the id's previous
+ * read, left out when it did not grow.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,12 +15,56 @@
 
 #include "core/error_internal.h"
 #include "report/replay_internal.h"
+#include "report/report_internal.h"
 
 /* Profile event index per file event index (-1: not added yet). */
 struct event_map {
 	int *idx;
 	size_t nr;
 };
+
+/* The last value read of each counter id (PERF_SAMPLE_READ), by open addressing. */
+struct last_reads {
+	uint64_t *id, *value; /* id 0: a free slot (ids start at 1) */
+	size_t cap;           /* a power of two, or 0 */
+	size_t len;
+};
+
+/* The slot of id (added with value 0 when new), or NULL without memory. */
+static uint64_t *last_read(struct last_reads *l, uint64_t id)
+{
+	if (2 * (l->len + 1) > l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		uint64_t *ids = calloc(cap, sizeof(*ids)), *vals = calloc(cap, sizeof(*vals));
+		if (!ids || !vals) {
+			free(ids);
+			free(vals);
+			return NULL;
+		}
+		for (size_t i = 0; i < l->cap; i++) {
+			if (!l->id[i])
+				continue;
+			size_t j = (size_t)pev__hash_u64(PEV__HASH_SEED, l->id[i]) & (cap - 1);
+			while (ids[j])
+				j = (j + 1) & (cap - 1);
+			ids[j] = l->id[i];
+			vals[j] = l->value[i];
+		}
+		free(l->id);
+		free(l->value);
+		l->id = ids;
+		l->value = vals;
+		l->cap = cap;
+	}
+	size_t j = (size_t)pev__hash_u64(PEV__HASH_SEED, id) & (l->cap - 1);
+	while (l->id[j] && l->id[j] != id)
+		j = (j + 1) & (l->cap - 1);
+	if (!l->id[j]) {
+		l->id[j] = id;
+		l->len++;
+	}
+	return &l->value[j];
+}
 
 /* Adds file event ev to the profile under a name no other event has. */
 static int add_event(struct pev_profile *p, const struct pev_perfdata_event *ev)
@@ -55,11 +104,72 @@ static int event_index(struct pev_profile *p, struct event_map *m,
 	return m->idx[i];
 }
 
+/*
+ * The file's groups (GROUP_DESC) into the profile. A group whose events did
+ * not become consecutive profile events (a dummy event among them) stays
+ * out.
+ */
+static int add_groups(struct pev_perfdata *pd, struct pev_profile *p, const struct event_map *m)
+{
+	const struct pev_perfdata_features *f = pev_perfdata_features(pd);
+
+	for (uint32_t g = 0; g < f->nr_groups; g++) {
+		const struct pev_perfdata_group *grp = &f->groups[g];
+		uint32_t n = grp->nr_members;
+		bool consecutive = n >= 2 && grp->leader < m->nr && n <= m->nr - grp->leader;
+
+		for (uint32_t i = 1; consecutive && i < n; i++)
+			consecutive = m->idx[grp->leader] >= 0 &&
+				      m->idx[grp->leader + i] == m->idx[grp->leader] + (int)i;
+		if (!consecutive)
+			continue;
+		const char *name = strcmp(grp->name, "{anon_group}") == 0 ? NULL : grp->name;
+		int rc = pev_profile_set_group(p, (unsigned)m->idx[grp->leader], n, name);
+		if (rc == PEV_ENOMEM)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Adds a sample that read counters (PERF_SAMPLE_READ) once for each event
+ * it read whose count grew, weighted by the growth. 0 or a negative code.
+ */
+static int add_read_sample(struct pev_perfdata *pd, struct pev_profile *p, struct event_map *m,
+			   struct last_reads *reads, struct pev_profile_sample *ps,
+			   const struct pev_read_data *rd)
+{
+	for (uint64_t i = 0; i < rd->nr; i++) {
+		struct pev_read_value v;
+		const struct pev_perfdata_event *ev;
+		uint64_t *last;
+		int e, rc;
+
+		if (pev_read_data_value(rd, i, &v) || !v.id ||
+		    !(ev = pev_perfdata_event_by_id(pd, v.id)))
+			continue;
+		if (!(last = last_read(reads, v.id)))
+			return PEV_ENOMEM;
+		ps->period = v.value - *last;
+		*last = v.value;
+		if (!ps->period)
+			continue;
+		if ((e = event_index(p, m, ev)) < 0)
+			return e;
+		ps->event = (unsigned)e;
+		if ((rc = pev_profile_add_sample(p, ps)))
+			return rc;
+	}
+	return 0;
+}
+
 static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profile *p,
 		struct event_map *m, struct pev_error *err)
 {
+	struct last_reads reads = {0};
 	struct pev_replay_sample s;
 	uint64_t first = 0, last = 0;
+	bool adding = false; /* rc is a failure to add a sample, not the replay's */
 	int rc;
 
 	/*
@@ -73,12 +183,17 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		if ((rc = event_index(p, m, ev)) < 0)
 			return pev__error_start(err, rc, 0, NULL, NULL, true);
 	}
+	if ((rc = add_groups(pd, p, m)) < 0)
+		return pev__error_start(err, rc, 0, NULL, NULL, true);
 	while ((rc = pev_replay_next(r, &s, err)) == 1) {
 		struct pev_profile_sample ps = PEV_PROFILE_SAMPLE_INIT;
 		int e = event_index(p, m, s.event);
 
-		if (e < 0)
-			return pev__error_start(err, e, 0, NULL, NULL, true);
+		if (e < 0) {
+			rc = e;
+			adding = true;
+			break;
+		}
 		ps.event = (unsigned)e;
 		ps.period = s.period;
 		ps.comm = s.comm;
@@ -88,15 +203,21 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		ps.time = s.time;
 		ps.frames = s.frames;
 		ps.nr_frames = s.nr_frames > 65535 ? 65535 : s.nr_frames;
-		if ((rc = pev_profile_add_sample(p, &ps)))
-			return pev__error_start(err, rc, 0, NULL, NULL, true);
+		if (s.record->sample.fields & PEV_SAMPLE_READ)
+			rc = add_read_sample(pd, p, m, &reads, &ps, &s.record->sample.read);
+		else
+			rc = pev_profile_add_sample(p, &ps);
+		if ((adding = rc != 0))
+			break;
 		if (s.time && (!first || s.time < first))
 			first = s.time;
 		if (s.time > last)
 			last = s.time;
 	}
-	if (rc < 0)
-		return rc;
+	free(reads.id);
+	free(reads.value);
+	if (rc < 0) /* the replay's own failures (rc < 0 ending the loop) come with err filled */
+		return adding ? pev__error_start(err, rc, 0, NULL, NULL, true) : rc;
 	pev_profile_set_lost(p, pev_replay_lost(r));
 	if (last > first)
 		pev_profile_set_time(p, 0, last - first);

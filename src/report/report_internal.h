@@ -162,6 +162,9 @@ struct pev__event {
 	uint64_t period;     /* fixed sampling period, or 0 */
 	uint64_t samples;    /* samples added */
 	uint64_t total;      /* sum of their periods */
+	uint32_t leader;     /* its group's leader; its own index when alone */
+	uint32_t nr_members; /* events of the group it leads, itself included; 1 alone */
+	uint32_t group_name; /* string id of its group's name (on the leader), or 0 */
 };
 
 struct pev_profile {
@@ -310,13 +313,16 @@ struct pev__window {
 	bool root_first;    /* the chain runs from the outermost caller (perf's caller order) */
 };
 
-/* The table of one event. */
+/* The table of one event, or of a group of events (perf report --group). */
 struct pev__rows {
 	const struct pev_profile *p;
 	struct pev__keys keys;
 	bool children;
 	struct pev__window win;
-	unsigned event;
+	unsigned event;         /* the event, or the group's leader */
+	unsigned nr_members;    /* events in the table: event .. event + nr_members - 1 */
+	uint64_t *sums;         /* with nr_members > 1: per row, each event's self then children period */
+	size_t cap_sums;
 	struct pev__row *row;
 	uint32_t n;
 	size_t cap;
@@ -339,6 +345,16 @@ struct pev__rows {
 int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pev__keys *keys,
 		    bool children, const struct pev__window *win, double percent_limit,
 		    bool members, struct pev__rows *rows);
+/*
+ * The same for the group of nr_members events from leader on: one row per
+ * key values among all their samples. A row's self and children (and its
+ * members, for call graphs) are the leader's; pev__row_sum gives each
+ * event's. Rows sort by the leader's period, then each member's in turn.
+ */
+int pev__rows_build_group(const struct pev_profile *p, unsigned leader, unsigned nr_members,
+			  const struct pev__keys *keys, bool children,
+			  const struct pev__window *win, double percent_limit, bool members,
+			  struct pev__rows *rows);
 void pev__rows_free(struct pev__rows *rows);
 
 /* The frames [*lo, *hi) of s that r's window uses. */
@@ -349,6 +365,15 @@ static inline void pev__rows_window(const struct pev__rows *r, const struct pev_
 
 	*lo = r->win.root_first ? s->nr - n : 0;
 	*hi = r->win.root_first ? s->nr : n;
+}
+
+/* Group tables: the self (or, children true, inclusive) period of event k of the group in row i. */
+static inline uint64_t pev__row_sum(const struct pev__rows *r, uint32_t i, unsigned k,
+				    bool children)
+{
+	if (r->nr_members < 2)
+		return children ? r->row[i].children : r->row[i].self;
+	return r->sums[((size_t)i * r->nr_members + k) * 2 + children];
 }
 
 /* The period a row is sorted and filtered by (children's when shown). */

@@ -141,6 +141,12 @@ static uint32_t row_get(struct pev__rows *r, const struct row_key *k, uint32_t c
 	r->row[r->n].hash = (uint32_t)h;
 	if (pev__idset_add(&r->set, (uint32_t)h, r->n + 1))
 		return 0;
+	if (r->nr_members > 1) {
+		size_t per = (size_t)r->nr_members * 2;
+		if (pev__grow((void **)&r->sums, &r->cap_sums, (r->n + 1) * per, sizeof(*r->sums)))
+			return 0;
+		memset(r->sums + r->n * per, 0, per * sizeof(*r->sums));
+	}
 	return ++r->n;
 }
 
@@ -163,7 +169,11 @@ static int contribute(struct walk *w, uint32_t si, uint32_t row, uint32_t pos, b
 	struct pev__rows *r = w->r;
 	struct pev__row *x = &r->row[row - 1];
 	const struct pev__sample *s = &r->p->samples[si];
+	bool leader = s->event == r->event;
 
+	/* A group's call graphs are its leader's. */
+	if (w->pass && !leader)
+		return 0;
 	if (r->children) {
 		if (x->stamp == si + 1)
 			return 0;
@@ -173,6 +183,14 @@ static int contribute(struct walk *w, uint32_t si, uint32_t row, uint32_t pos, b
 	}
 	switch (w->pass) {
 	case 0:
+		if (r->nr_members > 1) {
+			uint64_t *sum = r->sums + ((size_t)(row - 1) * r->nr_members +
+						   (s->event - r->event)) * 2;
+			sum[0] += self ? s->period : 0;
+			sum[1] += r->children ? s->period : 0;
+		}
+		if (!leader)
+			break;
 		if (self) {
 			x->self += s->period;
 			x->self_samples += s->count;
@@ -209,7 +227,7 @@ static int walk_samples(struct walk *w)
 		struct row_key k;
 		uint32_t row;
 
-		if (s->event != r->event)
+		if (s->event < r->event || s->event - r->event >= r->nr_members)
 			continue;
 		make_key(p, &w->m, s, sym, &k);
 		if (!(row = row_get(r, &k, s->comm)))
@@ -251,6 +269,10 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 
 	if ((c = cmp_u64_desc(pev__row_period(r, x), pev__row_period(r, y))))
 		return c;
+	for (unsigned k = 1; k < r->nr_members; k++)
+		if ((c = cmp_u64_desc(pev__row_sum(r, (uint32_t)(x - r->row), k, r->children),
+				      pev__row_sum(r, (uint32_t)(y - r->row), k, r->children))))
+			return c;
 	if ((c = cmp_u64_desc(x->self, y->self)))
 		return c;
 	for (unsigned i = 0; i < r->keys.n; i++) {
@@ -309,9 +331,31 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 	return "";
 }
 
+/* Whether any event of the row's table has a period or samples in it. */
+static bool row_used(const struct pev__rows *r, uint32_t i)
+{
+	const struct pev__row *x = &r->row[i];
+
+	if (pev__row_period(r, x) || x->self_samples || x->children_samples)
+		return true;
+	for (unsigned k = 1; k < r->nr_members; k++)
+		if (pev__row_sum(r, i, k, false) || pev__row_sum(r, i, k, true))
+			return true;
+	return false;
+}
+
 int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pev__keys *keys,
 		    bool children, const struct pev__window *win, double percent_limit,
 		    bool members, struct pev__rows *rows)
+{
+	return pev__rows_build_group(p, event, 1, keys, children, win, percent_limit, members,
+				     rows);
+}
+
+int pev__rows_build_group(const struct pev_profile *p, unsigned event, unsigned nr_members,
+			  const struct pev__keys *keys, bool children,
+			  const struct pev__window *win, double percent_limit, bool members,
+			  struct pev__rows *rows)
 {
 	struct walk w = {.r = rows};
 	uint32_t *fill = NULL;
@@ -323,6 +367,7 @@ int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pe
 	if (win)
 		rows->win = *win;
 	rows->event = event;
+	rows->nr_members = nr_members ? nr_members : 1;
 	rows->total = p->events[event].total;
 	rows->samples = p->events[event].samples;
 	w.m.comm = has_key(keys, PEV__KEY_COMM);
@@ -338,6 +383,10 @@ int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pe
 		for (uint32_t i = 0; i < rows->n; i++) {
 			rows->row[i].children = rows->row[i].self;
 			rows->row[i].children_samples = rows->row[i].self_samples;
+			for (unsigned k = 0; k < rows->nr_members && rows->nr_members > 1; k++) {
+				uint64_t *sum = rows->sums + ((size_t)i * rows->nr_members + k) * 2;
+				sum[1] = sum[0];
+			}
 		}
 
 	rows->order = malloc((rows->n ? rows->n : 1) * sizeof(*rows->order));
@@ -345,8 +394,7 @@ int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pe
 		goto nomem;
 	for (uint32_t i = 0; i < rows->n; i++) {
 		const struct pev__row *x = &rows->row[i];
-		if (pev__row_period(rows, x) == 0 && x->self_samples == 0 &&
-		    x->children_samples == 0)
+		if (!row_used(rows, i))
 			continue;
 		if (percent_limit > 0 &&
 		    pev__percent(pev__row_period(rows, x), rows->total) < percent_limit)
@@ -395,5 +443,6 @@ void pev__rows_free(struct pev__rows *rows)
 	free(rows->order);
 	free(rows->mem);
 	free(rows->mem_off);
+	free(rows->sums);
 	memset(rows, 0, sizeof(*rows));
 }

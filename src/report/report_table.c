@@ -12,7 +12,14 @@
  *
  * Columns are two spaces apart and as wide as their widest cell; text
  * columns are left-aligned, numbers right-aligned; the last column is not
- * padded. Each event gets its own section, two blank lines apart.
+ * padded. Each event gets its own section, two blank lines apart. Under
+ * PEV_REPORT_GROUP an event group is one section, its header summing the
+ * group's samples and periods, with one percentage per event (the leader
+ * first, each of its own event's total) in each percentage column:
+ *
+ *     # Samples: 2K of events 'anon group { cpu-clock, task-clock }'
+ *     #         Overhead  Command  Shared Object  Symbol
+ *         19.73%  19.73%  sh       libc.so.6      [.] __strcmp_evex
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -84,14 +91,55 @@ static void pad(FILE *out, char c, size_t n)
 		fputc(c, out);
 }
 
-static int section(FILE *out, const struct pev_profile *p, unsigned e, const struct pev__keys *keys,
-		   const struct pev_report_opts *o, const char *func, struct pev_error *err)
+/* A title right-aligned over a percentage column of n events (8 characters each). */
+static void percent_title(FILE *out, const char *title, unsigned n)
+{
+	pad(out, ' ', 8 * n - strlen(title));
+	fputs(title, out);
+}
+
+/* One percentage per event of the section: the self or inclusive share of each one's total. */
+static void percents(FILE *out, const struct pev_profile *p, const struct pev__rows *rows,
+		     uint32_t i, bool children)
+{
+	for (unsigned k = 0; k < rows->nr_members; k++)
+		fprintf(out, " %6.2f%%",
+			pev__percent(pev__row_sum(rows, i, k, children),
+				     p->events[rows->event + k].total));
+}
+
+/*
+ * The "# Samples" line's event: the event's name, or a group's as perf
+ * describes it ("anon group { a, b }", "NAME { a, b }"; all events of a
+ * profile without groups: "a, b").
+ */
+static void section_name(FILE *out, const struct pev_profile *p, unsigned e, unsigned n,
+			 bool all)
+{
+	const char *group = pev__strtab_get(&p->str, p->events[e].group_name);
+
+	if (n > 1 && !all)
+		fprintf(out, "%s { ", group ? group : "anon group");
+	for (unsigned k = 0; k < n; k++)
+		fprintf(out, "%s%s", k ? ", " : "", pev__event_name(p, e + k));
+	if (n > 1 && !all)
+		fputs(" }", out);
+}
+
+/*
+ * Writes the section of events e .. e + n - 1 (n > 1: a group shown as
+ * one; all: every event of a profile without groups).
+ */
+static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned n, bool all,
+		   const struct pev__keys *keys, const struct pev_report_opts *o, const char *func,
+		   struct pev_error *err)
 {
 	bool children = o->flags & PEV_REPORT_CHILDREN;
 	bool header = !(o->flags & PEV_REPORT_NO_HEADER);
 	double cg_limit = o->callgraph_limit == 0 ? 0.5 : o->callgraph_limit;
 	size_t width[PEV__MAX_KEYS];
 	struct pev__rows rows;
+	uint64_t samples = 0, total = 0;
 	char buf[4200], cnt[32];
 
 	struct pev__window win = {o->max_stack, o->callgraph == PEV_REPORT_CALLGRAPH_CALLER};
@@ -105,9 +153,13 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, const str
 		.flags = o->flags,
 	};
 
-	if (pev__rows_build(p, e, keys, children, &win, o->percent_limit,
-			    o->callgraph != PEV_REPORT_CALLGRAPH_NONE, &rows))
+	if (pev__rows_build_group(p, e, n, keys, children, &win, o->percent_limit,
+				  o->callgraph != PEV_REPORT_CALLGRAPH_NONE, &rows))
 		return pev__report_nomem(err, func);
+	for (unsigned k = 0; k < n; k++) {
+		samples += p->events[e + k].samples;
+		total += p->events[e + k].total;
+	}
 	for (unsigned k = 0; k < keys->n; k++) {
 		width[k] = strlen(key_title(keys->k[k]));
 		for (uint32_t i = 0; i < rows.nr_order; i++) {
@@ -118,10 +170,19 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, const str
 		}
 	}
 	if (header) {
-		short_count(rows.samples, cnt, sizeof(cnt));
-		fprintf(out, "# Samples: %s of event '%s'\n", cnt, pev__event_name(p, e));
-		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", rows.total);
-		fputs(children ? "# Children      Self" : "# Overhead", out);
+		short_count(samples, cnt, sizeof(cnt));
+		/* perf says "events" for a group's leader, shown as a group or not. */
+		fprintf(out, "# Samples: %s of event%s '", cnt,
+			p->events[e].nr_members > 1 || all ? "s" : "");
+		section_name(out, p, e, n, all);
+		fprintf(out, "'\n# Event count (approx.): %" PRIu64 "\n#\n# ", total);
+		if (children) {
+			percent_title(out, "Children", n);
+			fputs("  ", out);
+			percent_title(out, "Self", n);
+		} else {
+			percent_title(out, "Overhead", n);
+		}
 		for (unsigned k = 0; k < keys->n; k++) {
 			const char *t = key_title(keys->k[k]);
 			fputs("  ", out);
@@ -131,7 +192,12 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, const str
 			if (!right_aligned(keys->k[k]))
 				pad(out, ' ', width[k] - strlen(t));
 		}
-		fputs(children ? "\n# ........  ........" : "\n# ........", out);
+		fputs("\n# ", out);
+		pad(out, '.', 8 * n);
+		if (children) {
+			fputs("  ", out);
+			pad(out, '.', 8 * n);
+		}
 		for (unsigned k = 0; k < keys->n; k++) {
 			fputs("  ", out);
 			pad(out, '.', width[k]);
@@ -141,11 +207,12 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, const str
 	for (uint32_t i = 0; i < rows.nr_order; i++) {
 		const struct pev__row *row = &rows.row[rows.order[i]];
 
-		if (children)
-			fprintf(out, "  %7.2f%%  %7.2f%%", pev__percent(row->children, rows.total),
-				pev__percent(row->self, rows.total));
-		else
-			fprintf(out, "  %7.2f%%", pev__percent(row->self, rows.total));
+		fputs("  ", out);
+		if (children) {
+			percents(out, p, &rows, rows.order[i], true);
+			fputs("  ", out);
+		}
+		percents(out, p, &rows, rows.order[i], false);
 		for (unsigned k = 0; k < keys->n; k++) {
 			const char *t = cell(&rows, row, keys->k[k], buf, sizeof(buf));
 			size_t l = strlen(t);
@@ -185,6 +252,14 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, const str
 	return 0;
 }
 
+static bool has_groups(const struct pev_profile *p)
+{
+	for (unsigned e = 0; e < p->nr_events; e++)
+		if (p->events[e].nr_members > 1)
+			return true;
+	return false;
+}
+
 int pev_profile_write_table(const struct pev_profile *p, FILE *out,
 			    const struct pev_report_opts *opts, struct pev_error *err)
 {
@@ -199,8 +274,15 @@ int pev_profile_write_table(const struct pev_profile *p, FILE *out,
 		return r;
 	if (!(o.flags & PEV_REPORT_NO_HEADER))
 		fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", p->lost);
-	for (unsigned e = 0; e < p->nr_events && r == 0; e++)
-		if (event < 0 || (unsigned)event == e)
-			r = section(out, p, e, &keys, &o, func, err);
+	if (event >= 0)
+		r = section(out, p, (unsigned)event, 1, false, &keys, &o, func, err);
+	else if (!(o.flags & PEV_REPORT_GROUP))
+		for (unsigned e = 0; e < p->nr_events && r == 0; e++)
+			r = section(out, p, e, 1, false, &keys, &o, func, err);
+	else if (!has_groups(p) && p->nr_events > 1)
+		r = section(out, p, 0, p->nr_events, true, &keys, &o, func, err);
+	else
+		for (unsigned e = 0; e < p->nr_events && r == 0; e += p->events[e].nr_members)
+			r = section(out, p, e, p->events[e].nr_members, false, &keys, &o, func, err);
 	return pev__report_end(out, r, func, err);
 }
