@@ -287,6 +287,12 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 		case PEV__KEY_CPU:
 			c = (x->cpu > y->cpu) - (x->cpu < y->cpu);
 			break;
+		case PEV__KEY_SYM:
+			/* As perf: named symbols before unresolved addresses. */
+			c = !r->p->syms[x->sym].name - !r->p->syms[y->sym].name;
+			if (c)
+				break;
+			/* fall through */
 		default:
 			c = strcmp(pev__row_text(r, x, k, bx, sizeof(bx)),
 				   pev__row_text(r, y, k, by, sizeof(by)));
