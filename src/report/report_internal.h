@@ -349,7 +349,8 @@ int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pe
  * The same for the group of nr_members events from leader on: one row per
  * key values among all their samples. A row's self and children (and its
  * members, for call graphs) are the leader's; pev__row_sum gives each
- * event's. Rows sort by the leader's period, then each member's in turn.
+ * event's. Rows sort by the leader's period (its children's first with
+ * children), then each member's self period in turn.
  */
 int pev__rows_build_group(const struct pev_profile *p, unsigned leader, unsigned nr_members,
 			  const struct pev__keys *keys, bool children,
