@@ -157,6 +157,31 @@ bool cli_code_location(const void *addr, char *file, size_t size, uint64_t *offs
  */
 int cli_spawn_command(char **argv, pid_t *child);
 
+/* A command forked but held before its exec (cli_spawn_paused). */
+struct cli_paused {
+	pid_t pid;  /* the command's pid, or 0 when none is held */
+	int go;     /* written to let it exec; closed to end it */
+	int report; /* where its exec's errno comes back, or -1 */
+};
+
+/*
+ * Forks argv's command and holds it before its exec, so that counters can
+ * be opened on its own pid (as perf opens them); the counters' attributes
+ * decide what its exec enables. Fills *p; returns 0 or the errno of the
+ * fork (spawn.c).
+ */
+int cli_spawn_paused(char **argv, struct cli_paused *p);
+
+/*
+ * Lets a held command exec, as cli_spawn_command would have started it.
+ * Stores its pid in *child; returns 0, or the exec's errno (the child then
+ * reaped and *child -1). *p holds no command afterwards.
+ */
+int cli_spawn_resume(struct cli_paused *p, pid_t *child);
+
+/* Ends a held command before its exec and reaps it. A p that holds none is ignored. */
+void cli_spawn_abort(struct cli_paused *p);
+
 /*
  * Whether command `cmd` can be started, looked up as the exec will look it
  * up (PATH unless it holds a '/'): 0, or the errno the exec would give

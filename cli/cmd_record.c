@@ -332,7 +332,8 @@ static int record(struct rec_state *s)
 	if (s->cfg.target != REC_TARGET_COMMAND)
 		rec_enable(s);
 	if (s->cfg.argv) {
-		int e = cli_spawn_command(s->cfg.argv, &child);
+		int e = s->command.pid > 0 ? cli_spawn_resume(&s->command, &child)
+		                           : cli_spawn_command(s->cfg.argv, &child);
 		if (e != 0) {
 			pev_perfdata_writer_close(s->writer);
 			s->writer = NULL;

@@ -135,6 +135,12 @@ struct rec_state {
 	bool uniform;                 /* every event has that sample_type */
 	struct rec_dsos dsos;
 	struct rec_stats stats;
+	/*
+	 * The command, forked and held before its exec when the events open on
+	 * its own pid (a ':S' group, whose counters are not inherited); else
+	 * none (pid 0): the command starts after the events, inheriting them.
+	 */
+	struct cli_paused command;
 };
 
 /* record_open.c */
@@ -144,7 +150,9 @@ struct rec_state {
  * falls back to cpu-clock where the machine has no hardware PMU, saying so
  * in one line), maps the rings (one per CPU or per thread, the other
  * events' records sent there) and opens the output file with the events.
- * Returns 0 or the exit status to stop with (the error printed).
+ * With a ':S' group the command is forked first (s->command) and the
+ * events open on it. Returns 0 or the exit status to stop with (the error
+ * printed).
  */
 int rec_open(struct rec_state *s);
 

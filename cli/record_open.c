@@ -39,7 +39,8 @@ static void make_units(struct rec_state *s)
 	case REC_TARGET_COMMAND:
 		s->nunits = 1;
 		s->units = cli_xcalloc(1, sizeof(*s->units));
-		s->units[0] = pev_target_self();
+		s->units[0] = s->command.pid > 0 ? pev_target_thread(s->command.pid)
+		                                 : pev_target_self();
 		s->units[0].cpu = PEV_CPU_ALL;
 		break;
 	case REC_TARGET_PROCESS:
@@ -64,14 +65,15 @@ static void make_units(struct rec_state *s)
 /*
  * What a ':S' group asks of each of its events, as perf 6.1 does: every
  * event reads the whole group into the leader's samples (READ, with each
- * member's id and lost count) and only the leader samples. Unlike perf 6.1
- * the events stay inherited: perfev's counters reach the command through
- * its fork (docs/PERF_DIFFERENCES.md).
+ * member's id and lost count), only the leader samples, and none is
+ * inherited (kernels before 6.12 refuse inherited counters whose samples
+ * read them; the events open on the command's own pid instead).
  */
 static void leader_sampling_opts(struct pev_opts *o, bool member)
 {
 	o->sample_type |= PEV_SAMPLE_READ;
 	o->read_format |= PEV_FORMAT_ID | PEV_FORMAT_GROUP | PEV_FORMAT_LOST;
+	o->inherit = PEV_INHERIT_NONE;
 	if (member)
 		o->sample_period = o->sample_freq = 0;
 }
@@ -390,6 +392,15 @@ static void find_groups(struct rec_state *s)
 	}
 }
 
+/* Whether some group samples through its leader (':S'). */
+static bool leader_sampling(const struct rec_state *s)
+{
+	for (int e = 0; e < s->nevents; e++)
+		if (s->events[e].leader_sampling)
+			return true;
+	return false;
+}
+
 int rec_open(struct rec_state *s)
 {
 	struct pev_error err;
@@ -409,8 +420,13 @@ int rec_open(struct rec_state *s)
 		return 129;
 	}
 	s->events = cli_xcalloc((size_t)s->nevents, sizeof(*s->events));
-	make_units(s);
 	find_groups(s);
+	if (s->cfg.target == REC_TARGET_COMMAND && s->cfg.argv && leader_sampling(s)) {
+		int r = cli_spawn_paused(s->cfg.argv, &s->command);
+		if (r != 0)
+			return cli_exec_error(s->cfg.argv[0], r);
+	}
+	make_units(s);
 	int e = 0;
 	for (int l = 0; l < s->nlists; l++)
 		for (int i = 0; i < pev_event_list_count(s->lists[l]); i++, e++)
@@ -462,4 +478,5 @@ void rec_close(struct rec_state *s)
 	pev_perfdata_writer_close(s->writer);
 	s->writer = NULL;
 	rec_dsos_free(&s->dsos);
+	cli_spawn_abort(&s->command);
 }

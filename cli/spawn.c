@@ -68,12 +68,105 @@ static void child_exec(char **argv, pid_t parent, int report_fd)
 	_exit(127);
 }
 
+/*
+ * Waits for the exec of child to report: returns 0 when the exec closed
+ * report (or report is -1), else its errno with the child reaped and
+ * *child -1. Closes report.
+ */
+static int wait_exec(int report, pid_t *child)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (report < 0)
+		return 0;
+	while ((n = read(report, &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(report);
+	if (n == (ssize_t)sizeof(e)) {
+		while (waitpid(*child, NULL, 0) < 0 && errno == EINTR)
+			;
+		*child = -1;
+		return e ? e : ENOEXEC;
+	}
+	return 0;
+}
+
+int cli_spawn_paused(char **argv, struct cli_paused *p)
+{
+	pid_t parent = getpid();
+	int report[2], go[2], e;
+
+	p->pid = 0;
+	p->go = p->report = -1;
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return errno;
+	if (pipe2(report, O_CLOEXEC) < 0)
+		report[0] = report[1] = -1;
+	p->pid = fork();
+	if (p->pid == 0) {
+		char c = 0;
+		ssize_t n;
+		/* Only async-signal-safe calls: a byte lets it exec, end of file ends it. */
+		close(go[1]);
+		while ((n = read(go[0], &c, 1)) < 0 && errno == EINTR)
+			;
+		if (n != 1)
+			_exit(127);
+		child_exec(argv, parent, report[1]);
+	}
+	e = errno;
+	close(go[0]);
+	if (report[1] >= 0)
+		close(report[1]);
+	if (p->pid < 0) {
+		close(go[1]);
+		if (report[0] >= 0)
+			close(report[0]);
+		p->pid = 0;
+		return e;
+	}
+	p->go = go[1];
+	p->report = report[0];
+	return 0;
+}
+
+int cli_spawn_resume(struct cli_paused *p, pid_t *child)
+{
+	char c = 'g';
+
+	*child = p->pid;
+	if (write(p->go, &c, 1) != 1) {
+		cli_spawn_abort(p);
+		*child = -1;
+		return ECHILD;
+	}
+	close(p->go);
+	p->pid = 0;
+	p->go = -1;
+	int e = wait_exec(p->report, child);
+	p->report = -1;
+	return e;
+}
+
+void cli_spawn_abort(struct cli_paused *p)
+{
+	if (p->pid <= 0)
+		return;
+	close(p->go);
+	if (p->report >= 0)
+		close(p->report);
+	while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	p->pid = 0;
+	p->go = p->report = -1;
+}
+
 int cli_spawn_command(char **argv, pid_t *child)
 {
 	struct pev_counter *guard;
 	pid_t parent = getpid();
 	int report[2], e = 0;
-	ssize_t n;
 
 	/*
 	 * The exec's errno comes back through a pipe the exec closes. Without
@@ -96,18 +189,7 @@ int cli_spawn_command(char **argv, pid_t *child)
 			close(report[0]);
 		return e;
 	}
-	if (report[0] < 0)
-		return 0;
-	while ((n = read(report[0], &e, sizeof(e))) < 0 && errno == EINTR)
-		;
-	close(report[0]);
-	if (n == (ssize_t)sizeof(e)) {
-		while (waitpid(*child, NULL, 0) < 0 && errno == EINTR)
-			;
-		*child = -1;
-		return e ? e : ENOEXEC;
-	}
-	return 0;
+	return wait_exec(report[0], child);
 }
 
 int cli_check_command(const char *cmd)

@@ -83,8 +83,8 @@ static void sample_type(const char *line, char *out, size_t size)
 /*
  * Compares `perf evlist -v` of two files event by event, on what makes a
  * group: the events' names and order, who samples (period or frequency),
- * disabled, enable_on_exec, the sample_type bits (READ), and read_format
- * (':S' groups) or inherit (the others).
+ * disabled, enable_on_exec, inherit, the sample_type bits (READ), and
+ * read_format for ':S' groups.
  */
 static void expect_same_attrs(const char *theirs, const char *ours, bool leader_sampling)
 {
@@ -104,11 +104,8 @@ static void expect_same_attrs(const char *theirs, const char *ours, bool leader_
 		snprintf(eb, sizeof(eb), "%.*s", (int)strcspn(lb, ":"), lb);
 		cr_expect_str_eq(ea, eb, "event %d: perf's\n%s\nperfev's\n%s", n, a, b);
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-			/*
-			 * Without ':S' perfev reads no counter (perf's ID|LOST
-			 * read_format is unused there); with it perfev inherits.
-			 */
-			if (strcmp(keys[k], leader_sampling ? "inherit" : "read_format") == 0)
+			/* Without ':S' perfev reads no counter (perf's ID|LOST is unused there). */
+			if (!leader_sampling && strcmp(keys[k], "read_format") == 0)
 				continue;
 			field(la, keys[k], va, sizeof(va));
 			field(lb, keys[k], vb, sizeof(vb));
@@ -264,7 +261,6 @@ Test(report_group, record_writes_leader_sampling_like_perf)
 	th_need_perf();
 	const char *theirs = record("perf", "perf.data", "-e '{cpu-clock,task-clock}:S'");
 	const char *ours = record(th_perfev_bin(), "perfev.data", "-e '{cpu-clock,task-clock}:S'");
-	/* inherit differs on purpose (docs/PERF_DIFFERENCES.md). */
 	expect_same_attrs(theirs, ours, true);
 
 	char *ga = group_lines(theirs), *gb = group_lines(ours);
@@ -308,6 +304,13 @@ Test(report_group, report_perfevs_group_files_like_perf)
 	expect_table_like_perf(g, "--no-group --sort sym");
 	expect_table_like_perf(s, "--sort sym");
 	expect_table_like_perf(s, "--group --sort sym");
+
+	/* The ':S' counters open on the command's own pid: its functions are sampled. */
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --sort sym", th_perfev_bin(), s);
+	char *out = th_sh_ok(cmd);
+	expect_has(out, "[.] report_work_a\n");
+	free(out);
 }
 
 Test(report_group, group_option_joins_every_event_like_perf)
