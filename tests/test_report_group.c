@@ -9,6 +9,8 @@
  * (both read the same file, so they agree to the last digit). The one
  * tolerated difference is a known gap of docs/PERF_DIFFERENCES.md: samples
  * in a PLT stub, which perf names "sin@plt" and perfev shows unresolved.
+ * The library's side needs no perf: a profile's groups
+ * (pev_profile_set_group) written as exact tables under PEV_REPORT_GROUP.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -341,4 +343,115 @@ Test(report_group, children_columns_per_member_like_perf)
 	 */
 	expect_lines_like_perf(g, "--children --sort sym -g none",
 			       " | grep -E '^#|report_work_|\\] main$'");
+}
+
+/* ---- the library: pev_profile_set_group and PEV_REPORT_GROUP ----------------------------- */
+
+/* Adds `count` samples of `period` in function sym to event e. */
+static void add(struct pev_profile *p, unsigned e, const char *sym, uint64_t period, int count)
+{
+	struct pev_profile_frame f = {.address = 0x1000, .symbol = sym, .dso = "/bin/w"};
+	struct pev_profile_sample s = PEV_PROFILE_SAMPLE_INIT;
+
+	s.event = e;
+	s.period = period;
+	s.comm = "w";
+	s.pid = s.tid = 42;
+	s.frames = &f;
+	s.nr_frames = 1;
+	for (int i = 0; i < count; i++)
+		cr_assert_eq(pev_profile_add_sample(p, &s), 0);
+}
+
+/* The table of p with flags, as a malloc'ed string. */
+static char *table(const struct pev_profile *p, unsigned flags)
+{
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	o.sort = "sym";
+	o.flags = flags;
+	cr_assert_eq(pev_profile_write_table(p, out, &o, NULL), 0);
+	fclose(out);
+	return text;
+}
+
+Test(report_group, profile_group_table)
+{
+	struct pev_profile_event ev = PEV_PROFILE_EVENT_INIT;
+	struct pev_profile *p;
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	ev.unit = PEV_PROFILE_UNIT_NANOSECONDS;
+	ev.name = "cpu-clock";
+	cr_assert_eq(pev_profile_add_event(p, &ev), 0);
+	ev.name = "task-clock";
+	cr_assert_eq(pev_profile_add_event(p, &ev), 1);
+	ev.name = "page-faults";
+	cr_assert_eq(pev_profile_add_event(p, &ev), 2);
+	add(p, 0, "f", 100, 3);
+	add(p, 0, "g", 100, 1);
+	add(p, 1, "f", 100, 1);
+	add(p, 1, "h", 100, 1);
+	add(p, 2, "f", 1, 1);
+
+	/* Refused: one event, past the end, and an event already grouped. */
+	cr_expect_eq(pev_profile_set_group(p, 0, 1, NULL), PEV_EBADARG);
+	cr_expect_eq(pev_profile_set_group(p, 1, 3, NULL), PEV_EBADARG);
+	cr_expect_eq(pev_profile_set_group(NULL, 0, 2, NULL), PEV_EBADARG);
+	cr_assert_eq(pev_profile_set_group(p, 0, 2, NULL), 0);
+	cr_expect_eq(pev_profile_set_group(p, 1, 2, NULL), PEV_EBADARG);
+
+	/* Rows of any member, by the leader's period; each column a share of its own event. */
+	char *t = table(p, PEV_REPORT_GROUP);
+	cr_expect_str_eq(t, "#\n# Total Lost Samples: 0\n#\n"
+			    "# Samples: 6  of events 'anon group { cpu-clock, task-clock }'\n"
+			    "# Event count (approx.): 600\n#\n"
+			    "#         Overhead  Symbol\n"
+			    "# ................  ......\n#\n"
+			    "    75.00%  50.00%  [.] f\n"
+			    "    25.00%   0.00%  [.] g\n"
+			    "     0.00%  50.00%  [.] h\n\n\n"
+			    "# Samples: 1  of event 'page-faults'\n"
+			    "# Event count (approx.): 1\n#\n"
+			    "# Overhead  Symbol\n"
+			    "# ........  ......\n#\n"
+			    "   100.00%  [.] f\n\n\n");
+	free(t);
+
+	/* Children: a Children and a Self column per member. */
+	t = table(p, PEV_REPORT_GROUP | PEV_REPORT_CHILDREN);
+	expect_has(t, "#         Children              Self  Symbol\n"
+		      "# ................  ................  ......\n#\n"
+		      "    75.00%  50.00%    75.00%  50.00%  [.] f\n");
+	free(t);
+
+	/* Without PEV_REPORT_GROUP each event has its section; the leader's says "events". */
+	t = table(p, 0);
+	expect_has(t, "# Samples: 4  of events 'cpu-clock'\n");
+	expect_has(t, "# Samples: 2  of event 'task-clock'\n");
+	expect_has(t, "    50.00%  [.] h\n");
+	free(t);
+	pev_profile_free(p);
+}
+
+Test(report_group, profile_without_groups_joins_every_event)
+{
+	struct pev_profile_event ev = PEV_PROFILE_EVENT_INIT;
+	struct pev_profile *p;
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	ev.name = "a";
+	cr_assert_eq(pev_profile_add_event(p, &ev), 0);
+	ev.name = "b";
+	cr_assert_eq(pev_profile_add_event(p, &ev), 1);
+	add(p, 0, "f", 1, 1);
+	add(p, 1, "f", 1, 1);
+	char *t = table(p, PEV_REPORT_GROUP);
+	expect_has(t, "# Samples: 2  of events 'a, b'\n");
+	expect_has(t, "   100.00% 100.00%  [.] f\n");
+	free(t);
+	pev_profile_free(p);
 }
