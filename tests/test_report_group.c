@@ -340,6 +340,14 @@ Test(report_group, report_perfs_group_files_like_perf)
 	expect_has(out, "#         Overhead  Command");
 	expect_has(out, "# ................  .......");
 	free(out);
+
+	/* A named group: "NAME { a, b }". */
+	const char *n = record("perf", "n.data", "-e 'mygroup{cpu-clock,task-clock}'");
+	expect_table_like_perf(n, "--sort sym");
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s'", th_perfev_bin(), n);
+	out = th_sh_ok(cmd);
+	expect_has(out, " of events 'mygroup { cpu-clock, task-clock }'\n");
+	free(out);
 }
 
 Test(report_group, report_perfevs_group_files_like_perf)
