@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/error_internal.h"
+#include "core/log_internal.h"
 #include "perfev/event.h"
 #include "report/replay_internal.h"
 #include "symbols/symbols_internal.h"
@@ -64,6 +65,8 @@ struct pev_replay {
 	struct pev_profile_frame *frames; /* the stack handed out */
 	size_t cap_frames;
 	struct pev_record rec;
+	struct pev__unwind_frame unwound[PEV_MAX_STACK_DEPTH]; /* a sample's user stack */
+	bool unwind_warned;    /* said once that this build cannot unwind */
 	uint64_t lost;         /* the sum of LOST records' counts */
 	uint64_t lost_samples; /* the sum of LOST_SAMPLES records' counts */
 	bool has_lost_samples; /* any LOST_SAMPLES record read */
@@ -390,6 +393,38 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 	return rc == PEV_ENOMEM ? rc : 0;
 }
 
+/*
+ * Appends the user frames unwound from the sample's registers and stack
+ * copy (--call-graph dwarf), as perf does after the kernel's part of the
+ * chain. Adds the frames pushed to *addrs.
+ */
+static int push_unwound(struct pev_replay *r, const struct pev_sample *s, size_t *n,
+			const struct pev_replay_sample *out, size_t *addrs)
+{
+	int nr = pev__symbols_unwind(r->sym, out->pid, out->tid, &s->regs_user, &s->stack_user,
+				     r->unwound, PEV_MAX_STACK_DEPTH);
+
+	if (nr == PEV_EUNSUPPORTED) {
+		if (!r->unwind_warned)
+			pev__log(PEV_LOG_WARN, "cannot unwind --call-graph dwarf samples: this "
+					       "build has no register table for its architecture; "
+					       "showing the sampled functions only");
+		r->unwind_warned = true;
+		return 0;
+	}
+	for (int i = 0; i < nr; i++) {
+		/* A return address is shown and looked up at address - 1, inside
+		 * the call, as perf shows the frames it unwinds. */
+		const struct pev__unwind_frame *f = &r->unwound[i];
+		uint64_t at = f->activation ? f->pc : f->pc - 1;
+		int rc = push_address(r, n, out->pid, at, at, false);
+		if (rc)
+			return rc;
+		(*addrs)++;
+	}
+	return nr < 0 ? nr : 0;
+}
+
 /* Builds the stack of a sample into r->frames. */
 static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 			struct pev_replay_sample *out)
@@ -426,6 +461,11 @@ static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 			addrs++;
 		}
 	}
+	/* As perf: no valid stack bytes (the kernel could not copy them) unwind nothing. */
+	if ((s->fields & PEV_SAMPLE_REGS_USER) && (s->fields & PEV_SAMPLE_STACK_USER) &&
+	    s->stack_user.dyn_size && !(r->flags & PEV_REPLAY_NO_CALLCHAIN) &&
+	    (rc = push_unwound(r, s, &n, out, &addrs)))
+		return rc;
 	if (!addrs && (s->fields & PEV_SAMPLE_IP)) {
 		rc = push_address(r, &n, pid, s->ip, s->ip, is_kernel_mode(out->cpumode));
 		if (rc)

@@ -669,3 +669,14 @@ int pev__dso_resolve(struct pev_symbols *s, const struct sym_map *m, uint64_t ad
 		out->flags |= PEV_SYMBOL_VDSO;
 	return 0;
 }
+
+Elf *pev__dso_elf(struct pev_symbols *s, struct sym_dso *d)
+{
+	Dwarf_Addr bias;
+
+	if (!d->opened)
+		dso_open(s, d);
+	if (d->status != PEV_SYMBOL_OK || !d->offsets_known)
+		return NULL;
+	return dwfl_module_getelf(d->mod, &bias);
+}

@@ -13,6 +13,7 @@
  *   symbols_debuginfo.c separate debuginfo files on disk (debuginfod on request)
  *   symbols_kernel.c /proc/kallsyms
  *   symbols_jit.c    /tmp/perf-PID.map
+ *   symbols_unwind.c user stacks unwound from sampled registers and stack
  *   symbols_util.c   an arena and a 64-bit-key hash map
  */
 #ifndef PERFEV_SYMBOLS_INTERNAL_H
@@ -25,6 +26,7 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "perfev/record.h"
 #include "perfev/symbols.h"
 
 #define SYM_UNKNOWN "[unknown]"
@@ -149,11 +151,14 @@ struct sym_map {
 };
 
 struct sym_jit; /* symbols_jit.c */
+struct sym_unwind; /* symbols_unwind.c */
 
 struct sym_proc {
 	int32_t pid;
 	struct sym_map *maps; /* sorted by start, disjoint */
 	size_t nmaps, cap;
+	uint64_t maps_version;     /* bumped by every change of maps */
+	struct sym_unwind *unwind; /* the unwinder of its samples, or NULL */
 };
 
 /* ---- the object --------------------------------------------------------- */
@@ -255,6 +260,34 @@ uint64_t pev__kernel_count(const struct sym_kernel *k);
 /* Looks addr up in pid's JIT map; fills out and returns true when found. */
 bool pev__jit_resolve(struct pev_symbols *s, int32_t pid, uint64_t addr, struct pev_symbol *out);
 void pev__jit_free(struct sym_jit *j);
+
+/* symbols_dso.c: d's ELF image (opened when first needed) for reading its
+ * segments and CFI, or NULL when d did not open or only a debuginfo file
+ * (whose segment offsets are not the real ones) stands for it. d owns it. */
+Elf *pev__dso_elf(struct pev_symbols *s, struct sym_dso *d);
+
+/* symbols_unwind.c */
+/* One frame of an unwound user stack. */
+struct pev__unwind_frame {
+	uint64_t pc;
+	bool activation; /* the pc of an interrupted frame, not a return address */
+};
+
+/*
+ * Unwinds the user stack of a sample of pid (thread tid) from its register
+ * dump (PERF_SAMPLE_REGS_USER) and stack copy (PERF_SAMPLE_STACK_USER):
+ * stores up to max frames in out, innermost (the sampled pc) first. The
+ * walk stops where the call frame information or the copy ends; a garbage
+ * or truncated copy gives a shorter chain, never a crash. Returns the
+ * number of frames (0 when the registers hold no user pc and stack
+ * pointer, or the pc is in no mapped ELF file of pid, as perf), PEV_ENOMEM,
+ * PEV_EBADARG, or PEV_EUNSUPPORTED
+ * on an architecture without a register table.
+ */
+int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
+			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
+			struct pev__unwind_frame *out, size_t max);
+void pev__unwind_free(struct sym_unwind *u);
 
 /* symbols.c: fills out with an "[unknown]" result. */
 void pev__sym_unknown(struct pev_symbol *out, enum pev_symbol_status st, const char *dso,

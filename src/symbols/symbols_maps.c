@@ -37,6 +37,7 @@ void pev__sym_proc_free(struct sym_proc *p)
 {
 	if (!p)
 		return;
+	pev__unwind_free(p->unwind);
 	free(p->maps);
 	free(p);
 }
@@ -126,6 +127,7 @@ int pev__sym_map_insert(struct pev_symbols *s, struct sym_proc *p, uint64_t star
 	}
 	p->maps[i] = (struct sym_map){
 		.start = start, .end = end, .pgoff = pgoff, .dso = dso, .label = label};
+	p->maps_version++;
 	return 0;
 }
 

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbols_unwind.c - a sample's user stack unwound from the registers and
+ * the copy of the stack it carries (--call-graph dwarf), through libdwfl's
+ * unwinder and the DSOs' call frame information (.eh_frame, .debug_frame).
+ *
+ * Each process gets one Dwfl that holds its mapped DSOs at their load
+ * addresses, attached once to callbacks that read the current sample: it
+ * lives across samples (libdwfl keeps each module's CFI in it) and is built
+ * again only after the process's mappings changed. Its modules share the
+ * ELF images the symbolizer already opened (libelf counts the references),
+ * so no file is read twice.
+ *
+ * Memory reads come from the stack copy for addresses inside it, from the
+ * mapped files for the others; anything else stops the walk there.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "core/log_internal.h"
+#include "symbols/symbols_internal.h"
+
+/*
+ * The architecture's registers: DWARF register number -> index in perf's
+ * register dump order (enum perf_event_x86_regs), the DWARF column of the
+ * return address and the perf indexes of the stack pointer and the pc.
+ * Other architectures have no table: unwinding reports PEV_EUNSUPPORTED.
+ */
+#if defined(__x86_64__)
+#define UNWIND_MACHINE EM_X86_64
+static const unsigned char dwarf_to_perf[] = {
+	0,  /* rax */
+	3,  /* rdx */
+	2,  /* rcx */
+	1,  /* rbx */
+	4,  /* rsi */
+	5,  /* rdi */
+	6,  /* rbp */
+	7,  /* rsp */
+	16, /* r8 .. r15 */
+	17, 18, 19, 20, 21, 22, 23,
+};
+#define PERF_REG_SP 7
+#define PERF_REG_IP 8
+#endif
+
+/* The sample being unwound: what the callbacks read. */
+struct unwind_sample {
+	const struct pev_sample_regs *regs;
+	const struct pev_sample_stack *stack;
+	uint64_t sp; /* the address of the stack copy's first byte */
+	int32_t tid;
+};
+
+struct sym_unwind {
+	Dwfl *dwfl;
+	uint64_t version;  /* the process's maps_version it was built from */
+	bool attached;     /* false: no module to unwind through */
+	struct unwind_sample cur;
+};
+
+/* What the frame callback collects. */
+struct unwind_walk {
+	struct pev__unwind_frame *out;
+	size_t n, max;
+};
+
+#ifdef UNWIND_MACHINE
+
+/* Register idx (perf's numbering) of the dump, when the mask holds it. */
+static bool reg_value(const struct pev_sample_regs *r, unsigned idx, uint64_t *out)
+{
+	uint64_t bit = UINT64_C(1) << idx;
+	unsigned k;
+
+	if (!(r->mask & bit) || !r->regs)
+		return false;
+	k = (unsigned)__builtin_popcountll(r->mask & (bit - 1));
+	if (k >= r->nr)
+		return false;
+	*out = r->regs[k];
+	return true;
+}
+
+/* ---- libdwfl's module callbacks -------------------------------------------- */
+
+/* The module's ELF: a new reference to the image its DSO opened. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	Elf *elf = *userdata;
+
+	(void)mod;
+	(void)name;
+	(void)base;
+	(void)file_name;
+	*elfp = elf ? elf_begin(-1, ELF_C_READ_MMAP, elf) : NULL;
+	return -1;
+}
+
+/* No separate debuginfo: .eh_frame (in the file itself) is what unwinds. */
+static int find_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			     GElf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
+static const Dwfl_Callbacks module_callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = find_no_debuginfo,
+};
+
+/* ---- libdwfl's thread callbacks ------------------------------------------- */
+
+static pid_t next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
+{
+	struct unwind_sample *cur = dwfl_arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0; /* one thread: the sample's */
+	*thread_argp = cur;
+	return cur->tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = dwfl_arg;
+	return true;
+}
+
+/* Reads 8 bytes at addr of a mapped file (its PT_LOAD contents). */
+static bool read_file_word(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr bias;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	size_t n, size;
+	const char *raw = elf ? elf_rawfile(elf, &size) : NULL;
+
+	if (!raw || elf_getphdrnum(elf, &n) != 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		uint64_t v = addr - bias;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (v < ph.p_vaddr || v - ph.p_vaddr + 8 > ph.p_filesz)
+			continue;
+		if (ph.p_offset + (v - ph.p_vaddr) + 8 > size)
+			return false;
+		memcpy(out, raw + ph.p_offset + (v - ph.p_vaddr), 8);
+		return true;
+	}
+	return false;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
+{
+	struct unwind_sample *cur = dwfl_arg;
+	uint64_t valid = cur->stack->dyn_size < cur->stack->size ? cur->stack->dyn_size
+								: cur->stack->size;
+
+	if (addr >= cur->sp && addr - cur->sp < valid && valid - (addr - cur->sp) >= 8) {
+		memcpy(result, (const char *)cur->stack->data + (addr - cur->sp), 8);
+		return true;
+	}
+	return read_file_word(dwfl, addr, result);
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct unwind_sample *cur = thread_arg;
+	uint64_t v;
+
+	for (unsigned d = 0; d < sizeof(dwarf_to_perf); d++) {
+		Dwarf_Word w;
+		if (!reg_value(cur->regs, dwarf_to_perf[d], &v))
+			continue; /* not dumped: the rules that need it fail there */
+		w = v;
+		if (!dwfl_thread_state_registers(thread, (int)d, 1, &w))
+			return false;
+	}
+	if (!reg_value(cur->regs, PERF_REG_IP, &v))
+		return false;
+	dwfl_thread_state_register_pc(thread, v);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* ---- one process's Dwfl ------------------------------------------------------- */
+
+/*
+ * The load bias of d's image as mapping m shows it: the process address of
+ * the file's virtual address 0. False when m's file offset is in no segment.
+ */
+static bool load_bias(const struct sym_dso *d, const struct sym_map *m, uint64_t *bias)
+{
+	for (size_t i = 0; i < d->nloads; i++) {
+		const struct dso_load *l = &d->loads[i];
+
+		if (m->pgoff >= (l->offset & ~UINT64_C(0xfff)) && m->pgoff < l->offset + l->filesz) {
+			*bias = m->start - (m->pgoff - l->offset + l->vaddr);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The lowest and highest process addresses of d's image at bias (libdwfl's module range). */
+static bool image_range(Elf *elf, uint64_t bias, uint64_t *lo, uint64_t *hi)
+{
+	size_t n;
+	bool first = true;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (first) /* libdwfl puts the module's start at the first segment's aligned start */
+			*lo = bias + (ph.p_vaddr & -(ph.p_align ? ph.p_align : 1));
+		first = false;
+		if (bias + ph.p_vaddr + ph.p_memsz > *hi)
+			*hi = bias + ph.p_vaddr + ph.p_memsz;
+	}
+	return !first && *hi > *lo;
+}
+
+/* True when elf is code for the machine whose registers the table maps. */
+static bool same_machine(Elf *elf)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(elf, &eh) && eh.e_machine == UNWIND_MACHINE;
+}
+
+/* Reports each DSO p maps once, at its load address. Returns the modules reported. */
+static size_t report_modules(struct pev_symbols *s, struct sym_proc *p, Dwfl *dwfl)
+{
+	size_t nmods = 0;
+
+	for (size_t i = 0; i < p->nmaps; i++) {
+		const struct sym_map *m = &p->maps[i];
+		struct sym_dso *d = m->dso;
+		uint64_t bias, lo = 0, hi = 0;
+		Dwfl_Module *mod;
+		Elf *elf;
+		void **ud;
+		bool seen = false;
+
+		if (!d)
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = p->maps[k].dso == d;
+		if (seen || !(elf = pev__dso_elf(s, d)) || !same_machine(elf) ||
+		    !load_bias(d, m, &bias) || !image_range(elf, bias, &lo, &hi))
+			continue;
+		mod = dwfl_report_module(dwfl, d->path, lo, hi);
+		if (!mod)
+			continue; /* overlaps one reported already */
+		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		*ud = elf;
+		nmods++;
+	}
+	return nmods;
+}
+
+/* Builds p's Dwfl from its mappings as they are now. */
+static int unwind_build(struct pev_symbols *s, struct sym_proc *p, struct sym_unwind *u)
+{
+	if (u->dwfl)
+		dwfl_end(u->dwfl);
+	u->attached = false;
+	u->version = p->maps_version;
+	u->dwfl = dwfl_begin(&module_callbacks);
+	if (!u->dwfl)
+		return PEV_ENOMEM;
+	dwfl_report_begin(u->dwfl);
+	size_t nmods = report_modules(s, p, u->dwfl);
+	if (dwfl_report_end(u->dwfl, NULL, NULL) != 0 || !nmods)
+		return 0;
+	u->attached = dwfl_attach_state(u->dwfl, NULL, p->pid, &thread_callbacks, &u->cur);
+	if (!u->attached)
+		pev__log(PEV_LOG_DEBUG, "symbols: cannot unwind process %d: %s", (int)p->pid,
+			 dwfl_errmsg(-1));
+	return 0;
+}
+
+static int collect_frame(Dwfl_Frame *state, void *arg)
+{
+	struct unwind_walk *w = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
+		return DWARF_CB_ABORT;
+	/* A frame that repeats the one before (a rule that moves nothing) ends the walk. */
+	if (w->n && w->out[w->n - 1].pc == pc && !activation)
+		return DWARF_CB_ABORT;
+	w->out[w->n++] = (struct pev__unwind_frame){.pc = pc, .activation = activation};
+	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
+			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
+			struct pev__unwind_frame *out, size_t max)
+{
+	struct unwind_walk w = {.out = out, .max = max};
+	struct sym_proc *p;
+	struct sym_unwind *u;
+	uint64_t sp, ip;
+	int rc;
+
+	if (!s || !regs || !stack || !out || !max)
+		return PEV_EBADARG;
+	if (regs->abi == 0 || !reg_value(regs, PERF_REG_IP, &ip) ||
+	    !reg_value(regs, PERF_REG_SP, &sp))
+		return 0; /* a kernel thread, or a dump without the pc and stack pointer */
+	if (!stack->size || !stack->data)
+		sp = 0; /* no stack copy: the first frame only, from the registers */
+	p = pev__sym_proc(s, pid, false);
+	if (!p)
+		return 0;
+	u = p->unwind;
+	if (!u) {
+		u = calloc(1, sizeof(*u));
+		if (!u)
+			return PEV_ENOMEM;
+		p->unwind = u;
+		u->version = p->maps_version - 1; /* never built */
+	}
+	if (u->version != p->maps_version && (rc = unwind_build(s, p, u)))
+		return rc;
+	/* As perf: a sampled pc in no mapped file (JIT code, a mapping no record
+	 * described) unwinds nothing; the caller shows the sampled address. */
+	if (!u->attached || !dwfl_addrmodule(u->dwfl, ip))
+		return 0;
+	u->cur = (struct unwind_sample){.regs = regs, .stack = stack, .sp = sp,
+					.tid = tid > 0 ? tid : (pid > 0 ? pid : 1)};
+	/* Stops at the first frame it cannot unwind: an error then is the chain's end. */
+	dwfl_getthread_frames(u->dwfl, u->cur.tid, collect_frame, &w);
+	u->cur = (struct unwind_sample){0};
+	if (!w.n) {
+		out[0] = (struct pev__unwind_frame){.pc = ip, .activation = true};
+		return 1;
+	}
+	return (int)w.n;
+}
+
+#else /* no register table for this architecture */
+
+int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
+			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
+			struct pev__unwind_frame *out, size_t max)
+{
+	(void)s, (void)pid, (void)tid, (void)regs, (void)stack, (void)out, (void)max;
+	return PEV_EUNSUPPORTED;
+}
+
+#endif
+
+void pev__unwind_free(struct sym_unwind *u)
+{
+	if (!u)
+		return;
+#ifdef UNWIND_MACHINE
+	if (u->dwfl)
+		dwfl_end(u->dwfl);
+#endif
+	free(u);
+}
