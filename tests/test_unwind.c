@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_unwind.c - user stacks unwound from a register dump and a stack
+ * copy (symbols_unwind.c), without the kernel: this test takes its own
+ * registers and a copy of its own stack, as PERF_SAMPLE_REGS_USER and
+ * PERF_SAMPLE_STACK_USER would, and unwinds them through the address space
+ * of its /proc/self/maps. The whole copy unwinds to the test's callers; a
+ * truncated copy, a garbage copy, a copy whose every word points back into
+ * itself, missing registers and unknown processes all stop cleanly.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "perfev.h"
+
+#include "symbols/symbols_internal.h"
+
+/* perf's x86_64 register dump as `record --call-graph dwarf` asks for it. */
+#define DUMP_MASK UINT64_C(0xff0fff) /* AX .. SS, R8 .. R15 */
+#define NREGS 20
+#define STACK_BYTES 8192
+#define MAX_FRAMES 64
+
+/* One "sample": registers in dump order and a copy of the stack above sp. */
+struct snapshot {
+	uint64_t regs[NREGS];
+	unsigned char stack[STACK_BYTES];
+	uint64_t stack_size;
+};
+
+static struct snapshot snap;
+
+#if defined(__x86_64__)
+/* The stack's highest address (its end), so that the copy reads nothing past it. */
+static uintptr_t stack_end(void)
+{
+	pthread_attr_t a;
+	void *lo;
+	size_t size;
+
+	cr_assert_eq(pthread_getattr_np(pthread_self(), &a), 0);
+	cr_assert_eq(pthread_attr_getstack(&a, &lo, &size), 0);
+	pthread_attr_destroy(&a);
+	return (uintptr_t)lo + size;
+}
+
+/*
+ * Takes this function's registers (in the dump's order: AX BX CX DX SI DI
+ * BP SP IP FLAGS CS SS R8..R15) and copies the stack above its sp.
+ */
+__attribute__((noinline)) static void take_snapshot(struct snapshot *s)
+{
+	uint64_t r[NREGS] = {0};
+	uintptr_t end;
+
+	__asm__ volatile("mov %%rbx, 8(%0)\n\t"
+			 "mov %%rbp, 48(%0)\n\t"
+			 "mov %%rsp, 56(%0)\n\t"
+			 "lea 0(%%rip), %%rax\n\t"
+			 "mov %%rax, 64(%0)\n\t"
+			 "mov %%r12, 128(%0)\n\t"
+			 "mov %%r13, 136(%0)\n\t"
+			 "mov %%r14, 144(%0)\n\t"
+			 "mov %%r15, 152(%0)\n\t"
+			 :
+			 : "r"(r)
+			 : "rax", "memory");
+	end = stack_end();
+	s->stack_size = end - r[7] < STACK_BYTES ? end - r[7] : STACK_BYTES;
+	memcpy(s->stack, (const void *)(uintptr_t)r[7], s->stack_size);
+	memcpy(s->regs, r, sizeof(r));
+}
+
+__attribute__((noinline)) void unwind_level2(void);
+__attribute__((noinline)) void unwind_level1(void);
+
+__attribute__((noinline)) void unwind_level2(void)
+{
+	take_snapshot(&snap);
+	__asm__ volatile("" ::: "memory"); /* no tail call */
+}
+
+__attribute__((noinline)) void unwind_level1(void)
+{
+	unwind_level2();
+	__asm__ volatile("" ::: "memory");
+}
+#endif
+
+static struct pev_symbols *symbols_of_self(void)
+{
+	struct pev_symbols *s = NULL;
+
+	cr_assert_eq(pev_symbols_new(NULL, &s, NULL), 0);
+	cr_assert_eq(pev_symbols_read_process(s, getpid(), NULL), 0);
+	return s;
+}
+
+static struct pev_sample_regs regs_of(const struct snapshot *s)
+{
+	return (struct pev_sample_regs){
+		.abi = 2 /* PERF_SAMPLE_REGS_ABI_64 */, .mask = DUMP_MASK, .nr = NREGS, .regs = s->regs};
+}
+
+static int unwind(struct pev_symbols *s, const struct pev_sample_regs *regs, const void *stack,
+		  uint64_t size, uint64_t dyn_size, struct pev__unwind_frame *out)
+{
+	struct pev_sample_stack st = {.size = size, .data = size ? stack : NULL,
+				      .dyn_size = dyn_size};
+
+	return pev__symbols_unwind(s, getpid(), (int32_t)gettid(), regs, &st, out, MAX_FRAMES);
+}
+
+/* The function holding frame f's pc (a return address looks up at pc - 1). */
+static const char *function_of(struct pev_symbols *s, const struct pev__unwind_frame *f)
+{
+	struct pev_symbol sym = PEV_SYMBOL_INIT;
+
+	cr_assert_eq(pev_symbols_resolve(s, getpid(), f->activation ? f->pc : f->pc - 1, &sym), 0);
+	return sym.name;
+}
+
+static void need_x86_64(void)
+{
+#if !defined(__x86_64__)
+	th_skip("the register table of symbols_unwind.c covers x86_64 only");
+#endif
+}
+
+TestSuite(unwind, .init = th_leak_init, .fini = th_leak_fini);
+
+Test(unwind, whole_copy_reaches_the_callers)
+{
+	need_x86_64();
+#if defined(__x86_64__)
+	struct pev_symbols *s = symbols_of_self();
+	struct pev__unwind_frame f[MAX_FRAMES];
+	struct pev_sample_regs regs;
+	bool l1 = false, l2 = false;
+	int n;
+
+	unwind_level1();
+	regs = regs_of(&snap);
+	n = unwind(s, &regs, snap.stack, STACK_BYTES, snap.stack_size, f);
+	cr_assert_geq(n, 3, "unwound %d frames", n);
+	cr_expect(f[0].activation);
+	/* gcc may give it a clone's name (take_snapshot.constprop.0). */
+	cr_expect(strncmp(function_of(s, &f[0]), "take_snapshot", 13) == 0, "%s",
+		  function_of(s, &f[0]));
+	for (int i = 1; i < n; i++) {
+		const char *name = function_of(s, &f[i]);
+		cr_expect(!f[i].activation, "frame %d (%s) is a return address", i, name);
+		l2 |= strcmp(name, "unwind_level2") == 0;
+		l1 |= strcmp(name, "unwind_level1") == 0;
+	}
+	cr_expect(l2 && l1, "the chain names unwind_level2 and unwind_level1");
+
+	/* The same again: the process's unwinder is kept, and answers alike. */
+	cr_expect_eq(unwind(s, &regs, snap.stack, STACK_BYTES, snap.stack_size, f), n);
+	pev_symbols_free(s);
+#endif
+}
+
+Test(unwind, truncated_copy_stops_cleanly)
+{
+	need_x86_64();
+#if defined(__x86_64__)
+	struct pev_symbols *s = symbols_of_self();
+	struct pev__unwind_frame f[MAX_FRAMES];
+	struct pev_sample_regs regs;
+	int whole, n;
+
+	unwind_level1();
+	regs = regs_of(&snap);
+	whole = unwind(s, &regs, snap.stack, STACK_BYTES, snap.stack_size, f);
+	/* Every shorter copy: a prefix of the chain, at least the sampled pc. */
+	for (uint64_t dyn = 0; dyn <= 256; dyn += 8) {
+		n = unwind(s, &regs, snap.stack, STACK_BYTES, dyn, f);
+		cr_expect(n >= 1 && n <= whole, "%d frames from %" PRIu64 " bytes", n, dyn);
+	}
+	/* No copy at all (size 0): the sampled pc alone. */
+	n = unwind(s, &regs, NULL, 0, 0, f);
+	cr_expect_eq(n, 1);
+	cr_expect_eq(f[0].pc, snap.regs[8]);
+	/* A dyn_size larger than the copy reads only the copy. */
+	n = unwind(s, &regs, snap.stack, 64, UINT64_MAX, f);
+	cr_expect(n >= 1 && n <= whole);
+	pev_symbols_free(s);
+#endif
+}
+
+Test(unwind, garbage_copy_stops_cleanly)
+{
+	need_x86_64();
+#if defined(__x86_64__)
+	struct pev_symbols *s = symbols_of_self();
+	struct pev__unwind_frame f[MAX_FRAMES];
+	static uint64_t junk[STACK_BYTES / 8];
+	struct pev_sample_regs regs;
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	int n;
+
+	unwind_level1();
+	regs = regs_of(&snap);
+	/* Random words. */
+	for (size_t i = 0; i < STACK_BYTES / 8; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		junk[i] = x;
+	}
+	n = unwind(s, &regs, junk, STACK_BYTES, STACK_BYTES, f);
+	cr_expect(n >= 1 && n <= MAX_FRAMES, "%d frames", n);
+	/* Every word the address of the copy's start (a loop) or a code address. */
+	for (size_t i = 0; i < STACK_BYTES / 8; i++)
+		junk[i] = i % 2 ? snap.regs[7] : snap.regs[8];
+	n = unwind(s, &regs, junk, STACK_BYTES, STACK_BYTES, f);
+	cr_expect(n >= 1 && n <= MAX_FRAMES, "%d frames", n);
+	/* Garbage registers: a pc in no mapping, a stack pointer of zero. */
+	struct snapshot bad = snap;
+	bad.regs[7] = 0;
+	bad.regs[8] = 0x10;
+	regs = regs_of(&bad);
+	n = unwind(s, &regs, junk, STACK_BYTES, STACK_BYTES, f);
+	cr_expect(n >= 0 && n <= MAX_FRAMES, "%d frames", n);
+	pev_symbols_free(s);
+#endif
+}
+
+Test(unwind, missing_registers_or_process_give_nothing)
+{
+	need_x86_64();
+#if defined(__x86_64__)
+	struct pev_symbols *s = symbols_of_self();
+	struct pev__unwind_frame f[MAX_FRAMES];
+	struct pev_sample_regs regs;
+	struct pev_sample_stack st = {.size = STACK_BYTES, .data = snap.stack,
+				      .dyn_size = STACK_BYTES};
+
+	unwind_level1();
+	/* ABI NONE: a kernel thread has no user registers. */
+	regs = regs_of(&snap);
+	regs.abi = 0;
+	cr_expect_eq(unwind(s, &regs, snap.stack, STACK_BYTES, snap.stack_size, f), 0);
+	/* A dump without the stack pointer and the pc. */
+	regs = regs_of(&snap);
+	regs.mask = 0x3f;
+	regs.nr = 6;
+	cr_expect_eq(unwind(s, &regs, snap.stack, STACK_BYTES, snap.stack_size, f), 0);
+	/* A mask that claims more registers than the dump holds. */
+	regs = regs_of(&snap);
+	regs.nr = 4;
+	cr_expect_eq(unwind(s, &regs, snap.stack, STACK_BYTES, snap.stack_size, f), 0);
+	/* A process the symbolizer does not know. */
+	regs = regs_of(&snap);
+	cr_expect_eq(pev__symbols_unwind(s, 0x7ffffff0, 1, &regs, &st, f, MAX_FRAMES), 0);
+	/* Bad arguments. */
+	cr_expect_eq(pev__symbols_unwind(NULL, getpid(), 1, &regs, &st, f, MAX_FRAMES),
+		     PEV_EBADARG);
+	cr_expect_eq(pev__symbols_unwind(s, getpid(), 1, &regs, &st, f, 0), PEV_EBADARG);
+	pev_symbols_free(s);
+#endif
+}
