@@ -43,7 +43,9 @@ static const unsigned char dwarf_to_perf[] = {
 	7,  /* rsp */
 	16, /* r8 .. r15 */
 	17, 18, 19, 20, 21, 22, 23,
+	8, /* the return address column: the pc (PLT entries' CFA expressions read it) */
 };
+#define REGS_ABI 2 /* PERF_SAMPLE_REGS_ABI_64: 32-bit processes number registers otherwise */
 #define PERF_REG_SP 7
 #define PERF_REG_IP 8
 #endif
@@ -332,7 +334,7 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 
 	if (!s || !regs || !stack || !out || !max)
 		return PEV_EBADARG;
-	if (regs->abi == 0 || !reg_value(regs, PERF_REG_IP, &ip) ||
+	if (regs->abi != REGS_ABI || !reg_value(regs, PERF_REG_IP, &ip) ||
 	    !reg_value(regs, PERF_REG_SP, &sp))
 		return 0; /* a kernel thread, or a dump without the pc and stack pointer */
 	if (!stack->size || !stack->data)
