@@ -138,6 +138,9 @@ static struct pev_opts sample_opts(const struct rec_state *s, int e,
 	/* The first event tracks the tasks: their mappings, names, forks and exits. */
 	if (e == 0) {
 		o.mmap = o.mmap2 = o.comm = o.comm_exec = o.task = true;
+		/* Data mappings too for DWARF unwinding, as perf records them: perf's
+		 * unwinder reads .eh_frame_hdr through the read-only segment's mapping. */
+		o.mmap_data = cg == REC_CG_DWARF;
 	}
 	o.sample_id_all = true;
 	if (cfg->target != REC_TARGET_CPUS)
