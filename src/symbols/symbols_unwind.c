@@ -313,10 +313,8 @@ static int collect_frame(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc;
 	bool activation;
 
+	/* A loop of frames (garbage) ends at max, as perf's at perf_event_max_stack. */
 	if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
-		return DWARF_CB_ABORT;
-	/* A frame that repeats the one before (a rule that moves nothing) ends the walk. */
-	if (w->n && w->out[w->n - 1].pc == pc && !activation)
 		return DWARF_CB_ABORT;
 	w->out[w->n++] = (struct pev__unwind_frame){.pc = pc, .activation = activation};
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
