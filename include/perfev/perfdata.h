@@ -20,7 +20,8 @@
  * The writer (struct pev_perfdata_writer) writes a file-mode perf.data that
  * perf 6.x reads without warnings: the events first, then raw records as
  * the caller hands them over (it never decodes them), then on finish the
- * features and the final header.
+ * features and the final header. In pipe mode (PEV_PERFDATA_WRITER_PIPE)
+ * it writes the same in order, the events and features as records first.
  *
  * docs/PERFDATA.md describes the format, the checks and the compatibility
  * with perf versions.
@@ -460,6 +461,18 @@ struct pev_perfdata_writer;
 #define PEV_PERFDATA_WRITER_NO_MACHINE 0x1U
 
 /**
+ * pev_perfdata_writer_open flag: write pipe mode (`perf record -o -`), in
+ * order and never seeking, so that the output may be a pipe, a socket or a
+ * terminal: the 16-byte header at open; before the first record, each
+ * event as a HEADER_ATTR record with its ids, the features known then as
+ * HEADER_FEATURE records (not SAMPLE_TIME unless set, not BRANCH_STACK),
+ * perf's end-of-features marker and the TRACING_DATA feature, if set, as
+ * a HEADER_TRACING_DATA record; on finish the build ids as HEADER_BUILD_ID
+ * records. Features set after the first record are not written.
+ */
+#define PEV_PERFDATA_WRITER_PIPE 0x2U
+
+/**
  * Creates (or truncates) the file at path, mode 0600, close-on-exec, and
  * starts a file-mode perf.data in it. flags: PEV_PERFDATA_WRITER_*.
  *
@@ -484,7 +497,9 @@ PEV_API int pev_perfdata_writer_open(const char *path, unsigned flags,
 /**
  * Same as pev_perfdata_writer_open() on a descriptor open for writing and
  * seekable (a regular file; it is written from offset 0 with pwrite(2) and
- * truncated to what the writer writes). The descriptor stays the caller's.
+ * truncated to what the writer writes), or with PEV_PERFDATA_WRITER_PIPE
+ * any descriptor open for writing (written from where it stands with
+ * write(2)). The descriptor stays the caller's.
  */
 PEV_API int pev_perfdata_writer_open_fd(int fd, unsigned flags, struct pev_perfdata_writer **out,
 					struct pev_error *err);

@@ -18,7 +18,14 @@
  *   feat_offset  = data.offset + data.size: one section per feature bit
  *                set, in bit order, then the sections' bytes
  *
- * Pipe mode: u64 magic, u64 size (16), then records only.
+ * Pipe mode: u64 magic, u64 size (16), then records only. perf 6.1 writes,
+ * in order: a HEADER_ATTR per event (header, the attribute block, its ids),
+ * a HEADER_FEATURE per feature (header, u64 feature number, the bytes of
+ * the file-mode section, size not padded to 8), a HEADER_FEATURE with
+ * number 32 and no bytes (the end of the features), HEADER_TRACING_DATA
+ * (header, u32 size padded to 8, u32 0) followed by that many bytes of
+ * tracing data when tracepoints are recorded, the synthesized records,
+ * FINISHED_INIT, then the kernel's records with FINISHED_ROUNDs.
  */
 #ifndef PERFEV_PERFDATA_FORMAT_H
 #define PERFEV_PERFDATA_FORMAT_H
@@ -67,6 +74,14 @@
 #define PD_CPU_MAP_CPUS 0
 #define PD_CPU_MAP_MASK 1
 #define PD_CPU_MAP_RANGE 2
+
+/* Pipe mode: the feature number perf 6.1 ends its HEADER_FEATURE records with. */
+#define PD_PIPE_FEATURES_END 32
+/* Pipe mode: the smallest attribute block in a HEADER_ATTR (perf 6.1 copies this many bytes). */
+#define PD_PIPE_ATTR_SIZE PEV_ATTR_SIZE_VER7
+/* Pipe mode: the fixed part of HEADER_FEATURE (header, u64 feature) and HEADER_TRACING_DATA. */
+#define PD_PIPE_FEATURE_FIXED 16
+#define PD_PIPE_TRACING_FIXED 16
 
 /* The largest feature section or tracing data the reader loads (bigger: malformed). */
 #define PD_SECTION_MAX ((uint64_t)256 << 20)

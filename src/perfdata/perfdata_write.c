@@ -29,14 +29,13 @@
 #include "perfev/opts.h"
 
 #define PW_BUF_SIZE ((size_t)256 << 10)
+/* The flags the writer knows. */
+#define PW_FLAGS (PEV_PERFDATA_WRITER_NO_MACHINE | PEV_PERFDATA_WRITER_PIPE)
 
 /* ---- errors --------------------------------------------------------------- */
 
-static int pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int code, int sys_errno,
-		   const char *fmt, ...) PEV_PRINTF(5, 6);
-
-static int pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int code, int sys_errno,
-		   const char *fmt, ...)
+int pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int code, int sys_errno,
+	    const char *fmt, ...)
 {
 	va_list ap;
 
@@ -51,8 +50,8 @@ static int pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int cod
 }
 
 /* A failed write poisons the writer: later calls fail with the same message. */
-static int pw_poison(struct pev_perfdata_writer *w, struct pev_error *err, int code, int e,
-		     const char *what, uint64_t off, size_t len)
+int pw_poison(struct pev_perfdata_writer *w, struct pev_error *err, int code, int e,
+	      const char *what, uint64_t off, size_t len)
 {
 	pw_fail(w, err, code, e, "cannot write %s (0x%zx bytes at offset 0x%" PRIx64 "): %s", what,
 		len, off, strerror(e));
@@ -147,7 +146,25 @@ static void take_clock_reference(struct pev_perfdata_writer *w)
 		w->clock_res_ns = (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
 }
 
-/* Writes the ids and attrs and a header saying the data section is empty. */
+/* Sorts the events' ids, and finds their common layout, for SAMPLE_TIME. */
+static int pw_sort_ids(struct pev_perfdata_writer *w, uint64_t total_ids, struct pev_error *err)
+{
+	w->ids = calloc(total_ids ? total_ids : 1, sizeof(*w->ids));
+	if (!w->ids)
+		return pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the ids");
+	for (int i = 0; i < w->nr_events; i++) {
+		for (size_t k = 0; k < w->events[i].nr_ids; k++)
+			w->ids[w->nr_ids++] = (struct pw_id){w->events[i].ids[k], i};
+		pd_layout_common(&w->common, &w->events[i].layout, i == 0);
+	}
+	qsort(w->ids, w->nr_ids, sizeof(*w->ids), cmp_pw_id);
+	return 0;
+}
+
+/*
+ * Writes the ids and attrs and a header saying the data section is empty
+ * (pipe mode: the events and features as records).
+ */
 static int pw_start(struct pev_perfdata_writer *w, struct pev_error *err)
 {
 	uint64_t total_ids = 0;
@@ -164,6 +181,14 @@ static int pw_start(struct pev_perfdata_writer *w, struct pev_error *err)
 		total_ids += w->events[i].nr_ids;
 	}
 	w->file_attr_size = asz;
+	if (w->pipe) {
+		take_clock_reference(w); /* CLOCK_DATA goes out now */
+		rc = pw_pipe_start(w, err);
+		if (rc)
+			return rc;
+		w->started = true;
+		return pw_sort_ids(w, total_ids, err);
+	}
 	w->attrs_offset = PEV_PERFDATA_HEADER_SIZE + 8 * total_ids;
 	w->attrs_size = (uint64_t)w->nr_events * (asz + PD_SECTION_SIZE);
 	w->data_offset = w->attrs_offset + w->attrs_size;
@@ -197,19 +222,8 @@ static int pw_start(struct pev_perfdata_writer *w, struct pev_error *err)
 	rc = pw_pwrite(w, h, sizeof(h), 0, "the header", err);
 	if (rc)
 		return rc;
-
-	/* Sorted ids, and the common layout, for SAMPLE_TIME. */
-	w->ids = calloc(total_ids ? total_ids : 1, sizeof(*w->ids));
-	if (!w->ids)
-		return pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the ids");
-	for (int i = 0; i < w->nr_events; i++) {
-		for (size_t k = 0; k < w->events[i].nr_ids; k++)
-			w->ids[w->nr_ids++] = (struct pw_id){w->events[i].ids[k], i};
-		pd_layout_common(&w->common, &w->events[i].layout, i == 0);
-	}
-	qsort(w->ids, w->nr_ids, sizeof(*w->ids), cmp_pw_id);
 	take_clock_reference(w);
-	return 0;
+	return pw_sort_ids(w, total_ids, err);
 }
 
 /* ---- opening ------------------------------------------------------------------------ */
@@ -230,6 +244,7 @@ static int pw_new(int fd, bool own, const char *name, unsigned flags,
 	w->fd = fd;
 	w->own_fd = own;
 	w->flags = flags;
+	w->pipe = flags & PEV_PERFDATA_WRITER_PIPE;
 	pev__strlcpy(w->name, name, sizeof(w->name));
 	w->buf_cap = PW_BUF_SIZE;
 	w->buf = malloc(w->buf_cap);
@@ -241,11 +256,15 @@ static int pw_new(int fd, bool own, const char *name, unsigned flags,
 	}
 	/*
 	 * A provisional header: a reader told the file is not complete yet
-	 * (attr_size 0) rather than that it is not a perf.data file.
+	 * (attr_size 0) rather than that it is not a perf.data file. Pipe
+	 * mode's is final: magic and size 16.
 	 */
 	header_bytes(w, h, 0, NULL);
-	int rc = pw_pwrite(w, h, sizeof(h), 0, "the header", err);
-	if (rc == 0 && ftruncate(fd, sizeof(h)) != 0) {
+	if (w->pipe)
+		pd_put_u64(h + PD_HDR_SIZE, PEV_PERFDATA_PIPE_HEADER_SIZE);
+	int rc = w->pipe ? pw_pipe_write(w, h, PEV_PERFDATA_PIPE_HEADER_SIZE, "the header", err)
+			 : pw_pwrite(w, h, sizeof(h), 0, "the header", err);
+	if (rc == 0 && !w->pipe && ftruncate(fd, sizeof(h)) != 0) {
 		int e = errno;
 		rc = pw_fail(w, err, pev_error_from_errno(e), e, "cannot truncate: %s", strerror(e));
 		if (err)
@@ -269,10 +288,14 @@ PEV_API int pev_perfdata_writer_open_fd(int fd, unsigned flags, struct pev_perfd
 	if (!out)
 		return pev__bad_arg(err, "pev_perfdata_writer_open_fd", "out", "must not be NULL");
 	*out = NULL;
-	if (flags & ~PEV_PERFDATA_WRITER_NO_MACHINE)
+	if (flags & ~PW_FLAGS)
 		return pev__bad_arg(err, "pev_perfdata_writer_open_fd", "flags",
-				    "unknown flags 0x%x", flags & ~PEV_PERFDATA_WRITER_NO_MACHINE);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+				    "unknown flags 0x%x", flags & ~PW_FLAGS);
+	if (flags & PEV_PERFDATA_WRITER_PIPE) {
+		if (fcntl(fd, F_GETFL) < 0)
+			return pev__bad_arg(err, "pev_perfdata_writer_open_fd", "fd",
+					    "descriptor %d is not open", fd);
+	} else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return pev__bad_arg(err, "pev_perfdata_writer_open_fd", "fd",
 				    "descriptor %d is not a regular file: a perf.data file is "
 				    "written out of order (its header last)",
@@ -289,9 +312,9 @@ PEV_API int pev_perfdata_writer_open(const char *path, unsigned flags,
 	*out = NULL;
 	if (!path)
 		return pev__bad_arg(err, "pev_perfdata_writer_open", "path", "must not be NULL");
-	if (flags & ~PEV_PERFDATA_WRITER_NO_MACHINE)
+	if (flags & ~PW_FLAGS)
 		return pev__bad_arg(err, "pev_perfdata_writer_open", "flags", "unknown flags 0x%x",
-				    flags & ~PEV_PERFDATA_WRITER_NO_MACHINE);
+				    flags & ~PW_FLAGS);
 	/* O_NOFOLLOW: a link at path is refused, never its target truncated. */
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
 	if (fd < 0) {
@@ -504,11 +527,19 @@ PEV_API int pev_perfdata_writer_drop_feature(struct pev_perfdata_writer *w, unsi
 
 /* ---- records --------------------------------------------------------------------- */
 
+/* Writes records after those written so far. */
+static int pw_out(struct pev_perfdata_writer *w, const void *p, size_t len, struct pev_error *err)
+{
+	if (w->pipe)
+		return pw_pipe_write(w, p, len, "records", err);
+	return pw_pwrite(w, p, len, w->data_offset + w->written, "records", err);
+}
+
 static int pw_flush_buffer(struct pev_perfdata_writer *w, struct pev_error *err)
 {
 	if (w->buf_len == 0)
 		return 0;
-	int rc = pw_pwrite(w, w->buf, w->buf_len, w->data_offset + w->written, "records", err);
+	int rc = pw_out(w, w->buf, w->buf_len, err);
 	if (rc)
 		return rc;
 	w->written += w->buf_len;
@@ -524,7 +555,7 @@ static int pw_append(struct pev_perfdata_writer *w, const void *p, size_t len,
 		if (rc)
 			return rc;
 		if (len > w->buf_cap) {
-			rc = pw_pwrite(w, p, len, w->data_offset + w->written, "records", err);
+			rc = pw_out(w, p, len, err);
 			if (rc == 0)
 				w->written += len;
 			return rc;
@@ -644,7 +675,7 @@ PEV_API int pev_perfdata_writer_flush(struct pev_perfdata_writer *w, struct pev_
 		rc = pw_start(w, err);
 	if (!rc)
 		rc = pw_flush_buffer(w, err);
-	if (!rc)
+	if (!rc && !w->pipe)
 		rc = pw_write_header(w, NULL, err);
 	return rc;
 }
@@ -724,6 +755,12 @@ PEV_API int pev_perfdata_writer_finish(struct pev_perfdata_writer *w, struct pev
 		rc = pw_start(w, err);
 	if (!rc)
 		rc = pw_flush_buffer(w, err);
+	if (!rc && w->pipe) {
+		rc = pw_pipe_finish(w, err);
+		if (!rc)
+			w->finished = true;
+		return rc;
+	}
 	if (!rc && !w->cmdline_set && !w->cmdline)
 		pw_default_cmdline(w);
 	if (!rc)
@@ -741,7 +778,7 @@ PEV_API void pev_perfdata_writer_close(struct pev_perfdata_writer *w)
 		return;
 	if (!w->finished && !w->failed && w->started) {
 		/* Best effort: the records so far, and a header that covers them. */
-		if (pw_flush_buffer(w, NULL) == 0)
+		if (pw_flush_buffer(w, NULL) == 0 && !w->pipe)
 			pw_write_header(w, NULL, NULL);
 	}
 	if (w->own_fd)

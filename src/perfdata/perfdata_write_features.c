@@ -388,28 +388,31 @@ static void encode_event_desc(struct pev_perfdata_writer *w, struct pw_buf *b)
 	}
 }
 
-static void encode_build_ids(struct pev_perfdata_writer *w, struct pw_buf *b)
+void pw_build_id_encode(const struct pw_build_id *bid, uint32_t type, struct pw_buf *b)
 {
 	static const unsigned char zeros[8];
+	unsigned char fixed[PD_BUILD_ID_FIXED] = {0};
+	size_t name = strlen(bid->filename) + 1;
+	size_t size = (PD_BUILD_ID_FIXED + name + 7) & ~(size_t)7;
 
-	for (size_t i = 0; i < w->nr_build_ids; i++) {
-		const struct pw_build_id *bid = &w->build_ids[i];
-		unsigned char fixed[PD_BUILD_ID_FIXED] = {0};
-		size_t name = strlen(bid->filename) + 1;
-		size_t size = (PD_BUILD_ID_FIXED + name + 7) & ~(size_t)7;
+	/* header: type, misc (cpumode | the size byte is valid), size */
+	uint16_t misc = (uint16_t)(bid->cpumode | PD_BUILD_ID_MISC_SIZE);
+	uint16_t sz = (uint16_t)size;
+	memcpy(fixed, &type, 4);
+	memcpy(fixed + 4, &misc, 2);
+	memcpy(fixed + 6, &sz, 2);
+	memcpy(fixed + 8, &bid->pid, 4);
+	memcpy(fixed + 12, bid->id, bid->size);
+	fixed[32] = bid->size;
+	pw_put(b, fixed, sizeof(fixed));
+	pw_put(b, bid->filename, name);
+	pw_put(b, zeros, size - PD_BUILD_ID_FIXED - name);
+}
 
-		/* header: type 0, misc (cpumode | the size byte is valid), size */
-		uint16_t misc = (uint16_t)(bid->cpumode | PD_BUILD_ID_MISC_SIZE);
-		uint16_t sz = (uint16_t)size;
-		memcpy(fixed + 4, &misc, 2);
-		memcpy(fixed + 6, &sz, 2);
-		memcpy(fixed + 8, &bid->pid, 4);
-		memcpy(fixed + 12, bid->id, bid->size);
-		fixed[32] = bid->size;
-		pw_put(b, fixed, sizeof(fixed));
-		pw_put(b, bid->filename, name);
-		pw_put(b, zeros, size - PD_BUILD_ID_FIXED - name);
-	}
+static void encode_build_ids(struct pev_perfdata_writer *w, struct pw_buf *b)
+{
+	for (size_t i = 0; i < w->nr_build_ids; i++)
+		pw_build_id_encode(&w->build_ids[i], 0, b);
 }
 
 static bool has_branch_stack(const struct pev_perfdata_writer *w)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/util.h"
 #include "perfdata/perfdata_format.h"
 #include "perfev/perfdata.h"
 
@@ -85,6 +86,8 @@ struct pev_perfdata_writer {
 	uint64_t clock_tod_ns, clock_ns, clock_res_ns;
 
 	/* The file. */
+	bool pipe;     /* pipe mode: written in order with write(2) */
+	uint64_t piped; /* pipe mode: bytes written so far, the header included */
 	bool started;  /* the header, ids and attrs are written */
 	bool finished;
 	int failed;    /* a write failed: every call fails so */
@@ -112,7 +115,38 @@ void pw_put_string(struct pw_buf *b, const char *s);
  */
 bool pw_feature_encode(struct pev_perfdata_writer *w, unsigned feature, struct pw_buf *b);
 
+/* Encodes one BUILD_ID entry (the feature's, and pipe mode's record of that type). */
+void pw_build_id_encode(const struct pw_build_id *bid, uint32_t type, struct pw_buf *b);
+
 /* Fills the CMDLINE default: this process's command line, the executable's path first. */
 int pw_default_cmdline(struct pev_perfdata_writer *w);
+
+/* ---- pipe mode (perfdata_write_pipe.c) ------------------------------------ */
+
+/*
+ * Writes len bytes at p in order (write(2) through EINTR and short writes).
+ * A failure poisons the writer. Returns 0 or a negative code.
+ */
+int pw_pipe_write(struct pev_perfdata_writer *w, const void *p, size_t len, const char *what,
+		  struct pev_error *err);
+
+/* Writes the events and the features known now, as records. */
+int pw_pipe_start(struct pev_perfdata_writer *w, struct pev_error *err);
+
+/* Writes what only the end knows: the build ids, as records. */
+int pw_pipe_finish(struct pev_perfdata_writer *w, struct pev_error *err);
+
+/* ---- errors (perfdata_write.c) ---------------------------------------------- */
+
+/*
+ * Fails the call (and every later one) after a write of len bytes at off
+ * failed with errno e. Returns code.
+ */
+int pw_poison(struct pev_perfdata_writer *w, struct pev_error *err, int code, int e,
+	      const char *what, uint64_t off, size_t len);
+
+/* Fails the call with code and a message about the writer's output. Returns code. */
+int pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int code, int sys_errno,
+	    const char *fmt, ...) PEV_PRINTF(5, 6);
 
 #endif /* PERFEV_PERFDATA_WRITER_H */
