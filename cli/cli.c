@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
@@ -297,4 +298,11 @@ void *cli_xcalloc(size_t n, size_t size)
 		exit(1);
 	}
 	return p;
+}
+
+const char *cli_default_input(void)
+{
+	struct stat st;
+
+	return fstat(STDIN_FILENO, &st) == 0 && S_ISFIFO(st.st_mode) ? "-" : "perf.data";
 }

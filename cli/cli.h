@@ -59,6 +59,12 @@ int cli_parse_cpus(const char *text, char **list, int **cpus, int *n);
 bool cli_output_is_link(const char *option, const char *path);
 
 /*
+ * The input report and script read when no -i is given, as perf does: "-"
+ * (standard input) when that is a pipe or FIFO, else "perf.data".
+ */
+const char *cli_default_input(void);
+
+/*
  * Opens the output file an option names, created or truncated, without
  * following a symbolic link (O_NOFOLLOW: a link is refused, its target left
  * alone). Returns the stream, or NULL after saying why.

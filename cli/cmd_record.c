@@ -161,7 +161,8 @@ static void print_help(void)
 	       "  -p, --pid PIDS            existing processes (comma-separated)\n"
 	       "  -t, --tid TIDS            existing threads (comma-separated)\n"
 	       "  -m, --mmap-pages PAGES    data pages of each ring: a power of two (default %d)\n"
-	       "  -o, --output FILE         where to write (default perf.data)\n"
+	       "  -o, --output FILE         where to write (default perf.data; '-': standard\n"
+	       "                            output, in pipe mode)\n"
 	       "  -q, --quiet               no status line and no summary\n"
 	       "  -h, --help                print this help\n\n"
 	       "'man perfev-record' has the details.\n",
@@ -249,16 +250,11 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 			cfg->pages = (size_t)v;
 			break;
 		case 'o':
-			if (strcmp(optarg, "-") == 0) {
-				cli_error(
-				    "option '-o': pipe output ('-') is not supported; give a file "
-				    "name");
-				return 129;
-			}
 			if (!optarg[0])
 				return bad_value("-o", "a file name", optarg);
 			cfg->output = optarg;
 			cfg->output_given = true;
+			cfg->pipe = strcmp(optarg, "-") == 0;
 			break;
 		case 'q':
 			cfg->quiet = true;
@@ -307,6 +303,9 @@ static void print_summary(const struct rec_state *s)
 	struct stat st;
 	double mb = stat(s->cfg.output, &st) == 0 ? (double)st.st_size / (1024.0 * 1024.0) : 0;
 
+	if (s->cfg.pipe) /* what went down the pipe: the records */
+		mb = (double)pev_perfdata_writer_data_size(s->writer) / (1024.0 * 1024.0);
+
 	fprintf(stderr, "[ perfev record: Woken up %llu times to write data ]\n",
 	        (unsigned long long)s->stats.wakeups);
 	fprintf(stderr,
@@ -327,7 +326,12 @@ static int record(struct rec_state *s)
 		return cli_exec_error(s->cfg.argv[0], r);
 	if ((r = rec_open(s)) != 0)
 		return r;
+	/* A pipe's reader needs the tracepoints' formats before the first record. */
+	if (s->cfg.pipe && rec_tracing_data(s) != 0)
+		return 1;
 	if (rec_synthesize(s) != 0)
+		return 1;
+	if (s->cfg.pipe && rec_finished_init(s) != 0)
 		return 1;
 	if (s->cfg.target != REC_TARGET_COMMAND)
 		rec_enable(s);
@@ -337,14 +341,15 @@ static int record(struct rec_state *s)
 		if (e != 0) {
 			pev_perfdata_writer_close(s->writer);
 			s->writer = NULL;
-			unlink(s->cfg.output);
+			if (!s->cfg.pipe)
+				unlink(s->cfg.output);
 			return cli_exec_error(s->cfg.argv[0], e);
 		}
 	}
 	int sig = rec_loop(s, child, &status);
 	rec_drain(s);
 	rec_dsos_add_build_ids(s);
-	if (rec_tracing_data(s) != 0)
+	if (!s->cfg.pipe && rec_tracing_data(s) != 0)
 		return 1;
 	if (pev_perfdata_writer_finish(s->writer, &err) != 0) {
 		cli_error("cannot finish '%s': %s", s->cfg.output, err.message);
@@ -369,6 +374,7 @@ int cmd_record(int argc, char **argv)
 	int r;
 
 	memset(&s, 0, sizeof(s));
+	s.pipe_fd = -1;
 	r = parse_options(&s.cfg, argc, argv, &help);
 	if (help) {
 		print_help();

@@ -285,8 +285,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			o->group = 0;
 			break;
 		case 'h':
-			printf("usage: %s\n\nReads a perf.data file (default ./perf.data) and writes "
-			       "its profile.\nSee 'man perfev-report'.\n",
+			printf("usage: %s\n\nReads a perf.data file (default ./perf.data, or standard "
+			       "input when that is a\npipe; -i - reads standard input) and writes its "
+			       "profile.\nSee 'man perfev-report'.\n",
 			       usage);
 			exit(0);
 		default:
@@ -461,7 +462,7 @@ done:
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = {
-		.input = "perf.data",
+		.input = cli_default_input(),
 		.callgraph = -1,
 		.order = -1,
 		.children = -1,

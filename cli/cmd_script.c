@@ -111,7 +111,8 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 			break;
 		case 'h':
 			printf("usage: %s\n\nPrints the samples of a perf.data file (default "
-			       "./perf.data), one per line.\nSee 'man perfev-script'.\n",
+			       "./perf.data, or standard\ninput when that is a pipe; -i - reads "
+			       "standard input), one per line.\nSee 'man perfev-script'.\n",
 			       usage);
 			exit(0);
 		default:
@@ -315,7 +316,7 @@ done:
 
 int cmd_script(int argc, char **argv)
 {
-	struct script_opts o = {.input = "perf.data"};
+	struct script_opts o = {.input = cli_default_input()};
 	int rc = parse_args(argc, argv, &o);
 
 	if (rc)

@@ -57,6 +57,7 @@ struct rec_config {
 	uint32_t stack_size; /* dwarf: bytes of user stack in each sample */
 	size_t pages;        /* -m: data pages of each ring */
 	const char *output;  /* -o */
+	bool pipe;           /* -o -: pipe mode to standard output */
 	bool quiet;          /* -q: no status line, no summary */
 };
 
@@ -130,6 +131,7 @@ struct rec_state {
 	struct rec_ring *rings;
 	int nrings;
 	struct pev_perfdata_writer *writer;
+	int pipe_fd;                  /* pipe mode: the output (standard output's), or -1 */
 	struct pev_record_format fmt; /* of the first event (the records' trailer) */
 	uint64_t sample_type;         /* the first event's */
 	bool uniform;                 /* every event has that sample_type */
@@ -170,6 +172,12 @@ void rec_close(struct rec_state *s);
  * and MMAP2 records from /proc. Returns 0 or a negative code.
  */
 int rec_synthesize(struct rec_state *s);
+
+/*
+ * Writes FINISHED_INIT, the end of the records made at start, as perf
+ * record does before the first of the kernel's. Returns 0 or a negative code.
+ */
+int rec_finished_init(struct rec_state *s);
 
 /* record_tracing.c */
 

@@ -9,11 +9,13 @@
  * and groups.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "record.h"
 
@@ -310,14 +312,43 @@ static void keep_old_output(const char *path)
 		rename(path, old);
 }
 
+static int add_events(struct rec_state *s);
+
 /*
- * Starts the output file (the previous one kept as FILE.old): every event
- * with the ids of all its descriptors.
+ * Starts pipe mode on standard output (-o -). The writer gets its own
+ * descriptor of it, and standard output becomes standard error's, so that
+ * the command's output (it inherits perfev's) goes to standard error, not
+ * into the stream, as with perf record.
+ */
+static int open_pipe(struct rec_state *s)
+{
+	struct pev_error err;
+
+	s->pipe_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (s->pipe_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		cli_error("option '-o': cannot write to standard output: %s; run with its "
+			  "descriptor open, or give a file name",
+			  strerror(errno));
+		return 1;
+	}
+	if (pev_perfdata_writer_open_fd(s->pipe_fd, PEV_PERFDATA_WRITER_PIPE, &s->writer,
+					&err) != 0) {
+		cli_error("option '-o': %s", err.message);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Starts the output file (the previous one kept as FILE.old), or pipe mode
+ * on standard output: every event with the ids of all its descriptors.
  */
 static int open_output(struct rec_state *s)
 {
 	struct pev_error err;
 
+	if (s->cfg.pipe)
+		return open_pipe(s) || add_events(s);
 	if (cli_output_is_link(s->cfg.output_given ? "-o" : NULL, s->cfg.output))
 		return 1;
 	keep_old_output(s->cfg.output);
@@ -331,6 +362,14 @@ static int open_output(struct rec_state *s)
 				  err.message);
 		return 1;
 	}
+	return add_events(s);
+}
+
+/* Adds every event to the output with the ids of all its descriptors. */
+static int add_events(struct rec_state *s)
+{
+	struct pev_error err;
+
 	for (int e = 0; e < s->nevents; e++) {
 		const struct rec_event *ev = &s->events[e];
 		size_t n = 0;
@@ -480,6 +519,9 @@ void rec_close(struct rec_state *s)
 	s->nlists = 0;
 	pev_perfdata_writer_close(s->writer);
 	s->writer = NULL;
+	if (s->pipe_fd >= 0)
+		close(s->pipe_fd);
+	s->pipe_fd = -1;
 	rec_dsos_free(&s->dsos);
 	cli_spawn_abort(&s->command);
 }

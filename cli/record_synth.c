@@ -280,3 +280,14 @@ int rec_synthesize(struct rec_state *s)
 	free(b.bytes);
 	return r;
 }
+
+int rec_finished_init(struct rec_state *s)
+{
+	struct pev_event_header h = {PEV_RECORD_FINISHED_INIT, 0, sizeof(h)};
+	struct pev_error err;
+	int r = pev_perfdata_writer_write(s->writer, &h, sizeof(h), &err);
+
+	if (r != 0)
+		cli_error("cannot write '%s': %s", s->cfg.output, err.message);
+	return r;
+}
