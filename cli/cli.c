@@ -137,7 +137,17 @@ void cli_log_warnings(void)
 
 void cli_warn_unfinished(struct pev_perfdata *pd, const char *path)
 {
-	if (pev_perfdata_unfinished(pd))
+	static bool warned; /* pipe mode asks again at the end */
+
+	if (!pev_perfdata_unfinished(pd) || warned)
+		return;
+	warned = true;
+	if (pev_perfdata_pipe_mode(pd))
+		cli_warning("'%s' is unfinished: the stream ends without its last round "
+			    "(FINISHED_ROUND), as when the recorder is killed; read up to there, "
+			    "exiting with status %d",
+			    path, CLI_STATUS_UNFINISHED);
+	else
 		cli_warning("'%s' is unfinished: its header has no data size and the features "
 			    "(event names, build ids, the machine) are missing, as when the "
 			    "recorder is killed or the disk fills; reading the records that are "

@@ -83,7 +83,11 @@ void cli_log_warnings(void);
  */
 #define CLI_STATUS_UNFINISHED 2
 
-/* Warns that pd (read from path) was never finished, when it was not. */
+/*
+ * Warns that pd (read from path) was never finished, when it was not. In
+ * pipe mode the end of the stream tells: call it again once the records
+ * are read (it warns once).
+ */
 void cli_warn_unfinished(struct pev_perfdata *pd, const char *path);
 
 /* Prints a library error: "perfev: error: <message>" then "hint: ..." lines. */

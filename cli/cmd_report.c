@@ -427,6 +427,7 @@ static int run(const struct report_opts *o)
 		cli_print_error(&err);
 		goto done;
 	}
+	cli_warn_unfinished(pd, o->input);
 	for (unsigned e = 0; e < pev_profile_nr_events(p); e++) {
 		uint64_t n = 0;
 		pev_profile_totals(p, e, &n, NULL);

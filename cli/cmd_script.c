@@ -306,6 +306,7 @@ static int run(const struct script_opts *o)
 		cli_print_error(&err);
 		goto done;
 	}
+	cli_warn_unfinished(pd, o->input);
 	status = pev_perfdata_unfinished(pd) ? CLI_STATUS_UNFINISHED : 0;
 done:
 	script_trace_free(trace);

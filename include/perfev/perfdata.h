@@ -387,7 +387,10 @@ PEV_API const struct pev_perfdata_time_conv *pev_perfdata_time_conv(const struct
  * features. The header says the data section is empty, and either no
  * feature bits are set or the feature table is no table. The reader then
  * ignores the features, reads the records up to the end of the file and
- * stops quietly at one cut short (a note says so). False in pipe mode.
+ * stops quietly at one cut short (a note says so). In pipe mode, known once
+ * the stream's end is read (pev_perfdata_next() returned 0): true when it
+ * ends inside a record, or has FINISHED_ROUNDs but another record last;
+ * the records before are read and a note says where it stopped.
  */
 PEV_API bool pev_perfdata_unfinished(const struct pev_perfdata *pd);
 

@@ -552,6 +552,21 @@ static int user_record(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
 
 /* ---- framing ------------------------------------------------------------------ */
 
+/*
+ * The end of a pipe-mode stream. A recorder that finishes a stream with
+ * rounds ends it with FINISHED_ROUND (perf after its last pass over the
+ * rings, perfev's writer always); one that is killed leaves another record
+ * last, or one cut short: the stream is unfinished, read as far as it goes.
+ */
+static void pipe_ended(struct pev_perfdata *pd, bool cut, const char *how)
+{
+	pd->done = true;
+	if (!cut && (!pd->seen_round || pd->last_type == PEV_RECORD_FINISHED_ROUND))
+		return;
+	pd->unfinished = true;
+	pd_note(pd, "%s: its recorder never finished the stream (killed?); stopping there", how);
+}
+
 /* The data ended inside a record: an error, or the quiet end of a file not finalized. */
 static int cut_short(struct pev_perfdata *pd, struct pev_error *err, const char *fmt, ...)
 	PEV_PRINTF(3, 4);
@@ -569,6 +584,10 @@ static int cut_short(struct pev_perfdata *pd, struct pev_error *err, const char 
 		pd->done = true;
 		return 0;
 	}
+	if (pd->pipe) {
+		pipe_ended(pd, true, what);
+		return 0;
+	}
 	return pd_fail(pd, err, PEV_EFORMAT, "record", "%s", what);
 }
 
@@ -579,8 +598,14 @@ int pd_record_read(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
 	int64_t n;
 
 	memset(rec, 0, sizeof(*rec));
-	if (pd->done || pd->pos >= pd->end)
+	if (pd->done)
 		return 0;
+	if (pd->pos >= pd->end) {
+		if (pd->pipe)
+			pipe_ended(pd, false, "the stream ends after a record other than FINISHED_ROUND");
+		pd->done = true;
+		return 0;
+	}
 	n = pd_window(pd, pd->pos, 8, &p, err);
 	if (n < 0)
 		return (int)n;
@@ -591,6 +616,8 @@ int pd_record_read(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
 				       ", inside its data section (was it truncated while being "
 				       "read?)",
 				       pd->pos);
+		if (pd->pipe)
+			pipe_ended(pd, false, "the stream ends after a record other than FINISHED_ROUND");
 		pd->done = true;
 		return 0;
 	}
@@ -639,6 +666,8 @@ int pd_record_read(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
 	rec->type = type;
 	rec->offset = pd->pos;
 	pd->pos += size;
+	pd->last_type = type;
+	pd->seen_round |= type == PEV_RECORD_FINISHED_ROUND;
 	if (type >= PEV_RECORD_USER_TYPE_START) {
 		int rc = user_record(pd, rec, err);
 		return rc < 0 ? rc : 1;

@@ -535,6 +535,35 @@ static int pw_out(struct pev_perfdata_writer *w, const void *p, size_t len, stru
 	return pw_pwrite(w, p, len, w->data_offset + w->written, "records", err);
 }
 
+/*
+ * Pipe mode: a stream that ends with FINISHED_ROUND reads as finished.
+ * Until finish, a flush for room keeps a FINISHED_ROUND that is last in
+ * the buffer, so that a recorder killed after it leaves a stream that
+ * says it is unfinished.
+ */
+static size_t pw_held_back(const struct pev_perfdata_writer *w)
+{
+	if (!w->pipe || w->buf_len < w->last_size || w->last_type != PEV_RECORD_FINISHED_ROUND)
+		return 0;
+	return w->last_size;
+}
+
+/* Writes the buffer but what pipe mode holds back (see pw_held_back). */
+static int pw_flush_for_room(struct pev_perfdata_writer *w, struct pev_error *err)
+{
+	size_t keep = pw_held_back(w), len = w->buf_len - keep;
+
+	if (len == 0)
+		return 0;
+	int rc = pw_out(w, w->buf, len, err);
+	if (rc)
+		return rc;
+	w->written += len;
+	memmove(w->buf, w->buf + len, keep);
+	w->buf_len = keep;
+	return 0;
+}
+
 static int pw_flush_buffer(struct pev_perfdata_writer *w, struct pev_error *err)
 {
 	if (w->buf_len == 0)
@@ -551,11 +580,14 @@ static int pw_append(struct pev_perfdata_writer *w, const void *p, size_t len,
 		     struct pev_error *err)
 {
 	if (w->buf_len + len > w->buf_cap) {
-		int rc = pw_flush_buffer(w, err);
+		int rc = pw_flush_for_room(w, err);
 		if (rc)
 			return rc;
-		if (len > w->buf_cap) {
-			rc = pw_out(w, p, len, err);
+		if (w->buf_len + len > w->buf_cap) {
+			/* Too large for the buffer: what it holds, then these, written now. */
+			rc = pw_flush_buffer(w, err);
+			if (rc == 0)
+				rc = pw_out(w, p, len, err);
 			if (rc == 0)
 				w->written += len;
 			return rc;
@@ -615,7 +647,9 @@ PEV_API int pev_perfdata_writer_write(struct pev_perfdata_writer *w, const void 
 	if (!records && len)
 		return pev__bad_arg(err, func, "records", "must not be NULL with len %zu", len);
 	/* Check every header before writing any of it. */
+	size_t last = 0;
 	for (size_t at = 0, k = 0; at < len; k++) {
+		last = at;
 		if (len - at < 8)
 			return pw_fail(w, err, PEV_EFORMAT, 0,
 				       "record #%zu at byte %zu of the buffer: only %zu bytes left, "
@@ -641,7 +675,12 @@ PEV_API int pev_perfdata_writer_write(struct pev_perfdata_writer *w, const void 
 	}
 	if (len)
 		w->since_round = true;
-	return pw_append(w, p, len, err);
+	rc = pw_append(w, p, len, err);
+	if (rc == 0 && len) {
+		w->last_type = pd_u32(p + last);
+		w->last_size = pd_u16(p + last + 6);
+	}
+	return rc;
 }
 
 PEV_API int pev_perfdata_writer_round(struct pev_perfdata_writer *w, struct pev_error *err)
@@ -654,7 +693,12 @@ PEV_API int pev_perfdata_writer_round(struct pev_perfdata_writer *w, struct pev_
 	if (rc || !w->since_round)
 		return rc;
 	w->since_round = false;
-	return pw_append(w, round, sizeof(round), err);
+	rc = pw_append(w, round, sizeof(round), err);
+	if (rc == 0) {
+		w->last_type = PEV_RECORD_FINISHED_ROUND;
+		w->last_size = sizeof(round);
+	}
+	return rc;
 }
 
 static int pw_write_header(struct pev_perfdata_writer *w, const uint64_t *bits,

@@ -185,6 +185,8 @@ int pw_pipe_finish(struct pev_perfdata_writer *w, struct pev_error *err)
 	if (!w->overrides[PEV_HEADER_BUILD_ID].drop)
 		for (size_t i = 0; i < w->nr_build_ids; i++)
 			pw_build_id_encode(&w->build_ids[i], PEV_RECORD_HEADER_BUILD_ID, &b);
+	size_t at = start_record(&b, PEV_RECORD_FINISHED_ROUND);
+	end_record(&b, at);
 	if (b.failed)
 		rc = pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the build ids");
 	else if (b.len)

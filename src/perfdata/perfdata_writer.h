@@ -98,6 +98,8 @@ struct pev_perfdata_writer {
 	unsigned char *buf; /* records not yet written */
 	size_t buf_len, buf_cap;
 	bool since_round;  /* records were written since the last FINISHED_ROUND */
+	uint32_t last_type; /* the type of the last record in buf (pipe mode holds back ends) */
+	uint16_t last_size;
 };
 
 /* ---- byte buffers (perfdata_write_features.c) ---------------------------- */
@@ -133,7 +135,10 @@ int pw_pipe_write(struct pev_perfdata_writer *w, const void *p, size_t len, cons
 /* Writes the events and the features known now, as records. */
 int pw_pipe_start(struct pev_perfdata_writer *w, struct pev_error *err);
 
-/* Writes what only the end knows: the build ids, as records. */
+/*
+ * Writes what only the end knows: the build ids, as records, then a
+ * FINISHED_ROUND, the end of a finished stream.
+ */
 int pw_pipe_finish(struct pev_perfdata_writer *w, struct pev_error *err);
 
 /* ---- errors (perfdata_write.c) ---------------------------------------------- */
