@@ -389,7 +389,8 @@ PEV_API const struct pev_perfdata_time_conv *pev_perfdata_time_conv(const struct
  * ignores the features, reads the records up to the end of the file and
  * stops quietly at one cut short (a note says so). In pipe mode, known once
  * the stream's end is read (pev_perfdata_next() returned 0): true when it
- * ends inside a record, or has FINISHED_ROUNDs but another record last;
+ * ends inside a record, or has FINISHED_ROUNDs (or records after
+ * FINISHED_INIT) but another record last;
  * the records before are read and a note says where it stopped.
  */
 PEV_API bool pev_perfdata_unfinished(const struct pev_perfdata *pd);
@@ -469,7 +470,8 @@ struct pev_perfdata_writer;
  * terminal: the 16-byte header at open; before the first record, each
  * event as a HEADER_ATTR record with its ids, the features known then as
  * HEADER_FEATURE records (not SAMPLE_TIME unless set, not BRANCH_STACK),
- * perf's end-of-features marker and the TRACING_DATA feature, if set, as
+ * perf's end-of-features marker, an EVENT_UPDATE with each event's name,
+ * and the TRACING_DATA feature, if set, as
  * a HEADER_TRACING_DATA record; on finish the build ids as HEADER_BUILD_ID
  * records. Features set after the first record are not written.
  */

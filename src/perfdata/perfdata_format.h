@@ -22,7 +22,9 @@
  * in order: a HEADER_ATTR per event (header, the attribute block, its ids),
  * a HEADER_FEATURE per feature (header, u64 feature number, the bytes of
  * the file-mode section, size not padded to 8), a HEADER_FEATURE with
- * number 32 and no bytes (the end of the features), HEADER_TRACING_DATA
+ * number 32 and no bytes (the end of the features), an EVENT_UPDATE with
+ * the name of each event (perf names a stream's events from these),
+ * HEADER_TRACING_DATA
  * (header, u32 size padded to 8, u32 0) followed by that many bytes of
  * tracing data when tracepoints are recorded, the synthesized records,
  * FINISHED_INIT, then the kernel's records with FINISHED_ROUNDs.

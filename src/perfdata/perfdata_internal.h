@@ -113,7 +113,7 @@ struct pev_perfdata {
 	bool unfinished;        /* the header was never rewritten: no data size, no features */
 	bool done;              /* the end was reached */
 	uint32_t last_type;     /* pipe mode: the type of the last record read (its end tells) */
-	bool seen_round;        /* pipe mode: a FINISHED_ROUND was read */
+	bool expect_round;      /* pipe mode: a FINISHED_ROUND, or a record after FINISHED_INIT, was read */
 	int failed;             /* a record failed: every later call fails so */
 	char fail_msg[PEV_ERROR_MESSAGE_MAX];
 	char fail_field[48];

@@ -554,14 +554,15 @@ static int user_record(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
 
 /*
  * The end of a pipe-mode stream. A recorder that finishes a stream with
- * rounds ends it with FINISHED_ROUND (perf after its last pass over the
- * rings, perfev's writer always); one that is killed leaves another record
- * last, or one cut short: the stream is unfinished, read as far as it goes.
+ * rounds, or with records after FINISHED_INIT, ends it with FINISHED_ROUND
+ * (perf after its last pass over the rings, perfev's writer always); one
+ * that is killed leaves another record last, or one cut short: the stream
+ * is unfinished, read as far as it goes.
  */
 static void pipe_ended(struct pev_perfdata *pd, bool cut, const char *how)
 {
 	pd->done = true;
-	if (!cut && (!pd->seen_round || pd->last_type == PEV_RECORD_FINISHED_ROUND))
+	if (!cut && (!pd->expect_round || pd->last_type == PEV_RECORD_FINISHED_ROUND))
 		return;
 	pd->unfinished = true;
 	pd_note(pd, "%s: its recorder never finished the stream (killed?); stopping there", how);
@@ -666,8 +667,9 @@ int pd_record_read(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
 	rec->type = type;
 	rec->offset = pd->pos;
 	pd->pos += size;
+	pd->expect_round |= type == PEV_RECORD_FINISHED_ROUND ||
+			    pd->last_type == PEV_RECORD_FINISHED_INIT;
 	pd->last_type = type;
-	pd->seen_round |= type == PEV_RECORD_FINISHED_ROUND;
 	if (type >= PEV_RECORD_USER_TYPE_START) {
 		int rc = user_record(pd, rec, err);
 		return rc < 0 ? rc : 1;

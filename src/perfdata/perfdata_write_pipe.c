@@ -142,6 +142,29 @@ static int put_features(struct pev_perfdata_writer *w, struct pw_buf *b, struct 
 	return b->failed ? pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the features") : 0;
 }
 
+/*
+ * An EVENT_UPDATE naming each named event (by its first id): perf names
+ * the events of a stream from these, not from EVENT_DESC.
+ */
+static void put_names(struct pev_perfdata_writer *w, struct pw_buf *b)
+{
+	static const unsigned char zeros[8];
+
+	for (int i = 0; i < w->nr_events; i++) {
+		const struct pw_event *ev = &w->events[i];
+		if (!ev->name || !ev->nr_ids)
+			continue;
+		size_t len = strlen(ev->name) + 1, padded = (len + 7) & ~(size_t)7;
+		size_t at = start_record(b, PEV_RECORD_EVENT_UPDATE);
+		pw_put_u64(b, PD_EVENT_UPDATE_NAME);
+		pw_put_u64(b, ev->ids[0]);
+		pw_put(b, ev->name, len);
+		pw_put(b, zeros, padded - len);
+		if (!end_record(b, at) && !b->failed)
+			b->len = at; /* a name too long for a record: left out */
+	}
+}
+
 /* HEADER_TRACING_DATA: the record, then the data padded to 8 bytes. */
 static void put_tracing_data(struct pev_perfdata_writer *w, struct pw_buf *b)
 {
@@ -167,6 +190,7 @@ int pw_pipe_start(struct pev_perfdata_writer *w, struct pev_error *err)
 	if (!rc)
 		rc = put_features(w, &b, err);
 	if (!rc) {
+		put_names(w, &b);
 		put_tracing_data(w, &b);
 		if (b.failed)
 			rc = pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the tracing data");
