@@ -27,7 +27,8 @@
  * differs from its header, a string without its NUL, a record read after
  * the reader failed, a count that does not match its array.
  *
- * Seeds: fuzz/corpus/perfdata/ (fuzz/make_perfdata_corpus.sh writes them).
+ * Seeds: fuzz/corpus/perfdata/ (fuzz/make_perfdata_corpus.sh writes them: perf's
+ * files and streams, perfev's own streams, finished and cut short).
  * Build: CC=clang meson setup build-fuzz -Dfuzz=true, then
  *   ./build-fuzz/fuzz/fuzz_perfdata -max_total_time=60 fuzz/corpus/perfdata
  */

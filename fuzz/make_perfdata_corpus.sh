@@ -2,7 +2,8 @@
 # Writes the seed corpus of fuzz_perfdata: small perf.data files that Debian's
 # perf records (file mode and pipe mode, callchains, several events, a group,
 # context switches, namespaces, register and stack dumps, a tracepoint with
-# its TRACING_DATA), and the malformed corpus of tests/fixtures/perfdata-bad/.
+# its TRACING_DATA), perfev's own pipe mode (finished and cut short), and the
+# malformed corpus of tests/fixtures/perfdata-bad/.
 #   fuzz/make_perfdata_corpus.sh [OUT_DIR]   (default fuzz/corpus/perfdata)
 # Needs perf and root (or perf_event_paranoid <= 1); a recording perf cannot
 # make on this machine is left out with a warning. Files above 50 KB are
@@ -70,6 +71,30 @@ if [ -d /sys/kernel/tracing/events ] ||
 	pipe perf-pipe-tracepoint.data -e sched:sched_process_exit
 else
 	echo "make_perfdata_corpus.sh: warning: no tracefs; tracepoint files left out" >&2
+fi
+
+# perfev's own pipe mode (record -o -) when it is built ($PERFEV, default build/perfev):
+# a finished stream, one with tracing data, and one cut inside a record (a killed recorder).
+perfev=${PERFEV:-build/perfev}
+if [ -x "$perfev" ]; then
+	perfev_pipe() {
+		name=$1
+		shift
+		if "$perfev" record -q "$@" -o - -- sh -c "$spin" >"$out/$name" 2>/dev/null; then
+			keep "$name"
+		else
+			echo "make_perfdata_corpus.sh: warning: perfev record -o - $* failed; $name left out" >&2
+			rm -f "$out/$name"
+		fi
+	}
+	perfev_pipe perfev-pipe-plain.data -e cpu-clock -c 1000000
+	perfev_pipe perfev-pipe-tracepoint.data -e sched:sched_process_exit -e page-faults -c 1
+	if [ -f "$out/perfev-pipe-plain.data" ]; then
+		size=$(stat -c %s "$out/perfev-pipe-plain.data")
+		head -c $((size - 12)) "$out/perfev-pipe-plain.data" >"$out/perfev-pipe-cut.data"
+	fi
+else
+	echo "make_perfdata_corpus.sh: warning: no $perfev; perfev's pipe-mode seeds left out" >&2
 fi
 
 # The malformed corpus (and its valid files), as the reader's tests use it.
