@@ -62,7 +62,8 @@ static int put_attrs(struct pev_perfdata_writer *w, struct pw_buf *b, struct pev
 {
 	uint32_t asz = w->file_attr_size > PD_PIPE_ATTR_SIZE ? w->file_attr_size
 							      : PD_PIPE_ATTR_SIZE;
-	unsigned char block[sizeof(struct pev_attr) + PD_PIPE_ATTR_SIZE];
+	unsigned char block[sizeof(struct pev_attr) > PD_PIPE_ATTR_SIZE ? sizeof(struct pev_attr)
+									: PD_PIPE_ATTR_SIZE];
 
 	for (int i = 0; i < w->nr_events; i++) {
 		const struct pw_event *ev = &w->events[i];
