@@ -2,8 +2,9 @@
 /*
  * cmd_script.c - `perfev script`: the samples of a perf.data file, one per
  * line as `perf script` prints them: command, thread, CPU, time, period,
- * event, then the address with its symbol and DSO (or the call chain, one
- * frame per line) and a tracepoint's payload as text. -F picks the fields.
+ * event, a tracepoint's payload as text, then the address with its symbol
+ * and DSO (or the call chain, one frame per line). script_fields.c chooses
+ * the fields (-F); this file prints them in perf's layout.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,84 +15,23 @@
 
 #include "script.h"
 
-static const char usage[] = "perfev script [-i FILE] [-F FIELDS]";
-
-enum field {
-	F_COMM = 1u << 0,
-	F_TID = 1u << 1,
-	F_PID = 1u << 2,
-	F_CPU = 1u << 3,
-	F_TIME = 1u << 4,
-	F_EVENT = 1u << 5,
-	F_IP = 1u << 6,
-	F_SYM = 1u << 7,
-	F_DSO = 1u << 8,
-	F_PERIOD = 1u << 9,
-	F_ADDR = 1u << 10,
-	F_TRACE = 1u << 11,
-	F_SYMOFF = 1u << 12,
-	F_CALLCHAIN = 1u << 13, /* not a name: ip prints the chain when samples have one */
-	F_DEFAULT = 1u << 14,   /* not a name: no -F (tracepoints then show no period) */
-};
-
-static const struct {
-	const char *name;
-	unsigned bit;
-	uint64_t need; /* PEV_SAMPLE_* the samples must have */
-	const char *fix;
-} fields[] = {
-	{"comm", F_COMM, PEV_SAMPLE_TID, "record without --no-tid"},
-	{"tid", F_TID, PEV_SAMPLE_TID, "record without --no-tid"},
-	{"pid", F_PID, PEV_SAMPLE_TID, "record without --no-tid"},
-	{"cpu", F_CPU, PEV_SAMPLE_CPU, "record with -a or --sample-cpu"},
-	{"time", F_TIME, PEV_SAMPLE_TIME, "record with -T or --timestamp"},
-	{"event", F_EVENT, 0, NULL},
-	{"ip", F_IP, PEV_SAMPLE_IP, "record without --no-ip"},
-	{"sym", F_SYM, PEV_SAMPLE_IP, "record without --no-ip"},
-	{"symoff", F_SYMOFF, PEV_SAMPLE_IP, "record without --no-ip"},
-	{"dso", F_DSO, PEV_SAMPLE_IP, "record without --no-ip"},
-	{"period", F_PERIOD, 0, NULL},
-	{"addr", F_ADDR, PEV_SAMPLE_ADDR, "record with -d"},
-	{"trace", F_TRACE, 0, NULL},
-};
-
-#define NR_FIELDS (sizeof(fields) / sizeof(fields[0]))
+static const char usage[] =
+	"perfev script [-i FILE] [-F [KIND:][+-]FIELD,...] [-G] [--ns]";
 
 struct script_opts {
 	const char *input;
-	unsigned fields;  /* F_* given with -F; 0: the default set */
-	const char *fields_text;
+	struct script_fields sf;
+	bool ns; /* times in nanoseconds */
 };
-
-/* Parses -F: a comma-separated list of field names. 0 or the usage status. */
-static int parse_fields(const char *text, unsigned *out)
-{
-	const char *s = text;
-
-	*out = 0;
-	for (;;) {
-		size_t len = strcspn(s, ","), i;
-		for (i = 0; i < NR_FIELDS; i++)
-			if (strlen(fields[i].name) == len && strncmp(fields[i].name, s, len) == 0)
-				break;
-		if (i == NR_FIELDS) {
-			cli_error("unknown field '%.*s' in '-F %s'; use comm, tid, pid, cpu, time, "
-				  "event, ip, sym, symoff, dso, period, addr or trace",
-				  (int)len, s, text);
-			return 129;
-		}
-		*out |= fields[i].bit;
-		if (!s[len])
-			return 0;
-		s += len + 1;
-	}
-}
 
 static int parse_args(int argc, char **argv, struct script_opts *o)
 {
+	enum { OPT_NS = 256 };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"fields", required_argument, NULL, 'F'},
+		{"hide-call-graph", no_argument, NULL, 'G'},
+		{"ns", no_argument, NULL, OPT_NS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -99,20 +39,39 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 
 	optind = 1;
 	opterr = 0; /* perfev's own messages (cli_bad_option), not getopt's */
-	while ((opt = getopt_long(argc, argv, ":i:F:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":i:F:Gh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			o->input = optarg;
 			break;
 		case 'F':
-			if ((rc = parse_fields(optarg, &o->fields)))
+			if ((rc = script_fields_parse(&o->sf, optarg)))
 				return rc;
-			o->fields_text = optarg;
+			break;
+		case 'G':
+			o->sf.hide_callchain = true;
+			break;
+		case OPT_NS:
+			o->ns = true;
 			break;
 		case 'h':
-			printf("usage: %s\n\nPrints the samples of a perf.data file (default "
-			       "./perf.data, or standard\ninput when that is a pipe; -i - reads "
-			       "standard input), one per line.\nSee 'man perfev-script'.\n",
+			printf("usage: %s\n\n"
+			       "Prints the samples of a perf.data file (default ./perf.data, or standard "
+			       "input when that is a pipe;\n-i - reads standard input), one per line, as "
+			       "perf script does.\n\n"
+			       "  -i, --input FILE       the file to read\n"
+			       "  -F, --fields FIELDS    the fields to print: comm, tid, pid, cpu, time, "
+			       "period,\n"
+			       "                         event, addr, trace, ip, sym, symoff, dso; "
+			       "+FIELD adds to\n"
+			       "                         the default set, -FIELD removes from it, "
+			       "KIND:FIELDS sets\n"
+			       "                         them for one kind of event (hw, sw, trace, "
+			       "hw-cache, raw,\n"
+			       "                         break, pmu)\n"
+			       "  -G, --hide-call-graph  one line per sample, without its call chain\n"
+			       "      --ns               times with nanoseconds\n\n"
+			       "See 'man perfev-script'.\n",
 			       usage);
 			exit(0);
 		default:
@@ -126,14 +85,6 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 	return 0;
 }
 
-static bool all_events_have(struct pev_perfdata *pd, uint64_t need)
-{
-	for (int i = 0; i < pev_perfdata_nr_events(pd); i++)
-		if ((pev_perfdata_event(pd, i)->attr.sample_type & need) != need)
-			return false;
-	return true;
-}
-
 static bool any_event_has(struct pev_perfdata *pd, uint64_t need)
 {
 	for (int i = 0; i < pev_perfdata_nr_events(pd); i++)
@@ -142,132 +93,252 @@ static bool any_event_has(struct pev_perfdata *pd, uint64_t need)
 	return false;
 }
 
-/* The fields to print: -F's, checked against the file, or perf's default set. */
-static int choose_fields(struct pev_perfdata *pd, const struct script_opts *o, unsigned *out)
+/*
+ * The text of the samples is built here and written in large blocks: a
+ * call-chain file prints tens of millions of small pieces, and stdio's
+ * formatting was two thirds of the time (docs/BENCHMARKS.md).
+ */
+struct text {
+	char *p;
+	size_t len, cap;
+	FILE *out;
+	bool failed; /* out of memory: what did not fit is dropped, the run fails */
+};
+
+#define TEXT_FLUSH_AT (256 * 1024)
+
+static void text_flush(struct text *t)
 {
-	if (o->fields) {
-		for (size_t i = 0; i < NR_FIELDS; i++) {
-			char name[128];
-			if (!(o->fields & fields[i].bit) || !fields[i].need ||
-			    pev_perfdata_pipe_mode(pd) || all_events_have(pd, fields[i].need))
-				continue;
-			for (int e = 0; e < pev_perfdata_nr_events(pd); e++) {
-				const struct pev_perfdata_event *ev = pev_perfdata_event(pd, e);
-				if (ev->attr.sample_type & fields[i].need)
-					continue;
-				cli_error("field '%s' needs samples that record it, and those of "
-					  "event '%s' in '%s' do not; %s, or leave '%s' out of -F",
-					  fields[i].name,
-					  pev_replay_event_name(ev, name, sizeof(name)), o->input,
-					  fields[i].fix, fields[i].name);
-				return 1;
-			}
-		}
-		*out = o->fields;
-		if ((*out & F_IP) && any_event_has(pd, PEV_SAMPLE_CALLCHAIN))
-			*out |= F_CALLCHAIN;
-		return 0;
-	}
-	*out = F_COMM | F_TID | F_TIME | F_EVENT | F_IP | F_SYM | F_SYMOFF | F_DSO | F_PERIOD |
-	       F_TRACE | F_DEFAULT;
-	if (any_event_has(pd, PEV_SAMPLE_CPU))
-		*out |= F_CPU;
-	if (any_event_has(pd, PEV_SAMPLE_CALLCHAIN))
-		*out |= F_CALLCHAIN;
-	return 0;
+	if (t->len)
+		fwrite(t->p, 1, t->len, t->out);
+	t->len = 0;
 }
+
+/* Room for n more bytes; false when there is none. */
+static bool text_room(struct text *t, size_t n)
+{
+	if (t->len + n <= t->cap)
+		return true;
+	size_t cap = t->cap ? t->cap : TEXT_FLUSH_AT + 4096;
+	while (cap < t->len + n)
+		cap *= 2;
+	char *p = realloc(t->p, cap);
+	if (!p) {
+		t->failed = true;
+		return false;
+	}
+	t->p = p;
+	t->cap = cap;
+	return true;
+}
+
+static void put(struct text *t, const char *s, size_t n)
+{
+	if (text_room(t, n)) {
+		memcpy(t->p + t->len, s, n);
+		t->len += n;
+	}
+}
+
+static void put_str(struct text *t, const char *s)
+{
+	put(t, s, strlen(s));
+}
+
+static void put_char(struct text *t, char c)
+{
+	if (text_room(t, 1))
+		t->p[t->len++] = c;
+}
+
+static void put_spaces(struct text *t, int n)
+{
+	if (n > 0 && text_room(t, (size_t)n)) {
+		memset(t->p + t->len, ' ', (size_t)n);
+		t->len += (size_t)n;
+	}
+}
+
+/* s right-aligned in width columns ("%*s"). */
+static void put_right(struct text *t, const char *s, int width)
+{
+	size_t n = strlen(s);
+
+	put_spaces(t, width - (int)n);
+	put(t, s, n);
+}
+
+/* v in decimal (digits 0: as wide as it is; zero: padded with zeros). */
+static void put_dec(struct text *t, int64_t v, int width, bool left, bool zero)
+{
+	char buf[24], *e = buf + sizeof(buf), *p = e;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (zero)
+		while (e - p < width)
+			*--p = '0';
+	if (v < 0)
+		*--p = '-';
+	if (!left)
+		put_spaces(t, width - (int)(e - p));
+	put(t, p, (size_t)(e - p));
+	if (left)
+		put_spaces(t, width - (int)(e - p));
+}
+
+/* v in hex, right-aligned in width columns ("%*lx"). */
+static void put_hex(struct text *t, uint64_t v, int width)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[16], *e = buf + sizeof(buf), *p = e;
+
+	do
+		*--p = digits[v & 15];
+	while (v >>= 4);
+	put_spaces(t, width - (int)(e - p));
+	put(t, p, (size_t)(e - p));
+}
+
+/* What every sample line prints the same way. */
+struct printer {
+	struct text text;
+	const struct script_fields *sf;
+	struct script_trace *trace;
+	int name_width; /* the longest event name */
+	bool ns;
+};
 
 /*
  * One frame: "ADDRESS sym+0xOFF (dso)", as the fields ask. As perf, a call
  * chain's frame in a file shows its offset in the file (what objdump takes),
  * the sample's own line its run-time address.
  */
-static void print_frame(FILE *out, unsigned f, const struct pev_profile_frame *fr, bool chain)
+static void print_frame(struct text *t, unsigned f, const struct pev_profile_frame *fr,
+			bool chain)
 {
 	bool first = true;
 
-	if (f & F_IP) {
-		fprintf(out, "%16" PRIx64,
-			chain && (fr->flags & PEV_FRAME_DSO_OFFSET) ? fr->dso_offset : fr->address);
+	if (f & SF_IP) {
+		put_hex(t, chain && (fr->flags & PEV_FRAME_DSO_OFFSET) ? fr->dso_offset
+								      : fr->address,
+			16);
 		first = false;
 	}
-	if (f & (F_SYM | F_SYMOFF)) {
-		fputs(first ? "" : " ", out);
-		fputs(fr->symbol ? fr->symbol : "[unknown]", out);
-		if ((f & F_SYMOFF) && fr->symbol && !(fr->flags & PEV_FRAME_INLINED))
-			fprintf(out, "+0x%" PRIx64, fr->offset);
-		if (fr->flags & PEV_FRAME_INLINED)
-			fputs(" (inlined)", out);
-		first = false;
-	}
-	if (f & F_DSO)
-		fprintf(out, "%s(%s)", first ? "" : " ", fr->dso ? fr->dso : "[unknown]");
-}
-
-static void print_sample(FILE *out, unsigned f, const struct pev_replay_sample *s,
-			 struct script_trace *trace)
-{
-	bool tracepoint = s->event->attr.type == PEV_TYPE_TRACEPOINT;
-	char name[256];
-
-	if (f & F_COMM)
-		fprintf(out, "%16s", s->comm);
-	if ((f & F_PID) && (f & F_TID))
-		fprintf(out, " %5d/%-5d", s->pid, s->tid);
-	else if (f & F_PID)
-		fprintf(out, " %5d", s->pid);
-	else if (f & F_TID)
-		fprintf(out, " %5d", s->tid);
-	if (f & F_CPU)
-		fprintf(out, " [%03d]", s->cpu);
-	if (f & F_TIME)
-		fprintf(out, " %" PRIu64 ".%06" PRIu64 ":", s->time / 1000000000,
-			s->time % 1000000000 / 1000);
-	if ((f & F_PERIOD) && !(tracepoint && (f & F_DEFAULT)))
-		fprintf(out, " %10" PRIu64, s->period);
-	if (f & F_EVENT)
-		fprintf(out, " %s:", pev_replay_event_name(s->event, name, sizeof(name)));
-	if ((f & F_ADDR) && (s->record->sample.fields & PEV_SAMPLE_ADDR))
-		fprintf(out, " %16" PRIx64, s->record->sample.addr);
-	if ((f & F_TRACE) && tracepoint) {
-		fputc(' ', out);
-		if (!script_trace_print(trace, out, s))
-			fprintf(out, "[%" PRIu32 " bytes of payload, no format fits it]",
-				s->record->sample.raw_size);
-	}
-	if (!(f & (F_IP | F_SYM | F_SYMOFF | F_DSO)) || !s->nr_frames) {
-		fputc('\n', out);
-		return;
-	}
-	if ((f & F_CALLCHAIN) && (s->record->sample.fields & PEV_SAMPLE_CALLCHAIN)) {
-		fputc('\n', out);
-		for (size_t i = 0; i < s->nr_frames; i++) {
-			fputc('\t', out);
-			print_frame(out, f, &s->frames[i], true);
-			fputc('\n', out);
+	if (f & (SF_SYM | SF_SYMOFF)) {
+		if (!first)
+			put_char(t, ' ');
+		put_str(t, fr->symbol ? fr->symbol : "[unknown]");
+		if ((f & SF_SYMOFF) && fr->symbol && !(fr->flags & PEV_FRAME_INLINED)) {
+			put(t, "+0x", 3);
+			put_hex(t, fr->offset, 0);
 		}
-		fputc('\n', out);
-		return;
+		if (fr->flags & PEV_FRAME_INLINED)
+			put_str(t, " (inlined)");
+		first = false;
 	}
-	/* The sample's own function: skip the frames of code inlined into it. */
-	size_t leaf = 0;
-	while (leaf + 1 < s->nr_frames && (s->frames[leaf].flags & PEV_FRAME_INLINED))
-		leaf++;
-	fputs("  ", out);
-	print_frame(out, f, &s->frames[leaf], false);
-	fputc('\n', out);
+	if (f & SF_DSO) {
+		put(t, " (", first ? 1 : 2);
+		put_str(t, fr->dso ? fr->dso : "[unknown]");
+		put_char(t, ')');
+	}
 }
 
-static int run(const struct script_opts *o)
+/*
+ * One sample as perf prints it: each field followed by a space, the
+ * command padded to 16 columns unless a call chain follows, the event
+ * name padded to the longest one's width.
+ */
+static void print_sample(struct printer *pr, const struct pev_replay_sample *s)
+{
+	struct text *t = &pr->text;
+	const struct pev_sample *smp = &s->record->sample;
+	unsigned f = pr->sf->fields[script_kind_of(s->event)];
+	bool chain = pr->sf->use_callchain && (f & SF_IP) &&
+		     (s->event->attr.sample_type & PEV_SAMPLE_CALLCHAIN);
+
+	if (f & SF_COMM) {
+		if (chain)
+			put_str(t, s->comm);
+		else
+			put_right(t, s->comm, 16);
+		put_char(t, ' ');
+	}
+	if ((f & SF_PID) && (f & SF_TID)) {
+		put_dec(t, s->pid, 5, false, false);
+		put_char(t, '/');
+		put_dec(t, s->tid, 5, true, false);
+		put_char(t, ' ');
+	} else if (f & (SF_PID | SF_TID)) {
+		put_dec(t, (f & SF_PID) ? s->pid : s->tid, 5, false, false);
+		put_char(t, ' ');
+	}
+	if (f & SF_CPU) {
+		put_char(t, '[');
+		put_dec(t, s->cpu, 3, false, true);
+		put(t, "] ", 2);
+	}
+	if (f & SF_TIME) {
+		put_dec(t, (int64_t)(s->time / 1000000000), 5, false, false);
+		put_char(t, '.');
+		if (pr->ns)
+			put_dec(t, (int64_t)(s->time % 1000000000), 9, false, true);
+		else
+			put_dec(t, (int64_t)(s->time % 1000000000 / 1000), 6, false, true);
+		put(t, ": ", 2);
+	}
+	if (f & SF_PERIOD) {
+		put_dec(t, (int64_t)s->period, 10, false, false);
+		put_char(t, ' ');
+	}
+	if (f & SF_EVENT) {
+		char name[256];
+		put_right(t, pev_replay_event_name(s->event, name, sizeof(name)), pr->name_width);
+		put(t, ": ", 2);
+	}
+	if ((f & SF_TRACE) && (smp->fields & PEV_SAMPLE_RAW)) {
+		text_flush(t); /* libtraceevent's text goes to the stream */
+		if (!script_trace_print(pr->trace, t->out, s))
+			fprintf(t->out, "[%" PRIu32 " bytes of payload, no format fits it]",
+				smp->raw_size);
+	}
+	if ((f & SF_ADDR) && (smp->fields & PEV_SAMPLE_ADDR))
+		put_hex(t, smp->addr, 16);
+	if (!(f & (SF_IP | SF_SYM | SF_SYMOFF | SF_DSO)) || !s->nr_frames) {
+		put_char(t, '\n');
+	} else if (chain && (smp->fields & PEV_SAMPLE_CALLCHAIN)) {
+		put_char(t, '\n');
+		for (size_t i = 0; i < s->nr_frames; i++) {
+			put_char(t, '\t');
+			print_frame(t, f, &s->frames[i], true);
+			put_char(t, '\n');
+		}
+		put_char(t, '\n');
+	} else {
+		/* The sample's own function: skip the frames of code inlined into it. */
+		size_t leaf = 0;
+		while (leaf + 1 < s->nr_frames && (s->frames[leaf].flags & PEV_FRAME_INLINED))
+			leaf++;
+		put_char(t, ' ');
+		print_frame(t, f, &s->frames[leaf], false);
+		put_char(t, '\n');
+	}
+	if (t->len >= TEXT_FLUSH_AT)
+		text_flush(t);
+}
+
+static int run(struct script_opts *o)
 {
 	struct pev_replay_opts ropts = PEV_REPLAY_OPTS_INIT;
 	struct pev_symbols_opts sopts = PEV_SYMBOLS_OPTS_INIT;
 	struct pev_perfdata *pd = NULL;
 	struct pev_replay *r = NULL;
-	struct script_trace *trace = NULL;
+	struct printer pr = {.text.out = stdout, .sf = &o->sf, .ns = o->ns};
 	struct pev_replay_sample s;
 	struct pev_error err;
-	unsigned f;
+	bool trace = false;
 	int rc, status = 1;
 
 	cli_log_warnings(); /* what the symbolizer skips is said, not lost */
@@ -276,12 +347,15 @@ static int run(const struct script_opts *o)
 		return 1;
 	}
 	cli_warn_unfinished(pd, o->input);
-	if (choose_fields(pd, o, &f))
+	if (script_fields_check(&o->sf, pd, o->input))
 		goto done;
-	if ((f & F_TRACE) && any_event_has(pd, PEV_SAMPLE_RAW)) {
+	pr.name_width = script_fields_name_width(pd);
+	for (int k = 0; k < SCRIPT_NR_KINDS; k++)
+		trace |= (o->sf.fields[k] & SF_TRACE) != 0;
+	if (trace && any_event_has(pd, PEV_SAMPLE_RAW)) {
 		char why[512] = "";
-		trace = script_trace_new(pd, why, sizeof(why));
-		if (why[0] && !trace)
+		pr.trace = script_trace_new(pd, why, sizeof(why));
+		if (why[0] && !pr.trace)
 			cli_warning("tracepoint payloads show as bytes: %s; install libtraceevent1 "
 				    "(Debian) to see them as text",
 				    why);
@@ -292,7 +366,7 @@ static int run(const struct script_opts *o)
 	}
 	sopts.flags |= PEV_SYMBOLS_NO_SRCLINE;
 	ropts.flags |= PEV_REPLAY_NO_INLINE;
-	if (!(f & F_CALLCHAIN))
+	if (!o->sf.use_callchain)
 		ropts.flags |= PEV_REPLAY_NO_CALLCHAIN;
 	ropts.symbols_opts = &sopts;
 	if (pev_replay_open(pd, &ropts, &r, &err)) {
@@ -300,16 +374,22 @@ static int run(const struct script_opts *o)
 		goto done;
 	}
 	while ((rc = pev_replay_next(r, &s, &err)) == 1)
-		print_sample(stdout, f, &s, trace);
+		print_sample(&pr, &s);
+	text_flush(&pr.text);
 	if (rc < 0) {
 		fflush(stdout);
 		cli_print_error(&err);
 		goto done;
 	}
 	cli_warn_unfinished(pd, o->input);
+	if (pr.text.failed) {
+		cli_error("out of memory while printing the samples of '%s'", o->input);
+		goto done;
+	}
 	status = pev_perfdata_unfinished(pd) ? CLI_STATUS_UNFINISHED : 0;
 done:
-	script_trace_free(trace);
+	free(pr.text.p);
+	script_trace_free(pr.trace);
 	pev_replay_close(r);
 	pev_perfdata_close(pd);
 	return status;
@@ -318,8 +398,10 @@ done:
 int cmd_script(int argc, char **argv)
 {
 	struct script_opts o = {.input = cli_default_input()};
-	int rc = parse_args(argc, argv, &o);
+	int rc;
 
+	script_fields_init(&o.sf);
+	rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc;
 	rc = run(&o);
