@@ -205,8 +205,10 @@ int pev__sym_add(struct pev_symbols *s, struct sym_proc *p, uint64_t start, uint
 		if (!(dso = pev__dso_get(s, name, NULL, bid, bid_len)))
 			return -ENOMEM;
 	} else {
-		/* Anonymous memory, memfd code, [heap], [stack]: JIT code lives here. */
-		label = intern_label(s, name[0] ? name : "//anon", name[0] ? len : 6);
+		/* Anonymous memory, memfd code, [heap], [stack]: JIT code lives here.
+		 * Named as the kernel named it, " (deleted)" included, as perf does. */
+		size_t full = strlen(path);
+		label = intern_label(s, path[0] ? path : "//anon", path[0] ? full : 6);
 		if (!label)
 			return -ENOMEM;
 	}
