@@ -114,15 +114,15 @@ static void text_flush(struct text *t)
 	t->len = 0;
 }
 
-/* Room for n more bytes; false when there is none. */
-static bool text_room(struct text *t, size_t n)
+/* Makes room for n more bytes; false when there is no memory for them. */
+static bool text_grow(struct text *t, size_t n)
 {
-	if (t->len + n <= t->cap)
-		return true;
 	size_t cap = t->cap ? t->cap : TEXT_FLUSH_AT + 4096;
+	char *p;
+
 	while (cap < t->len + n)
 		cap *= 2;
-	char *p = realloc(t->p, cap);
+	p = realloc(t->p, cap);
 	if (!p) {
 		t->failed = true;
 		return false;
@@ -132,7 +132,13 @@ static bool text_room(struct text *t, size_t n)
 	return true;
 }
 
-static void put(struct text *t, const char *s, size_t n)
+/* Room for n more bytes; false when there is none. Inline: it runs for every piece. */
+static inline bool text_room(struct text *t, size_t n)
+{
+	return t->len + n <= t->cap || text_grow(t, n);
+}
+
+static inline void put(struct text *t, const char *s, size_t n)
 {
 	if (text_room(t, n)) {
 		memcpy(t->p + t->len, s, n);
@@ -140,12 +146,12 @@ static void put(struct text *t, const char *s, size_t n)
 	}
 }
 
-static void put_str(struct text *t, const char *s)
+static inline void put_str(struct text *t, const char *s)
 {
 	put(t, s, strlen(s));
 }
 
-static void put_char(struct text *t, char c)
+static inline void put_char(struct text *t, char c)
 {
 	if (text_room(t, 1))
 		t->p[t->len++] = c;
