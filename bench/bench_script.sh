@@ -10,7 +10,7 @@
 #   usage: bench/bench_script.sh [BUILD_DIR [RUNS [FILE]]]   (defaults: build, 11)
 #
 # Without FILE it records one: `perf record -F 20000 -g` on the test
-# workload (BUILD_DIR/tests/report_work) for 14 s of CPU time (about 200,000 samples:
+# workload (BUILD_DIR/tests/report_work) for 12 s of CPU time (about 200,000 samples:
 # the kernel throttles 20 kHz a little), into a
 # temporary directory removed at the end. The runner is bench_stat
 # (bench/bench_stat.c): fork + exec + wait4, stdout on /dev/null,
@@ -44,7 +44,7 @@ if [ -z "$file" ]; then
 	tmp=$(mktemp -d /tmp/perfev-bench-script.XXXXXX)
 	trap 'rm -rf "$tmp"' EXIT
 	file=$tmp/perf.data
-	"$perf" record -q -F 20000 -g -o "$file" "$work" 14000 >/dev/null 2>&1
+	"$perf" record -q -F 20000 -g -o "$file" "$work" 12000 >/dev/null 2>&1
 fi
 samples=$("$perfev" script -i "$file" -F comm | wc -l)
 lines=$("$perfev" script -i "$file" | wc -l)
