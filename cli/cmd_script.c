@@ -213,6 +213,7 @@ struct printer {
 	struct text text;
 	const struct script_fields *sf;
 	struct script_trace *trace;
+	struct pev_symbols *symbols; /* the replay's, for the addresses of page faults */
 	int name_width; /* the longest event name */
 	bool ns;
 };
@@ -248,6 +249,40 @@ static void print_frame(struct text *t, unsigned f, const struct pev_profile_fra
 	if (f & SF_DSO) {
 		put(t, " (", first ? 1 : 2);
 		put_str(t, fr->dso ? fr->dso : "[unknown]");
+		put_char(t, ')');
+	}
+}
+
+/* Whether a sample's addr is an address in the program: a page fault's, as perf has it. */
+static bool addr_is_code_or_data(const struct pev_perfdata_event *ev)
+{
+	return ev->attr.type == PEV_TYPE_SOFTWARE &&
+	       (ev->attr.config == PEV_SW_PAGE_FAULTS || ev->attr.config == PEV_SW_PAGE_FAULTS_MIN ||
+		ev->attr.config == PEV_SW_PAGE_FAULTS_MAJ);
+}
+
+/* The addr field: the address, and for a page fault its symbol and DSO as the fields ask. */
+static void print_addr(struct printer *pr, unsigned f, const struct pev_replay_sample *s)
+{
+	struct pev_symbol sym = PEV_SYMBOL_INIT;
+	struct text *t = &pr->text;
+	uint64_t addr = s->record->sample.addr;
+
+	put_hex(t, addr, 16);
+	if (!addr_is_code_or_data(s->event) || !(f & (SF_SYM | SF_SYMOFF | SF_DSO)) ||
+	    !pr->symbols || pev_symbols_resolve(pr->symbols, s->pid, addr, &sym) != 0)
+		return;
+	if (f & (SF_SYM | SF_SYMOFF)) {
+		put_char(t, ' ');
+		put_str(t, sym.name);
+		if ((f & SF_SYMOFF) && sym.status == PEV_SYMBOL_OK) {
+			put(t, "+0x", 3);
+			put_hex(t, sym.offset, 0);
+		}
+	}
+	if (f & SF_DSO) {
+		put(t, " (", 2);
+		put_str(t, sym.dso ? sym.dso : "[unknown]");
 		put_char(t, ')');
 	}
 }
@@ -311,7 +346,7 @@ static void print_sample(struct printer *pr, const struct pev_replay_sample *s)
 				smp->raw_size);
 	}
 	if ((f & SF_ADDR) && (smp->fields & PEV_SAMPLE_ADDR))
-		put_hex(t, smp->addr, 16);
+		print_addr(pr, f, s);
 	if (!(f & (SF_IP | SF_SYM | SF_SYMOFF | SF_DSO)) || !s->nr_frames) {
 		put_char(t, '\n');
 	} else if (chain && (smp->fields & PEV_SAMPLE_CALLCHAIN)) {
@@ -379,6 +414,7 @@ static int run(struct script_opts *o)
 		cli_print_error(&err);
 		goto done;
 	}
+	pr.symbols = pev_replay_symbols(r);
 	while ((rc = pev_replay_next(r, &s, &err)) == 1)
 		print_sample(&pr, &s);
 	text_flush(&pr.text);

@@ -390,6 +390,20 @@ Test(cmd_script, layout_page_faults_by_perfev)
 		     sizeof(flat_opts) / sizeof(flat_opts[0]));
 }
 
+/*
+ * A page fault's address (-d) is followed by its symbol, as perf prints it.
+ * Its DSO is left out: perf finds data addresses in the file's data
+ * mappings, perfev does not read those yet (docs/PERF_DIFFERENCES.md).
+ */
+Test(cmd_script, layout_page_fault_addresses)
+{
+	static const char *const opts[] = {"-F +addr,-dso", "-F comm,tid,addr,ip,sym,symoff"};
+
+	th_need_perf();
+	compare_each(perf_record("ld.data", "-d -c 1000 -e page-faults", faults), opts,
+		     sizeof(opts) / sizeof(opts[0]));
+}
+
 /* Two events: the event column is as wide as the longer name. */
 Test(cmd_script, layout_two_events)
 {
