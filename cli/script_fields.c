@@ -207,8 +207,8 @@ int script_fields_check(struct script_fields *sf, struct pev_perfdata *pd, const
 	if (sf->use_callchain && trace_chain && !sf->user_set[SCRIPT_TRACE])
 		sf->fields[SCRIPT_TRACE] |= CHAIN_FIELDS;
 	for (int k = 0; k < SCRIPT_NR_KINDS; k++) {
-		/* A pipe's events come with its records: nothing to check yet. */
-		if (!present[k] || pev_perfdata_pipe_mode(pd))
+		/* A pipe's events are known too: the reader takes its leading records first. */
+		if (!present[k])
 			continue;
 		if (check_kind(sf, pd, k, input))
 			return 1;

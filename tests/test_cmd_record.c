@@ -905,8 +905,12 @@ Test(cmd_record, fixed_period_samples_every_nth_event, .init = th_leak_init,
 		 th_perfev_bin(), path, th_test_program("parity_work"));
 	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s: %s", cmd, err);
 	summary(err, &samples, &lost);
-	cr_expect(samples >= 16 && samples <= 200,
-		  "-c 1000 over 16,384 page faults wrote %lu samples (about 16 expected)", samples);
+	/* Each CPU's counter keeps up to 999 faults short of its next sample. */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long least = cpus > 0 && cpus < 16 ? (unsigned long)(16 - cpus) : 1;
+	cr_expect(samples >= least && samples <= 200,
+		  "-c 1000 over 16,384 page faults wrote %lu samples (%lu to about 20 expected)",
+		  samples, least);
 	free(out);
 	free(err);
 
