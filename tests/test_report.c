@@ -312,23 +312,33 @@ Test(report, table_sort_keys)
 
 	o.sort = "comm";
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "    92.86%  w\n     7.14%  sh\n\n\n");
+	/* Columns other than the symbol are padded to their width, as perf's. */
+	expect_text(text, "    92.86%  w      \n     7.14%  sh     \n\n\n");
 	free(text);
 
-	/* pid and tid show perf's "%7d:comm", right-aligned under "Pid:Command". */
+	/* pid is perf's: each thread, "%7d:comm" of its tid under perf's title. */
 	o.sort = "pid";
 	o.flags = 0;
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_has(text, "# Overhead  Pid:Command\n# ........  ...........\n");
-	expect_has(text, "    92.86%         10:w\n     7.14%        20:sh\n");
+	expect_has(text, "# Overhead      Pid:Command\n# ........  ...............\n");
+	expect_has(text, "    71.43%       10:w      \n"
+			 "    21.43%       11:w      \n"
+			 "     7.14%       20:sh     \n");
+	free(text);
+
+	/* process: perfev's key of each process. */
+	o.sort = "process";
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_has(text, "# Overhead  Process:Command\n# ........  ...............\n");
+	expect_has(text, "    92.86%       10:w      \n     7.14%       20:sh     \n");
 	free(text);
 
 	o.flags = PEV_REPORT_NO_HEADER;
 	o.sort = "tid,comm";
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "    71.43%         10:w  w\n"
-			  "    21.43%         11:w  w\n"
-			  "     7.14%        20:sh  sh\n\n\n");
+	expect_text(text, "    71.43%       10:w        w      \n"
+			  "    21.43%       11:w        w      \n"
+			  "     7.14%       20:sh       sh     \n\n\n");
 	free(text);
 
 	/* cpu 0 and cpu 1 both have 700: the tie goes by CPU number. */
@@ -339,8 +349,8 @@ Test(report, table_sort_keys)
 
 	o.sort = "sym,comm";
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_has(text, "    57.14%  [.] leaf                w\n");
-	expect_has(text, "     7.14%  [.] 0x0000000000001234  w\n");
+	expect_has(text, "    57.14%  [.] leaf                w      \n");
+	expect_has(text, "     7.14%  [.] 0x0000000000001234  w      \n");
 	free(text);
 
 	o.sort = "symbol";
@@ -360,7 +370,7 @@ Test(report, table_bad_sort_key)
 	o.sort = "comm,bogus";
 	cr_expect_eq(run_writer(pev_profile_write_table, p, &o, &text, NULL, &err), PEV_EPARSE);
 	expect_has(err.message, "unknown sort key 'bogus'");
-	expect_has(err.hint, "comm, pid, tid, cpu, dso and sym");
+	expect_has(err.hint, "comm, pid, process, tid, cpu, dso and sym");
 	cr_expect_eq(err.position, 5);
 	cr_expect_eq(err.length, 5);
 	cr_expect_str_eq(text, "", "nothing is written before the check");
@@ -412,7 +422,7 @@ Test(report, table_children)
 	/* Without a frame key, children equal self. */
 	o.sort = "comm";
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "   100.00%   100.00%  r\n\n\n");
+	expect_text(text, "   100.00%   100.00%  r      \n\n\n");
 	free(text);
 	pev_profile_free(p);
 }

@@ -215,6 +215,10 @@ enum pev_report_callgraph {
 #define PEV_REPORT_PRETTY (1u << 8)
 /** Table: no "#" header lines (the column titles and event sections stay out too). */
 #define PEV_REPORT_NO_HEADER (1u << 9)
+/** Table: the Shared Object column shows each file's full path, not its base name (perf -v). */
+#define PEV_REPORT_FULL_PATHS (1u << 10)
+/** Table: a Samples column after the overhead (perf -n, --show-nr-samples). */
+#define PEV_REPORT_NR_SAMPLES (1u << 11)
 
 /* pev_report_opts.labels: the pprof labels each sample carries. */
 /** pprof label "comm" (string). */
@@ -265,6 +269,19 @@ struct pev_report_opts {
 	double min_width;
 	/** pprof: PEV_REPORT_LABEL_* bits. 0: comm and pid. */
 	unsigned labels;
+	/*
+	 * Table, JSON: filters, each a comma-separated list (NULL: no filter). A
+	 * sample counts only when its command, process and thread are listed;
+	 * an entry only when its function's DSO (base name or full path) and
+	 * symbol name are. Percentages stay shares of the whole event, as perf's.
+	 * The table leaves out the column of a comm, dso or symbol filter of one
+	 * name and names it in the header ("# comm: w"), as perf does.
+	 */
+	const char *comms;   /**< commands (perf --comms) */
+	const char *pids;    /**< process ids (perf --pid) */
+	const char *tids;    /**< thread ids (perf --tid) */
+	const char *dsos;    /**< DSOs (perf --dsos) */
+	const char *symbols; /**< symbol names (perf --symbols) */
 };
 
 /** Initializer for struct pev_report_opts: everything zero (the defaults), the size set. */

@@ -259,7 +259,8 @@ int pev__grow(void **arr, size_t *cap, size_t need, size_t size);
 /* A sort key. */
 enum pev__key {
 	PEV__KEY_COMM,
-	PEV__KEY_PID,
+	PEV__KEY_PID,     /* perf's "pid": the thread, shown "tid:comm" */
+	PEV__KEY_PROCESS, /* perfev's "process": the process, shown "pid:comm" */
 	PEV__KEY_TID,
 	PEV__KEY_CPU,
 	PEV__KEY_DSO,
@@ -283,6 +284,34 @@ int pev__keys_parse(const char *sort, struct pev__keys *keys, const char *func,
 
 /* The name perf gives a key ("comm", "dso", "sym", ...). */
 const char *pev__key_name(enum pev__key k);
+
+/* ---- filters (report_filter.c) ------------------------------------------------------- */
+
+/* Whether the comma-separated list holds s. */
+bool pev__list_has(const char *list, const char *s);
+/* Whether list is set and holds one name (perf then leaves the column out). */
+bool pev__list_single(const char *list);
+/* A DSO's base name as perf shows it ("[kernel.kallsyms]" stays as it is). */
+const char *pev__dso_base(const char *path);
+
+/* The filters of pev_report_opts, prepared for one profile. */
+struct pev__filter {
+	const char *comms, *pids, *tids; /* lists, or NULL */
+	uint8_t *sym_ok; /* per symbol: passes the DSO and symbol lists; NULL: all do */
+};
+
+/* Prepares o's filters (o may be NULL: none). 0 or -1 when out of memory. */
+int pev__filter_init(struct pev__filter *f, const struct pev_profile *p,
+		     const struct pev_report_opts *o);
+/* Whether sample s passes the command, process and thread lists. */
+bool pev__filter_sample(const struct pev__filter *f, const struct pev_profile *p,
+			const struct pev__sample *s);
+/* Whether an entry of symbol sym passes the DSO and symbol lists. */
+static inline bool pev__filter_sym(const struct pev__filter *f, uint32_t sym)
+{
+	return !f->sym_ok || f->sym_ok[sym];
+}
+void pev__filter_free(struct pev__filter *f);
 
 /* One entry of the table: the values of its keys (unused keys 0) and its sums. */
 struct pev__row {
@@ -315,17 +344,21 @@ struct pev__rows {
 	uint32_t nr_order;
 	uint64_t total;         /* the event's period */
 	uint64_t samples;       /* the event's samples */
+	unsigned flags;         /* PEV_REPORT_* of the writer */
+	struct pev__filter filter;
 	struct pev__member *mem; /* with members: every row's samples, row after row */
 	uint32_t *mem_off;       /* row i's are mem[mem_off[i] .. mem_off[i + 1]) */
 };
 
 /*
  * Builds the table of event: rows for the keys, self (and with children,
- * inclusive) periods, the rows at or above percent_limit sorted as perf
- * sorts them, and with members each row's samples. 0 or -ENOMEM.
+ * inclusive) periods of the samples and entries o's filters keep (o may be
+ * NULL), the rows at or above percent_limit sorted as perf sorts them, and
+ * with members each row's samples. 0 or -ENOMEM.
  */
 int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pev__keys *keys,
-		    bool children, double percent_limit, bool members, struct pev__rows *rows);
+		    bool children, double percent_limit, bool members, struct pev__rows *rows,
+		    const struct pev_report_opts *o);
 void pev__rows_free(struct pev__rows *rows);
 
 /* The period a row is sorted and filtered by (children's when shown). */

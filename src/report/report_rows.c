@@ -17,9 +17,9 @@ static const struct {
 	const char *name;
 	enum pev__key key;
 } key_names[] = {
-	{"comm", PEV__KEY_COMM}, {"pid", PEV__KEY_PID}, {"tid", PEV__KEY_TID},
-	{"cpu", PEV__KEY_CPU},   {"dso", PEV__KEY_DSO}, {"sym", PEV__KEY_SYM},
-	{"symbol", PEV__KEY_SYM},
+	{"comm", PEV__KEY_COMM}, {"pid", PEV__KEY_PID}, {"process", PEV__KEY_PROCESS},
+	{"tid", PEV__KEY_TID},   {"cpu", PEV__KEY_CPU}, {"dso", PEV__KEY_DSO},
+	{"sym", PEV__KEY_SYM},   {"symbol", PEV__KEY_SYM},
 };
 
 const char *pev__key_name(enum pev__key k)
@@ -53,8 +53,8 @@ int pev__keys_parse(const char *sort, struct pev__keys *keys, const char *func,
 			}
 			if (i == PEV_ARRAY_SIZE(key_names)) {
 				pev__error_msg(err, "%s: unknown sort key '%.*s'", func, (int)len, s);
-				pev__error_hint(err, "sort keys are comm, pid, tid, cpu, dso and sym, "
-						     "separated by commas (\"comm,dso,sym\")");
+				pev__error_hint(err, "sort keys are comm, pid, process, tid, cpu, dso "
+						     "and sym, separated by commas (\"comm,dso,sym\")");
 			} else {
 				pev__error_msg(err, "%s: more than %d sort keys", func,
 					       PEV__MAX_KEYS);
@@ -209,17 +209,19 @@ static int walk_samples(struct walk *w)
 		struct row_key k;
 		uint32_t row;
 
-		if (s->event != r->event)
+		if (s->event != r->event || !pev__filter_sample(&r->filter, p, s))
 			continue;
 		make_key(p, &w->m, s, sym, &k);
 		if (!(row = row_get(r, &k, s->comm)))
 			return -ENOMEM;
 		/* The self row first: in children mode its position is the self frame. */
-		contribute(w, si, row, self, true);
+		if (pev__filter_sym(&r->filter, sym))
+			contribute(w, si, row, self, true);
 		if (!r->children || !frame_keys)
 			continue;
 		for (unsigned i = 0; i < s->nr; i++) {
-			if (i == self || !counted(p, st[i]))
+			if (i == self || !counted(p, st[i]) ||
+			    !pev__filter_sym(&r->filter, p->frames[st[i]].sym))
 				continue;
 			make_key(p, &w->m, s, p->frames[st[i]].sym, &k);
 			if (!(row = row_get(r, &k, s->comm)))
@@ -253,9 +255,10 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	for (unsigned i = 0; i < r->keys.n; i++) {
 		enum pev__key k = r->keys.k[i];
 		switch (k) {
-		case PEV__KEY_PID:
+		case PEV__KEY_PROCESS:
 			c = (x->pid > y->pid) - (x->pid < y->pid);
 			break;
+		case PEV__KEY_PID:
 		case PEV__KEY_TID:
 			c = (x->tid > y->tid) - (x->tid < y->tid);
 			break;
@@ -284,9 +287,10 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 	switch (k) {
 	case PEV__KEY_COMM:
 		return pev__strtab_get(&p->str, row->comm);
-	case PEV__KEY_PID:
+	case PEV__KEY_PROCESS:
 		snprintf(buf, size, "%7" PRId32 ":%s", row->pid, comm);
 		return buf;
+	case PEV__KEY_PID:
 	case PEV__KEY_TID:
 		snprintf(buf, size, "%7" PRId32 ":%s", row->tid, comm);
 		return buf;
@@ -294,7 +298,11 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 		snprintf(buf, size, "%03" PRId32, row->cpu);
 		return buf;
 	case PEV__KEY_DSO:
-		return row->dso ? pev__strtab_get(&p->str, row->dso) : "[unknown]";
+		if (!row->dso)
+			return "[unknown]";
+		if (r->flags & PEV_REPORT_FULL_PATHS)
+			return pev__strtab_get(&p->str, row->dso);
+		return pev__dso_base(pev__strtab_get(&p->str, row->dso));
 	case PEV__KEY_SYM: {
 		const struct pev__sym *y = &p->syms[row->sym];
 		if (y->name)
@@ -307,7 +315,8 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 }
 
 int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pev__keys *keys,
-		    bool children, double percent_limit, bool members, struct pev__rows *rows)
+		    bool children, double percent_limit, bool members, struct pev__rows *rows,
+		    const struct pev_report_opts *o)
 {
 	struct walk w = {.r = rows};
 	uint32_t *fill = NULL;
@@ -319,9 +328,13 @@ int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pe
 	rows->event = event;
 	rows->total = p->events[event].total;
 	rows->samples = p->events[event].samples;
+	rows->flags = o ? o->flags : 0;
+	if (pev__filter_init(&rows->filter, p, o))
+		goto nomem;
 	w.m.comm = has_key(keys, PEV__KEY_COMM);
-	w.m.pid = has_key(keys, PEV__KEY_PID);
-	w.m.tid = has_key(keys, PEV__KEY_TID);
+	/* A thread belongs to one process: perf's pid key keeps both ids. */
+	w.m.pid = has_key(keys, PEV__KEY_PROCESS) || has_key(keys, PEV__KEY_PID);
+	w.m.tid = has_key(keys, PEV__KEY_PID) || has_key(keys, PEV__KEY_TID);
 	w.m.cpu = has_key(keys, PEV__KEY_CPU);
 	w.m.dso = has_key(keys, PEV__KEY_DSO);
 	w.m.sym = has_key(keys, PEV__KEY_SYM);
@@ -389,5 +402,6 @@ void pev__rows_free(struct pev__rows *rows)
 	free(rows->order);
 	free(rows->mem);
 	free(rows->mem_off);
+	pev__filter_free(&rows->filter);
 	memset(rows, 0, sizeof(*rows));
 }

@@ -26,10 +26,13 @@ static const char *key_title(enum pev__key k)
 	switch (k) {
 	case PEV__KEY_COMM:
 		return "Command";
+	/* perf's thread column: its title right-aligned over "pid:" and a 7-wide comm. */
 	case PEV__KEY_PID:
-		return "Pid:Command";
+		return "    Pid:Command";
+	case PEV__KEY_PROCESS:
+		return "Process:Command";
 	case PEV__KEY_TID:
-		return "Tid:Command";
+		return "    Tid:Command";
 	case PEV__KEY_CPU:
 		return "CPU";
 	case PEV__KEY_DSO:
@@ -42,7 +45,7 @@ static const char *key_title(enum pev__key k)
 
 static bool right_aligned(enum pev__key k)
 {
-	return k == PEV__KEY_PID || k == PEV__KEY_TID || k == PEV__KEY_CPU;
+	return k == PEV__KEY_CPU;
 }
 
 /* A cell: the key's text, with "[.] " or "[k] " in front of a symbol. */
@@ -84,18 +87,49 @@ static void pad(FILE *out, char c, size_t n)
 		fputc(c, out);
 }
 
-static int section(FILE *out, const struct pev_profile *p, unsigned e, const struct pev__keys *keys,
-		   const struct pev_report_opts *o, const char *func, struct pev_error *err)
+/* The filter of one name that leaves key k's column out (perf's elision), or NULL. */
+static const char *elided_by(const struct pev_report_opts *o, enum pev__key k)
+{
+	const char *list = k == PEV__KEY_COMM ? o->comms
+			   : k == PEV__KEY_DSO ? o->dsos
+			   : k == PEV__KEY_SYM ? o->symbols
+					       : NULL;
+
+	return pev__list_single(list) ? list : NULL;
+}
+
+/*
+ * The columns shown: the sort keys less those a filter of one name leaves
+ * out, unless that would leave none (perf then shows them all).
+ */
+static void shown_keys(const struct pev__keys *keys, const struct pev_report_opts *o,
+		       struct pev__keys *shown)
+{
+	shown->n = 0;
+	for (unsigned k = 0; k < keys->n; k++)
+		if (!elided_by(o, keys->k[k]))
+			shown->k[shown->n++] = keys->k[k];
+	if (shown->n == 0)
+		*shown = *keys;
+}
+
+static int section(FILE *out, const struct pev_profile *p, unsigned e,
+		   const struct pev__keys *sort_keys, const struct pev_report_opts *o,
+		   const char *func, struct pev_error *err)
 {
 	bool children = o->flags & PEV_REPORT_CHILDREN;
 	bool header = !(o->flags & PEV_REPORT_NO_HEADER);
+	bool nr_samples = o->flags & PEV_REPORT_NR_SAMPLES;
+	struct pev__keys shown;
+	const struct pev__keys *keys = &shown;
 	double cg_limit = o->callgraph_limit == 0 ? 0.5 : o->callgraph_limit;
 	size_t width[PEV__MAX_KEYS];
 	struct pev__rows rows;
 	char buf[4200], cnt[32];
 
-	if (pev__rows_build(p, e, keys, children, o->percent_limit,
-			    o->callgraph != PEV_REPORT_CALLGRAPH_NONE, &rows))
+	shown_keys(sort_keys, o, &shown);
+	if (pev__rows_build(p, e, sort_keys, children, o->percent_limit,
+			    o->callgraph != PEV_REPORT_CALLGRAPH_NONE, &rows, o))
 		return pev__report_nomem(err, func);
 	for (unsigned k = 0; k < keys->n; k++) {
 		width[k] = strlen(key_title(keys->k[k]));
@@ -111,6 +145,8 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, const str
 		fprintf(out, "# Samples: %s of event '%s'\n", cnt, pev__event_name(p, e));
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", rows.total);
 		fputs(children ? "# Children      Self" : "# Overhead", out);
+		if (nr_samples)
+			fputs("       Samples", out);
 		for (unsigned k = 0; k < keys->n; k++) {
 			const char *t = key_title(keys->k[k]);
 			fputs("  ", out);
@@ -121,6 +157,8 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, const str
 				pad(out, ' ', width[k] - strlen(t));
 		}
 		fputs(children ? "\n# ........  ........" : "\n# ........", out);
+		if (nr_samples)
+			fputs("  ............", out);
 		for (unsigned k = 0; k < keys->n; k++) {
 			fputs("  ", out);
 			pad(out, '.', width[k]);
@@ -135,10 +173,13 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, const str
 				pev__percent(row->self, rows.total));
 		else
 			fprintf(out, "  %7.2f%%", pev__percent(row->self, rows.total));
+		if (nr_samples)
+			fprintf(out, "  %12" PRIu64, row->self_samples);
 		for (unsigned k = 0; k < keys->n; k++) {
 			const char *t = cell(&rows, row, keys->k[k], buf, sizeof(buf));
 			size_t l = strlen(t);
-			bool last = k + 1 == keys->n;
+			/* perf pads every column but a symbol at the end of the line. */
+			bool last = k + 1 == keys->n && keys->k[k] == PEV__KEY_SYM;
 
 			fputs("  ", out);
 			if (right_aligned(keys->k[k]))
@@ -183,6 +224,12 @@ int pev_profile_write_table(const struct pev_profile *p, FILE *out,
 		return r;
 	if ((r = pev__keys_parse(o.sort, &keys, func, err)) < 0)
 		return r;
+	/* perf names the sort keys a filter of one name fixes, -q or not. */
+	for (unsigned k = 0; k < keys.n; k++)
+		if (elided_by(&o, keys.k[k]))
+			fprintf(out, "# %s: %s\n", keys.k[k] == PEV__KEY_SYM ? "symbol"
+						   : pev__key_name(keys.k[k]),
+				elided_by(&o, keys.k[k]));
 	if (!(o.flags & PEV_REPORT_NO_HEADER))
 		fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", p->lost);
 	for (unsigned e = 0; e < p->nr_events && r == 0; e++)
