@@ -17,13 +17,16 @@
 static const char usage[] =
     "perfev report [-i FILE] [--sort KEYS] [-g [caller|callee|none]] [--children]\n"
     "                     [--percent-limit P] [--stdio] [--inline|--no-inline] [-e EVENT]\n"
-    "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]";
+    "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]\n"
+    "                     [-n] [-q] [-v] [--no-demangle] [-c COMMS] [-d DSOS] [-S SYMBOLS]\n"
+    "                     [--pid PIDS] [--tid TIDS]";
 
 enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
 
 static const char *const format_names[] = {"table", "folded", "json", "pprof", "flamegraph"};
 
-static const char *const sort_keys[] = {"comm", "pid", "tid", "cpu", "dso", "sym", "symbol"};
+static const char *const sort_keys[] = {"comm", "pid",  "process", "tid",
+					"cpu",  "dso",  "sym",     "symbol"};
 
 struct report_opts {
 	const char *input;
@@ -37,6 +40,8 @@ struct report_opts {
 	bool no_inline;
 	bool inline_frames;
 	bool period;
+	bool nr_samples, quiet, verbose, no_demangle;
+	const char *comms, *pids, *tids, *dsos, *symbols;
 };
 
 static int bad_value(const char *opt, const char *needs, const char *got)
@@ -51,16 +56,16 @@ static int check_sort(const char *sort)
 	const char *s = sort;
 
 	if (!*s)
-		return bad_value("--sort", "comma-separated keys (comm, pid, tid, cpu, dso, sym)",
-				 sort);
+		return bad_value("--sort",
+				 "comma-separated keys (comm, pid, process, tid, cpu, dso, sym)", sort);
 	for (;;) {
 		size_t len = strcspn(s, ",");
 		bool known = false;
 		for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
 			known |= strlen(sort_keys[i]) == len && strncmp(sort_keys[i], s, len) == 0;
 		if (!known) {
-			cli_error("unknown sort key '%.*s' in '--sort %s'; use comm, pid, tid, cpu, "
-				  "dso or sym",
+			cli_error("unknown sort key '%.*s' in '--sort %s'; use comm, pid, process, "
+				  "tid, cpu, dso or sym",
 				  (int)len, s, sort);
 			return 129;
 		}
@@ -70,10 +75,27 @@ static int check_sort(const char *sort)
 	}
 }
 
+/* Checks a comma-separated list of process or thread ids; 0 or the usage status. */
+static int check_ids(const char *opt, const char *list)
+{
+	const char *s = list;
+
+	do {
+		char *end;
+		errno = 0;
+		long v = strtol(s, &end, 10);
+		if (errno || end == s || v < 0 || v > INT32_MAX || (*end && *end != ','))
+			return bad_value(opt, "comma-separated ids (e.g. 1234,1240)", list);
+		s = *end ? end + 1 : end;
+	} while (*s);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_SORT = 256, OPT_PERCENT, OPT_STDIO, OPT_FORMAT, OPT_CHILDREN,
-	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD };
+	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD, OPT_PID, OPT_TID,
+	       OPT_NO_DEMANGLE };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'},
@@ -88,6 +110,17 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"inline", no_argument, NULL, OPT_INLINE},
 		{"period", no_argument, NULL, OPT_PERIOD},
+		{"show-nr-samples", no_argument, NULL, 'n'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+		{"comms", required_argument, NULL, 'c'},
+		{"dsos", required_argument, NULL, 'd'},
+		{"symbols", required_argument, NULL, 'S'},
+		{"pid", required_argument, NULL, OPT_PID},
+		{"pids", required_argument, NULL, OPT_PID},
+		{"tid", required_argument, NULL, OPT_TID},
+		{"tids", required_argument, NULL, OPT_TID},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -96,7 +129,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0; /* perfev's own messages (cli_bad_option), not getopt's */
-	while ((opt = getopt_long(argc, argv, ":i:o:s:e:gh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":i:o:s:e:ghnqvc:d:S:", options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			o->input = optarg;
@@ -156,6 +189,37 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case OPT_PERIOD:
 			o->period = true;
 			break;
+		case 'n':
+			o->nr_samples = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->no_demangle = true;
+			break;
+		case 'c':
+			o->comms = optarg;
+			break;
+		case 'd':
+			o->dsos = optarg;
+			break;
+		case 'S':
+			o->symbols = optarg;
+			break;
+		case OPT_PID:
+			if ((rc = check_ids("--pid", optarg)))
+				return rc;
+			o->pids = optarg;
+			break;
+		case OPT_TID:
+			if ((rc = check_ids("--tid", optarg)))
+				return rc;
+			o->tids = optarg;
+			break;
 		case 'h':
 			printf("usage: %s\n\nReads a perf.data file (default ./perf.data) and writes "
 			       "its profile.\nSee 'man perfev-report'.\n",
@@ -191,6 +255,7 @@ static int check_sort_fields(struct pev_perfdata *pd, const char *path, const ch
 	} needs[] = {
 		{"cpu", PEV_SAMPLE_CPU, "record with -a or --sample-cpu"},
 		{"pid", PEV_SAMPLE_TID, "record without --no-tid"},
+		{"process", PEV_SAMPLE_TID, "record without --no-tid"},
 		{"tid", PEV_SAMPLE_TID, "record without --no-tid"},
 		{"comm", PEV_SAMPLE_TID, "record without --no-tid"},
 	};
@@ -266,6 +331,22 @@ static int run(const struct report_opts *o)
 		ro.flags |= PEV_REPORT_NO_INLINE;
 	if (o->period)
 		ro.flags |= PEV_REPORT_PERIOD;
+	if (o->nr_samples)
+		ro.flags |= PEV_REPORT_NR_SAMPLES;
+	if (o->quiet)
+		ro.flags |= PEV_REPORT_NO_HEADER;
+	if (o->verbose)
+		ro.flags |= PEV_REPORT_FULL_PATHS;
+	ro.comms = o->comms;
+	ro.pids = o->pids;
+	ro.tids = o->tids;
+	ro.dsos = o->dsos;
+	ro.symbols = o->symbols;
+	/* C++ names as perf shows them: short, with parameters under -v, mangled if asked. */
+	if (o->no_demangle)
+		sopts.flags |= PEV_SYMBOLS_NO_DEMANGLE;
+	else if (!o->verbose)
+		sopts.flags |= PEV_SYMBOLS_SHORT_NAMES;
 	/*
 	 * Inline frames need DWARF, the slowest part of symbolizing: the table,
 	 * like perf's, shows them only when asked (--inline); the other formats
@@ -299,6 +380,9 @@ static int run(const struct report_opts *o)
 		cli_error("pprof output is binary; name a file with -o (e.g. -o profile.pb.gz)");
 		goto done;
 	}
+	if (o->format == FMT_TABLE && !o->quiet)
+		fputs("# To display the perf.data header info, please use --header/--header-only "
+		      "options.\n#\n", out);
 	rc = write_profile(p, out, o, &ro, &err);
 	if (out != stdout && fclose(out) != 0 && !rc) {
 		cli_error("cannot write '%s': %s", o->output, strerror(errno));

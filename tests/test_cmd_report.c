@@ -303,7 +303,7 @@ Test(cmd_report, dso_now_a_fifo_or_device)
 		snprintf(make, sizeof(make), kinds[k], prog);
 		free(th_sh_ok(make));
 		snprintf(cmd, sizeof(cmd),
-			 "HOME='%s' timeout 20 '%s' report -i '%s' --sort dso,sym --no-children",
+			 "HOME='%s' timeout 20 '%s' report -v -i '%s' --sort dso,sym --no-children",
 			 dir, th_perfev_bin(), f);
 		int rc = th_sh(cmd, &out, &err);
 		cr_expect_eq(rc, 0, "%s: %d (124: it hung) %s", cmd, rc, err);
@@ -762,7 +762,7 @@ Test(cmd_report, bad_options)
 	struct th_output r = th_perfev("report", "--sort", "sym,colour");
 	cr_expect_eq(r.status, 129);
 	expect_has(r.err, "unknown sort key 'colour'");
-	expect_has(r.err, "use comm, pid, tid, cpu, dso or sym");
+	expect_has(r.err, "use comm, pid, process, tid, cpu, dso or sym");
 	th_output_free(&r);
 
 	r = th_perfev("report", "--percent-limit", "lots");
