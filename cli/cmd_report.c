@@ -307,7 +307,8 @@ static int run(const struct report_opts *o)
 	int rc, status = 1;
 	bool chains;
 
-	cli_log_warnings(); /* what the symbolizer skips is said, not lost */
+	if (!o->quiet)
+		cli_log_warnings(); /* what the symbolizer skips is said, not lost (perf -q: not) */
 	if (pev_perfdata_open(o->input, 0, &pd, &err)) {
 		cli_print_error(&err);
 		return 1;
@@ -369,7 +370,7 @@ static int run(const struct report_opts *o)
 		pev_profile_totals(p, e, &n, NULL);
 		samples += n;
 	}
-	if (!samples)
+	if (!samples && !o->quiet)
 		cli_warning("'%s' has no samples; record some with 'perfev record' or "
 			    "'perf record'", o->input);
 	if (o->output && strcmp(o->output, "-") != 0) {

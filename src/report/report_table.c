@@ -133,9 +133,15 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e,
 		return pev__report_nomem(err, func);
 	for (unsigned k = 0; k < keys->n; k++) {
 		width[k] = strlen(key_title(keys->k[k]));
-		for (uint32_t i = 0; i < rows.nr_order; i++) {
-			size_t l = strlen(cell(&rows, &rows.row[rows.order[i]], keys->k[k], buf,
-					       sizeof(buf)));
+		/* As perf: as wide as every entry, those under --percent-limit too. */
+		for (uint32_t i = 0; i < rows.n; i++) {
+			const struct pev__row *row = &rows.row[i];
+			size_t l;
+
+			if (!pev__row_period(&rows, row) && !row->self_samples &&
+			    !row->children_samples)
+				continue;
+			l = strlen(cell(&rows, row, keys->k[k], buf, sizeof(buf)));
 			if (l > width[k])
 				width[k] = l;
 		}
