@@ -13,13 +13,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report.h"
 
 static const char usage[] =
     "perfev report [-i FILE] [--sort KEYS] [-g [caller|callee|none]] [--children]\n"
     "                     [--percent-limit P] [--stdio] [--inline|--no-inline] [-e EVENT]\n"
     "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]\n"
     "                     [-n] [-q] [-v] [--no-demangle] [-c COMMS] [-d DSOS] [-S SYMBOLS]\n"
-    "                     [--pid PIDS] [--tid TIDS]";
+    "                     [--pid PIDS] [--tid TIDS] [--header|--header-only]";
 
 enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
 
@@ -41,6 +42,7 @@ struct report_opts {
 	bool inline_frames;
 	bool period;
 	bool nr_samples, quiet, verbose, no_demangle;
+	bool header, header_only;
 	const char *comms, *pids, *tids, *dsos, *symbols;
 };
 
@@ -95,7 +97,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_SORT = 256, OPT_PERCENT, OPT_STDIO, OPT_FORMAT, OPT_CHILDREN,
 	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD, OPT_PID, OPT_TID,
-	       OPT_NO_DEMANGLE };
+	       OPT_NO_DEMANGLE, OPT_HEADER, OPT_HEADER_ONLY };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'},
@@ -114,6 +116,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+		{"header", no_argument, NULL, OPT_HEADER},
+		{"header-only", no_argument, NULL, OPT_HEADER_ONLY},
 		{"comms", required_argument, NULL, 'c'},
 		{"dsos", required_argument, NULL, 'd'},
 		{"symbols", required_argument, NULL, 'S'},
@@ -200,6 +204,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;
+			break;
+		case OPT_HEADER:
+			o->header = true;
+			break;
+		case OPT_HEADER_ONLY:
+			o->header_only = true;
 			break;
 		case 'c':
 			o->comms = optarg;
@@ -314,6 +324,11 @@ static int run(const struct report_opts *o)
 		return 1;
 	}
 	cli_warn_unfinished(pd, o->input);
+	if (o->header_only) {
+		report_print_header(stdout, pd, o->input);
+		status = pev_perfdata_unfinished(pd) ? CLI_STATUS_UNFINISHED : 0;
+		goto done;
+	}
 	if (o->sort && check_sort_fields(pd, o->input, o->sort))
 		goto done;
 	chains = events_have(pd, PEV_SAMPLE_CALLCHAIN);
@@ -381,7 +396,9 @@ static int run(const struct report_opts *o)
 		cli_error("pprof output is binary; name a file with -o (e.g. -o profile.pb.gz)");
 		goto done;
 	}
-	if (o->format == FMT_TABLE && !o->quiet)
+	if (o->format == FMT_TABLE && o->header)
+		report_print_header(out, pd, o->input);
+	else if (o->format == FMT_TABLE && !o->quiet)
 		fputs("# To display the perf.data header info, please use --header/--header-only "
 		      "options.\n#\n", out);
 	rc = write_profile(p, out, o, &ro, &err);

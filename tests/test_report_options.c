@@ -253,3 +253,23 @@ Test(report_options, short_names)
 		cr_expect_str_eq(got, cases[i][1], "%s", cases[i][0]);
 	}
 }
+
+/* perf's "# ========" header block, on perf's file and on perfev's. */
+Test(report_options, header_like_perf)
+{
+	const char *f = record_cxx();
+	char ours[PATH_MAX], cmd[2 * PATH_MAX + 128];
+
+	expect_like_perf(f, "--header-only");
+	expect_like_perf(f, "--no-children --header");
+	expect_like_perf(f, "--no-children --header -n --sort dso");
+	snprintf(ours, sizeof(ours), "%s/ours.data", dir);
+	snprintf(cmd, sizeof(cmd), "'%s' record -q -e cpu-clock -o '%s' -- '%s' 200 2>&1",
+		 th_perfev_bin(), ours, cxx_program());
+	free(th_sh_ok(cmd));
+	expect_like_perf(ours, "--header-only");
+	snprintf(cmd, sizeof(cmd), "perf record -q -e '{cpu-clock,task-clock}' -o '%s' '%s' 200 2>&1",
+		 ours, cxx_program());
+	free(th_sh_ok(cmd));
+	expect_like_perf(ours, "--header-only");
+}
