@@ -20,7 +20,7 @@ static const char usage[] =
     "                     [--percent-limit P] [--stdio] [--inline|--no-inline] [-e EVENT]\n"
     "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]\n"
     "                     [-n] [-q] [-v] [--no-demangle] [-c COMMS] [-d DSOS] [-S SYMBOLS]\n"
-    "                     [--pid PIDS] [--tid TIDS] [--header|--header-only]";
+    "                     [--pid PIDS] [--tid TIDS] [--header|--header-only] [-F FIELDS]";
 
 enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
 
@@ -44,6 +44,7 @@ struct report_opts {
 	bool nr_samples, quiet, verbose, no_demangle;
 	bool header, header_only;
 	const char *comms, *pids, *tids, *dsos, *symbols;
+	const char *fields;
 };
 
 static int bad_value(const char *opt, const char *needs, const char *got)
@@ -69,6 +70,31 @@ static int check_sort(const char *sort)
 			cli_error("unknown sort key '%.*s' in '--sort %s'; use comm, pid, process, "
 				  "tid, cpu, dso or sym",
 				  (int)len, s, sort);
+			return 129;
+		}
+		if (!s[len])
+			return 0;
+		s += len + 1;
+	}
+}
+
+/* Checks each field of a -F list: a number perf shows or a sort key; 0 or the usage status. */
+static int check_fields(const char *fields)
+{
+	static const char *const values[] = {"overhead", "overhead_children", "sample", "period"};
+
+	for (const char *s = fields;;) {
+		size_t len = strcspn(s, ",");
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+			known |= strlen(values[i]) == len && strncmp(values[i], s, len) == 0;
+		for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
+			known |= strlen(sort_keys[i]) == len && strncmp(sort_keys[i], s, len) == 0;
+		if (!known) {
+			cli_error("unknown field '%.*s' in '-F %s'; use overhead, overhead_children, "
+				  "sample, period or a sort key (comm, pid, process, tid, cpu, dso, sym)",
+				  (int)len, s, fields);
 			return 129;
 		}
 		if (!s[len])
@@ -116,6 +142,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+		{"fields", required_argument, NULL, 'F'},
 		{"header", no_argument, NULL, OPT_HEADER},
 		{"header-only", no_argument, NULL, OPT_HEADER_ONLY},
 		{"comms", required_argument, NULL, 'c'},
@@ -133,7 +160,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0; /* perfev's own messages (cli_bad_option), not getopt's */
-	while ((opt = getopt_long(argc, argv, ":i:o:s:e:ghnqvc:d:S:", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":i:o:s:e:ghnqvc:d:S:F:", options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			o->input = optarg;
@@ -207,6 +234,11 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_HEADER:
 			o->header = true;
+			break;
+		case 'F':
+			if ((rc = check_fields(optarg)))
+				return rc;
+			o->fields = optarg;
 			break;
 		case OPT_HEADER_ONLY:
 			o->header_only = true;
@@ -358,6 +390,7 @@ static int run(const struct report_opts *o)
 	ro.tids = o->tids;
 	ro.dsos = o->dsos;
 	ro.symbols = o->symbols;
+	ro.fields = o->fields;
 	/* C++ names as perf shows them: short, with parameters under -v, mangled if asked. */
 	if (o->no_demangle)
 		sopts.flags |= PEV_SYMBOLS_NO_DEMANGLE;

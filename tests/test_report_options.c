@@ -164,6 +164,21 @@ Test(report_options, columns_and_quiet_like_perf)
 	expect_like_perf(f, "--no-children --no-demangle --sort sym");
 }
 
+/* perf's -F: the columns given, in their order, sorted by --sort keys then by the fields. */
+Test(report_options, fields_like_perf)
+{
+	const char *f = record_cxx();
+
+	expect_like_perf(f, "--no-children -F overhead,sym");
+	expect_like_perf(f, "--no-children -F comm,sym");
+	expect_like_perf(f, "--no-children --fields sample,period,dso");
+	expect_like_perf(f, "--no-children -F overhead,sample,period,comm,dso,sym");
+	expect_like_perf(f, "--no-children -F dso,overhead --sort sym");
+	expect_like_perf(f, "--no-children -F overhead,sym --sort dso");
+	expect_like_perf(f, "--no-children -F pid,sample");
+	expect_like_perf(f, "--no-children -F sym,period -q");
+}
+
 Test(report_options, filters_like_perf)
 {
 	const char *f = record_cxx();
@@ -211,6 +226,13 @@ Test(report_options, cxx_names)
 
 Test(report_options, bad_ids)
 {
+	struct th_output f = th_perfev("report", "-F", "overhead,colour");
+
+	cr_expect_eq(f.status, 129);
+	expect_has(f.err, "unknown field 'colour' in '-F overhead,colour'; use overhead, "
+			  "overhead_children, sample, period or a sort key");
+	th_output_free(&f);
+
 	struct th_output r = th_perfev("report", "--pid", "12x");
 
 	cr_expect_eq(r.status, 129);

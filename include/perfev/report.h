@@ -282,6 +282,14 @@ struct pev_report_opts {
 	const char *tids;    /**< thread ids (perf --tid) */
 	const char *dsos;    /**< DSOs (perf --dsos) */
 	const char *symbols; /**< symbol names (perf --symbols) */
+	/**
+	 * Table: the columns, comma-separated, as perf's -F: overhead,
+	 * overhead_children, sample, period and sort keys, in the order given,
+	 * then the keys of `sort` (when set) not among them. Entries are grouped
+	 * by all those keys and sorted by the `sort` keys, then by the fields
+	 * left to right. NULL: perf's default columns.
+	 */
+	const char *fields;
 };
 
 /** Initializer for struct pev_report_opts: everything zero (the defaults), the size set. */

@@ -98,101 +98,187 @@ static const char *elided_by(const struct pev_report_opts *o, enum pev__key k)
 	return pev__list_single(list) ? list : NULL;
 }
 
-/*
- * The columns shown: the sort keys less those a filter of one name leaves
- * out, unless that would leave none (perf then shows them all).
- */
-static void shown_keys(const struct pev__keys *keys, const struct pev_report_opts *o,
-		       struct pev__keys *shown)
+/* What a column shows: a sort key's text or one of the entry's numbers. */
+enum col_kind { COL_KEY, COL_OVERHEAD, COL_CHILDREN, COL_SAMPLE, COL_PERIOD };
+
+struct column {
+	enum col_kind kind;
+	enum pev__key key; /* COL_KEY */
+	size_t width;
+};
+
+/* The columns of a table, left to right, and the order its entries are sorted in. */
+struct layout {
+	struct column col[PEV__MAX_KEYS + 4];
+	unsigned n;
+	bool fields;               /* given by opts.fields (perf -F): sorted by `by` */
+	struct column by[PEV__MAX_KEYS + 4];
+	unsigned nr_by;
+	const struct pev__rows *rows;
+};
+
+static const char *const value_fields[] = {
+	[COL_OVERHEAD] = "overhead",
+	[COL_CHILDREN] = "overhead_children",
+	[COL_SAMPLE] = "sample",
+	[COL_PERIOD] = "period",
+};
+
+static const char *col_title(const struct column *c, bool self)
 {
-	shown->n = 0;
-	for (unsigned k = 0; k < keys->n; k++)
-		if (!elided_by(o, keys->k[k]))
-			shown->k[shown->n++] = keys->k[k];
-	if (shown->n == 0)
-		*shown = *keys;
+	switch (c->kind) {
+	case COL_OVERHEAD:
+		return self ? "Self" : "Overhead";
+	case COL_CHILDREN:
+		return "Children";
+	case COL_SAMPLE:
+		return "Samples";
+	case COL_PERIOD:
+		return "Period";
+	default:
+		return key_title(c->key);
+	}
+}
+
+static bool col_right(const struct column *c)
+{
+	return c->kind != COL_KEY || right_aligned(c->key);
+}
+
+/* The text of column c for row. */
+static const char *col_cell(const struct pev__rows *r, const struct pev__row *row,
+			    const struct column *c, char *buf, size_t size)
+{
+	switch (c->kind) {
+	case COL_OVERHEAD:
+		snprintf(buf, size, "%.2f%%", pev__percent(row->self, r->total));
+		return buf;
+	case COL_CHILDREN:
+		snprintf(buf, size, "%.2f%%", pev__percent(row->children, r->total));
+		return buf;
+	case COL_SAMPLE:
+		snprintf(buf, size, "%" PRIu64, row->self_samples);
+		return buf;
+	case COL_PERIOD:
+		snprintf(buf, size, "%" PRIu64, row->self);
+		return buf;
+	default:
+		return cell(r, row, c->key, buf, size);
+	}
+}
+
+/* perf -F: entries in the order of the sort keys, then of the other fields. */
+static int cmp_fields(const void *a, const void *b, void *ctx)
+{
+	const struct layout *l = ctx;
+	const struct pev__rows *r = l->rows;
+	const struct pev__row *x = &r->row[*(const uint32_t *)a], *y = &r->row[*(const uint32_t *)b];
+	char bx[4200], by[4200];
+	int c = 0;
+
+	for (unsigned i = 0; i < l->nr_by && !c; i++) {
+		const struct column *k = &l->by[i];
+		switch (k->kind) {
+		case COL_OVERHEAD:
+		case COL_PERIOD:
+			c = (x->self < y->self) - (x->self > y->self);
+			break;
+		case COL_CHILDREN:
+			c = (x->children < y->children) - (x->children > y->children);
+			break;
+		case COL_SAMPLE:
+			c = (x->self_samples < y->self_samples) - (x->self_samples > y->self_samples);
+			break;
+		default:
+			if (k->key == PEV__KEY_PID || k->key == PEV__KEY_TID)
+				c = (x->tid > y->tid) - (x->tid < y->tid);
+			else if (k->key == PEV__KEY_PROCESS)
+				c = (x->pid > y->pid) - (x->pid < y->pid);
+			else if (k->key == PEV__KEY_CPU)
+				c = (x->cpu > y->cpu) - (x->cpu < y->cpu);
+			else
+				c = strcmp(pev__row_text(r, x, k->key, bx, sizeof(bx)),
+					   pev__row_text(r, y, k->key, by, sizeof(by)));
+			break;
+		}
+	}
+	return c ? c : (x > y) - (x < y);
 }
 
 static int section(FILE *out, const struct pev_profile *p, unsigned e,
-		   const struct pev__keys *sort_keys, const struct pev_report_opts *o,
-		   const char *func, struct pev_error *err)
+		   const struct pev__keys *sort_keys, struct layout *lay,
+		   const struct pev_report_opts *o, const char *func, struct pev_error *err)
 {
 	bool children = o->flags & PEV_REPORT_CHILDREN;
 	bool header = !(o->flags & PEV_REPORT_NO_HEADER);
-	bool nr_samples = o->flags & PEV_REPORT_NR_SAMPLES;
-	struct pev__keys shown;
-	const struct pev__keys *keys = &shown;
 	double cg_limit = o->callgraph_limit == 0 ? 0.5 : o->callgraph_limit;
-	size_t width[PEV__MAX_KEYS];
 	struct pev__rows rows;
 	char buf[4200], cnt[32];
 
-	shown_keys(sort_keys, o, &shown);
 	if (pev__rows_build(p, e, sort_keys, children, o->percent_limit,
 			    o->callgraph != PEV_REPORT_CALLGRAPH_NONE, &rows, o))
 		return pev__report_nomem(err, func);
-	for (unsigned k = 0; k < keys->n; k++) {
-		width[k] = strlen(key_title(keys->k[k]));
+	lay->rows = &rows;
+	if (lay->fields)
+		qsort_r(rows.order, rows.nr_order, sizeof(*rows.order), cmp_fields, lay);
+	for (unsigned k = 0; k < lay->n; k++) {
+		struct column *c = &lay->col[k];
+
+		c->width = strlen(col_title(c, children && !lay->fields));
+		if (c->kind == COL_OVERHEAD || c->kind == COL_CHILDREN)
+			c->width = 8;
+		else if (c->kind != COL_KEY)
+			c->width = 12;
 		/* As perf: as wide as every entry, those under --percent-limit too. */
-		for (uint32_t i = 0; i < rows.n; i++) {
+		for (uint32_t i = 0; c->kind == COL_KEY && i < rows.n; i++) {
 			const struct pev__row *row = &rows.row[i];
 			size_t l;
 
 			if (!pev__row_period(&rows, row) && !row->self_samples &&
 			    !row->children_samples)
 				continue;
-			l = strlen(cell(&rows, row, keys->k[k], buf, sizeof(buf)));
-			if (l > width[k])
-				width[k] = l;
+			l = strlen(cell(&rows, row, c->key, buf, sizeof(buf)));
+			if (l > c->width)
+				c->width = l;
 		}
 	}
 	if (header) {
 		short_count(rows.samples, cnt, sizeof(cnt));
 		fprintf(out, "# Samples: %s of event '%s'\n", cnt, pev__event_name(p, e));
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", rows.total);
-		fputs(children ? "# Children      Self" : "# Overhead", out);
-		if (nr_samples)
-			fputs("       Samples", out);
-		for (unsigned k = 0; k < keys->n; k++) {
-			const char *t = key_title(keys->k[k]);
-			fputs("  ", out);
-			if (right_aligned(keys->k[k]))
-				pad(out, ' ', width[k] - strlen(t));
+		for (unsigned k = 0; k < lay->n; k++) {
+			const struct column *c = &lay->col[k];
+			const char *t = col_title(c, children && !lay->fields);
+
+			fputs(k ? "  " : "# ", out);
+			if (col_right(c))
+				pad(out, ' ', c->width - strlen(t));
 			fputs(t, out);
-			if (!right_aligned(keys->k[k]))
-				pad(out, ' ', width[k] - strlen(t));
+			if (!col_right(c))
+				pad(out, ' ', c->width - strlen(t));
 		}
-		fputs(children ? "\n# ........  ........" : "\n# ........", out);
-		if (nr_samples)
-			fputs("  ............", out);
-		for (unsigned k = 0; k < keys->n; k++) {
-			fputs("  ", out);
-			pad(out, '.', width[k]);
+		for (unsigned k = 0; k < lay->n; k++) {
+			fputs(k ? "  " : "\n# ", out);
+			pad(out, '.', lay->col[k].width);
 		}
 		fputs("\n#\n", out);
 	}
 	for (uint32_t i = 0; i < rows.nr_order; i++) {
 		const struct pev__row *row = &rows.row[rows.order[i]];
 
-		if (children)
-			fprintf(out, "  %7.2f%%  %7.2f%%", pev__percent(row->children, rows.total),
-				pev__percent(row->self, rows.total));
-		else
-			fprintf(out, "  %7.2f%%", pev__percent(row->self, rows.total));
-		if (nr_samples)
-			fprintf(out, "  %12" PRIu64, row->self_samples);
-		for (unsigned k = 0; k < keys->n; k++) {
-			const char *t = cell(&rows, row, keys->k[k], buf, sizeof(buf));
+		for (unsigned k = 0; k < lay->n; k++) {
+			const struct column *c = &lay->col[k];
+			const char *t = col_cell(&rows, row, c, buf, sizeof(buf));
 			size_t l = strlen(t);
 			/* perf pads every column but a symbol at the end of the line. */
-			bool last = k + 1 == keys->n && keys->k[k] == PEV__KEY_SYM;
+			bool last = k + 1 == lay->n && c->kind == COL_KEY && c->key == PEV__KEY_SYM;
 
 			fputs("  ", out);
-			if (right_aligned(keys->k[k]))
-				pad(out, ' ', width[k] - l);
+			if (col_right(c))
+				pad(out, ' ', c->width - l);
 			fputs(t, out);
-			if (!right_aligned(keys->k[k]) && !last)
-				pad(out, ' ', width[k] - l);
+			if (!col_right(c) && !last)
+				pad(out, ' ', c->width - l);
 		}
 		fputc('\n', out);
 		/* An entry below the graph's limit would draw nothing: skip building its graph. */
@@ -218,17 +304,108 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e,
 	return 0;
 }
 
+static bool has_key(const struct pev__keys *keys, enum pev__key k)
+{
+	for (unsigned i = 0; i < keys->n; i++)
+		if (keys->k[i] == k)
+			return true;
+	return false;
+}
+
+static void add_col(struct column *cols, unsigned *n, enum col_kind kind, enum pev__key key)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (cols[i].kind == kind && (kind != COL_KEY || cols[i].key == key))
+			return;
+	if (*n < PEV__MAX_KEYS + 4)
+		cols[(*n)++] = (struct column){.kind = kind, .key = key};
+}
+
+/*
+ * perf's columns: without fields the overhead (Children and Self with
+ * children), Samples with PEV_REPORT_NR_SAMPLES, then the sort keys but
+ * those a filter of one name fixes. With fields (perf -F): the fields in
+ * their order, then the sort keys named in opts.sort; the entries are
+ * grouped by every key among them and sorted by the sort keys, then by the
+ * other fields. *keys gets the grouping keys.
+ */
+static int make_layout(const struct pev_report_opts *o, struct pev__keys *keys, struct layout *l,
+		       const char *func, struct pev_error *err)
+{
+	struct pev__keys sorted = {0}, one;
+	int r;
+
+	memset(l, 0, sizeof(*l));
+	if (!o->fields) {
+		if ((r = pev__keys_parse(o->sort, keys, func, err)) < 0)
+			return r;
+		if (o->flags & PEV_REPORT_CHILDREN)
+			add_col(l->col, &l->n, COL_CHILDREN, 0);
+		add_col(l->col, &l->n, COL_OVERHEAD, 0);
+		if (o->flags & PEV_REPORT_NR_SAMPLES)
+			add_col(l->col, &l->n, COL_SAMPLE, 0);
+		for (unsigned k = 0; k < keys->n; k++)
+			if (!elided_by(o, keys->k[k]))
+				add_col(l->col, &l->n, COL_KEY, keys->k[k]);
+		if (l->n == ((o->flags & PEV_REPORT_CHILDREN) ? 2u : 1u) +
+				    !!(o->flags & PEV_REPORT_NR_SAMPLES))
+			for (unsigned k = 0; k < keys->n; k++)
+				add_col(l->col, &l->n, COL_KEY, keys->k[k]);
+		return 0;
+	}
+	l->fields = true;
+	if (o->sort && (r = pev__keys_parse(o->sort, &sorted, func, err)) < 0)
+		return r;
+	for (const char *f = o->fields; *f;) {
+		size_t len = strcspn(f, ","), v;
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), f);
+		for (v = COL_OVERHEAD; v <= COL_PERIOD && strcmp(name, value_fields[v]) != 0; v++)
+			;
+		if (v <= COL_PERIOD) {
+			add_col(l->col, &l->n, (enum col_kind)v, 0);
+		} else {
+			if ((r = pev__keys_parse(name, &one, func, NULL)) < 0) {
+				pev__error_start(err, PEV_EPARSE, 0, NULL, NULL, true);
+				pev__error_field(err, "opts.fields");
+				pev__error_msg(err, "%s: unknown field '%s'", func, name);
+				pev__error_hint(err, "fields are overhead, overhead_children, sample, "
+						     "period and the sort keys (comm, pid, process, "
+						     "tid, cpu, dso, sym)");
+				return r;
+			}
+			add_col(l->col, &l->n, COL_KEY, one.k[0]);
+		}
+		f += len + (f[len] == ',');
+	}
+	for (unsigned k = 0; k < sorted.n; k++)
+		add_col(l->col, &l->n, COL_KEY, sorted.k[k]);
+	/* Sorted by the sort keys first, then by the fields left to right. */
+	for (unsigned k = 0; k < sorted.n; k++)
+		add_col(l->by, &l->nr_by, COL_KEY, sorted.k[k]);
+	for (unsigned k = 0; k < l->n; k++)
+		add_col(l->by, &l->nr_by, l->col[k].kind, l->col[k].key);
+	keys->n = 0;
+	for (unsigned k = 0; k < l->n; k++)
+		if (l->col[k].kind == COL_KEY && !has_key(keys, l->col[k].key) &&
+		    keys->n < PEV__MAX_KEYS)
+			keys->k[keys->n++] = l->col[k].key;
+	return 0;
+}
+
 int pev_profile_write_table(const struct pev_profile *p, FILE *out,
 			    const struct pev_report_opts *opts, struct pev_error *err)
 {
 	static const char func[] = "pev_profile_write_table";
 	struct pev_report_opts o;
 	struct pev__keys keys;
+	struct layout lay;
 	int event, r;
 
 	if ((r = pev__report_begin(p, out, opts, &o, &event, func, err)) < 0)
 		return r;
-	if ((r = pev__keys_parse(o.sort, &keys, func, err)) < 0)
+	if ((r = make_layout(&o, &keys, &lay, func, err)) < 0)
 		return r;
 	/* perf names the sort keys a filter of one name fixes, -q or not. */
 	for (unsigned k = 0; k < keys.n; k++)
@@ -240,6 +417,6 @@ int pev_profile_write_table(const struct pev_profile *p, FILE *out,
 		fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", p->lost);
 	for (unsigned e = 0; e < p->nr_events && r == 0; e++)
 		if (event < 0 || (unsigned)event == e)
-			r = section(out, p, e, &keys, &o, func, err);
+			r = section(out, p, e, &keys, &lay, &o, func, err);
 	return pev__report_end(out, r, func, err);
 }
