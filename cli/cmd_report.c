@@ -26,8 +26,8 @@ enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
 
 static const char *const format_names[] = {"table", "folded", "json", "pprof", "flamegraph"};
 
-static const char *const sort_keys[] = {"comm", "pid",  "process", "tid",
-					"cpu",  "dso",  "sym",     "symbol"};
+static const char *const sort_keys[] = {"comm", "pid", "process", "tid",	"cpu",
+					"dso",	"sym", "symbol",  "srcline"};
 
 struct report_opts {
 	const char *input;
@@ -60,7 +60,8 @@ static int check_sort(const char *sort)
 
 	if (!*s)
 		return bad_value("--sort",
-				 "comma-separated keys (comm, pid, process, tid, cpu, dso, sym)", sort);
+				 "comma-separated keys (comm, pid, process, tid, cpu, dso, sym, srcline)",
+				 sort);
 	for (;;) {
 		size_t len = strcspn(s, ",");
 		bool known = false;
@@ -68,7 +69,7 @@ static int check_sort(const char *sort)
 			known |= strlen(sort_keys[i]) == len && strncmp(sort_keys[i], s, len) == 0;
 		if (!known) {
 			cli_error("unknown sort key '%.*s' in '--sort %s'; use comm, pid, process, "
-				  "tid, cpu, dso or sym",
+				  "tid, cpu, dso, sym or srcline",
 				  (int)len, s, sort);
 			return 129;
 		}
@@ -93,7 +94,8 @@ static int check_fields(const char *fields)
 			known |= strlen(sort_keys[i]) == len && strncmp(sort_keys[i], s, len) == 0;
 		if (!known) {
 			cli_error("unknown field '%.*s' in '-F %s'; use overhead, overhead_children, "
-				  "sample, period or a sort key (comm, pid, process, tid, cpu, dso, sym)",
+				  "sample, period or a sort key (comm, pid, process, tid, cpu, dso, sym, "
+				  "srcline)",
 				  (int)len, s, fields);
 			return 129;
 		}
@@ -319,6 +321,12 @@ static int check_sort_fields(struct pev_perfdata *pd, const char *path, const ch
 	return 0;
 }
 
+/* Whether the table shows the srcline key (sort keys or fields). */
+static bool wants_srcline(const struct report_opts *o)
+{
+	return (o->sort && strstr(o->sort, "srcline")) || (o->fields && strstr(o->fields, "srcline"));
+}
+
 static int write_profile(const struct pev_profile *p, FILE *out, const struct report_opts *o,
 			 struct pev_report_opts *ro, struct pev_error *err)
 {
@@ -403,7 +411,8 @@ static int run(const struct report_opts *o)
 	 */
 	if (o->no_inline || (o->format == FMT_TABLE && !o->inline_frames)) {
 		ropts.flags |= PEV_REPLAY_NO_INLINE;
-		sopts.flags |= PEV_SYMBOLS_NO_SRCLINE;
+		/* The srcline key needs lines, if not inline chains. */
+		sopts.flags |= wants_srcline(o) ? PEV_SYMBOLS_NO_INLINE : PEV_SYMBOLS_NO_SRCLINE;
 	}
 	if (!chains || (o->format == FMT_TABLE && !ro.callgraph && !(ro.flags & PEV_REPORT_CHILDREN)))
 		ropts.flags |= PEV_REPLAY_NO_CALLCHAIN;

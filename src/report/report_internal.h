@@ -265,6 +265,7 @@ enum pev__key {
 	PEV__KEY_CPU,
 	PEV__KEY_DSO,
 	PEV__KEY_SYM,
+	PEV__KEY_SRCLINE, /* perf's "srcline": the sampled line, "file.c:42" */
 };
 
 #define PEV__MAX_KEYS 8
@@ -317,6 +318,8 @@ void pev__filter_free(struct pev__filter *f);
 struct pev__row {
 	uint32_t comm, dso, sym;
 	int32_t pid, tid, cpu;
+	/* srcline: the file's string id and the line, or without a line 0 and the frame */
+	uint32_t src_file, src_pos;
 	uint32_t shown_comm; /* the command a pid or tid key shows: its first sample's */
 	uint32_t hash;
 	uint32_t stamp; /* last sample (index + 1) counted in children */

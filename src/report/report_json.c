@@ -136,6 +136,10 @@ static json_object *row_object(struct jctx *c, const struct pev__rows *r, uint32
 			put(c, obj, "dso", c->j->new_string(pev__row_text(r, row, PEV__KEY_DSO, buf,
 									  sizeof(buf))));
 			break;
+		case PEV__KEY_SRCLINE:
+			put(c, obj, "srcline", c->j->new_string(pev__row_text(r, row, PEV__KEY_SRCLINE,
+									      buf, sizeof(buf))));
+			break;
 		case PEV__KEY_SYM: {
 			const struct pev__sym *y = &c->p->syms[row->sym];
 			put(c, obj, "symbol", c->j->new_string(pev__row_text(r, row, PEV__KEY_SYM, buf,

@@ -39,6 +39,8 @@ static const char *key_title(enum pev__key k)
 		return "Shared Object";
 	case PEV__KEY_SYM:
 		return "Symbol";
+	case PEV__KEY_SRCLINE:
+		return "Source:Line";
 	}
 	return "";
 }
@@ -52,7 +54,7 @@ static bool right_aligned(enum pev__key k)
 static const char *cell(const struct pev__rows *r, const struct pev__row *row, enum pev__key k,
 			char *buf, size_t size)
 {
-	char tmp[64];
+	char tmp[512];
 	const char *t = pev__row_text(r, row, k, tmp, sizeof(tmp));
 
 	if (k != PEV__KEY_SYM)
@@ -114,6 +116,7 @@ struct layout {
 	bool fields;               /* given by opts.fields (perf -F): sorted by `by` */
 	struct column by[PEV__MAX_KEYS + 4];
 	unsigned nr_by;
+	struct column last; /* the last column before elision: perf leaves it unpadded */
 	const struct pev__rows *rows;
 };
 
@@ -270,8 +273,13 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e,
 			const struct column *c = &lay->col[k];
 			const char *t = col_cell(&rows, row, c, buf, sizeof(buf));
 			size_t l = strlen(t);
-			/* perf pads every column but a symbol at the end of the line. */
-			bool last = k + 1 == lay->n && c->kind == COL_KEY && c->key == PEV__KEY_SYM;
+			/*
+			 * perf pads every column but a symbol or line at the end of the
+			 * line, and only when no column left out by a filter follows it.
+			 */
+			bool last = k + 1 == lay->n && c->kind == COL_KEY &&
+				    lay->last.kind == COL_KEY && lay->last.key == c->key &&
+				    (c->key == PEV__KEY_SYM || c->key == PEV__KEY_SRCLINE);
 
 			fputs("  ", out);
 			if (col_right(c))
@@ -333,6 +341,7 @@ static int make_layout(const struct pev_report_opts *o, struct pev__keys *keys, 
 		       const char *func, struct pev_error *err)
 {
 	struct pev__keys sorted = {0}, one;
+	unsigned kept = 0;
 	int r;
 
 	memset(l, 0, sizeof(*l));
@@ -344,6 +353,7 @@ static int make_layout(const struct pev_report_opts *o, struct pev__keys *keys, 
 		add_col(l->col, &l->n, COL_OVERHEAD, 0);
 		if (o->flags & PEV_REPORT_NR_SAMPLES)
 			add_col(l->col, &l->n, COL_SAMPLE, 0);
+		l->last = (struct column){.kind = COL_KEY, .key = keys->k[keys->n - 1]};
 		for (unsigned k = 0; k < keys->n; k++)
 			if (!elided_by(o, keys->k[k]))
 				add_col(l->col, &l->n, COL_KEY, keys->k[k]);
@@ -372,7 +382,7 @@ static int make_layout(const struct pev_report_opts *o, struct pev__keys *keys, 
 				pev__error_msg(err, "%s: unknown field '%s'", func, name);
 				pev__error_hint(err, "fields are overhead, overhead_children, sample, "
 						     "period and the sort keys (comm, pid, process, "
-						     "tid, cpu, dso, sym)");
+						     "tid, cpu, dso, sym, srcline)");
 				return r;
 			}
 			add_col(l->col, &l->n, COL_KEY, one.k[0]);
@@ -391,6 +401,17 @@ static int make_layout(const struct pev_report_opts *o, struct pev__keys *keys, 
 		if (l->col[k].kind == COL_KEY && !has_key(keys, l->col[k].key) &&
 		    keys->n < PEV__MAX_KEYS)
 			keys->k[keys->n++] = l->col[k].key;
+	l->last = l->col[l->n - 1];
+	/* A filter of one name leaves its column out here too, unless every key's would go. */
+	for (unsigned k = 0; k < keys->n; k++)
+		kept += !elided_by(o, keys->k[k]);
+	for (unsigned k = 0, n = l->n; kept && k < n; k++) {
+		if (k == 0)
+			l->n = 0;
+		if (l->col[k].kind == COL_KEY && elided_by(o, l->col[k].key))
+			continue;
+		l->col[l->n++] = l->col[k];
+	}
 	return 0;
 }
 
