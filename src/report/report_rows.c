@@ -110,11 +110,11 @@ struct key_mask {
 static void make_key(const struct pev_profile *p, const struct key_mask *m,
 		     const struct pev__sample *s, uint32_t sym, uint32_t frame, struct row_key *k)
 {
-	const struct pev__frame *f = &p->frames[frame];
+	const struct pev__frame *f = m->srcline && frame ? &p->frames[frame] : NULL;
 
 	/* A line where the frame has one, else the frame itself (perf: "sym+offset"). */
-	k->src_file = m->srcline && frame && f->line ? f->file : 0;
-	k->src_pos = !m->srcline || !frame ? 0 : f->line ? f->line : frame;
+	k->src_file = f && f->line ? f->file : 0;
+	k->src_pos = !f ? 0 : f->line ? f->line : frame;
 	k->comm = m->comm ? s->comm : 0;
 	k->pid = m->pid ? s->pid : 0;
 	k->tid = m->tid ? s->tid : 0;
