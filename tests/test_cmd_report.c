@@ -109,7 +109,7 @@ static int parse_table(const char *text, struct section *secs, int max)
 		}
 		if (n >= 0 && l[0] != '#' && secs[n].nr < 64 &&
 		    sscanf(l, " %lf%% %7s %127s", &pct, kind, sym) == 3 && kind[0] == '[') {
-			/* perf drops C++ parameter lists; perfev keeps them. */
+			/* Parameter lists aside (perfev -v keeps them, as perf -v). */
 			sym[strcspn(sym, "(")] = '\0';
 			secs[n].rows[secs[n].nr].pct = pct;
 			snprintf(secs[n].rows[secs[n].nr].sym, 128, "%s", sym);

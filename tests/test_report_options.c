@@ -5,8 +5,8 @@
  * on a file perf records from a C++ -O2 program (report_cxx: classes in a
  * namespace, templates, an anonymous namespace; libstdc++, libc and the
  * dynamic loader): -n, -q, -v, --no-demangle, --comms, --dsos, --symbols,
- * --pid, --tid, the pid sort key, base names in the DSO column and C++
- * names without parameter lists. Only user-space samples are recorded
+ * --pid, --tid, -F, --header, --header-only, the pid and srcline sort keys,
+ * base names in the DSO column and C++ names without parameter lists. Only user-space samples are recorded
  * (cpu-clock:u): kernel symbols sharing an address are a known gap
  * (docs/PERF_DIFFERENCES.md). The one normalization: perf's random
  * "(Tip: ...)" block at the end is dropped.
