@@ -320,3 +320,16 @@ Test(report_options, header_like_perf)
 	free(th_sh_ok(cmd));
 	expect_like_perf(ours, "--header-only");
 }
+
+/* perfev script names C++ functions as perf script does: geo::Circle::area+0x33. */
+Test(report_options, script_cxx_names)
+{
+	const char *f = record_cxx();
+	char cmd[PATH_MAX + 128], *out;
+
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), f);
+	out = th_sh_ok(cmd);
+	expect_has(out, " geo::Circle::area+0x");
+	expect_lacks(out, "area()");
+	free(out);
+}
