@@ -13,18 +13,22 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report.h"
 
 static const char usage[] =
     "perfev report [-i FILE] [--sort KEYS] [-g [TYPE,THRESHOLD,LIMIT,ORDER,VALUE]] [-G]\n"
     "                     [--children|--no-children] [--max-stack N] [--percent-limit P]\n"
     "                     [--stdio] [--inline|--no-inline] [-e EVENT] [--group|--no-group]\n"
-    "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]";
+    "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]\n"
+    "                     [-n] [-q] [-v] [--no-demangle] [-c COMMS] [-d DSOS] [-S SYMBOLS]\n"
+    "                     [--pid PIDS] [--tid TIDS] [--header|--header-only] [-F FIELDS]";
 
 enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
 
 static const char *const format_names[] = {"table", "folded", "json", "pprof", "flamegraph"};
 
-static const char *const sort_keys[] = {"comm", "pid", "tid", "cpu", "dso", "sym", "symbol"};
+static const char *const sort_keys[] = {"comm", "pid", "process", "tid",	"cpu",
+					"dso",	"sym", "symbol",  "srcline"};
 
 struct report_opts {
 	const char *input;
@@ -46,6 +50,10 @@ struct report_opts {
 	bool inline_frames;
 	bool period;
 	int group;     /* -1: as the file has groups */
+	bool nr_samples, quiet, verbose, no_demangle;
+	bool header, header_only;
+	const char *comms, *pids, *tids, *dsos, *symbols;
+	const char *fields;
 };
 
 static int bad_value(const char *opt, const char *needs, const char *got)
@@ -60,7 +68,8 @@ static int check_sort(const char *sort)
 	const char *s = sort;
 
 	if (!*s)
-		return bad_value("--sort", "comma-separated keys (comm, pid, tid, cpu, dso, sym)",
+		return bad_value("--sort",
+				 "comma-separated keys (comm, pid, process, tid, cpu, dso, sym, srcline)",
 				 sort);
 	for (;;) {
 		size_t len = strcspn(s, ",");
@@ -68,8 +77,8 @@ static int check_sort(const char *sort)
 		for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
 			known |= strlen(sort_keys[i]) == len && strncmp(sort_keys[i], s, len) == 0;
 		if (!known) {
-			cli_error("unknown sort key '%.*s' in '--sort %s'; use comm, pid, tid, cpu, "
-				  "dso or sym",
+			cli_error("unknown sort key '%.*s' in '--sort %s'; use comm, pid, process, "
+				  "tid, cpu, dso, sym or srcline",
 				  (int)len, s, sort);
 			return 129;
 		}
@@ -168,11 +177,54 @@ static int parse_callgraph(const char *arg, struct report_opts *o)
 	return 0;
 }
 
+/* Checks each field of a -F list: a number perf shows or a sort key; 0 or the usage status. */
+static int check_fields(const char *fields)
+{
+	static const char *const values[] = {"overhead", "overhead_children", "sample", "period"};
+
+	for (const char *s = fields;;) {
+		size_t len = strcspn(s, ",");
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+			known |= strlen(values[i]) == len && strncmp(values[i], s, len) == 0;
+		for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
+			known |= strlen(sort_keys[i]) == len && strncmp(sort_keys[i], s, len) == 0;
+		if (!known) {
+			cli_error("unknown field '%.*s' in '-F %s'; use overhead, overhead_children, "
+				  "sample, period or a sort key (comm, pid, process, tid, cpu, dso, sym, "
+				  "srcline)",
+				  (int)len, s, fields);
+			return 129;
+		}
+		if (!s[len])
+			return 0;
+		s += len + 1;
+	}
+}
+
+/* Checks a comma-separated list of process or thread ids; 0 or the usage status. */
+static int check_ids(const char *opt, const char *list)
+{
+	const char *s = list;
+
+	do {
+		char *end;
+		errno = 0;
+		long v = strtol(s, &end, 10);
+		if (errno || end == s || v < 0 || v > INT32_MAX || (*end && *end != ','))
+			return bad_value(opt, "comma-separated ids (e.g. 1234,1240)", list);
+		s = *end ? end + 1 : end;
+	} while (*s);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_SORT = 256, OPT_PERCENT, OPT_STDIO, OPT_FORMAT, OPT_CHILDREN,
 	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD, OPT_MAX_STACK,
-	       OPT_GROUP, OPT_NO_GROUP };
+	       OPT_GROUP, OPT_NO_GROUP, OPT_PID, OPT_TID, OPT_NO_DEMANGLE, OPT_HEADER,
+	       OPT_HEADER_ONLY };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'},
@@ -191,6 +243,20 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{"period", no_argument, NULL, OPT_PERIOD},
 		{"group", no_argument, NULL, OPT_GROUP},
 		{"no-group", no_argument, NULL, OPT_NO_GROUP},
+		{"show-nr-samples", no_argument, NULL, 'n'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+		{"fields", required_argument, NULL, 'F'},
+		{"header", no_argument, NULL, OPT_HEADER},
+		{"header-only", no_argument, NULL, OPT_HEADER_ONLY},
+		{"comms", required_argument, NULL, 'c'},
+		{"dsos", required_argument, NULL, 'd'},
+		{"symbols", required_argument, NULL, 'S'},
+		{"pid", required_argument, NULL, OPT_PID},
+		{"pids", required_argument, NULL, OPT_PID},
+		{"tid", required_argument, NULL, OPT_TID},
+		{"tids", required_argument, NULL, OPT_TID},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -199,7 +265,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0; /* perfev's own messages (cli_bad_option), not getopt's */
-	while ((opt = getopt_long(argc, argv, ":i:o:s:e:g::Gh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":i:o:s:e:g::Ghnqvc:d:S:F:", options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			o->input = optarg;
@@ -284,6 +350,48 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case OPT_NO_GROUP:
 			o->group = 0;
 			break;
+		case 'n':
+			o->nr_samples = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			o->no_demangle = true;
+			break;
+		case OPT_HEADER:
+			o->header = true;
+			break;
+		case 'F':
+			if ((rc = check_fields(optarg)))
+				return rc;
+			o->fields = optarg;
+			break;
+		case OPT_HEADER_ONLY:
+			o->header_only = true;
+			break;
+		case 'c':
+			o->comms = optarg;
+			break;
+		case 'd':
+			o->dsos = optarg;
+			break;
+		case 'S':
+			o->symbols = optarg;
+			break;
+		case OPT_PID:
+			if ((rc = check_ids("--pid", optarg)))
+				return rc;
+			o->pids = optarg;
+			break;
+		case OPT_TID:
+			if ((rc = check_ids("--tid", optarg)))
+				return rc;
+			o->tids = optarg;
+			break;
 		case 'h':
 			printf("usage: %s\n\nReads a perf.data file (default ./perf.data, or standard "
 			       "input when that is a\npipe; -i - reads standard input) and writes its "
@@ -320,6 +428,7 @@ static int check_sort_fields(struct pev_perfdata *pd, const char *path, const ch
 	} needs[] = {
 		{"cpu", PEV_SAMPLE_CPU, "record with -a or --sample-cpu"},
 		{"pid", PEV_SAMPLE_TID, "record without --no-tid"},
+		{"process", PEV_SAMPLE_TID, "record without --no-tid"},
 		{"tid", PEV_SAMPLE_TID, "record without --no-tid"},
 		{"comm", PEV_SAMPLE_TID, "record without --no-tid"},
 	};
@@ -339,6 +448,12 @@ static int check_sort_fields(struct pev_perfdata *pd, const char *path, const ch
 		s += len + (s[len] == ',');
 	}
 	return 0;
+}
+
+/* Whether the table shows the srcline key (sort keys or fields). */
+static bool wants_srcline(const struct report_opts *o)
+{
+	return (o->sort && strstr(o->sort, "srcline")) || (o->fields && strstr(o->fields, "srcline"));
 }
 
 static int write_profile(const struct pev_profile *p, FILE *out, const struct report_opts *o,
@@ -371,12 +486,18 @@ static int run(const struct report_opts *o)
 	int rc, status = 1;
 	bool chains;
 
-	cli_log_warnings(); /* what the symbolizer skips is said, not lost */
+	if (!o->quiet)
+		cli_log_warnings(); /* what the symbolizer skips is said, not lost (perf -q: not) */
 	if (pev_perfdata_open(o->input, 0, &pd, &err)) {
 		cli_print_error(&err);
 		return 1;
 	}
 	cli_warn_unfinished(pd, o->input);
+	if (o->header_only) {
+		report_print_header(stdout, pd, o->input);
+		status = pev_perfdata_unfinished(pd) ? CLI_STATUS_UNFINISHED : 0;
+		goto done;
+	}
 	if (o->sort && check_sort_fields(pd, o->input, o->sort))
 		goto done;
 	chains = events_have(pd, PEV_SAMPLE_CALLCHAIN);
@@ -409,6 +530,23 @@ static int run(const struct report_opts *o)
 	/* As perf: a file's groups are shown as groups unless --no-group. */
 	if (o->group > 0 || (o->group < 0 && pev_perfdata_features(pd)->nr_groups))
 		ro.flags |= PEV_REPORT_GROUP;
+	if (o->nr_samples)
+		ro.flags |= PEV_REPORT_NR_SAMPLES;
+	if (o->quiet)
+		ro.flags |= PEV_REPORT_NO_HEADER;
+	if (o->verbose)
+		ro.flags |= PEV_REPORT_FULL_PATHS;
+	ro.comms = o->comms;
+	ro.pids = o->pids;
+	ro.tids = o->tids;
+	ro.dsos = o->dsos;
+	ro.symbols = o->symbols;
+	ro.fields = o->fields;
+	/* C++ names as perf shows them: short, with parameters under -v, mangled if asked. */
+	if (o->no_demangle)
+		sopts.flags |= PEV_SYMBOLS_NO_DEMANGLE;
+	else if (!o->verbose)
+		sopts.flags |= PEV_SYMBOLS_SHORT_NAMES;
 	/*
 	 * Inline frames need DWARF, the slowest part of symbolizing: the table,
 	 * like perf's, shows them only when asked (--inline); the other formats
@@ -416,7 +554,8 @@ static int run(const struct report_opts *o)
 	 */
 	if (o->no_inline || (o->format == FMT_TABLE && !o->inline_frames)) {
 		ropts.flags |= PEV_REPLAY_NO_INLINE;
-		sopts.flags |= PEV_SYMBOLS_NO_SRCLINE;
+		/* The srcline key needs lines, if not inline chains. */
+		sopts.flags |= wants_srcline(o) ? PEV_SYMBOLS_NO_INLINE : PEV_SYMBOLS_NO_SRCLINE;
 	}
 	if (!chains || (o->format == FMT_TABLE && o->max_stack == 0) ||
 	    (o->format == FMT_TABLE && !ro.callgraph && !(ro.flags & PEV_REPORT_CHILDREN)))
@@ -433,7 +572,7 @@ static int run(const struct report_opts *o)
 		pev_profile_totals(p, e, &n, NULL);
 		samples += n;
 	}
-	if (!samples)
+	if (!samples && !o->quiet)
 		cli_warning("'%s' has no samples; record some with 'perfev record' or "
 			    "'perf record'", o->input);
 	if (o->output && strcmp(o->output, "-") != 0) {
@@ -444,6 +583,11 @@ static int run(const struct report_opts *o)
 		cli_error("pprof output is binary; name a file with -o (e.g. -o profile.pb.gz)");
 		goto done;
 	}
+	if (o->format == FMT_TABLE && o->header)
+		report_print_header(out, pd, o->input);
+	else if (o->format == FMT_TABLE && !o->quiet)
+		fputs("# To display the perf.data header info, please use --header/--header-only "
+		      "options.\n#\n", out);
 	rc = write_profile(p, out, o, &ro, &err);
 	if (out != stdout && fclose(out) != 0 && !rc) {
 		cli_error("cannot write '%s': %s", o->output, strerror(errno));

@@ -405,7 +405,8 @@ static int run(struct script_opts *o)
 				    "record the file again for them",
 				    o->input, why);
 	}
-	sopts.flags |= PEV_SYMBOLS_NO_SRCLINE;
+	/* C++ names as perf script prints them: geo::Circle::area+0x33. */
+	sopts.flags |= PEV_SYMBOLS_NO_SRCLINE | PEV_SYMBOLS_SHORT_NAMES;
 	ropts.flags |= PEV_REPLAY_NO_INLINE;
 	if (!o->sf.use_callchain)
 		ropts.flags |= PEV_REPLAY_NO_CALLCHAIN;

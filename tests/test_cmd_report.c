@@ -109,7 +109,7 @@ static int parse_table(const char *text, struct section *secs, int max)
 		}
 		if (n >= 0 && l[0] != '#' && secs[n].nr < 64 &&
 		    sscanf(l, " %lf%% %7s %127s", &pct, kind, sym) == 3 && kind[0] == '[') {
-			/* perf drops C++ parameter lists; perfev keeps them. */
+			/* Parameter lists aside (perfev -v keeps them, as perf -v). */
 			sym[strcspn(sym, "(")] = '\0';
 			secs[n].rows[secs[n].nr].pct = pct;
 			snprintf(secs[n].rows[secs[n].nr].sym, 128, "%s", sym);
@@ -350,7 +350,7 @@ Test(cmd_report, dso_now_a_fifo_or_device)
 		snprintf(make, sizeof(make), kinds[k], prog);
 		free(th_sh_ok(make));
 		snprintf(cmd, sizeof(cmd),
-			 "HOME='%s' timeout 20 '%s' report -i '%s' --sort dso,sym --no-children",
+			 "HOME='%s' timeout 20 '%s' report -v -i '%s' --sort dso,sym --no-children",
 			 dir, th_perfev_bin(), f);
 		int rc = th_sh(cmd, &out, &err);
 		cr_expect_eq(rc, 0, "%s: %d (124: it hung) %s", cmd, rc, err);
@@ -809,7 +809,7 @@ Test(cmd_report, bad_options)
 	struct th_output r = th_perfev("report", "--sort", "sym,colour");
 	cr_expect_eq(r.status, 129);
 	expect_has(r.err, "unknown sort key 'colour'");
-	expect_has(r.err, "use comm, pid, tid, cpu, dso or sym");
+	expect_has(r.err, "use comm, pid, process, tid, cpu, dso, sym or srcline");
 	th_output_free(&r);
 
 	r = th_perfev("report", "--percent-limit", "lots");

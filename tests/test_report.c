@@ -275,8 +275,9 @@ Test(report, table_percent_limit)
 	o.flags = PEV_REPORT_NO_HEADER;
 	o.percent_limit = 10;
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "    57.14%  w        w              [.] leaf\n"
-			  "    21.43%  w        w              [.] b\n\n\n");
+	/* The columns stay as wide as the hidden entries make them, as perf's. */
+	expect_text(text, "    57.14%  w        w                  [.] leaf\n"
+			  "    21.43%  w        w                  [.] b\n\n\n");
 	free(text);
 	/* 100/1400 = 7.1428...%: shown at 7.14, hidden at 7.15. */
 	o.percent_limit = 7.14;
@@ -312,23 +313,33 @@ Test(report, table_sort_keys)
 
 	o.sort = "comm";
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "    92.86%  w\n     7.14%  sh\n\n\n");
+	/* Columns other than the symbol are padded to their width, as perf's. */
+	expect_text(text, "    92.86%  w      \n     7.14%  sh     \n\n\n");
 	free(text);
 
-	/* pid and tid show perf's "%7d:comm", right-aligned under "Pid:Command". */
+	/* pid is perf's: each thread, "%7d:comm" of its tid under perf's title. */
 	o.sort = "pid";
 	o.flags = 0;
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_has(text, "# Overhead  Pid:Command\n# ........  ...........\n");
-	expect_has(text, "    92.86%         10:w\n     7.14%        20:sh\n");
+	expect_has(text, "# Overhead      Pid:Command\n# ........  ...............\n");
+	expect_has(text, "    71.43%       10:w      \n"
+			 "    21.43%       11:w      \n"
+			 "     7.14%       20:sh     \n");
+	free(text);
+
+	/* process: perfev's key of each process. */
+	o.sort = "process";
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_has(text, "# Overhead  Process:Command\n# ........  ...............\n");
+	expect_has(text, "    92.86%       10:w      \n     7.14%       20:sh     \n");
 	free(text);
 
 	o.flags = PEV_REPORT_NO_HEADER;
 	o.sort = "tid,comm";
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "    71.43%         10:w  w\n"
-			  "    21.43%         11:w  w\n"
-			  "     7.14%        20:sh  sh\n\n\n");
+	expect_text(text, "    71.43%       10:w        w      \n"
+			  "    21.43%       11:w        w      \n"
+			  "     7.14%       20:sh       sh     \n\n\n");
 	free(text);
 
 	/* cpu 0 and cpu 1 both have 700: the tie goes by CPU number. */
@@ -339,8 +350,8 @@ Test(report, table_sort_keys)
 
 	o.sort = "sym,comm";
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_has(text, "    57.14%  [.] leaf                w\n");
-	expect_has(text, "     7.14%  [.] 0x0000000000001234  w\n");
+	expect_has(text, "    57.14%  [.] leaf                w      \n");
+	expect_has(text, "     7.14%  [.] 0x0000000000001234  w      \n");
 	free(text);
 
 	o.sort = "symbol";
@@ -360,7 +371,7 @@ Test(report, table_bad_sort_key)
 	o.sort = "comm,bogus";
 	cr_expect_eq(run_writer(pev_profile_write_table, p, &o, &text, NULL, &err), PEV_EPARSE);
 	expect_has(err.message, "unknown sort key 'bogus'");
-	expect_has(err.hint, "comm, pid, tid, cpu, dso and sym");
+	expect_has(err.hint, "comm, pid, process, tid, cpu, dso, sym and srcline");
 	cr_expect_eq(err.position, 5);
 	cr_expect_eq(err.length, 5);
 	cr_expect_str_eq(text, "", "nothing is written before the check");
@@ -412,7 +423,7 @@ Test(report, table_children)
 	/* Without a frame key, children equal self. */
 	o.sort = "comm";
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "   100.00%   100.00%  r\n\n\n");
+	expect_text(text, "   100.00%   100.00%  r      \n\n\n");
 	free(text);
 	pev_profile_free(p);
 }
@@ -574,7 +585,7 @@ Test(report, callgraph_caller_golden)
 	o.percent_limit = 20;
 	text = write_ok(pev_profile_write_table, p, &o);
 	/* From the outermost caller down: main -> a -> leaf (500), main -> leaf (300). */
-	expect_text(text, "    57.14%  w        w              [.] leaf\n"
+	expect_text(text, "    57.14%  w        w                  [.] leaf\n"
 			  "            |\n"
 			  "            ---main\n"
 			  "               |          \n"
@@ -583,7 +594,7 @@ Test(report, callgraph_caller_golden)
 			  "               |          \n"
 			  "                --21.43%--leaf\n"
 			  "\n"
-			  "    21.43%  w        w              [.] b\n"
+			  "    21.43%  w        w                  [.] b\n"
 			  "            |\n"
 			  "            ---main\n"
 			  "               a\n"
@@ -664,7 +675,7 @@ Test(report, callgraph_print_types)
 	o.percent_limit = 50;
 	o.callgraph_print = PEV_REPORT_CG_FRACTAL;
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "    57.14%  w        w              [.] leaf\n"
+	expect_text(text, "    57.14%  w        w                  [.] leaf\n"
 			  "            |\n"
 			  "            ---leaf\n"
 			  "               |          \n"
@@ -679,7 +690,7 @@ Test(report, callgraph_print_types)
 	/* Fractal with a 40% threshold: main's 37.5% of leaf is what "[...]" stands for. */
 	o.callgraph_limit = 40;
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "    57.14%  w        w              [.] leaf\n"
+	expect_text(text, "    57.14%  w        w                  [.] leaf\n"
 			  "            |\n"
 			  "            ---leaf\n"
 			  "               |          \n"
@@ -693,7 +704,7 @@ Test(report, callgraph_print_types)
 	o.callgraph_limit = 0;
 	o.callgraph_print = PEV_REPORT_CG_FLAT;
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "    57.14%  w        w              [.] leaf\n"
+	expect_text(text, "    57.14%  w        w                  [.] leaf\n"
 			  "           35.71%\n"
 			  "                leaf\n"
 			  "                a\n"
@@ -709,7 +720,7 @@ Test(report, callgraph_print_types)
 	o.callgraph_print = PEV_REPORT_CG_FOLDED;
 	o.callgraph_value = PEV_REPORT_CG_COUNT;
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "    57.14%  w        w              [.] leaf\n"
+	expect_text(text, "    57.14%  w        w                  [.] leaf\n"
 			  "5 leaf;a;main\n"
 			  "3 leaf;main\n"
 			  "\n"
@@ -720,7 +731,7 @@ Test(report, callgraph_print_types)
 	o.callgraph_value = PEV_REPORT_CG_PERIOD;
 	o.callgraph_print_limit = 1;
 	text = write_ok(pev_profile_write_table, p, &o);
-	expect_text(text, "    57.14%  w        w              [.] leaf\n"
+	expect_text(text, "    57.14%  w        w                  [.] leaf\n"
 			  "            |\n"
 			  "            ---leaf\n"
 			  "               |          \n"

@@ -247,6 +247,10 @@ enum pev_report_cg_value {
  * all events form one.
  */
 #define PEV_REPORT_GROUP (1u << 10)
+/** Table: the Shared Object column shows each file's full path, not its base name (perf -v). */
+#define PEV_REPORT_FULL_PATHS (1u << 11)
+/** Table: a Samples column after the overhead (perf -n, --show-nr-samples). */
+#define PEV_REPORT_NR_SAMPLES (1u << 12)
 
 /* pev_report_opts.labels: the pprof labels each sample carries. */
 /** pprof label "comm" (string). */
@@ -309,6 +313,27 @@ struct pev_report_opts {
 	 * from the outermost caller (perf's --max-stack). 0: every frame.
 	 */
 	unsigned max_stack;
+	/*
+	 * Table, JSON: filters, each a comma-separated list (NULL: no filter). A
+	 * sample counts only when its command, process and thread are listed;
+	 * an entry only when its function's DSO (base name or full path) and
+	 * symbol name are. Percentages stay shares of the whole event, as perf's.
+	 * The table leaves out the column of a comm, dso or symbol filter of one
+	 * name and names it in the header ("# comm: w"), as perf does.
+	 */
+	const char *comms;   /**< commands (perf --comms) */
+	const char *pids;    /**< process ids (perf --pid) */
+	const char *tids;    /**< thread ids (perf --tid) */
+	const char *dsos;    /**< DSOs (perf --dsos) */
+	const char *symbols; /**< symbol names (perf --symbols) */
+	/**
+	 * Table: the columns, comma-separated, as perf's -F: overhead,
+	 * overhead_children, sample, period and sort keys, in the order given,
+	 * then the keys of `sort` (when set) not among them. Entries are grouped
+	 * by all those keys and sorted by the `sort` keys, then by the fields
+	 * left to right. NULL: perf's default columns.
+	 */
+	const char *fields;
 };
 
 /** Initializer for struct pev_report_opts: everything zero (the defaults), the size set. */

@@ -65,6 +65,12 @@ struct pev_symbols;
  * recording, where a pid may since have been reused by another program.
  */
 #define PEV_SYMBOLS_PROC (1u << 4)
+/**
+ * Demangle C++ names as perf shows them by default: without parameter list,
+ * qualifiers, return type and clone suffixes ("geo::Circle::area", not
+ * "geo::Circle::area() const").
+ */
+#define PEV_SYMBOLS_SHORT_NAMES (1u << 5)
 
 /** Options of pev_symbols_new. Initialize with PEV_SYMBOLS_OPTS_INIT. */
 struct pev_symbols_opts {

@@ -262,11 +262,13 @@ int pev__grow(void **arr, size_t *cap, size_t need, size_t size);
 /* A sort key. */
 enum pev__key {
 	PEV__KEY_COMM,
-	PEV__KEY_PID,
+	PEV__KEY_PID,     /* perf's "pid": the thread, shown "tid:comm" */
+	PEV__KEY_PROCESS, /* perfev's "process": the process, shown "pid:comm" */
 	PEV__KEY_TID,
 	PEV__KEY_CPU,
 	PEV__KEY_DSO,
 	PEV__KEY_SYM,
+	PEV__KEY_SRCLINE, /* perf's "srcline": the sampled line, "file.c:42" */
 };
 
 #define PEV__MAX_KEYS 8
@@ -287,10 +289,40 @@ int pev__keys_parse(const char *sort, struct pev__keys *keys, const char *func,
 /* The name perf gives a key ("comm", "dso", "sym", ...). */
 const char *pev__key_name(enum pev__key k);
 
+/* ---- filters (report_filter.c) ------------------------------------------------------- */
+
+/* Whether the comma-separated list holds s. */
+bool pev__list_has(const char *list, const char *s);
+/* Whether list is set and holds one name (perf then leaves the column out). */
+bool pev__list_single(const char *list);
+/* A DSO's base name as perf shows it ("[kernel.kallsyms]" stays as it is). */
+const char *pev__dso_base(const char *path);
+
+/* The filters of pev_report_opts, prepared for one profile. */
+struct pev__filter {
+	const char *comms, *pids, *tids; /* lists, or NULL */
+	uint8_t *sym_ok; /* per symbol: passes the DSO and symbol lists; NULL: all do */
+};
+
+/* Prepares o's filters (o may be NULL: none). 0 or -1 when out of memory. */
+int pev__filter_init(struct pev__filter *f, const struct pev_profile *p,
+		     const struct pev_report_opts *o);
+/* Whether sample s passes the command, process and thread lists. */
+bool pev__filter_sample(const struct pev__filter *f, const struct pev_profile *p,
+			const struct pev__sample *s);
+/* Whether an entry of symbol sym passes the DSO and symbol lists. */
+static inline bool pev__filter_sym(const struct pev__filter *f, uint32_t sym)
+{
+	return !f->sym_ok || f->sym_ok[sym];
+}
+void pev__filter_free(struct pev__filter *f);
+
 /* One entry of the table: the values of its keys (unused keys 0) and its sums. */
 struct pev__row {
 	uint32_t comm, dso, sym;
 	int32_t pid, tid, cpu;
+	/* srcline: the file's string id and the line, or without a line 0 and the frame */
+	uint32_t src_file, src_pos;
 	uint32_t shown_comm; /* the command a pid or tid key shows: its first sample's */
 	uint32_t hash;
 	uint32_t stamp; /* last sample (index + 1) counted in children */
@@ -331,20 +363,23 @@ struct pev__rows {
 	uint32_t nr_order;
 	uint64_t total;         /* the event's period */
 	uint64_t samples;       /* the event's samples */
+	unsigned flags;         /* PEV_REPORT_* of the writer */
+	struct pev__filter filter;
 	struct pev__member *mem; /* with members: every row's samples, row after row */
 	uint32_t *mem_off;       /* row i's are mem[mem_off[i] .. mem_off[i + 1]) */
 };
 
 /*
  * Builds the table of event: rows for the keys, self (and with children,
- * inclusive) periods, the rows at or above percent_limit sorted as perf
- * sorts them, and with members each row's samples. win (NULL: every
- * frame, leaf first) says which frames count towards Children; a row met
- * twice in one stack keeps the position met first in its order. 0 or -ENOMEM.
+ * inclusive) periods of the samples and entries o's filters keep (o may be
+ * NULL), the rows at or above percent_limit sorted as perf sorts them, and
+ * with members each row's samples. win (NULL: every frame, leaf first)
+ * says which frames count towards Children; a row met twice in one stack
+ * keeps the position met first in its order. 0 or -ENOMEM.
  */
 int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pev__keys *keys,
 		    bool children, const struct pev__window *win, double percent_limit,
-		    bool members, struct pev__rows *rows);
+		    bool members, struct pev__rows *rows, const struct pev_report_opts *o);
 /*
  * The same for the group of nr_members events from leader on: one row per
  * key values among all their samples. A row's self and children (and its
@@ -355,7 +390,7 @@ int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pe
 int pev__rows_build_group(const struct pev_profile *p, unsigned leader, unsigned nr_members,
 			  const struct pev__keys *keys, bool children,
 			  const struct pev__window *win, double percent_limit, bool members,
-			  struct pev__rows *rows);
+			  struct pev__rows *rows, const struct pev_report_opts *o);
 void pev__rows_free(struct pev__rows *rows);
 
 /* The frames [*lo, *hi) of s that r's window uses. */

@@ -119,8 +119,12 @@ static json_object *row_object(struct jctx *c, const struct pev__rows *r, uint32
 			put(c, obj, "comm", c->j->new_string(pev__row_text(r, row, PEV__KEY_COMM, buf,
 									   sizeof(buf))));
 			break;
-		case PEV__KEY_PID:
+		case PEV__KEY_PROCESS:
 			put(c, obj, "pid", c->j->new_int64(row->pid));
+			break;
+		case PEV__KEY_PID: /* perf's: the thread */
+			put(c, obj, "pid", c->j->new_int64(row->pid));
+			put(c, obj, "tid", c->j->new_int64(row->tid));
 			break;
 		case PEV__KEY_TID:
 			put(c, obj, "tid", c->j->new_int64(row->tid));
@@ -131,6 +135,10 @@ static json_object *row_object(struct jctx *c, const struct pev__rows *r, uint32
 		case PEV__KEY_DSO:
 			put(c, obj, "dso", c->j->new_string(pev__row_text(r, row, PEV__KEY_DSO, buf,
 									  sizeof(buf))));
+			break;
+		case PEV__KEY_SRCLINE:
+			put(c, obj, "srcline", c->j->new_string(pev__row_text(r, row, PEV__KEY_SRCLINE,
+									      buf, sizeof(buf))));
 			break;
 		case PEV__KEY_SYM: {
 			const struct pev__sym *y = &c->p->syms[row->sym];
@@ -203,8 +211,10 @@ int pev_profile_write_json(const struct pev_profile *p, FILE *out,
 
 		if (event >= 0 && (unsigned)event != e)
 			continue;
+		/* JSON names each DSO by its full path: two files of one base name stay apart. */
+		o.flags |= PEV_REPORT_FULL_PATHS;
 		if (pev__rows_build(p, e, &keys, o.flags & PEV_REPORT_CHILDREN, NULL, o.percent_limit,
-				    o.callgraph != PEV_REPORT_CALLGRAPH_NONE, &rows)) {
+				    o.callgraph != PEV_REPORT_CALLGRAPH_NONE, &rows, &o)) {
 			c.failed = true;
 			break;
 		}

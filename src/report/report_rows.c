@@ -17,9 +17,9 @@ static const struct {
 	const char *name;
 	enum pev__key key;
 } key_names[] = {
-	{"comm", PEV__KEY_COMM}, {"pid", PEV__KEY_PID}, {"tid", PEV__KEY_TID},
-	{"cpu", PEV__KEY_CPU},   {"dso", PEV__KEY_DSO}, {"sym", PEV__KEY_SYM},
-	{"symbol", PEV__KEY_SYM},
+	{"comm", PEV__KEY_COMM}, {"pid", PEV__KEY_PID}, {"process", PEV__KEY_PROCESS},
+	{"tid", PEV__KEY_TID},   {"cpu", PEV__KEY_CPU}, {"dso", PEV__KEY_DSO},
+	{"sym", PEV__KEY_SYM},   {"symbol", PEV__KEY_SYM}, {"srcline", PEV__KEY_SRCLINE},
 };
 
 const char *pev__key_name(enum pev__key k)
@@ -53,8 +53,9 @@ int pev__keys_parse(const char *sort, struct pev__keys *keys, const char *func,
 			}
 			if (i == PEV_ARRAY_SIZE(key_names)) {
 				pev__error_msg(err, "%s: unknown sort key '%.*s'", func, (int)len, s);
-				pev__error_hint(err, "sort keys are comm, pid, tid, cpu, dso and sym, "
-						     "separated by commas (\"comm,dso,sym\")");
+				pev__error_hint(err, "sort keys are comm, pid, process, tid, cpu, dso, "
+						     "sym and srcline, separated by commas "
+						     "(\"comm,dso,sym\")");
 			} else {
 				pev__error_msg(err, "%s: more than %d sort keys", func,
 					       PEV__MAX_KEYS);
@@ -88,6 +89,7 @@ static bool has_key(const struct pev__keys *k, enum pev__key key)
 struct row_key {
 	uint32_t comm, dso, sym;
 	int32_t pid, tid, cpu;
+	uint32_t src_file, src_pos;
 };
 
 static bool row_eq(const void *owner, uint32_t id, const void *key)
@@ -97,16 +99,22 @@ static bool row_eq(const void *owner, uint32_t id, const void *key)
 	const struct row_key *b = key;
 
 	return a->comm == b->comm && a->dso == b->dso && a->sym == b->sym && a->pid == b->pid &&
-	       a->tid == b->tid && a->cpu == b->cpu;
+	       a->tid == b->tid && a->cpu == b->cpu && a->src_file == b->src_file &&
+	       a->src_pos == b->src_pos;
 }
 
 struct key_mask {
-	bool comm, pid, tid, cpu, dso, sym;
+	bool comm, pid, tid, cpu, dso, sym, srcline;
 };
 
 static void make_key(const struct pev_profile *p, const struct key_mask *m,
-		     const struct pev__sample *s, uint32_t sym, struct row_key *k)
+		     const struct pev__sample *s, uint32_t sym, uint32_t frame, struct row_key *k)
 {
+	const struct pev__frame *f = m->srcline && frame ? &p->frames[frame] : NULL;
+
+	/* A line where the frame has one, else the frame itself (perf: "sym+offset"). */
+	k->src_file = f && f->line ? f->file : 0;
+	k->src_pos = !f ? 0 : f->line ? f->line : frame;
 	k->comm = m->comm ? s->comm : 0;
 	k->pid = m->pid ? s->pid : 0;
 	k->tid = m->tid ? s->tid : 0;
@@ -123,6 +131,7 @@ static uint32_t row_get(struct pev__rows *r, const struct row_key *k, uint32_t c
 
 	h = pev__hash_u64(h, (uint64_t)k->sym << 32 | (uint32_t)k->pid);
 	h = pev__hash_u64(h, (uint64_t)(uint32_t)k->tid << 32 | (uint32_t)k->cpu);
+	h = pev__hash_u64(h, (uint64_t)k->src_file << 32 | k->src_pos);
 	id = pev__idset_find(&r->set, (uint32_t)h, row_eq, r, k);
 	if (id)
 		return id;
@@ -137,6 +146,8 @@ static uint32_t row_get(struct pev__rows *r, const struct row_key *k, uint32_t c
 	r->row[r->n].pid = k->pid;
 	r->row[r->n].tid = k->tid;
 	r->row[r->n].cpu = k->cpu;
+	r->row[r->n].src_file = k->src_file;
+	r->row[r->n].src_pos = k->src_pos;
 	r->row[r->n].shown_comm = comm;
 	r->row[r->n].hash = (uint32_t)h;
 	if (pev__idset_add(&r->set, (uint32_t)h, r->n + 1))
@@ -217,7 +228,7 @@ static int walk_samples(struct walk *w)
 {
 	struct pev__rows *r = w->r;
 	const struct pev_profile *p = r->p;
-	bool frame_keys = w->m.dso || w->m.sym;
+	bool frame_keys = w->m.dso || w->m.sym || w->m.srcline;
 
 	for (uint32_t si = 0; si < p->nr_samples; si++) {
 		const struct pev__sample *s = &p->samples[si];
@@ -227,22 +238,26 @@ static int walk_samples(struct walk *w)
 		struct row_key k;
 		uint32_t row;
 
-		if (s->event < r->event || s->event - r->event >= r->nr_members)
+		if (s->event < r->event || s->event - r->event >= r->nr_members ||
+		    !pev__filter_sample(&r->filter, p, s))
 			continue;
-		make_key(p, &w->m, s, sym, &k);
+		/* srcline: the line of the sampled address, inlined code's own (perf's). */
+		make_key(p, &w->m, s, sym, s->nr ? st[0] : 0, &k);
 		if (!(row = row_get(r, &k, s->comm)))
 			return -ENOMEM;
 		/* The self row first: in children mode its position is the self frame. */
-		contribute(w, si, row, self, true);
+		if (pev__filter_sym(&r->filter, sym))
+			contribute(w, si, row, self, true);
 		if (!r->children || !frame_keys)
 			continue;
 		pev__rows_window(r, s, &lo, &hi);
 		for (unsigned j = lo; j < hi; j++) {
 			unsigned i = r->win.root_first ? hi - 1 - (j - lo) : j;
 
-			if (i == self || !counted(p, st[i]))
+			if (i == self || !counted(p, st[i]) ||
+			    !pev__filter_sym(&r->filter, p->frames[st[i]].sym))
 				continue;
-			make_key(p, &w->m, s, p->frames[st[i]].sym, &k);
+			make_key(p, &w->m, s, p->frames[st[i]].sym, st[i], &k);
 			if (!(row = row_get(r, &k, s->comm)))
 				return -ENOMEM;
 			contribute(w, si, row, i, false);
@@ -279,9 +294,10 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	for (unsigned i = 0; i < r->keys.n; i++) {
 		enum pev__key k = r->keys.k[i];
 		switch (k) {
-		case PEV__KEY_PID:
+		case PEV__KEY_PROCESS:
 			c = (x->pid > y->pid) - (x->pid < y->pid);
 			break;
+		case PEV__KEY_PID:
 		case PEV__KEY_TID:
 			c = (x->tid > y->tid) - (x->tid < y->tid);
 			break;
@@ -307,6 +323,28 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	return (x > y) - (x < y);
 }
 
+/* perf's srcline: "file.c:42" (the file's base name), else "function+offset", else "??:0". */
+static const char *srcline_text(const struct pev_profile *p, const struct pev__row *row,
+				char *buf, size_t size)
+{
+	const struct pev__frame *f;
+	const char *name;
+
+	if (row->src_file) {
+		const char *file = pev__strtab_get(&p->str, row->src_file);
+		const char *slash = strrchr(file, '/');
+		snprintf(buf, size, "%s:%" PRIu32, slash ? slash + 1 : file, row->src_pos);
+		return buf;
+	}
+	f = row->src_pos ? &p->frames[row->src_pos] : NULL;
+	name = f ? pev__strtab_get(&p->str, p->syms[f->sym].name) : NULL;
+	if (name)
+		snprintf(buf, size, "%s+%" PRIu64, name, f->offset);
+	else
+		pev__strlcpy(buf, "??:0", size);
+	return buf;
+}
+
 const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row, enum pev__key k,
 			  char *buf, size_t size)
 {
@@ -316,9 +354,10 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 	switch (k) {
 	case PEV__KEY_COMM:
 		return pev__strtab_get(&p->str, row->comm);
-	case PEV__KEY_PID:
+	case PEV__KEY_PROCESS:
 		snprintf(buf, size, "%7" PRId32 ":%s", row->pid, comm);
 		return buf;
+	case PEV__KEY_PID:
 	case PEV__KEY_TID:
 		snprintf(buf, size, "%7" PRId32 ":%s", row->tid, comm);
 		return buf;
@@ -326,7 +365,11 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 		snprintf(buf, size, "%03" PRId32, row->cpu);
 		return buf;
 	case PEV__KEY_DSO:
-		return row->dso ? pev__strtab_get(&p->str, row->dso) : "[unknown]";
+		if (!row->dso)
+			return "[unknown]";
+		if (r->flags & PEV_REPORT_FULL_PATHS)
+			return pev__strtab_get(&p->str, row->dso);
+		return pev__dso_base(pev__strtab_get(&p->str, row->dso));
 	case PEV__KEY_SYM: {
 		const struct pev__sym *y = &p->syms[row->sym];
 		if (y->name)
@@ -334,6 +377,8 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 		snprintf(buf, size, "0x%016" PRIx64, y->address);
 		return buf;
 	}
+	case PEV__KEY_SRCLINE:
+		return srcline_text(p, row, buf, size);
 	}
 	return "";
 }
@@ -353,16 +398,16 @@ static bool row_used(const struct pev__rows *r, uint32_t i)
 
 int pev__rows_build(const struct pev_profile *p, unsigned event, const struct pev__keys *keys,
 		    bool children, const struct pev__window *win, double percent_limit,
-		    bool members, struct pev__rows *rows)
+		    bool members, struct pev__rows *rows, const struct pev_report_opts *o)
 {
 	return pev__rows_build_group(p, event, 1, keys, children, win, percent_limit, members,
-				     rows);
+				     rows, o);
 }
 
 int pev__rows_build_group(const struct pev_profile *p, unsigned event, unsigned nr_members,
 			  const struct pev__keys *keys, bool children,
 			  const struct pev__window *win, double percent_limit, bool members,
-			  struct pev__rows *rows)
+			  struct pev__rows *rows, const struct pev_report_opts *o)
 {
 	struct walk w = {.r = rows};
 	uint32_t *fill = NULL;
@@ -377,16 +422,21 @@ int pev__rows_build_group(const struct pev_profile *p, unsigned event, unsigned 
 	rows->nr_members = nr_members ? nr_members : 1;
 	rows->total = p->events[event].total;
 	rows->samples = p->events[event].samples;
+	rows->flags = o ? o->flags : 0;
+	if (pev__filter_init(&rows->filter, p, o))
+		goto nomem;
 	w.m.comm = has_key(keys, PEV__KEY_COMM);
-	w.m.pid = has_key(keys, PEV__KEY_PID);
-	w.m.tid = has_key(keys, PEV__KEY_TID);
+	/* A thread belongs to one process: perf's pid key keeps both ids. */
+	w.m.pid = has_key(keys, PEV__KEY_PROCESS) || has_key(keys, PEV__KEY_PID);
+	w.m.tid = has_key(keys, PEV__KEY_PID) || has_key(keys, PEV__KEY_TID);
 	w.m.cpu = has_key(keys, PEV__KEY_CPU);
 	w.m.dso = has_key(keys, PEV__KEY_DSO);
 	w.m.sym = has_key(keys, PEV__KEY_SYM);
+	w.m.srcline = has_key(keys, PEV__KEY_SRCLINE);
 	if (walk_samples(&w))
 		goto nomem;
 	/* Children without frame keys: every row's inclusive sum is its self sum. */
-	if (children && !(w.m.dso || w.m.sym))
+	if (children && !(w.m.dso || w.m.sym || w.m.srcline))
 		for (uint32_t i = 0; i < rows->n; i++) {
 			rows->row[i].children = rows->row[i].self;
 			rows->row[i].children_samples = rows->row[i].self_samples;
@@ -451,5 +501,6 @@ void pev__rows_free(struct pev__rows *rows)
 	free(rows->mem);
 	free(rows->mem_off);
 	free(rows->sums);
+	pev__filter_free(&rows->filter);
 	memset(rows, 0, sizeof(*rows));
 }

@@ -71,11 +71,12 @@ static bool is_mangled(const char *name)
 	return name[0] == '_' && name[1] == 'Z';
 }
 
-const char *pev__sym_demangle(struct pev__arena *a, const char *name)
+const char *pev__sym_demangle(struct pev__arena *a, const char *name, bool short_form)
 {
 	char *d;
 	int status = -1;
 	const char *copy;
+	size_t start = 0, len;
 
 	if (!is_mangled(name))
 		return NULL;
@@ -87,9 +88,17 @@ const char *pev__sym_demangle(struct pev__arena *a, const char *name)
 		free(d);
 		return NULL;
 	}
-	copy = pev__arena_strdup(a, d);
+	len = strlen(d);
+	if (short_form)
+		start = pev__sym_short_name(d, &len);
+	copy = pev__arena_strndup(a, d + start, len);
 	free(d);
 	return copy;
+}
+
+static bool short_names(const struct pev_symbols *s)
+{
+	return s->opts.flags & PEV_SYMBOLS_SHORT_NAMES;
 }
 
 /* ---- finding DSOs ------------------------------------------------------------ */
@@ -406,7 +415,7 @@ static const char *die_name(struct pev_symbols *s, Dwarf_Die *die)
 	    (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
 	     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))) {
 		const char *linkage = dwarf_formstring(&attr);
-		if (linkage && (name = pev__sym_demangle(&s->arena, linkage)))
+		if (linkage && (name = pev__sym_demangle(&s->arena, linkage, short_names(s))))
 			return name;
 	}
 	return dwarf_diename(die);
@@ -562,7 +571,7 @@ static const struct dso_sym *get_sym(struct pev_symbols *s, struct sym_dso *d, u
 	if (is_mangled(raw)) {
 		const char *dm = (s->opts.flags & PEV_SYMBOLS_NO_DEMANGLE)
 					 ? NULL
-					 : pev__sym_demangle(&s->arena, raw);
+					 : pev__sym_demangle(&s->arena, raw, short_names(s));
 		if (dm)
 			ds->name = dm;
 		else

@@ -14,6 +14,7 @@
  *   symbols_kernel.c /proc/kallsyms
  *   symbols_jit.c    /tmp/perf-PID.map
  *   symbols_unwind.c user stacks unwound from sampled registers and stack
+ *   symbols_shortname.c a demangled name without parameters, as perf shows it
  *   symbols_util.c   an arena and a 64-bit-key hash map
  */
 #ifndef PERFEV_SYMBOLS_INTERNAL_H
@@ -212,8 +213,19 @@ void pev__dso_free(struct sym_dso *d);
 /* Resolves addr of mapping m into out. Returns 0 or -ENOMEM. */
 int pev__dso_resolve(struct pev_symbols *s, const struct sym_map *m, uint64_t addr,
 		     struct pev_symbol *out);
-/* Demangles a C++ name into the arena; NULL when not mangled or no demangler. */
-const char *pev__sym_demangle(struct pev__arena *a, const char *name);
+/*
+ * Demangles a C++ name into the arena, with short_form as perf shows it
+ * (pev__sym_short_name); NULL when not mangled or no demangler.
+ */
+const char *pev__sym_demangle(struct pev__arena *a, const char *name, bool short_form);
+
+/* symbols_shortname.c */
+/*
+ * The part of a demangled name perf shows by default: without parameter
+ * list, qualifiers, return type and clone suffixes. Returns its offset in
+ * name; *len gets its length (the whole name when it is no function).
+ */
+size_t pev__sym_short_name(const char *name, size_t *len);
 
 /* symbols_alias.c */
 /*

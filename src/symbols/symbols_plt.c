@@ -122,7 +122,8 @@ static int build(struct pev_symbols *s, struct sym_dso *d)
 		if (!name)
 			name = "";
 		if (!(s->opts.flags & PEV_SYMBOLS_NO_DEMANGLE) &&
-		    (dm = pev__sym_demangle(&s->arena, name)))
+		    (dm = pev__sym_demangle(&s->arena, name,
+						(s->opts.flags & PEV_SYMBOLS_SHORT_NAMES) != 0)))
 			name = dm;
 		len = strlen(name) + sizeof("@plt");
 		full = pev__arena_alloc(&s->arena, len);

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_filter.c - which samples and entries the table and JSON count
+ * under perf's filters: --comms, --pid, --tid (of a sample) and --dsos,
+ * --symbols (of the function an entry stands for). Each filter is a
+ * comma-separated list; what it leaves out still counts in the event's
+ * total, so percentages stay shares of the whole event.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_internal.h"
+
+bool pev__list_has(const char *list, const char *s)
+{
+	size_t n = strlen(s);
+
+	for (const char *l = list; *l;) {
+		size_t len = strcspn(l, ",");
+
+		if (len == n && strncmp(l, s, n) == 0)
+			return true;
+		l += len + (l[len] == ',');
+	}
+	return false;
+}
+
+bool pev__list_single(const char *list)
+{
+	return list && *list && !strchr(list, ',');
+}
+
+static bool number_listed(const char *list, int32_t v)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%" PRId32, v);
+	return pev__list_has(list, buf);
+}
+
+const char *pev__dso_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && path[0] != '[' ? slash + 1 : path;
+}
+
+/* Whether symbol y passes the DSO and symbol lists. */
+static bool sym_passes(const struct pev_profile *p, const struct pev_report_opts *o,
+		       const struct pev__sym *y)
+{
+	if (o->dsos) {
+		const char *dso = y->dso ? pev__strtab_get(&p->str, y->dso) : "[unknown]";
+		if (!pev__list_has(o->dsos, dso) && !pev__list_has(o->dsos, pev__dso_base(dso)))
+			return false;
+	}
+	return !o->symbols || (y->name && pev__list_has(o->symbols, pev__strtab_get(&p->str, y->name)));
+}
+
+int pev__filter_init(struct pev__filter *f, const struct pev_profile *p,
+		     const struct pev_report_opts *o)
+{
+	memset(f, 0, sizeof(*f));
+	if (!o)
+		return 0;
+	f->comms = o->comms;
+	f->pids = o->pids;
+	f->tids = o->tids;
+	if (!o->dsos && !o->symbols)
+		return 0;
+	f->sym_ok = malloc(p->nr_syms ? p->nr_syms : 1);
+	if (!f->sym_ok)
+		return -1;
+	for (uint32_t i = 0; i < p->nr_syms; i++)
+		f->sym_ok[i] = sym_passes(p, o, &p->syms[i]);
+	return 0;
+}
+
+bool pev__filter_sample(const struct pev__filter *f, const struct pev_profile *p,
+			const struct pev__sample *s)
+{
+	const char *comm = pev__strtab_get(&p->str, s->comm);
+
+	if (f->comms && !pev__list_has(f->comms, comm ? comm : ""))
+		return false;
+	if (f->pids && !number_listed(f->pids, s->pid))
+		return false;
+	return !f->tids || number_listed(f->tids, s->tid);
+}
+
+void pev__filter_free(struct pev__filter *f)
+{
+	free(f->sym_ok);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbols_shortname.c - a demangled C++ name as perf shows it by default:
+ * without its parameter list, the qualifiers after it, a template
+ * function's return type and the compiler's clone suffixes.
+ *
+ *     double geo::total<double>(std::vector<int> const&)   geo::total<double>
+ *     geo::Circle::area() const                            geo::Circle::area
+ *     (anonymous namespace)::Scale::operator()(double) const [clone .constprop.0]
+ *                                                          (anonymous namespace)::Scale::operator()
+ *
+ * Names that are not functions (variables, "guard variable for x") stay
+ * as they are.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "symbols/symbols_internal.h"
+
+static bool ends_with(const char *s, size_t len, const char *tail)
+{
+	size_t n = strlen(tail);
+
+	return len >= n && memcmp(s + len - n, tail, n) == 0;
+}
+
+/* The length of s without the qualifiers a member function's type ends in. */
+static size_t without_qualifiers(const char *s, size_t len)
+{
+	static const char *const quals[] = {" const", " volatile", " &&", " &", " noexcept"};
+	bool more = true;
+
+	while (more) {
+		more = false;
+		for (size_t i = 0; i < sizeof(quals) / sizeof(quals[0]); i++)
+			if (ends_with(s, len, quals[i])) {
+				len -= strlen(quals[i]);
+				more = true;
+			}
+	}
+	return len;
+}
+
+/* Where the parameter list ending at s[len - 1] (a ')') opens, or len when unbalanced. */
+static size_t params_start(const char *s, size_t len)
+{
+	int depth = 0;
+
+	for (size_t i = len; i-- > 0;) {
+		if (s[i] == ')')
+			depth++;
+		else if (s[i] == '(' && --depth == 0)
+			return i;
+	}
+	return len;
+}
+
+/*
+ * How many characters of the operator's name follow "operator" at s, so
+ * that its symbols ("<<", "()", "[]") and a space before a conversion type
+ * or a template argument list are not read as brackets or separators.
+ */
+static size_t operator_name(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	if (i < len && s[i] == ' ')
+		return 1; /* "operator new", "operator int": the type or word follows */
+	if (i + 1 < len && (memcmp(s, "()", 2) == 0 || memcmp(s, "[]", 2) == 0))
+		return 2;
+	while (i < len && strchr("<>=!+-*/%&|^~,", s[i]))
+		i++;
+	if (i > 0 && i + 1 < len && s[i] == ' ' && s[i + 1] == '<')
+		i++; /* "operator< <int>" */
+	return i;
+}
+
+/* Where the name starts after a template function's return type, or 0. */
+static size_t name_start(const char *s, size_t len)
+{
+	size_t start = 0;
+	int depth = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (len - i > 8 && memcmp(s + i, "operator", 8) == 0 &&
+		    (i == 0 || s[i - 1] == ':' || s[i - 1] == ' ')) {
+			i += 8 + operator_name(s + i + 8, len - i - 8) - 1;
+			continue;
+		}
+		if (c == '<' || c == '(' || c == '[' || c == '{')
+			depth++;
+		else if ((c == '>' || c == ')' || c == ']' || c == '}') && depth > 0)
+			depth--;
+		else if (c == ' ' && depth == 0)
+			start = i + 1;
+	}
+	return start;
+}
+
+size_t pev__sym_short_name(const char *name, size_t *len)
+{
+	const char *clone = strstr(name, " [clone ");
+	size_t n = clone ? (size_t)(clone - name) : strlen(name);
+	size_t q = without_qualifiers(name, n), open;
+
+	if (q == 0 || name[q - 1] != ')' || (open = params_start(name, q)) == q || open == 0) {
+		*len = strlen(name);
+		return 0;
+	}
+	*len = open - name_start(name, open);
+	return open - *len;
+}
