@@ -21,7 +21,8 @@ static const char usage[] =
     "                     [--stdio] [--inline|--no-inline] [-e EVENT] [--group|--no-group]\n"
     "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]\n"
     "                     [-n] [-q] [-v] [--no-demangle] [-c COMMS] [-d DSOS] [-S SYMBOLS]\n"
-    "                     [--pid PIDS] [--tid TIDS] [--header|--header-only] [-F FIELDS]";
+    "                     [--pid PIDS] [--tid TIDS] [--header|--header-only] [-F FIELDS]\n"
+    "                     [--symbol-at-return]";
 
 enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
 
@@ -49,6 +50,8 @@ struct report_opts {
 	bool no_inline;
 	bool inline_frames;
 	bool period;
+	bool symbol_at_return; /* callers named as perf names them */
+	bool zero_frames;      /* call-chain entries of address 0 kept, as perf */
 	int group;     /* -1: as the file has groups */
 	bool nr_samples, quiet, verbose, no_demangle;
 	bool header, header_only;
@@ -223,6 +226,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_SORT = 256, OPT_PERCENT, OPT_STDIO, OPT_FORMAT, OPT_CHILDREN,
 	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD, OPT_MAX_STACK,
+	       OPT_SYMBOL_AT_RETURN, OPT_ZERO_FRAMES,
 	       OPT_GROUP, OPT_NO_GROUP, OPT_PID, OPT_TID, OPT_NO_DEMANGLE, OPT_HEADER,
 	       OPT_HEADER_ONLY };
 	static const struct option options[] = {
@@ -241,6 +245,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"inline", no_argument, NULL, OPT_INLINE},
 		{"period", no_argument, NULL, OPT_PERIOD},
+		{"symbol-at-return", no_argument, NULL, OPT_SYMBOL_AT_RETURN},
+		{"zero-frames", no_argument, NULL, OPT_ZERO_FRAMES},
 		{"group", no_argument, NULL, OPT_GROUP},
 		{"no-group", no_argument, NULL, OPT_NO_GROUP},
 		{"show-nr-samples", no_argument, NULL, 'n'},
@@ -343,6 +349,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_PERIOD:
 			o->period = true;
+			break;
+		case OPT_SYMBOL_AT_RETURN:
+			o->symbol_at_return = true;
+			break;
+		case OPT_ZERO_FRAMES:
+			o->zero_frames = true;
 			break;
 		case OPT_GROUP:
 			o->group = 1;
@@ -527,6 +539,9 @@ static int run(const struct report_opts *o)
 		ro.flags |= PEV_REPORT_NO_INLINE;
 	if (o->period)
 		ro.flags |= PEV_REPORT_PERIOD;
+	/* As perf's call graphs: an unresolved frame shows its address. */
+	if (o->format == FMT_TABLE)
+		ro.flags |= PEV_REPORT_ADDRESSES;
 	/* As perf: a file's groups are shown as groups unless --no-group. */
 	if (o->group > 0 || (o->group < 0 && pev_perfdata_features(pd)->nr_groups))
 		ro.flags |= PEV_REPORT_GROUP;
@@ -560,6 +575,10 @@ static int run(const struct report_opts *o)
 	if (!chains || (o->format == FMT_TABLE && o->max_stack == 0) ||
 	    (o->format == FMT_TABLE && !ro.callgraph && !(ro.flags & PEV_REPORT_CHILDREN)))
 		ropts.flags |= PEV_REPLAY_NO_CALLCHAIN;
+	if (o->symbol_at_return)
+		ropts.flags |= PEV_REPLAY_SYMBOL_AT_RETURN;
+	if (o->zero_frames)
+		ropts.flags |= PEV_REPLAY_ZERO_FRAMES;
 	ropts.symbols_opts = &sopts;
 
 	if ((rc = pev_profile_load(pd, &ropts, &p, &err))) {

@@ -16,22 +16,27 @@
 #include "script.h"
 
 static const char usage[] =
-	"perfev script [-i FILE] [-F [KIND:][+-]FIELD,...] [-G] [--ns]";
+	"perfev script [-i FILE] [-F [KIND:][+-]FIELD,...] [-G] [--ns] [--symbol-at-return]\n"
+	"                     [--zero-frames]";
 
 struct script_opts {
 	const char *input;
 	struct script_fields sf;
 	bool ns; /* times in nanoseconds */
+	bool symbol_at_return; /* callers named as perf names them */
+	bool zero_frames;      /* call-chain entries of address 0 kept, as perf */
 };
 
 static int parse_args(int argc, char **argv, struct script_opts *o)
 {
-	enum { OPT_NS = 256 };
+	enum { OPT_NS = 256, OPT_SYMBOL_AT_RETURN, OPT_ZERO_FRAMES };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"fields", required_argument, NULL, 'F'},
 		{"hide-call-graph", no_argument, NULL, 'G'},
 		{"ns", no_argument, NULL, OPT_NS},
+		{"symbol-at-return", no_argument, NULL, OPT_SYMBOL_AT_RETURN},
+		{"zero-frames", no_argument, NULL, OPT_ZERO_FRAMES},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -54,6 +59,12 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 		case OPT_NS:
 			o->ns = true;
 			break;
+		case OPT_SYMBOL_AT_RETURN:
+			o->symbol_at_return = true;
+			break;
+		case OPT_ZERO_FRAMES:
+			o->zero_frames = true;
+			break;
 		case 'h':
 			printf("usage: %s\n\n"
 			       "Prints the samples of a perf.data file (default ./perf.data, or standard "
@@ -70,7 +81,12 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 			       "hw-cache, raw,\n"
 			       "                         break, pmu)\n"
 			       "  -G, --hide-call-graph  one line per sample, without its call chain\n"
-			       "      --ns               times with nanoseconds\n\n"
+			       "      --ns               times with nanoseconds\n"
+			       "      --symbol-at-return name each caller by the symbol at its return "
+			       "address, as perf\n"
+			       "                         does (default: by its call instruction)\n"
+			       "      --zero-frames      keep call-chain entries of address 0, as perf "
+			       "does\n\n"
 			       "See 'man perfev-script'.\n",
 			       usage);
 			exit(0);
@@ -410,6 +426,10 @@ static int run(struct script_opts *o)
 	ropts.flags |= PEV_REPLAY_NO_INLINE;
 	if (!o->sf.use_callchain)
 		ropts.flags |= PEV_REPLAY_NO_CALLCHAIN;
+	if (o->symbol_at_return)
+		ropts.flags |= PEV_REPLAY_SYMBOL_AT_RETURN;
+	if (o->zero_frames)
+		ropts.flags |= PEV_REPLAY_ZERO_FRAMES;
 	ropts.symbols_opts = &sopts;
 	if (pev_replay_open(pd, &ropts, &r, &err)) {
 		cli_print_error(&err);

@@ -54,6 +54,20 @@ struct pev_replay;
 #define PEV_REPLAY_NO_INLINE (1u << 1)
 /** Hand out records in file order instead of time order (no sorting, less memory). */
 #define PEV_REPLAY_FILE_ORDER (1u << 2)
+/**
+ * Name each caller of a frame-pointer call chain by the symbol at its
+ * return address, as perf does, instead of by its call instruction (the
+ * return address - 1, the default). The two differ where a call is the
+ * last instruction of its function (a call to a noreturn function): the
+ * return address is then the next function's first byte.
+ */
+#define PEV_REPLAY_SYMBOL_AT_RETURN (1u << 3)
+/**
+ * Keep call-chain entries of address 0 as frames, as perf does (a
+ * frame-pointer walk that read a zero as the outermost return address).
+ * By default they are left out: no code runs at address 0.
+ */
+#define PEV_REPLAY_ZERO_FRAMES (1u << 4)
 
 /** Options of pev_replay_open and pev_profile_load. Initialize with PEV_REPLAY_OPTS_INIT. */
 struct pev_replay_opts {

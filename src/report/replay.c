@@ -453,9 +453,11 @@ static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 			 */
 			bool interrupted = f.context != context;
 			context = f.context;
-			if (f.context == PEV_CONTEXT_HV || f.ip == 0)
+			if (f.context == PEV_CONTEXT_HV ||
+			    (f.ip == 0 && !(r->flags & PEV_REPLAY_ZERO_FRAMES)))
 				continue;
-			rc = push_address(r, &n, pid, f.ip, interrupted ? f.ip : f.ip - 1, kernel);
+			bool as_is = interrupted || f.ip == 0 || (r->flags & PEV_REPLAY_SYMBOL_AT_RETURN);
+			rc = push_address(r, &n, pid, f.ip, as_is ? f.ip : f.ip - 1, kernel);
 			if (rc)
 				return rc;
 			addrs++;

@@ -105,7 +105,7 @@ const char *pev__sym_label(const struct pev_profile *p, uint32_t sym, bool addre
 	if (y->name)
 		return pev__strtab_get(&p->str, y->name);
 	if (address)
-		snprintf(buf, size, "0x%" PRIx64, y->address);
+		snprintf(buf, size, "%#" PRIx64, y->address); /* as perf: "0" for zero */
 	else
 		pev__strlcpy(buf, "[unknown]", size);
 	return buf;

@@ -374,7 +374,7 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 		const struct pev__sym *y = &p->syms[row->sym];
 		if (y->name)
 			return pev__strtab_get(&p->str, y->name);
-		snprintf(buf, size, "0x%016" PRIx64, y->address);
+		snprintf(buf, size, "%#.16" PRIx64, y->address); /* as perf: 16 zeros for zero */
 		return buf;
 	}
 	case PEV__KEY_SRCLINE:
