@@ -498,7 +498,7 @@ Test(report, table_inlined_and_frameless)
 	o.flags = PEV_REPORT_NO_HEADER;
 	text = write_ok(pev_profile_write_table, p, &o);
 	expect_text(text, "    75.00%  x        x              [.] outer\n"
-			  "    25.00%  x        [unknown]      [.] 0x0000000000000000\n\n\n");
+			  "    25.00%  x        [unknown]      [.] 0000000000000000\n\n\n");
 	free(text);
 	pev_profile_free(p);
 }
