@@ -69,6 +69,8 @@ struct pev_replay;
  */
 #define PEV_REPLAY_ZERO_FRAMES (1u << 4)
 
+struct pev_replay_sample;
+
 /** Options of pev_replay_open and pev_profile_load. Initialize with PEV_REPLAY_OPTS_INIT. */
 struct pev_replay_opts {
 	size_t sz;      /**< sizeof(struct pev_replay_opts), set by the INIT macro */
@@ -84,6 +86,14 @@ struct pev_replay_opts {
 	 * PEV_SYMBOLS_PROC: a recording's pids may since have been reused).
 	 */
 	const struct pev_symbols_opts *symbols_opts;
+	/**
+	 * pev_profile_load only: called with each sample before it is added;
+	 * the text it returns (NULL: none) becomes the profile sample's trace
+	 * (the "trace" sort key), copied at once, so the callback may reuse
+	 * its buffer. NULL: samples have no trace text.
+	 */
+	const char *(*sample_text)(void *ctx, const struct pev_replay_sample *s);
+	void *sample_text_ctx; /**< passed to sample_text */
 };
 
 /** Default options. */

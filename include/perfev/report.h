@@ -129,6 +129,12 @@ struct pev_profile_sample {
 	uint64_t time;    /**< timestamp in nanoseconds (perf's clock); 0 when not recorded */
 	const struct pev_profile_frame *frames; /**< the stack, leaf first */
 	size_t nr_frames; /**< frames in the stack (0: a sample without an address) */
+	/**
+	 * The sample's text for the "trace" sort key (perf's "Trace output": a
+	 * tracepoint's formatted payload), copied; NULL: none. Samples that
+	 * differ only in it stay apart.
+	 */
+	const char *trace;
 };
 
 /** Initializer for struct pev_profile_sample: zero fields, the sizes set, cpu -1. */
@@ -272,7 +278,8 @@ struct pev_report_opts {
 	size_t sz; /**< sizeof(struct pev_report_opts), set by the INIT macro */
 	/**
 	 * Table, JSON: the sort keys, comma-separated, in order: comm, pid, tid,
-	 * cpu, dso, sym (perf's "symbol" is accepted too). NULL: "comm,dso,sym".
+	 * cpu, dso, sym (perf's "symbol" is accepted too), srcline, trace (the
+	 * samples' trace text, pev_profile_sample.trace). NULL: "comm,dso,sym".
 	 */
 	const char *sort;
 	/**

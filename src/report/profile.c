@@ -214,7 +214,7 @@ static bool sample_eq(const void *owner, uint32_t id, const void *key)
 	const struct pev__sample *a = &p->samples[id - 1], *b = key;
 
 	return a->nr == b->nr && a->event == b->event && a->comm == b->comm && a->pid == b->pid &&
-	       a->tid == b->tid && a->cpu == b->cpu &&
+	       a->tid == b->tid && a->cpu == b->cpu && a->trace == b->trace &&
 	       memcmp(p->stack + a->frames, p->stack + b->frames, b->nr * sizeof(*p->stack)) == 0;
 }
 
@@ -247,7 +247,8 @@ int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sampl
 			return PEV_ENOMEM; /* nothing of the sample is kept: nr_stack is unchanged */
 		h = pev__hash_u64(h, p->stack[base + i]);
 	}
-	if (pev__strtab_intern_str(&p->str, c.comm ? c.comm : "[unknown]", &k.comm))
+	if (pev__strtab_intern_str(&p->str, c.comm ? c.comm : "[unknown]", &k.comm) ||
+	    pev__strtab_intern_str(&p->str, c.trace, &k.trace))
 		return PEV_ENOMEM;
 	k.frames = (uint32_t)base;
 	k.nr = (uint16_t)c.nr_frames;
@@ -257,7 +258,7 @@ int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sampl
 	k.cpu = c.cpu;
 	h = pev__hash_u64(h, (uint64_t)k.comm << 32 | k.event);
 	h = pev__hash_u64(h, (uint64_t)(uint32_t)k.pid << 32 | (uint32_t)k.tid);
-	h = pev__hash_u64(h, (uint32_t)k.cpu);
+	h = pev__hash_u64(h, (uint64_t)k.trace << 32 | (uint32_t)k.cpu);
 	id = pev__idset_find(&p->sample_set, (uint32_t)h, sample_eq, p, &k);
 	if (id && p->samples[id - 1].count < UINT32_MAX) {
 		d = &p->samples[id - 1];

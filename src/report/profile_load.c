@@ -164,7 +164,7 @@ static int add_read_sample(struct pev_perfdata *pd, struct pev_profile *p, struc
 }
 
 static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profile *p,
-		struct event_map *m, struct pev_error *err)
+		struct event_map *m, const struct pev_replay_opts *o, struct pev_error *err)
 {
 	struct last_reads reads = {0};
 	struct pev_replay_sample s;
@@ -203,6 +203,8 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		ps.time = s.time;
 		ps.frames = s.frames;
 		ps.nr_frames = s.nr_frames > 65535 ? 65535 : s.nr_frames;
+		if (o->sample_text)
+			ps.trace = o->sample_text(o->sample_text_ctx, &s);
 		if (s.record->sample.fields & PEV_SAMPLE_READ)
 			rc = add_read_sample(pd, p, m, &reads, &ps, &s.record->sample.read);
 		else
@@ -227,6 +229,7 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 int pev_profile_load(struct pev_perfdata *pd, const struct pev_replay_opts *opts,
 		     struct pev_profile **out, struct pev_error *err)
 {
+	struct pev_replay_opts o = PEV_REPLAY_OPTS_INIT;
 	struct event_map m = {0};
 	struct pev_replay *r = NULL;
 	struct pev_profile *p = NULL;
@@ -237,11 +240,13 @@ int pev_profile_load(struct pev_perfdata *pd, const struct pev_replay_opts *opts
 	*out = NULL;
 	if ((rc = pev_replay_open(pd, opts, &r, err)))
 		return rc;
+	/* pev_replay_open accepted opts: this copy cannot fail. */
+	pev__opts_copy_sized(&o, sizeof(o), opts, "pev_profile_load", "PEV_REPLAY_OPTS_INIT", NULL);
 	if ((rc = pev_profile_new(&p))) {
 		pev_replay_close(r);
 		return pev__error_start(err, rc, 0, NULL, NULL, true);
 	}
-	rc = load(pd, r, p, &m, err);
+	rc = load(pd, r, p, &m, &o, err);
 	pev_replay_close(r);
 	free(m.idx);
 	if (rc) {

@@ -153,6 +153,7 @@ struct pev__sample {
 	uint16_t event;
 	uint32_t comm; /* string id */
 	int32_t pid, tid, cpu;
+	uint32_t trace; /* string id of the trace text, or 0 */
 };
 
 struct pev__event {
@@ -269,6 +270,7 @@ enum pev__key {
 	PEV__KEY_DSO,
 	PEV__KEY_SYM,
 	PEV__KEY_SRCLINE, /* perf's "srcline": the sampled line, "file.c:42" */
+	PEV__KEY_TRACE,   /* perf's "trace": the sample's formatted tracepoint payload */
 };
 
 #define PEV__MAX_KEYS 8
@@ -323,6 +325,7 @@ struct pev__row {
 	int32_t pid, tid, cpu;
 	/* srcline: the file's string id and the line, or without a line 0 and the frame */
 	uint32_t src_file, src_pos;
+	uint32_t trace;      /* string id of the sample's trace text (the trace key), or 0 */
 	uint32_t shown_comm; /* the command a pid or tid key shows: its first sample's */
 	uint32_t hash;
 	uint32_t stamp; /* last sample (index + 1) counted in children */

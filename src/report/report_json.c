@@ -136,6 +136,10 @@ static json_object *row_object(struct jctx *c, const struct pev__rows *r, uint32
 			put(c, obj, "dso", c->j->new_string(pev__row_text(r, row, PEV__KEY_DSO, buf,
 									  sizeof(buf))));
 			break;
+		case PEV__KEY_TRACE:
+			put(c, obj, "trace", c->j->new_string(pev__row_text(r, row, PEV__KEY_TRACE,
+									 buf, sizeof(buf))));
+			break;
 		case PEV__KEY_SRCLINE:
 			put(c, obj, "srcline", c->j->new_string(pev__row_text(r, row, PEV__KEY_SRCLINE,
 									      buf, sizeof(buf))));

@@ -48,6 +48,8 @@ static const char *key_title(enum pev__key k)
 		return "Symbol";
 	case PEV__KEY_SRCLINE:
 		return "Source:Line";
+	case PEV__KEY_TRACE:
+		return "Trace output";
 	}
 	return "";
 }
@@ -343,12 +345,14 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned 
 			const char *t = col_cell(&rows, row, c, buf, sizeof(buf));
 			size_t l = strlen(t);
 			/*
-			 * perf pads every column but a symbol or line at the end of the
-			 * line, and only when no column left out by a filter follows it.
+			 * perf pads every column but a symbol, line or trace text at the
+			 * end of the line, and only when no column left out by a filter
+			 * follows it.
 			 */
 			bool last = k + 1 == lay->n && c->kind == COL_KEY &&
 				    lay->last.kind == COL_KEY && lay->last.key == c->key &&
-				    (c->key == PEV__KEY_SYM || c->key == PEV__KEY_SRCLINE);
+				    (c->key == PEV__KEY_SYM || c->key == PEV__KEY_SRCLINE ||
+				     c->key == PEV__KEY_TRACE);
 
 			fputs("  ", out);
 			if (col_right(c))
