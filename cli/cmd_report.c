@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "report.h"
+#include "script.h"
 
 static const char usage[] =
     "perfev report [-i FILE] [--sort KEYS] [-g [TYPE,THRESHOLD,LIMIT,ORDER,VALUE]] [-G]\n"
@@ -29,7 +30,7 @@ enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
 static const char *const format_names[] = {"table", "folded", "json", "pprof", "flamegraph"};
 
 static const char *const sort_keys[] = {"comm", "pid", "process", "tid",	"cpu",
-					"dso",	"sym", "symbol",  "srcline"};
+					"dso",	"sym", "symbol",  "srcline", "trace"};
 
 struct report_opts {
 	const char *input;
@@ -72,7 +73,8 @@ static int check_sort(const char *sort)
 
 	if (!*s)
 		return bad_value("--sort",
-				 "comma-separated keys (comm, pid, process, tid, cpu, dso, sym, srcline)",
+				 "comma-separated keys (comm, pid, process, tid, cpu, dso, sym, srcline, "
+				 "trace)",
 				 sort);
 	for (;;) {
 		size_t len = strcspn(s, ",");
@@ -81,7 +83,7 @@ static int check_sort(const char *sort)
 			known |= strlen(sort_keys[i]) == len && strncmp(sort_keys[i], s, len) == 0;
 		if (!known) {
 			cli_error("unknown sort key '%.*s' in '--sort %s'; use comm, pid, process, "
-				  "tid, cpu, dso, sym or srcline",
+				  "tid, cpu, dso, sym, srcline or trace",
 				  (int)len, s, sort);
 			return 129;
 		}
@@ -196,7 +198,7 @@ static int check_fields(const char *fields)
 		if (!known) {
 			cli_error("unknown field '%.*s' in '-F %s'; use overhead, overhead_children, "
 				  "sample, period or a sort key (comm, pid, process, tid, cpu, dso, sym, "
-				  "srcline)",
+				  "srcline, trace)",
 				  (int)len, s, fields);
 			return 129;
 		}
@@ -443,6 +445,7 @@ static int check_sort_fields(struct pev_perfdata *pd, const char *path, const ch
 		{"process", PEV_SAMPLE_TID, "record without --no-tid"},
 		{"tid", PEV_SAMPLE_TID, "record without --no-tid"},
 		{"comm", PEV_SAMPLE_TID, "record without --no-tid"},
+		{"trace", PEV_SAMPLE_RAW, "record tracepoint events (-e sched:sched_switch)"},
 	};
 
 	if (pev_perfdata_pipe_mode(pd) || pev_perfdata_nr_events(pd) == 0)
@@ -468,6 +471,54 @@ static bool wants_srcline(const struct report_opts *o)
 	return (o->sort && strstr(o->sort, "srcline")) || (o->fields && strstr(o->fields, "srcline"));
 }
 
+/* Whether the file has events and every one is a tracepoint (perf then sorts by trace). */
+static bool all_tracepoints(struct pev_perfdata *pd)
+{
+	int n = pev_perfdata_nr_events(pd);
+
+	for (int i = 0; i < n; i++)
+		if (pev_perfdata_event(pd, i)->attr.type != PEV_TYPE_TRACEPOINT)
+			return false;
+	return n > 0;
+}
+
+/* Whether a comma-separated list names key. */
+static bool list_names(const char *list, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *s = list; s && *s;) {
+		size_t len = strcspn(s, ",");
+		if (len == n && strncmp(s, key, n) == 0)
+			return true;
+		s += len + (s[len] == ',');
+	}
+	return false;
+}
+
+/* pev_replay_opts.sample_text: a tracepoint sample's payload as perf's trace key shows it. */
+struct trace_text {
+	struct script_trace *t;
+	char *buf;
+	size_t len;
+};
+
+static const char *sample_trace_text(void *ctx, const struct pev_replay_sample *s)
+{
+	struct trace_text *tt = ctx;
+	FILE *f;
+	bool ok;
+
+	free(tt->buf);
+	tt->buf = NULL;
+	if (!tt->t || !(f = open_memstream(&tt->buf, &tt->len)))
+		return NULL;
+	ok = script_trace_print(tt->t, f, s);
+	if (fclose(f) != 0 || !ok)
+		return NULL;
+	return tt->buf;
+}
+
 static int write_profile(const struct pev_profile *p, FILE *out, const struct report_opts *o,
 			 struct pev_report_opts *ro, struct pev_error *err)
 {
@@ -490,6 +541,7 @@ static int run(const struct report_opts *o)
 	struct pev_replay_opts ropts = PEV_REPLAY_OPTS_INIT;
 	struct pev_symbols_opts sopts = PEV_SYMBOLS_OPTS_INIT;
 	struct pev_report_opts ro = PEV_REPORT_OPTS_INIT;
+	struct trace_text tt = {0};
 	struct pev_perfdata *pd = NULL;
 	struct pev_profile *p = NULL;
 	struct pev_error err;
@@ -514,12 +566,16 @@ static int run(const struct report_opts *o)
 		goto done;
 	chains = events_have(pd, PEV_SAMPLE_CALLCHAIN);
 	ro.sort = o->sort;
+	/* As perf: a file of tracepoints only is sorted by their payloads. */
+	if (!ro.sort && !o->fields && all_tracepoints(pd))
+		ro.sort = "trace";
 	ro.event = o->event;
 	ro.percent_limit = o->percent_limit;
 	ro.callgraph = o->callgraph >= 0 ? (enum pev_report_callgraph)o->callgraph
 		       : chains && o->format == FMT_TABLE ? PEV_REPORT_CALLGRAPH_CALLEE
 							  : PEV_REPORT_CALLGRAPH_NONE;
-	if (o->children > 0 || (o->children < 0 && chains && ro.callgraph))
+	/* As perf: --children means nothing without call chains (no Children column). */
+	if (chains && (o->children > 0 || (o->children < 0 && ro.callgraph)))
 		ro.flags |= PEV_REPORT_CHILDREN;
 	/* perf draws the callers' side under Children, and with -G, unless told otherwise. */
 	if (ro.callgraph && o->order >= 0)
@@ -580,6 +636,20 @@ static int run(const struct report_opts *o)
 	if (o->zero_frames)
 		ropts.flags |= PEV_REPLAY_ZERO_FRAMES;
 	ropts.symbols_opts = &sopts;
+	if (list_names(ro.sort, "trace") || list_names(o->fields, "trace")) {
+		char why[512] = "";
+		tt.t = script_trace_new(pd, why, sizeof(why));
+		if (why[0] && !tt.t)
+			cli_warning("tracepoint payloads are left out of the trace column: %s; "
+				    "install libtraceevent1 (Debian) to see them",
+				    why);
+		else if (why[0])
+			cli_warning("'%s': %s, so the payloads without a format are left out of the "
+				    "trace column; record the file again for them",
+				    o->input, why);
+		ropts.sample_text = sample_trace_text;
+		ropts.sample_text_ctx = &tt;
+	}
 
 	if ((rc = pev_profile_load(pd, &ropts, &p, &err))) {
 		cli_print_error(&err);
@@ -618,6 +688,8 @@ static int run(const struct report_opts *o)
 	}
 	status = pev_perfdata_unfinished(pd) ? CLI_STATUS_UNFINISHED : 0;
 done:
+	script_trace_free(tt.t);
+	free(tt.buf);
 	pev_profile_free(p);
 	pev_perfdata_close(pd);
 	return status;
