@@ -984,3 +984,104 @@ Test(cmd_report, call_graph_option_errors)
 	expect_has(err, "--max-stack");
 	free(err);
 }
+
+/* ---- tracepoints only: the trace key, line for line ------------------------------- */
+
+/*
+ * A report as both tools print it, made comparable: perf's tip ("# (Tip:
+ * ...)" or "# Tip: ...") left out, and the blank and "#" lines that end
+ * either output.
+ */
+static char *report_text(const char *cmd)
+{
+	char *out = th_sh_ok(cmd), *w = out;
+	size_t len;
+
+	for (char *line = out; *line;) {
+		size_t n = strcspn(line, "\n");
+		bool tip = strncmp(line, "# (Tip", 6) == 0 || strncmp(line, "# Tip", 5) == 0;
+		if (!tip) {
+			memmove(w, line, n);
+			w += n;
+			*w++ = '\n';
+		}
+		line += n + (line[n] == '\n');
+	}
+	*w = '\0';
+	len = (size_t)(w - out);
+	for (;;) {
+		while (len && out[len - 1] == '\n')
+			len--;
+		if (len && out[len - 1] == '#' && (len == 1 || out[len - 2] == '\n'))
+			len--;
+		else
+			break;
+	}
+	out[len] = '\0';
+	return out;
+}
+
+/* perfev report --stdio ARGS and perf report --stdio ARGS on file agree line for line. */
+static void expect_report_lines_like_perf(const char *file, const char *args, const char *want)
+{
+	char cmd[PATH_MAX + 512], *ours, *perfs, *a, *b;
+	int line = 1;
+
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --stdio %s 2>/dev/null", th_perfev_bin(),
+		 file, args);
+	ours = report_text(cmd);
+	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio %s 2>/dev/null", file, args);
+	perfs = report_text(cmd);
+	expect_has(perfs, want);
+	for (a = ours, b = perfs; *a || *b; line++) {
+		size_t na = strcspn(a, "\n"), nb = strcspn(b, "\n");
+		if (na != nb || memcmp(a, b, na) != 0) {
+			cr_expect_fail("%s, %s: line %d differs:\nours: %.*s\nperf: %.*s", file, args,
+				       line, (int)na, a, (int)nb, b);
+			break;
+		}
+		a += na + (a[na] == '\n');
+		b += nb + (b[nb] == '\n');
+	}
+	free(ours);
+	free(perfs);
+}
+
+Test(cmd_report, tracepoints_only_sorted_by_trace_like_perf, .timeout = 120)
+{
+	char work[PATH_MAX + 128], cmd[2 * PATH_MAX + 256];
+	const char *ours = path_in("tp_ours.data");
+
+	th_need_perf();
+	if (!tracefs_ok())
+		th_skip("tracefs cannot be mounted: no tracepoints");
+	snprintf(work, sizeof(work), "sh -c '%s 50 & %s 50 & sleep 0.2; wait'",
+		 th_test_program("report_work"), th_test_program("report_work"));
+
+	/* perfev record adds no dummy event: every event is a tracepoint. */
+	snprintf(cmd, sizeof(cmd), "'%s' record -q -a -e sched:sched_switch -o '%s' -- %s 2>&1",
+		 th_perfev_bin(), ours, work);
+	free(th_sh_ok(cmd));
+	expect_report_lines_like_perf(ours, "", "# Overhead  Trace output");
+	expect_report_lines_like_perf(ours, "--sort trace", "# Overhead  Trace output");
+	expect_report_lines_like_perf(ours, "--children", "# Overhead  Trace output");
+	expect_report_lines_like_perf(ours, "--no-children", "# Overhead  Trace output");
+	expect_report_lines_like_perf(ours, "--sort trace,comm", "Trace output");
+	expect_report_lines_like_perf(ours, "--sort comm,trace", "Trace output");
+
+	/* Two tracepoints: a section each. */
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' record -q -a -e sched:sched_switch -e sched:sched_wakeup -o '%s' -- %s 2>&1",
+		 th_perfev_bin(), path_in("tp_two.data"), work);
+	free(th_sh_ok(cmd));
+	expect_report_lines_like_perf(path_in("tp_two.data"), "", "of event 'sched:sched_wakeup'");
+
+	/* perf record -a adds a dummy event: perf sorts as for any file, or by trace when told. */
+	const char *pa = perf_record("tp_perf_a.data", "-a -e sched:sched_switch", work);
+	expect_report_lines_like_perf(pa, "", "# Overhead  Command");
+	expect_report_lines_like_perf(pa, "--sort trace", "# Overhead  Trace output");
+
+	/* perf record of one command: no dummy event, so sorted by trace. */
+	const char *pt = perf_record("tp_perf_task.data", "-e sched:sched_switch", work);
+	expect_report_lines_like_perf(pt, "", "# Overhead  Trace output");
+}

@@ -266,6 +266,57 @@ Test(report, table_layout_as_perf)
 	pev_profile_free(p);
 }
 
+/* Adds n samples of event 0 with the trace text t (no frames). */
+static void add_traced(struct pev_profile *p, int n, const char *comm, const char *t)
+{
+	struct pev_profile_sample s = PEV_PROFILE_SAMPLE_INIT;
+
+	s.period = 1;
+	s.comm = comm;
+	s.pid = s.tid = 7;
+	s.trace = t;
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(pev_profile_add_sample(p, &s), 0);
+}
+
+Test(report, table_trace_key)
+{
+	struct pev_profile *p = NULL;
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	char *text;
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	cr_assert_eq(add_event(p, "sched:sched_switch", PEV_PROFILE_UNIT_COUNT), 0);
+	add_traced(p, 2, "a", "prev_pid=2 ==> next_pid=0");
+	add_traced(p, 1, "b", "prev_pid=1 ==> next_pid=0");
+	add_traced(p, 1, "a", "prev_pid=3 ==> next_pid=0");
+	add_traced(p, 2, "b", "prev_pid=4 ==> next_pid=0");
+	o.sort = "trace";
+	/* The title padded to the widest text, the texts not (as perf's); ties by text. */
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_text(text, "#\n"
+			  "# Total Lost Samples: 0\n"
+			  "#\n"
+			  "# Samples: 6  of event 'sched:sched_switch'\n"
+			  "# Event count (approx.): 6\n"
+			  "#\n"
+			  "# Overhead  Trace output             \n"
+			  "# ........  .........................\n"
+			  "#\n"
+			  "    33.33%  prev_pid=2 ==> next_pid=0\n"
+			  "    33.33%  prev_pid=4 ==> next_pid=0\n"
+			  "    16.67%  prev_pid=1 ==> next_pid=0\n"
+			  "    16.67%  prev_pid=3 ==> next_pid=0\n"
+			  "\n\n");
+	free(text);
+	/* Without the key, samples differing only in their text merge. */
+	o.sort = "comm";
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_has(text, "    50.00%  a      \n");
+	free(text);
+	pev_profile_free(p);
+}
+
 Test(report, table_percent_limit)
 {
 	struct pev_profile *p = basic();
