@@ -471,11 +471,17 @@ static bool wants_srcline(const struct report_opts *o)
 	return (o->sort && strstr(o->sort, "srcline")) || (o->fields && strstr(o->fields, "srcline"));
 }
 
-/* Whether the file has events and every one is a tracepoint (perf then sorts by trace). */
+/*
+ * Whether the file has events and every one is a tracepoint: perf then
+ * sorts by trace, but not in a pipe's format, whose events it learns only
+ * after choosing its sort keys.
+ */
 static bool all_tracepoints(struct pev_perfdata *pd)
 {
 	int n = pev_perfdata_nr_events(pd);
 
+	if (pev_perfdata_pipe_mode(pd))
+		return false;
 	for (int i = 0; i < n; i++)
 		if (pev_perfdata_event(pd, i)->attr.type != PEV_TYPE_TRACEPOINT)
 			return false;

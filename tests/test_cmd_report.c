@@ -1069,6 +1069,14 @@ Test(cmd_report, tracepoints_only_sorted_by_trace_like_perf, .timeout = 120)
 	expect_report_lines_like_perf(ours, "--sort trace,comm", "Trace output");
 	expect_report_lines_like_perf(ours, "--sort comm,trace", "Trace output");
 
+	/* A pipe's format: perf chooses its keys before it knows the events. */
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' record -q -a -e sched:sched_switch -o - -- %s > '%s' 2>/dev/null",
+		 th_perfev_bin(), work, path_in("tp_pipe.data"));
+	free(th_sh_ok(cmd));
+	expect_report_lines_like_perf(path_in("tp_pipe.data"), "", "# Overhead  Command");
+	expect_report_lines_like_perf(path_in("tp_pipe.data"), "--sort trace", "Trace output");
+
 	/* Two tracepoints: a section each. */
 	snprintf(cmd, sizeof(cmd),
 		 "'%s' record -q -a -e sched:sched_switch -e sched:sched_wakeup -o '%s' -- %s 2>&1",
