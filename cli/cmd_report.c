@@ -445,7 +445,6 @@ static int check_sort_fields(struct pev_perfdata *pd, const char *path, const ch
 		{"process", PEV_SAMPLE_TID, "record without --no-tid"},
 		{"tid", PEV_SAMPLE_TID, "record without --no-tid"},
 		{"comm", PEV_SAMPLE_TID, "record without --no-tid"},
-		{"trace", PEV_SAMPLE_RAW, "record tracepoint events (-e sched:sched_switch)"},
 	};
 
 	if (pev_perfdata_pipe_mode(pd) || pev_perfdata_nr_events(pd) == 0)
@@ -502,7 +501,10 @@ static bool list_names(const char *list, const char *key)
 	return false;
 }
 
-/* pev_replay_opts.sample_text: a tracepoint sample's payload as perf's trace key shows it. */
+/*
+ * pev_replay_opts.sample_text: a tracepoint sample's payload as perf's trace
+ * key shows it; "N/A" for other events' samples, as perf.
+ */
 struct trace_text {
 	struct script_trace *t;
 	char *buf;
@@ -517,6 +519,8 @@ static const char *sample_trace_text(void *ctx, const struct pev_replay_sample *
 
 	free(tt->buf);
 	tt->buf = NULL;
+	if (s->event->attr.type != PEV_TYPE_TRACEPOINT)
+		return "N/A";
 	if (!tt->t || !(f = open_memstream(&tt->buf, &tt->len)))
 		return NULL;
 	ok = script_trace_print(tt->t, f, s);

@@ -1089,6 +1089,10 @@ Test(cmd_report, tracepoints_only_sorted_by_trace_like_perf, .timeout = 120)
 	expect_report_lines_like_perf(pa, "", "# Overhead  Command");
 	expect_report_lines_like_perf(pa, "--sort trace", "# Overhead  Trace output");
 
+	/* Other events' samples: "N/A" under Trace output. */
+	const char *pc = perf_record("tp_cpu.data", "-a -e cpu-clock -e sched:sched_switch", work);
+	expect_report_lines_like_perf(pc, "--sort trace", "N/A");
+
 	/* perf record of one command: no dummy event, so sorted by trace. */
 	const char *pt = perf_record("tp_perf_task.data", "-e sched:sched_switch", work);
 	expect_report_lines_like_perf(pt, "", "# Overhead  Trace output");
