@@ -1077,6 +1077,16 @@ Test(cmd_report, tracepoints_only_sorted_by_trace_like_perf, .timeout = 120)
 	expect_report_lines_like_perf(path_in("tp_pipe.data"), "", "# Overhead  Command");
 	expect_report_lines_like_perf(path_in("tp_pipe.data"), "--sort trace", "Trace output");
 
+	/*
+	 * With call chains: the entries and their order (perf breaks Children ties
+	 * by call-chain depth, docs/PERF_DIFFERENCES.md, so without Children).
+	 */
+	snprintf(cmd, sizeof(cmd), "'%s' record -q -a -g -e sched:sched_switch -o '%s' -- %s 2>&1",
+		 th_perfev_bin(), path_in("tp_g.data"), work);
+	free(th_sh_ok(cmd));
+	expect_report_lines_like_perf(path_in("tp_g.data"), "--no-children -g none",
+				      "# Overhead  Trace output");
+
 	/* Two tracepoints: a section each. */
 	snprintf(cmd, sizeof(cmd),
 		 "'%s' record -q -a -e sched:sched_switch -e sched:sched_wakeup -o '%s' -- %s 2>&1",
