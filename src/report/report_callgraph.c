@@ -73,6 +73,11 @@ const char *pev__cg_label(const struct pev_profile *p, const struct pev__cg_node
 {
 	if (n->key == PEV__CG_UNKNOWN)
 		return "[unknown]";
+	/* As perf: an unresolved frame by its run-time address, not its offset in a file. */
+	if (!p->syms[n->key].name && (flags & PEV_REPORT_ADDRESSES) && n->address) {
+		snprintf(buf, size, "%#" PRIx64, n->address);
+		return buf;
+	}
 	return pev__sym_label(p, n->key, flags & PEV_REPORT_ADDRESSES, buf, size);
 }
 
@@ -151,6 +156,8 @@ int pev__cgraph_build(const struct pev__rows *r, uint32_t row, enum pev_report_c
 				continue;
 			if (!(node = child_get(g, node, frame_key(p, st[i], flags))))
 				goto nomem;
+			if (!g->node[node].address)
+				g->node[node].address = p->frames[st[i]].address;
 			g->node[node].period += s->period;
 			g->node[node].samples += s->count;
 		}

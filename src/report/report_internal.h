@@ -445,6 +445,7 @@ struct pev__cg_node {
 	uint32_t nr;
 	uint64_t period;
 	uint64_t samples;
+	uint64_t address; /* the run-time address of the first frame met (unresolved labels) */
 };
 
 /* The call graph of one table entry; node 0 is a root above every path. */
