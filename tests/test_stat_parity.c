@@ -399,9 +399,9 @@ Test(stat_parity, tool_events_per_cpu_have_one_row_as_perf)
 }
 
 /*
- * The text output with each number as "9" and each run of blanks as one
- * (counts and their widths differ from run to run); trailing blanks dropped,
- * blank lines kept.
+ * The text output with each number as "9", each run of blanks as one and
+ * a rate's K, M or G left out (counts and their widths differ from run to
+ * run); trailing blanks dropped, blank lines kept.
  */
 static void text_shape(const char *text, char *buf, size_t size)
 {
@@ -415,6 +415,8 @@ static void text_shape(const char *text, char *buf, size_t size)
 		} else if (*p == ' ') {
 			if (n && buf[n - 1] != ' ' && buf[n - 1] != '\n')
 				buf[n++] = ' ';
+		} else if ((*p == 'K' || *p == 'M' || *p == 'G') && strncmp(p + 1, "/sec", 4) == 0) {
+			/* the rate's prefix follows its size: "13.825 K/sec", "7.597 G/sec" */
 		} else {
 			if (*p == '\n' && n && buf[n - 1] == ' ')
 				n--;
