@@ -449,7 +449,7 @@ Test(report_group, profile_group_table)
 	add(p, 0, "f", 100, 3);
 	add(p, 0, "g", 100, 1);
 	add(p, 1, "f", 100, 1);
-	add(p, 1, "h", 100, 1);
+	add(p, 1, "h_only_task", 100, 1); /* a member's row widens the column too */
 	add(p, 2, "f", 1, 1);
 
 	/* Refused: one event, past the end, and an event already grouped. */
@@ -464,11 +464,11 @@ Test(report_group, profile_group_table)
 	cr_expect_str_eq(t, "#\n# Total Lost Samples: 0\n#\n"
 			    "# Samples: 6  of events 'anon group { cpu-clock, task-clock }'\n"
 			    "# Event count (approx.): 600\n#\n"
-			    "#         Overhead  Symbol\n"
-			    "# ................  ......\n#\n"
+			    "#         Overhead  Symbol         \n"
+			    "# ................  ...............\n#\n"
 			    "    75.00%  50.00%  [.] f\n"
 			    "    25.00%   0.00%  [.] g\n"
-			    "     0.00%  50.00%  [.] h\n\n\n"
+			    "     0.00%  50.00%  [.] h_only_task\n\n\n"
 			    "# Samples: 1  of event 'page-faults'\n"
 			    "# Event count (approx.): 1\n#\n"
 			    "# Overhead  Symbol\n"
@@ -478,8 +478,8 @@ Test(report_group, profile_group_table)
 
 	/* Children: a Children and a Self column per member. */
 	t = table(p, PEV_REPORT_GROUP | PEV_REPORT_CHILDREN);
-	expect_has(t, "#         Children              Self  Symbol\n"
-		      "# ................  ................  ......\n#\n"
+	expect_has(t, "#         Children              Self  Symbol         \n"
+		      "# ................  ................  ...............\n#\n"
 		      "    75.00%  50.00%    75.00%  50.00%  [.] f\n");
 	free(t);
 
@@ -487,7 +487,7 @@ Test(report_group, profile_group_table)
 	t = table(p, 0);
 	expect_has(t, "# Samples: 4  of events 'cpu-clock'\n");
 	expect_has(t, "# Samples: 2  of event 'task-clock'\n");
-	expect_has(t, "    50.00%  [.] h\n");
+	expect_has(t, "    50.00%  [.] h_only_task\n");
 	free(t);
 	pev_profile_free(p);
 }

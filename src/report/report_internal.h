@@ -421,6 +421,9 @@ static inline uint64_t pev__row_period(const struct pev__rows *r, const struct p
 	return r->children ? row->children : row->self;
 }
 
+/* Whether any event of the row's table (a group's members too) has a period or samples in row i. */
+bool pev__row_used(const struct pev__rows *r, uint32_t i);
+
 /* Percentage of the event's period. */
 static inline double pev__percent(uint64_t part, uint64_t total)
 {

@@ -392,8 +392,7 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 	return "";
 }
 
-/* Whether any event of the row's table has a period or samples in it. */
-static bool row_used(const struct pev__rows *r, uint32_t i)
+bool pev__row_used(const struct pev__rows *r, uint32_t i)
 {
 	const struct pev__row *x = &r->row[i];
 
@@ -461,7 +460,7 @@ int pev__rows_build_group(const struct pev_profile *p, unsigned event, unsigned 
 		goto nomem;
 	for (uint32_t i = 0; i < rows->n; i++) {
 		const struct pev__row *x = &rows->row[i];
-		if (!row_used(rows, i))
+		if (!pev__row_used(rows, i))
 			continue;
 		if (percent_limit > 0 &&
 		    pev__percent(pev__row_period(rows, x), rows->total) < percent_limit)

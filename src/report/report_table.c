@@ -305,8 +305,7 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned 
 			const struct pev__row *row = &rows.row[i];
 			size_t l;
 
-			if (!pev__row_period(&rows, row) && !row->self_samples &&
-			    !row->children_samples)
+			if (!pev__row_used(&rows, i))
 				continue;
 			l = strlen(cell(&rows, row, c->key, buf, sizeof(buf)));
 			if (l > c->width)
