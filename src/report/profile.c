@@ -215,7 +215,8 @@ static bool sample_eq(const void *owner, uint32_t id, const void *key)
 
 	return a->nr == b->nr && a->event == b->event && a->comm == b->comm && a->pid == b->pid &&
 	       a->tid == b->tid && a->cpu == b->cpu && a->trace == b->trace &&
-	       memcmp(p->stack + a->frames, p->stack + b->frames, b->nr * sizeof(*p->stack)) == 0;
+	       (b->nr == 0 || /* no stack at all yet: p->stack may be NULL */
+		memcmp(p->stack + a->frames, p->stack + b->frames, b->nr * sizeof(*p->stack)) == 0);
 }
 
 int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sample *s)

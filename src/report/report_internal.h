@@ -237,7 +237,7 @@ static inline const char *pev__event_name(const struct pev_profile *p, unsigned 
 static inline const uint32_t *pev__sample_stack(const struct pev_profile *p,
 					       const struct pev__sample *s)
 {
-	return p->stack + s->frames;
+	return p->stack ? p->stack + s->frames : NULL; /* NULL while no sample has a frame */
 }
 
 /*
