@@ -22,6 +22,7 @@
 static const char usage[] =
     "perfev record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
     "                     [-a | -C CPUS | -p PID | -t TID] [-m PAGES] [-o FILE] [-q]\n"
+    "                     [--rotate SECONDS -o DIR/ [--format perf|pprof]]\n"
     "                     [--] [COMMAND [ARGS]]";
 
 #define MAX_PAGES (1UL << 18) /* -m: 1 GiB of 4 KiB pages */
@@ -164,12 +165,19 @@ static void print_help(void)
 	       "  -o, --output FILE         where to write (default perf.data; '-': standard\n"
 	       "                            output, in pipe mode)\n"
 	       "  -q, --quiet               no status line and no summary\n"
+	       "      --rotate SECONDS      one complete file per window of SECONDS into the\n"
+	       "                            directory -o DIR/ names (continuous profiling)\n"
+	       "      --format FORMAT       --rotate's files: perf (perf.data, the default) or\n"
+	       "                            pprof (gzipped profile.proto)\n"
 	       "  -h, --help                print this help\n\n"
 	       "'man perfev-record' has the details.\n",
 	       usage, REC_DEFAULT_FREQ, REC_DEFAULT_PAGES);
 }
 
-enum { OPT_CALL_GRAPH = 256 };
+enum { OPT_CALL_GRAPH = 256, OPT_ROTATE, OPT_FORMAT };
+
+#define MIN_ROTATE_S 0.1   /* --rotate */
+#define MAX_ROTATE_S 86400.0
 
 /* Reads the options into cfg. Returns 0, or the exit status to stop with. */
 static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *help)
@@ -186,10 +194,12 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	    {"mmap-pages", required_argument, NULL, 'm'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"rotate", required_argument, NULL, OPT_ROTATE},
+	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *pids = NULL, *tids = NULL, *freq = NULL, *period = NULL;
+	const char *pids = NULL, *tids = NULL, *freq = NULL, *period = NULL, *format = NULL;
 	bool all = false;
 	long v;
 	int opt, r;
@@ -259,6 +269,22 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		case 'q':
 			cfg->quiet = true;
 			break;
+		case OPT_ROTATE: {
+			char *end;
+			errno = 0;
+			cfg->rotate_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(cfg->rotate_s >= MIN_ROTATE_S) ||
+			    cfg->rotate_s > MAX_ROTATE_S)
+				return bad_value("--rotate", "a number of seconds from 0.1 to 86400",
+						 optarg);
+			break;
+		}
+		case OPT_FORMAT:
+			format = optarg;
+			if (strcmp(optarg, "perf") != 0 && strcmp(optarg, "pprof") != 0)
+				return bad_value("--format", "perf or pprof", optarg);
+			cfg->rotate_pprof = strcmp(optarg, "pprof") == 0;
+			break;
 		case 'h':
 			*help = true;
 			return 0;
@@ -271,6 +297,19 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 
 	if (freq && period)
 		return conflict("-F", "-c");
+	if (format && !cfg->rotate_s) {
+		cli_error("option '--format' names the files of --rotate; give --rotate SECONDS "
+			  "too (one file: perfev report --format pprof converts it)");
+		return cli_usage(usage);
+	}
+	if (cfg->rotate_s && cfg->pipe)
+		return conflict("--rotate", "-o -");
+	if (cfg->rotate_s && !cfg->output_given) {
+		cli_error("option '--rotate' needs a directory for its files: -o DIR/");
+		return cli_usage(usage);
+	}
+	if (cfg->rotate_s)
+		cfg->rotate_dir = cfg->output;
 	if (pids && tids)
 		return conflict("-p", "-t");
 	if ((pids || tids) && (all || cfg->cpus))
@@ -305,6 +344,14 @@ static void print_summary(const struct rec_state *s)
 
 	if (s->cfg.pipe) /* what went down the pipe: the records */
 		mb = (double)pev_perfdata_writer_data_size(s->writer) / (1024.0 * 1024.0);
+	if (s->cfg.rotate_s) {
+		fprintf(stderr,
+			"[ perfev record: Wrote %lu windows of %g s into %s (%llu samples, %llu "
+			"lost) ]\n",
+			rec_rotate_done(s), s->cfg.rotate_s, s->cfg.rotate_dir,
+			(unsigned long long)s->stats.samples, (unsigned long long)s->stats.lost);
+		return;
+	}
 
 	fprintf(stderr, "[ perfev record: Woken up %llu times to write data ]\n",
 	        (unsigned long long)s->stats.wakeups);
@@ -324,6 +371,8 @@ static int record(struct rec_state *s)
 	/* A command that cannot start leaves the outputs (and FILE.old) as they were. */
 	if (s->cfg.argv && (r = cli_check_command(s->cfg.argv[0])) != 0)
 		return cli_exec_error(s->cfg.argv[0], r);
+	if (s->cfg.rotate_s && (r = rec_rotate_begin(s)) != 0)
+		return r;
 	if ((r = rec_open(s)) != 0)
 		return r;
 	/* A pipe's reader needs the tracepoints' formats before the first record. */
@@ -347,13 +396,20 @@ static int record(struct rec_state *s)
 		}
 	}
 	int sig = rec_loop(s, child, &status);
-	rec_drain(s);
-	rec_dsos_add_build_ids(s);
-	if (!s->cfg.pipe && rec_tracing_data(s) != 0)
+	if (s->failed)
 		return 1;
-	if (pev_perfdata_writer_finish(s->writer, &err) != 0) {
-		cli_error("cannot finish '%s': %s", s->cfg.output, err.message);
-		return 1;
+	if (s->cfg.rotate_s) {
+		if (rec_rotate(s, true) != 0)
+			return 1;
+	} else {
+		rec_drain(s);
+		rec_dsos_add_build_ids(s);
+		if (!s->cfg.pipe && rec_tracing_data(s) != 0)
+			return 1;
+		if (pev_perfdata_writer_finish(s->writer, &err) != 0) {
+			cli_error("cannot finish '%s': %s", s->cfg.output, err.message);
+			return 1;
+		}
 	}
 	if (!s->cfg.quiet)
 		print_summary(s);
@@ -387,6 +443,7 @@ int cmd_record(int argc, char **argv)
 		cli_wake_restore();
 	}
 	rec_close(&s);
+	rec_rotate_free(&s);
 	free(s.cfg.ids);
 	free(s.cfg.cpus);
 	return r;

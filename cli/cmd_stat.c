@@ -30,7 +30,7 @@ extern char **environ;
 static const char usage[] =
     "perfev stat [-e EVENTS] [-a] [-C CPUS] [-p PID] [-t TID] [-A] [--per-thread]\n"
     "                   [-r N] [-I MS] [-x SEP | -j | --json] [-B | --no-big-num]\n"
-    "                   [-o FILE] [--] [COMMAND [ARGS]]";
+    "                   [-o FILE] [--serve [ADDR:]PORT] [--] [COMMAND [ARGS]]";
 
 /* perf stat's default set. */
 static const char default_events[] = "task-clock,context-switches,cpu-migrations,page-faults,"
@@ -192,12 +192,14 @@ static void print_help(void)
 	       "  -B, --big-num             thousands separators from the locale (the default)\n"
 	       "      --no-big-num          no thousands separators\n"
 	       "  -o, --output FILE         write to FILE instead of standard error\n"
+	       "      --serve [ADDR:]PORT   serve the counts to Prometheus at /metrics while\n"
+	       "                            counting (loopback unless ADDR says otherwise)\n"
 	       "  -h, --help                print this help\n\n"
 	       "'man perfev-stat' has the details.\n",
 	       usage, MIN_INTERVAL_MS);
 }
 
-enum { OPT_PER_THREAD = 256, OPT_JSON_DOCUMENT, OPT_NO_BIG_NUM };
+enum { OPT_PER_THREAD = 256, OPT_JSON_DOCUMENT, OPT_NO_BIG_NUM, OPT_SERVE };
 
 /* Reads the options into s. Returns 0, or the exit status to stop with. */
 static int parse_options(struct stat_state *s, int argc, char **argv, bool *help)
@@ -218,6 +220,7 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 	    {"big-num", no_argument, NULL, 'B'},
 	    {"no-big-num", no_argument, NULL, OPT_NO_BIG_NUM},
 	    {"output", required_argument, NULL, 'o'},
+	    {"serve", required_argument, NULL, OPT_SERVE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -291,6 +294,9 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 		case 'o':
 			output = optarg;
 			break;
+		case OPT_SERVE:
+			cfg->serve = optarg;
+			break;
 		case 'h':
 			*help = true;
 			return 0;
@@ -326,6 +332,9 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 		return conflict("-I", "-r");
 	if (per_thread && cfg->repeat > 1)
 		return conflict("--per-thread", "-r");
+	/* Each run opens new counters: a served counter would go back to zero. */
+	if (cfg->serve && cfg->repeat > 1)
+		return conflict("--serve", "-r");
 	if (!cfg->argv && !pids && !tids && !all && !cpus) {
 		cli_error("no command to run (and no -p, -t, -a or -C to count instead)");
 		return cli_usage(usage);
@@ -388,12 +397,19 @@ int cmd_stat(int argc, char **argv)
 		return r;
 	}
 	stat_make_units(&s);
+	if (s.cfg.serve && (r = stat_serve_open(s.cfg.serve, &s.server)) != 0) {
+		stat_state_free(&s);
+		return r;
+	}
 	if (cli_wake_setup(s.cfg.argv != NULL) != 0) {
+		stat_serve_close(s.server);
 		stat_state_free(&s);
 		return 1;
 	}
 	r = run_all(&s);
 	cli_wake_restore();
+	stat_serve_close(s.server);
+	s.server = NULL;
 	/* Counts that did not reach -o make a run that otherwise succeeded fail. */
 	if (stat_state_free(&s) != 0 && r == 0)
 		r = 1;

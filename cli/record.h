@@ -59,6 +59,9 @@ struct rec_config {
 	const char *output;  /* -o */
 	bool pipe;           /* -o -: pipe mode to standard output */
 	bool quiet;          /* -q: no status line, no summary */
+	double rotate_s;     /* --rotate: seconds of each window, or 0 */
+	const char *rotate_dir; /* --rotate: the directory the windows go to (-o DIR/) */
+	bool rotate_pprof;   /* --format pprof: windows in pprof, not perf.data */
 };
 
 /* One event, opened on every unit of the target. */
@@ -120,6 +123,8 @@ struct rec_stats {
 };
 
 /* Everything one `perfev record` holds. */
+struct rec_window;
+
 struct rec_state {
 	struct rec_config cfg;
 	struct pev_event_list *lists[REC_MAX_LISTS];
@@ -143,6 +148,11 @@ struct rec_state {
 	 * none (pid 0): the command starts after the events, inheriting them.
 	 */
 	struct cli_paused command;
+	/* --rotate: the window being written, and the processes earlier ones saw. */
+	struct rec_window *window;
+	pid_t *known; /* processes to describe again at each new window (command target) */
+	int nknown;
+	bool failed; /* a window could not be completed: stop, exit 1 */
 };
 
 /* record_open.c */
@@ -157,6 +167,9 @@ struct rec_state {
  * printed).
  */
 int rec_open(struct rec_state *s);
+
+/* Adds every event to the output with the ids of all its descriptors. Returns 0 or 1. */
+int rec_add_events(struct rec_state *s);
 
 /* Enables every event (targets other than a command perfev starts). */
 void rec_enable(struct rec_state *s);
@@ -210,5 +223,32 @@ void rec_dsos_add_build_ids(struct rec_state *s);
 
 /* Frees what d holds. */
 void rec_dsos_free(struct rec_dsos *d);
+
+/* record_rotate.c: --rotate, one complete file per window of time. */
+
+/*
+ * Starts the first window: checks and creates the directory, and points
+ * cfg.output at the window's temporary file (a dot file in it). Returns 0
+ * or an exit status after an error message.
+ */
+int rec_rotate_begin(struct rec_state *s);
+
+/* Milliseconds until the current window ends (0: now), or -1 without --rotate. */
+int rec_rotate_wait_ms(const struct rec_state *s);
+
+/*
+ * Ends the current window: drains the rings, completes its file (build
+ * ids, tracing data, features), gives it its final name (converted to pprof
+ * with --format pprof), and, unless last, starts the next window's file
+ * with the events and the running tasks' records. Returns 0 or an exit
+ * status after an error message.
+ */
+int rec_rotate(struct rec_state *s, bool last);
+
+/* The windows completed so far. */
+unsigned long rec_rotate_done(const struct rec_state *s);
+
+/* Frees what --rotate holds (an unfinished window's temporary file is removed). */
+void rec_rotate_free(struct rec_state *s);
 
 #endif /* PERFEV_CLI_RECORD_H */

@@ -312,7 +312,6 @@ static void keep_old_output(const char *path)
 		rename(path, old);
 }
 
-static int add_events(struct rec_state *s);
 
 /*
  * Starts pipe mode on standard output (-o -). The writer gets its own
@@ -348,7 +347,7 @@ static int open_output(struct rec_state *s)
 	struct pev_error err;
 
 	if (s->cfg.pipe)
-		return open_pipe(s) || add_events(s);
+		return open_pipe(s) || rec_add_events(s);
 	if (cli_output_is_link(s->cfg.output_given ? "-o" : NULL, s->cfg.output))
 		return 1;
 	keep_old_output(s->cfg.output);
@@ -362,11 +361,10 @@ static int open_output(struct rec_state *s)
 				  err.message);
 		return 1;
 	}
-	return add_events(s);
+	return rec_add_events(s);
 }
 
-/* Adds every event to the output with the ids of all its descriptors. */
-static int add_events(struct rec_state *s)
+int rec_add_events(struct rec_state *s)
 {
 	struct pev_error err;
 

@@ -166,7 +166,11 @@ int rec_loop(struct rec_state *s, pid_t child, int *status)
 		fds[1 + i].events = POLLIN;
 	}
 	for (;;) {
-		int n = poll(fds, (nfds_t)s->nrings + 1, tty || forwarded > 0 ? STATUS_MS : -1);
+		int timeout = tty || forwarded > 0 ? STATUS_MS : -1;
+		int window_ms = rec_rotate_wait_ms(s);
+		if (window_ms >= 0 && (timeout < 0 || window_ms < timeout))
+			timeout = window_ms;
+		int n = poll(fds, (nfds_t)s->nrings + 1, timeout);
 		if (n < 0 && errno != EINTR) {
 			cli_warning("poll: %s", strerror(errno));
 			break;
@@ -185,6 +189,10 @@ int rec_loop(struct rec_state *s, pid_t child, int *status)
 		s->stats.wakeups += ready;
 		if (rec_drain(s) != 0)
 			break;
+		if (rec_rotate_wait_ms(s) == 0 && rec_rotate(s, false) != 0) {
+			s->failed = true;
+			break;
+		}
 		if (child > 0 && waitpid(child, status, WNOHANG) == child) {
 			child = -1;
 			rec_drain(s); /* what it wrote while it exited */

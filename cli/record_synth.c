@@ -252,6 +252,14 @@ int rec_synthesize(struct rec_state *s)
 	synth_kernel(&b);
 	switch (s->cfg.target) {
 	case REC_TARGET_COMMAND:
+		/*
+		 * The kernel writes the command's own records as it runs; a later
+		 * window of --rotate needs them anew for the processes the earlier
+		 * ones saw (those still alive).
+		 */
+		for (int i = 0; i < s->nknown && r == 0; i++)
+			if (s->known[i] > 0)
+				r = synth_process(s, &b, s->known[i]);
 		break;
 	case REC_TARGET_PROCESS:
 		for (int i = 0; i < s->cfg.nids && r == 0; i++)

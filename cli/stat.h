@@ -50,6 +50,7 @@ struct stat_config {
 	bool big_num;    /* text: the locale's thousands separators (--no-big-num: off) */
 	FILE *out;       /* -o FILE, or stderr */
 	const char *out_name; /* -o FILE's name, for messages; NULL for stderr */
+	const char *serve;    /* --serve [ADDR:]PORT, or NULL */
 };
 
 /* Events whose counts feed a metric of another event. */
@@ -177,6 +178,8 @@ void stat_json_free(struct stat_json *j);
 #define MAX_REPEAT      1000000 /* -r */
 #define TARGET_POLL_MS  100     /* how often to look for exited targets without pidfds */
 
+struct stat_server;
+
 /* Everything one `perfev stat` holds. */
 struct stat_state {
 	struct stat_config cfg;
@@ -193,6 +196,7 @@ struct stat_state {
 	double end_ns;     /* when it ended; 0 while it runs */
 	bool have_rusage;  /* ru is the ended command's (user_time, system_time) */
 	struct rusage ru;
+	struct stat_server *server; /* --serve's, or NULL */
 };
 
 /* One count as read: sums over descriptors and units. */
@@ -295,5 +299,31 @@ bool stat_process_alive(pid_t pid);
  */
 struct stat_cell *stat_run_once(struct stat_state *s, struct stat_json *json,
                                 struct run_result *res);
+
+/* stat_serve.c: --serve, the counts as Prometheus metrics over HTTP. */
+
+struct pollfd;
+
+/*
+ * Listens on spec ("[ADDR:]PORT", loopback by default) and says where on
+ * standard error. Returns 0 with *out set, or an exit status after an error
+ * message.
+ */
+int stat_serve_open(const char *spec, struct stat_server **out);
+
+/* Closes the listening socket and every connection; NULL is a no-op. */
+void stat_serve_close(struct stat_server *sv);
+
+/* The most descriptors stat_serve_pollfds fills. */
+int stat_serve_max_pollfds(void);
+
+/* Fills fds with the server's descriptors to poll; returns how many (0 for NULL). */
+int stat_serve_pollfds(const struct stat_server *sv, struct pollfd *fds);
+
+/* Accepts, reads and answers what fds (as filled, then polled) say is ready. */
+void stat_serve_handle(struct stat_server *sv, struct stat_state *s, const struct pollfd *fds);
+
+/* The longest poll may wait for the server's sake (ms), or -1 for no limit. */
+int stat_serve_timeout_ms(const struct stat_server *sv);
 
 #endif /* PERFEV_CLI_STAT_H */

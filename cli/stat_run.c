@@ -170,7 +170,9 @@ static void wait_loop(struct stat_state *s, pid_t child, struct ticker *t, int *
 	bool forwarded = false;
 
 	watch_open(&w, &s->cfg);
-	struct pollfd *fds = cli_xcalloc((size_t)w.n + 1, sizeof(*fds));
+	struct pollfd *fds =
+	    cli_xcalloc((size_t)w.n + 1 + (size_t)stat_serve_max_pollfds(), sizeof(*fds));
+	struct pollfd *served = fds + w.n + 1; /* --serve's descriptors follow the others */
 	fds[0].fd = cli_wake_fd();
 	fds[0].events = POLLIN;
 	for (int i = 0; i < w.n; i++) {
@@ -178,19 +180,24 @@ static void wait_loop(struct stat_state *s, pid_t child, struct ticker *t, int *
 		fds[1 + i].events = POLLIN;
 	}
 	for (;;) {
-		int timeout = -1;
+		int timeout = -1, server_ms = stat_serve_timeout_ms(s->server);
+		int nserved = stat_serve_pollfds(s->server, served);
 		if (t) {
 			double left = (next - stat_now_ns()) / 1e6;
 			timeout = left <= 0 ? 0 : (int)left + 1;
 		}
 		if (watch_polls(&w) && (timeout < 0 || timeout > TARGET_POLL_MS))
 			timeout = TARGET_POLL_MS;
-		int n = poll(fds, (nfds_t)w.n + 1, timeout);
+		if (server_ms >= 0 && (timeout < 0 || timeout > server_ms))
+			timeout = server_ms;
+		int n = poll(fds, (nfds_t)(w.n + 1 + nserved), timeout);
 		if (n < 0 && errno != EINTR) {
 			cli_warning("poll: %s", strerror(errno));
 			break;
 		}
 		cli_wake_drain();
+		if (n > 0 && nserved)
+			stat_serve_handle(s->server, s, served);
 		if (child > 0 && wait4(child, status, WNOHANG, ru) == child)
 			break;
 		if (cli_stop_signal() && child <= 0)

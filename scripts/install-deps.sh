@@ -32,6 +32,7 @@ packages="
 	locales
 	python3
 	g++
+	prometheus
 "
 
 # The locale test_stat_parity groups digits in (perf's thousands separators).

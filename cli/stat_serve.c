@@ -1,0 +1,631 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stat_serve.c - `perfev stat --serve ADDR:PORT`: the counts as metrics a
+ * Prometheus server scrapes over HTTP while counting goes on.
+ *
+ * The server lives inside stat's wait loop (stat_run.c): its descriptors
+ * are polled with the others, and each scrape reads the counters once.
+ * Connections are non-blocking and few (MAX_CLIENTS); one request each,
+ * answered and closed. Memory is fixed after the first scrape: a response
+ * buffer that grows to the largest page once, and one number per series
+ * that keeps every exported counter from going backwards (a scaled count
+ * is an estimate, and a new estimate may be lower than the last one).
+ *
+ * The text is Prometheus' exposition format 0.0.4, or OpenMetrics 1.0.0
+ * when the scraper asks for it in its Accept header.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "stat.h"
+
+#define MAX_CLIENTS     16
+#define MAX_REQUEST     8192   /* bytes of request line and headers */
+#define CLIENT_IDLE_NS  10e9   /* a connection that sends no whole request in this long is closed */
+
+/* One connection: the request read so far, then the response being sent. */
+struct client {
+	int fd;          /* -1: free */
+	double since_ns; /* when it was accepted */
+	char req[MAX_REQUEST];
+	size_t req_len;
+	char *resp; /* malloc'ed; NULL while the request is incomplete */
+	size_t resp_len, resp_sent;
+};
+
+/* A growing text buffer (kept between scrapes, so memory stays flat). */
+struct text {
+	char *buf;
+	size_t len, cap;
+};
+
+struct stat_server {
+	int fd; /* listening socket */
+	char where[128]; /* "127.0.0.1:9100" as bound */
+	struct client clients[MAX_CLIENTS];
+	struct text page;
+	struct raw *raw;       /* one read of every counter */
+	struct stat_cell *cells;
+	double *last;          /* per cell and series: the highest value exported */
+	pid_t *key_pids;       /* --per-thread: each key's process id (0: not known) */
+	size_t ncells;
+	unsigned long scrapes;
+};
+
+static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	for (;;) {
+		size_t room = t->cap - t->len;
+		va_start(ap, fmt);
+		int n = vsnprintf(t->buf ? t->buf + t->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if ((size_t)n < room) {
+			t->len += (size_t)n;
+			return;
+		}
+		size_t cap = t->cap ? t->cap : 4096;
+		while (cap <= t->len + (size_t)n)
+			cap *= 2;
+		char *b = realloc(t->buf, cap);
+		if (!b)
+			abort(); /* the CLI's policy on allocation failure, as cli_xcalloc */
+		t->buf = b;
+		t->cap = cap;
+	}
+}
+
+/* ---- the address -------------------------------------------------------- */
+
+/*
+ * Splits "ADDR:PORT", "[V6ADDR]:PORT", ":PORT" or "PORT" into host and port.
+ * The host defaults to the loopback address. Returns false when malformed.
+ */
+static bool split_address(const char *spec, char *host, size_t hsize, char *port, size_t psize)
+{
+	const char *colon;
+
+	if (spec[0] == '[') {
+		const char *end = strchr(spec, ']');
+		if (!end || end[1] != ':')
+			return false;
+		snprintf(host, hsize, "%.*s", (int)(end - spec - 1), spec + 1);
+		colon = end + 1;
+	} else if ((colon = strrchr(spec, ':'))) {
+		if (strchr(spec, ':') != colon)
+			return false; /* a bare IPv6 address needs brackets */
+		snprintf(host, hsize, "%.*s", (int)(colon - spec), spec);
+	} else {
+		host[0] = '\0';
+		colon = spec - 1;
+	}
+	if (!host[0])
+		snprintf(host, hsize, "127.0.0.1");
+	long v;
+	if (!cli_parse_long(colon + 1, "", 0, 65535, &v))
+		return false;
+	snprintf(port, psize, "%ld", v);
+	return true;
+}
+
+int stat_serve_open(const char *spec, struct stat_server **out)
+{
+	char host[256], port[16];
+	struct addrinfo hints = {0}, *res = NULL;
+	int fd = -1, e;
+
+	*out = NULL;
+	if (!split_address(spec, host, sizeof(host), port, sizeof(port))) {
+		cli_error("option '--serve' needs [ADDRESS:]PORT (\"9100\", \"127.0.0.1:9100\", "
+			  "\"[::1]:9100\"), got '%s'",
+			  spec);
+		return 129;
+	}
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	if ((e = getaddrinfo(host, port, &hints, &res)) != 0) {
+		cli_error("cannot serve metrics on '%s': %s", spec, gai_strerror(e));
+		return 1;
+	}
+	e = 0;
+	for (struct addrinfo *a = res; a; a = a->ai_next) {
+		int one = 1;
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			e = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, MAX_CLIENTS) == 0)
+			break;
+		e = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		cli_error("cannot serve metrics on %s:%s: %s", host, port, strerror(e));
+		if (e == EADDRINUSE)
+			fprintf(stderr, "hint: another program listens there; pick another port "
+					"('--serve %s:0' takes a free one and says which)\n",
+				host);
+		else if (e == EACCES)
+			fprintf(stderr, "hint: ports below 1024 need root or CAP_NET_BIND_SERVICE\n");
+		return 1;
+	}
+
+	struct stat_server *sv = cli_xcalloc(1, sizeof(*sv));
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char addr[INET6_ADDRSTRLEN] = "?";
+	int bound = 0;
+	sv->fd = fd;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		sv->clients[i].fd = -1;
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0) {
+		if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+			inet_ntop(AF_INET6, &s6->sin6_addr, addr, sizeof(addr));
+			bound = ntohs(s6->sin6_port);
+		} else {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+			inet_ntop(AF_INET, &s4->sin_addr, addr, sizeof(addr));
+			bound = ntohs(s4->sin_port);
+		}
+	}
+	snprintf(sv->where, sizeof(sv->where), ss.ss_family == AF_INET6 ? "[%s]:%d" : "%s:%d",
+		 addr, bound);
+	fprintf(stderr, "perfev stat: serving metrics at http://%s/metrics\n", sv->where);
+	fflush(stderr);
+	*out = sv;
+	return 0;
+}
+
+static void client_close(struct client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->resp);
+	c->fd = -1;
+	c->resp = NULL;
+	c->req_len = c->resp_len = c->resp_sent = 0;
+}
+
+void stat_serve_close(struct stat_server *sv)
+{
+	if (!sv)
+		return;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		client_close(&sv->clients[i]);
+	close(sv->fd);
+	free(sv->page.buf);
+	free(sv->raw);
+	free(sv->cells);
+	free(sv->last);
+	free(sv->key_pids);
+	free(sv);
+}
+
+int stat_serve_pollfds(const struct stat_server *sv, struct pollfd *fds)
+{
+	int n = 0;
+
+	if (!sv)
+		return 0;
+	fds[n].fd = sv->fd;
+	fds[n++].events = POLLIN;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		const struct client *c = &sv->clients[i];
+		fds[n].fd = c->fd; /* negative: poll ignores it */
+		fds[n++].events = c->resp ? POLLOUT : POLLIN;
+	}
+	return n;
+}
+
+int stat_serve_max_pollfds(void)
+{
+	return 1 + MAX_CLIENTS;
+}
+
+/* ---- metric names and values -------------------------------------------- */
+
+/* Whether the event counts nanoseconds (exported as seconds). */
+static bool counts_time(const struct stat_event *ev)
+{
+	return ev->tool != STAT_TOOL_NONE || ev->cls == STAT_CLASS_TASK_CLOCK ||
+	       ev->cls == STAT_CLASS_CPU_CLOCK;
+}
+
+/*
+ * The metric family of an event: "perfev_" and its name with every run of
+ * characters a metric name cannot hold made one '_', then "_seconds" for
+ * time. The name a counter's samples carry adds "_total".
+ */
+static void family_name(const struct stat_event *ev, char *out, size_t size)
+{
+	size_t n = (size_t)snprintf(out, size, "perfev_");
+	bool under = true;
+
+	for (const char *p = ev->name; *p && n + 1 < size; p++) {
+		char ch = *p;
+		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			  (ch >= '0' && ch <= '9');
+		if (ok) {
+			out[n++] = ch;
+			under = false;
+		} else if (!under) {
+			out[n++] = '_';
+			under = true;
+		}
+	}
+	while (n > 0 && out[n - 1] == '_')
+		n--;
+	out[n] = '\0';
+	if (counts_time(ev))
+		snprintf(out + n, size - n, "_seconds");
+}
+
+/* A label value with '\', '"' and newlines escaped, as the format wants. */
+static void add_label_value(struct text *t, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			text_add(t, "\\%c", *v);
+		else if (*v == '\n')
+			text_add(t, "\\n");
+		else
+			text_add(t, "%c", *v);
+	}
+}
+
+/* The process a thread belongs to, from /proc (0 when it is gone). */
+static pid_t thread_group(pid_t tid)
+{
+	char path[64], line[256];
+	pid_t tgid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* The labels of event e at key k: {event="...",cpu="..."} and so on. */
+static void add_labels(struct text *t, const struct stat_server *sv, const struct stat_state *s,
+		       int e, int k)
+{
+	const struct stat_key *key = &s->keys[k];
+
+	text_add(t, "{event=\"");
+	add_label_value(t, s->events[e].name);
+	text_add(t, "\"");
+	if (key->cpu >= 0)
+		text_add(t, ",cpu=\"%d\"", key->cpu);
+	if (key->tid >= 0) {
+		if (sv->key_pids[k] > 0)
+			text_add(t, ",pid=\"%d\"", (int)sv->key_pids[k]);
+		text_add(t, ",tid=\"%d\",comm=\"", (int)key->tid);
+		add_label_value(t, key->comm);
+		text_add(t, "\"");
+	}
+	text_add(t, "}");
+}
+
+/* A value as the format writes a float: integers without a fraction. */
+static void add_value(struct text *t, double v)
+{
+	if (v == (double)(long long)v && v < 9e15)
+		text_add(t, " %lld\n", (long long)v);
+	else
+		text_add(t, " %.9g\n", v);
+}
+
+/* What one series of an event shows. */
+enum series {
+	SERIES_COUNT,   /* the scaled count */
+	SERIES_ENABLED, /* seconds enabled */
+	SERIES_RUNNING, /* seconds running */
+	SERIES_NR
+};
+
+/* The value series `which` exports for cell i: never lower than the last one. */
+static double monotonic(struct stat_server *sv, size_t i, enum series which, double v)
+{
+	double *last = &sv->last[i * SERIES_NR + which];
+
+	if (v < *last)
+		v = *last;
+	*last = v;
+	return v;
+}
+
+/* One counter family: HELP, TYPE, and a sample per counted cell of each event in it. */
+static void add_family(struct stat_server *sv, const struct stat_state *s, bool om,
+		       const char *family, const char *help, enum series which, const bool *in)
+{
+	struct text *t = &sv->page;
+
+	text_add(t, "# HELP %s%s %s\n", family, om ? "" : "_total", help);
+	text_add(t, "# TYPE %s%s counter\n", family, om ? "" : "_total");
+	for (int e = 0; e < s->nevents; e++) {
+		if (!in[e])
+			continue;
+		for (int k = 0; k < s->nkeys; k++) {
+			size_t i = (size_t)e * (size_t)s->nkeys + (size_t)k;
+			const struct stat_cell *c = &sv->cells[i];
+			double v;
+			if (c->state != STAT_CELL_COUNTED)
+				continue; /* <not counted> is no sample, never a 0 */
+			if (which == SERIES_COUNT)
+				v = counts_time(&s->events[e]) ? c->value / 1e9 : c->value;
+			else
+				v = (which == SERIES_ENABLED ? c->enabled : c->running) / 1e9;
+			text_add(t, "%s_total", family);
+			add_labels(t, sv, s, e, k);
+			add_value(t, monotonic(sv, i, which, v));
+		}
+	}
+}
+
+/* Reads every counter and writes the page into sv->page. */
+static void make_page(struct stat_server *sv, struct stat_state *s, bool om)
+{
+	size_t ncells = (size_t)s->nevents * (size_t)s->nkeys;
+	struct text *t = &sv->page;
+	char family[256], other[256], help[512];
+
+	if (!sv->raw || sv->ncells != ncells) {
+		free(sv->raw);
+		free(sv->cells);
+		free(sv->last);
+		free(sv->key_pids);
+		sv->raw = cli_xcalloc(ncells ? ncells : 1, sizeof(*sv->raw));
+		sv->cells = cli_xcalloc(ncells ? ncells : 1, sizeof(*sv->cells));
+		sv->last = cli_xcalloc((ncells ? ncells : 1) * SERIES_NR, sizeof(*sv->last));
+		sv->key_pids = cli_xcalloc(s->nkeys ? (size_t)s->nkeys : 1, sizeof(pid_t));
+		for (int k = 0; k < s->nkeys; k++)
+			if (s->keys[k].tid >= 0)
+				sv->key_pids[k] = thread_group(s->keys[k].tid);
+		sv->ncells = ncells;
+	}
+	stat_read_all(s, sv->raw);
+	stat_make_cells(s, sv->raw, NULL, sv->cells);
+
+	bool *in = cli_xcalloc(s->nevents ? (size_t)s->nevents : 1, sizeof(bool));
+	bool *done = cli_xcalloc(s->nevents ? (size_t)s->nevents : 1, sizeof(bool));
+	t->len = 0;
+	/* One family per event name; events whose names meet in one family share it. */
+	for (int e = 0; e < s->nevents; e++) {
+		if (done[e])
+			continue;
+		bool open = false;
+		family_name(&s->events[e], family, sizeof(family));
+		for (int f = 0; f < s->nevents; f++) {
+			family_name(&s->events[f], other, sizeof(other));
+			in[f] = !done[f] && strcmp(family, other) == 0;
+			done[f] = done[f] || in[f];
+			open = open || (in[f] && s->events[f].open == STAT_OPEN_OK);
+		}
+		if (!open)
+			continue; /* perfev_event_counting says why it has no family */
+		snprintf(help, sizeof(help), "%s counted by perf_event_open%s, scaled for multiplexing.",
+			 s->events[e].name, counts_time(&s->events[e]) ? ", in seconds" : "");
+		add_family(sv, s, om, family, help, SERIES_COUNT, in);
+	}
+	for (int e = 0; e < s->nevents; e++)
+		in[e] = s->events[e].tool == STAT_TOOL_NONE;
+	add_family(sv, s, om, "perfev_event_enabled_seconds",
+		   "Time each event's counters were enabled.", SERIES_ENABLED, in);
+	add_family(sv, s, om, "perfev_event_running_seconds",
+		   "Time each event's counters ran on the PMU (less than enabled when multiplexed).",
+		   SERIES_RUNNING, in);
+
+	/* Whether each event is counting here, so a missing series has its reason. */
+	text_add(t, "# HELP perfev_event_counting 1 while the event counts; 0 when it could not "
+		    "be opened (see perfev's notes).\n");
+	text_add(t, "# TYPE perfev_event_counting gauge\n");
+	for (int e = 0; e < s->nevents; e++) {
+		text_add(t, "perfev_event_counting{event=\"");
+		add_label_value(t, s->events[e].name);
+		text_add(t, "\"} %d\n", s->events[e].open == STAT_OPEN_OK);
+	}
+	text_add(t, "# HELP perfev_scrapes%s Scrapes answered, this one included.\n",
+		 om ? "" : "_total");
+	text_add(t, "# TYPE perfev_scrapes%s counter\n", om ? "" : "_total");
+	text_add(t, "perfev_scrapes_total %lu\n", ++sv->scrapes);
+	if (om)
+		text_add(t, "# EOF\n");
+	free(in);
+	free(done);
+}
+
+/* ---- HTTP ------------------------------------------------------------------ */
+
+/* Sets c's response: a status line, headers, and body (body_len bytes). */
+static void respond(struct client *c, const char *status, const char *type, const char *body,
+		    size_t body_len, bool head)
+{
+	struct text t = {0};
+
+	text_add(&t,
+		 "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+		 "Cache-Control: no-store\r\nConnection: close\r\n\r\n",
+		 status, type, body_len);
+	if (!head) {
+		if (t.cap - t.len < body_len + 1) {
+			char *b = realloc(t.buf, t.len + body_len + 1);
+			if (!b)
+				abort();
+			t.buf = b;
+			t.cap = t.len + body_len + 1;
+		}
+		memcpy(t.buf + t.len, body, body_len);
+		t.len += body_len;
+	}
+	c->resp = t.buf;
+	c->resp_len = t.len;
+	c->resp_sent = 0;
+}
+
+static void respond_text(struct client *c, const char *status, const char *body)
+{
+	respond(c, status, "text/plain; charset=utf-8", body, strlen(body), false);
+}
+
+/* Whether header name (with its colon) has a value holding word, case-blind for the name. */
+static bool header_has(const char *headers, const char *name, const char *word)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = headers; l && *l; l = strstr(l, "\r\n"), l = l ? l + 2 : NULL) {
+		if (strncasecmp(l, name, n) == 0) {
+			const char *end = strstr(l, "\r\n");
+			const char *w = strstr(l + n, word);
+			return w && (!end || w < end);
+		}
+	}
+	return false;
+}
+
+/* Answers c's whole request. */
+static void answer(struct stat_server *sv, struct stat_state *s, struct client *c)
+{
+	char method[16], target[512], version[16];
+
+	if (sscanf(c->req, "%15s %511s %15s", method, target, version) != 3 ||
+	    strncmp(version, "HTTP/1.", 7) != 0) {
+		respond_text(c, "400 Bad Request", "perfev: a request line of HTTP/1.x was expected\n");
+		return;
+	}
+	bool head = strcmp(method, "HEAD") == 0;
+	if (!head && strcmp(method, "GET") != 0) {
+		respond_text(c, "405 Method Not Allowed", "perfev: only GET and HEAD are served\n");
+		return;
+	}
+	target[strcspn(target, "?#")] = '\0';
+	if (strcmp(target, "/") == 0) {
+		respond_text(c, "200 OK", "perfev stat: the counts are at /metrics\n");
+		return;
+	}
+	if (strcmp(target, "/metrics") != 0) {
+		respond_text(c, "404 Not Found", "perfev: no such page; the counts are at /metrics\n");
+		return;
+	}
+	const char *headers = strstr(c->req, "\r\n");
+	bool om = headers && header_has(headers + 2, "Accept:", "application/openmetrics-text");
+	make_page(sv, s, om);
+	respond(c,
+		"200 OK",
+		om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+		   : "text/plain; version=0.0.4; charset=utf-8",
+		sv->page.buf, sv->page.len, head);
+}
+
+/* Reads what c sent; answers once the headers are whole. */
+static void client_read(struct stat_server *sv, struct stat_state *s, struct client *c)
+{
+	ssize_t n = read(c->fd, c->req + c->req_len, sizeof(c->req) - 1 - c->req_len);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		client_close(c);
+		return;
+	}
+	c->req_len += (size_t)n;
+	c->req[c->req_len] = '\0';
+	if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n"))
+		answer(sv, s, c);
+	else if (c->req_len >= sizeof(c->req) - 1)
+		respond_text(c, "431 Request Header Fields Too Large",
+			     "perfev: the request's headers are too large\n");
+}
+
+/* Sends what is left of c's response; closes it when all is sent. */
+static void client_write(struct client *c)
+{
+	while (c->resp_sent < c->resp_len) {
+		ssize_t n = send(c->fd, c->resp + c->resp_sent, c->resp_len - c->resp_sent,
+				 MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0)
+			break;
+		c->resp_sent += (size_t)n;
+	}
+	client_close(c);
+}
+
+/* Accepts every waiting connection there is room for. */
+static void accept_all(struct stat_server *sv)
+{
+	for (;;) {
+		struct client *c = NULL;
+		for (int i = 0; i < MAX_CLIENTS && !c; i++)
+			if (sv->clients[i].fd < 0)
+				c = &sv->clients[i];
+		if (!c)
+			return; /* full: the rest wait in the listen queue */
+		int fd = accept4(sv->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return;
+		c->fd = fd;
+		c->since_ns = stat_now_ns();
+		c->req_len = 0;
+	}
+}
+
+void stat_serve_handle(struct stat_server *sv, struct stat_state *s, const struct pollfd *fds)
+{
+	double now = stat_now_ns();
+
+	if (!sv)
+		return;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *c = &sv->clients[i];
+		short rev = fds[1 + i].revents;
+		if (c->fd < 0 || fds[1 + i].fd != c->fd)
+			continue;
+		if (c->resp && (rev & (POLLOUT | POLLERR | POLLHUP)))
+			client_write(c);
+		else if (!c->resp && (rev & (POLLIN | POLLERR | POLLHUP)))
+			client_read(sv, s, c);
+		if (c->fd >= 0 && now - c->since_ns > CLIENT_IDLE_NS)
+			client_close(c);
+	}
+	if (fds[0].revents & POLLIN)
+		accept_all(sv);
+}
+
+int stat_serve_timeout_ms(const struct stat_server *sv)
+{
+	if (!sv)
+		return -1;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (sv->clients[i].fd >= 0)
+			return 1000; /* look at idle connections now and then */
+	return -1;
+}

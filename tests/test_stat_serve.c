@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_stat_serve.c - `perfev stat --serve`: the counts as Prometheus
+ * metrics over HTTP. The format and labels read with a small HTTP client,
+ * memory over thousands of scrapes, and Debian's real prometheus scraping a
+ * workload whose page-fault rate is known.
+ */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+extern char **environ;
+
+/* A running `perfev stat --serve 127.0.0.1:0 ...`. */
+struct served {
+	pid_t pid;
+	int err_fd; /* its standard error */
+	int port;
+};
+
+/* Reads one line of fd (byte by byte, so nothing after it is consumed); false at its end. */
+static bool read_line(int fd, char *buf, size_t size, int timeout_ms)
+{
+	size_t n = 0;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	while (n + 1 < size) {
+		if (poll(&p, 1, timeout_ms) <= 0)
+			return false;
+		char ch;
+		if (read(fd, &ch, 1) != 1)
+			return false;
+		if (ch == '\n')
+			break;
+		buf[n++] = ch;
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+/* Starts perfev stat --serve 127.0.0.1:0 with args (NULL-terminated) and waits for its address. */
+static struct served serve(const char *const *args)
+{
+	const char *argv[64] = {th_perfev_bin(), "stat", "--serve", "127.0.0.1:0", "-o",
+				"/dev/null"};
+	int n = 6, pipefd[2];
+	posix_spawn_file_actions_t fa;
+	struct served s = {.port = -1};
+	char line[512];
+
+	for (; *args && n < 62; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	cr_assert_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+	cr_assert_eq(posix_spawn(&s.pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	s.err_fd = pipefd[0];
+	while (read_line(s.err_fd, line, sizeof(line), 10000)) {
+		const char *at = strstr(line, "serving metrics at http://127.0.0.1:");
+		if (at) {
+			s.port = atoi(at + strlen("serving metrics at http://127.0.0.1:"));
+			break;
+		}
+	}
+	cr_assert_gt(s.port, 0, "perfev stat --serve said no address");
+	return s;
+}
+
+/* Ends it with sig and returns its exit status. */
+static int stop(struct served *s, int sig)
+{
+	int status = -1;
+
+	kill(s->pid, sig);
+	waitpid(s->pid, &status, 0);
+	close(s->err_fd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Sends request to port and returns the whole response (malloc'ed), or NULL. */
+static char *http(int port, const char *request)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (len + 1 >= cap)
+			buf = realloc(buf, cap *= 2);
+		ssize_t n = read(fd, buf + len, cap - len - 1);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* GET path with extra header lines ("" for none); returns the response. */
+static char *get(int port, const char *path, const char *headers)
+{
+	char req[1024];
+
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n%s\r\n", path, headers);
+	char *r = http(port, req);
+	cr_assert(r, "no answer from port %d", port);
+	return r;
+}
+
+/* The value of the sample line that starts with series ("name{labels}"), or -1 if none. */
+static double sample(const char *page, const char *series)
+{
+	size_t n = strlen(series);
+
+	for (const char *l = page; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, series, n) == 0 && l[n] == ' ')
+			return strtod(l + n + 1, NULL);
+	return -1;
+}
+
+static pid_t spawn_program(const char *const *argv)
+{
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	cr_assert_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	return pid;
+}
+
+static void end_program(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+TestSuite(stat_serve, .timeout = 120);
+
+Test(stat_serve, metrics_in_prometheus_text_format)
+{
+	const char *args[] = {"-e", "page-faults,task-clock,cycles", "--",
+			      th_test_program("fault_pacer"), "2000", "20", NULL};
+	struct served s = serve(args);
+
+	usleep(300 * 1000);
+	char *a = get(s.port, "/metrics", "");
+	usleep(300 * 1000);
+	char *b = get(s.port, "/metrics", "");
+	expect_has(a, "HTTP/1.1 200 OK\r\n");
+	expect_has(a, "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n");
+	expect_has(a, "\n# TYPE perfev_page_faults_total counter\n");
+	expect_has(a, "\n# TYPE perfev_task_clock_seconds_total counter\n");
+	expect_has(a, "\n# TYPE perfev_event_enabled_seconds_total counter\n");
+	expect_has(a, "\n# TYPE perfev_event_running_seconds_total counter\n");
+	cr_expect(!strstr(a, "# EOF"), "# EOF is OpenMetrics only");
+
+	/* Counts grow between scrapes: 2000 faults a second for 0.3 s is about 600. */
+	double fa = sample(a, "perfev_page_faults_total{event=\"page-faults\"}");
+	double fb = sample(b, "perfev_page_faults_total{event=\"page-faults\"}");
+	cr_expect_gt(fa, 0);
+	cr_expect_gt(fb - fa, 300, "page faults %g then %g", fa, fb);
+	double ta = sample(a, "perfev_task_clock_seconds_total{event=\"task-clock\"}");
+	cr_expect(ta > 0 && ta < 10, "task-clock in seconds: %g", ta);
+	double en = sample(b, "perfev_event_enabled_seconds_total{event=\"page-faults\"}");
+	double run = sample(b, "perfev_event_running_seconds_total{event=\"page-faults\"}");
+	cr_expect(en > 0 && run > 0 && run <= en, "enabled %g, running %g", en, run);
+
+	/* cycles: a series where it counts, none (and never a 0) where it cannot be opened. */
+	double open = sample(b, "perfev_event_counting{event=\"cycles\"}");
+	cr_expect(open == 0 || open == 1);
+	if (open == 0)
+		cr_expect(!strstr(b, "\nperfev_cycles_total"), "cycles exported though not counted");
+	else
+		cr_expect_gt(sample(b, "perfev_cycles_total{event=\"cycles\"}"), 0);
+	cr_expect_eq(sample(b, "perfev_event_counting{event=\"page-faults\"}"), 1);
+	cr_expect_eq(sample(b, "perfev_scrapes_total"), 2);
+	free(a);
+	free(b);
+	cr_expect_eq(stop(&s, SIGTERM), 128 + SIGTERM, "perfev passes SIGTERM to the command");
+}
+
+Test(stat_serve, openmetrics_when_asked)
+{
+	const char *args[] = {"-e", "page-faults", "--", "sleep", "20", NULL};
+	struct served s = serve(args);
+	char *r = get(s.port, "/metrics",
+		      "Accept: application/openmetrics-text;version=1.0.0,text/plain;q=0.5\r\n");
+
+	expect_has(r, "Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n");
+	expect_has(r, "\n# TYPE perfev_page_faults counter\nperfev_page_faults_total{");
+	size_t n = strlen(r);
+	cr_expect(n > 6 && strcmp(r + n - 6, "# EOF\n") == 0, "ends with # EOF:\n%s", r);
+	free(r);
+	stop(&s, SIGTERM);
+}
+
+Test(stat_serve, a_count_that_never_ran_is_no_sample)
+{
+	const char *sleeper[] = {"/bin/sleep", "30", NULL};
+	pid_t pid = spawn_program(sleeper);
+	char p[32];
+
+	/* Asleep before the counter opens: it never runs, so it has no count (not 0). */
+	for (int i = 0; i < 200 && th_task_state(pid) != 'S'; i++)
+		usleep(10 * 1000);
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	const char *args[] = {"-e", "task-clock", "-p", p, NULL};
+	struct served s = serve(args);
+	char *r = get(s.port, "/metrics", "");
+	cr_expect_eq(sample(r, "perfev_event_counting{event=\"task-clock\"}"), 1);
+	cr_expect(!strstr(r, "\nperfev_task_clock_seconds_total{"), "a sample of no count:\n%s", r);
+	free(r);
+	cr_expect_eq(stop(&s, SIGINT), 0);
+	end_program(pid);
+}
+
+Test(stat_serve, labels_per_cpu_and_per_thread)
+{
+	th_require_root();
+	const char *cpu_args[] = {"-a", "-A", "-e", "cpu-clock", NULL};
+	struct served s = serve(cpu_args);
+	usleep(200 * 1000);
+	char *r = get(s.port, "/metrics", "");
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	for (long c = 0; c < ncpus; c++) {
+		char series[128];
+		snprintf(series, sizeof(series),
+			 "perfev_cpu_clock_seconds_total{event=\"cpu-clock\",cpu=\"%ld\"}", c);
+		cr_expect_gt(sample(r, series), 0, "no %s in:\n%s", series, r);
+	}
+	free(r);
+	cr_expect_eq(stop(&s, SIGINT), 0);
+
+	const char *pacer[] = {th_test_program("fault_pacer"), "1000", "20", NULL};
+	pid_t pid = spawn_program(pacer);
+	char p[32], series[256];
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	const char *thread_args[] = {"--per-thread", "-p", p, "-e", "page-faults", NULL};
+	s = serve(thread_args);
+	usleep(300 * 1000);
+	r = get(s.port, "/metrics", "");
+	snprintf(series, sizeof(series),
+		 "perfev_page_faults_total{event=\"page-faults\",pid=\"%d\",tid=\"%d\","
+		 "comm=\"fault_pacer\"}",
+		 (int)pid, (int)pid);
+	cr_expect_gt(sample(r, series), 0, "no %s in:\n%s", series, r);
+	free(r);
+	cr_expect_eq(stop(&s, SIGINT), 0);
+	end_program(pid);
+}
+
+Test(stat_serve, http_errors)
+{
+	const char *args[] = {"-e", "page-faults", "--", "sleep", "20", NULL};
+	struct served s = serve(args);
+
+	char *r = get(s.port, "/nothing", "");
+	expect_has(r, "HTTP/1.1 404 Not Found\r\n");
+	free(r);
+	r = http(s.port, "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n");
+	expect_has(r, "HTTP/1.1 405 Method Not Allowed\r\n");
+	free(r);
+	r = http(s.port, "hello\r\n\r\n");
+	expect_has(r, "HTTP/1.1 400 Bad Request\r\n");
+	free(r);
+	r = http(s.port, "HEAD /metrics HTTP/1.0\r\n\r\n");
+	expect_has(r, "HTTP/1.1 200 OK\r\n");
+	cr_expect(strstr(r, "\r\n\r\n") && !strstr(r, "# TYPE"), "HEAD has no body:\n%s", r);
+	free(r);
+	/* Still serving after all that. */
+	r = get(s.port, "/metrics", "");
+	expect_has(r, "perfev_page_faults_total{event=\"page-faults\"}");
+	free(r);
+	stop(&s, SIGTERM);
+}
+
+/* VmRSS of pid in KiB. */
+static long rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+Test(stat_serve, memory_stays_flat_over_many_scrapes)
+{
+	const char *args[] = {"-e", "page-faults,task-clock,context-switches", "--", "sleep", "60",
+			      NULL};
+	struct served s = serve(args);
+
+	for (int i = 0; i < 300; i++)
+		free(get(s.port, "/metrics", ""));
+	long before = rss_kib(s.pid);
+	for (int i = 0; i < 3000; i++)
+		free(get(s.port, "/metrics", ""));
+	long after = rss_kib(s.pid);
+	cr_expect(before > 0 && after - before < 64,
+		  "VmRSS %ld KiB after 300 scrapes, %ld KiB after 3,300", before, after);
+	char *r = get(s.port, "/metrics", "");
+	cr_expect_eq(sample(r, "perfev_scrapes_total"), 3301);
+	free(r);
+	stop(&s, SIGTERM);
+}
+
+Test(stat_serve, option_errors)
+{
+	struct th_output o = th_perfev("stat", "--serve", "nowhere:port", "true");
+	cr_expect_eq(o.status, 129);
+	cr_expect(strstr(o.err, "option '--serve' needs [ADDRESS:]PORT"), "%s", o.err);
+	th_output_free(&o);
+
+	o = th_perfev("stat", "--serve", "0", "-r", "2", "true");
+	cr_expect_eq(o.status, 129);
+	cr_expect(strstr(o.err, "options '--serve' and '-r' cannot be used together"), "%s", o.err);
+	th_output_free(&o);
+
+	/* A port somebody else listens on. */
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(fd, 1), 0);
+	getsockname(fd, (struct sockaddr *)&a, &len);
+	char spec[64];
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d", ntohs(a.sin_port));
+	o = th_perfev("stat", "--serve", spec, "true");
+	cr_expect_eq(o.status, 1);
+	cr_expect(strstr(o.err, "cannot serve metrics on 127.0.0.1:") &&
+		      strstr(o.err, "Address already in use") && strstr(o.err, "hint: "),
+		  "%s", o.err);
+	th_output_free(&o);
+	close(fd);
+}
+
+/* ---- Debian's prometheus scraping perfev ------------------------------------------- */
+
+/* A TCP port on loopback that nothing listens on now. */
+static int free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	getsockname(fd, (struct sockaddr *)&a, &len);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static double now_unix(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The body of an HTTP response. */
+static const char *body(const char *response)
+{
+	const char *b = strstr(response, "\r\n\r\n");
+	return b ? b + 4 : "";
+}
+
+/* Asks prometheus for promql at time t; returns data.result (owned by *root; put it). */
+static struct json_object *query_result(int port, const char *promql, double t,
+					struct json_object **root)
+{
+	char path[1024], enc[512];
+	size_t n = 0;
+
+	for (const char *p = promql; *p && n + 4 < sizeof(enc); p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_')
+			enc[n++] = *p;
+		else
+			n += (size_t)snprintf(enc + n, sizeof(enc) - n, "%%%02X", (unsigned char)*p);
+	}
+	enc[n] = '\0';
+	snprintf(path, sizeof(path), "/api/v1/query?query=%s&time=%.3f", enc, t);
+	char *r = get(port, path, "");
+	cr_log_info("prometheus: %s at %.3f: %s", promql, t, body(r));
+	*root = th_json_parse(body(r));
+	free(r);
+	cr_assert(*root, "prometheus answered no JSON");
+	return th_json_get(th_json_get(*root, "data"), "result");
+}
+
+/* The one value of an instant query at time t, or -1 if none. */
+static double query(int port, const char *promql, double t)
+{
+	struct json_object *root, *res = query_result(port, promql, t, &root);
+	double v = -1;
+
+	if (json_object_array_length(res) == 1) {
+		struct json_object *val = th_json_get(json_object_array_get_idx(res, 0), "value");
+		v = strtod(json_object_get_string(json_object_array_get_idx(val, 1)), NULL);
+	}
+	json_object_put(root);
+	return v;
+}
+
+/* The times of the first and last sample of a range query's one series, and their number. */
+static int sample_span(int port, const char *range, double t, double *first, double *last)
+{
+	struct json_object *root, *res = query_result(port, range, t, &root);
+	int n = 0;
+
+	if (json_object_array_length(res) == 1) {
+		struct json_object *v = th_json_get(json_object_array_get_idx(res, 0), "values");
+		n = (int)json_object_array_length(v);
+		if (n > 0) {
+			*first = json_object_get_double(
+			    json_object_array_get_idx(json_object_array_get_idx(v, 0), 0));
+			*last = json_object_get_double(
+			    json_object_array_get_idx(json_object_array_get_idx(v, n - 1), 0));
+		}
+	}
+	json_object_put(root);
+	return n;
+}
+
+Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults, .timeout = 180)
+{
+	if (!th_have_program("prometheus")) {
+		th_skip("Debian's prometheus is not installed (scripts/install-deps.sh installs it)");
+		return;
+	}
+	const char *dir = th_temp_dir("prometheus");
+	const char *rate = "5000", *seconds = "12";
+	double start = now_unix();
+	const char *args[] = {"-e", "page-faults", "--", th_test_program("fault_pacer"), rate,
+			      seconds, NULL};
+	struct served s = serve(args);
+
+	/* Prometheus scrapes perfev every second. */
+	char *config = th_path_join(dir, "prometheus.yml"), *data = th_path_join(dir, "data");
+	char *log = th_path_join(dir, "prometheus.log"), listen_at[64], flags[3][512];
+	FILE *f = fopen(config, "w");
+	cr_assert(f);
+	fprintf(f,
+		"global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+		"scrape_configs:\n  - job_name: perfev\n    static_configs:\n"
+		"      - targets: ['127.0.0.1:%d']\n",
+		s.port);
+	fclose(f);
+	int web = free_port();
+	snprintf(listen_at, sizeof(listen_at), "--web.listen-address=127.0.0.1:%d", web);
+	snprintf(flags[0], sizeof(flags[0]), "--config.file=%s", config);
+	snprintf(flags[1], sizeof(flags[1]), "--storage.tsdb.path=%s", data);
+	snprintf(flags[2], sizeof(flags[2]), "--log.level=warn");
+	char *prom = th_which("prometheus");
+	const char *pargv[] = {prom, flags[0], flags[1], flags[2], listen_at, NULL};
+	pid_t ppid;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	cr_assert_eq(posix_spawn(&ppid, prom, &fa, NULL, (char *const *)pargv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+
+	/* The workload runs its 12 s; perfev ends with it. */
+	int status;
+	waitpid(s.pid, &status, 0);
+	close(s.err_fd);
+	double end = now_unix();
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	/*
+	 * rate() over a window inside the scrapes (prometheus extrapolates a
+	 * window's ends from the samples in it: exact for a steady rate when
+	 * the window starts less than a scrape interval before its first
+	 * sample). perfev serves only while the workload runs, so every scrape
+	 * saw it at work.
+	 */
+	double first = 0, last = 0;
+	int n = sample_span(web, "perfev_page_faults_total{event=\"page-faults\"}[60s]", end,
+			    &first, &last);
+	cr_assert_geq(n, 4, "prometheus scraped perfev %d times in %.1f s", n, end - start);
+	char promql[256];
+	snprintf(promql, sizeof(promql),
+		 "rate(perfev_page_faults_total{event=\"page-faults\"}[%dms])",
+		 (int)((last - first - 0.5) * 1000));
+	double got = query(web, promql, last);
+	double want = atof(rate);
+	cr_expect(got > want * 0.97 && got < want * 1.03,
+		  "prometheus says %.1f page faults/s, the workload made %.0f/s", got, want);
+	cr_expect_eq(query(web, "up{job=\"perfev\"}", last), 1);
+	cr_expect_eq(query(web, "perfev_event_counting{event=\"page-faults\"}", last), 1);
+	/* No reset in the whole run. */
+	cr_expect_eq(query(web, "resets(perfev_page_faults_total[60s])", end), 0);
+
+	kill(ppid, SIGTERM);
+	waitpid(ppid, NULL, 0);
+	free(prom);
+	free(config);
+	free(data);
+	free(log);
+}
