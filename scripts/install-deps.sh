@@ -32,6 +32,8 @@ packages="
 	locales
 	python3
 	g++
+	python3-pytest
+	python3-pandas
 "
 
 # The locale test_stat_parity groups digits in (perf's thousands separators).
