@@ -33,6 +33,8 @@ packages="
 	python3
 	g++
 	prometheus
+	python3-pytest
+	python3-pandas
 "
 
 # The locale test_stat_parity groups digits in (perf's thousands separators).

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: MIT
+"""perfev: Linux perf_event_open from Python, over libperfev.
+
+    perfev.Counters("task-clock,{cpu-clock,page-faults}")  counting, groups
+    perfev.Session("task-clock", freq=1000)                sampling records
+    perfev.samples("perf.data")                            symbolized samples
+    perfev.PerfevError and its subclasses                  typed errors
+
+Every object that holds descriptors is a context manager and has close().
+"""
+
+from . import errors
+from .counters import Count, Counters
+from .errors import PerfevError
+from .perfdata import samples
+from .sampling import Record, Session
+
+__all__ = ["Count", "Counters", "PerfevError", "Record", "Session", "errors", "samples"]
+__version__ = "0.1.0"

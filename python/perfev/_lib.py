@@ -1,0 +1,355 @@
+# SPDX-License-Identifier: MIT
+"""The C library, loaded with ctypes, and the C structs perfev's Python side uses.
+
+Only what the bindings need is declared. Structs whose first field is their
+size (`sz`) are declared up to the last field used: the library treats the
+fields past `sz` as zero, which is what its ABI promises older callers.
+tests/test_layout.py checks every offset and size here against the C
+headers (it compiles a small program; installing needs no compiler).
+"""
+
+import ctypes
+import ctypes.util
+import os
+
+c_int = ctypes.c_int
+c_uint = ctypes.c_uint
+c_int32 = ctypes.c_int32
+c_uint16 = ctypes.c_uint16
+c_uint32 = ctypes.c_uint32
+c_uint64 = ctypes.c_uint64
+c_size_t = ctypes.c_size_t
+c_bool = ctypes.c_bool
+c_char_p = ctypes.c_char_p
+c_void_p = ctypes.c_void_p
+c_double = ctypes.c_double
+POINTER = ctypes.POINTER
+
+ERROR_MESSAGE_MAX = 1536
+
+# Kernel ABI constants perfev mirrors (include/perfev/abi.h).
+SAMPLE_IP = 1 << 0
+SAMPLE_TID = 1 << 1
+SAMPLE_TIME = 1 << 2
+SAMPLE_ADDR = 1 << 3
+SAMPLE_CALLCHAIN = 1 << 5
+SAMPLE_CPU = 1 << 7
+SAMPLE_PERIOD = 1 << 8
+
+FORMAT_TOTAL_TIME_ENABLED = 1 << 0
+FORMAT_TOTAL_TIME_RUNNING = 1 << 1
+FORMAT_ID = 1 << 2
+FORMAT_GROUP = 1 << 3
+
+PID_SELF = 0
+CPU_ANY = -1
+
+INHERIT_NONE = 0
+INHERIT_ALL = 1
+
+RECORD_SAMPLE = 9
+CONTEXT_MAX = 2 ** 64 - 4095  # callchain entries at or above are context markers
+
+FRAME_KERNEL = 1 << 0
+FRAME_INLINED = 1 << 1
+
+
+def _load():
+    path = os.environ.get("PERFEV_LIBRARY")
+    candidates = [path] if path else []
+    found = ctypes.util.find_library("perfev")
+    if found:
+        candidates.append(found)
+    candidates.append("libperfev.so.0")
+    errors = []
+    for name in candidates:
+        try:
+            return ctypes.CDLL(name)
+        except OSError as e:
+            errors.append(f"{name}: {e}")
+    raise ImportError(
+        "perfev: cannot load libperfev (" + "; ".join(errors) + "); install perfev "
+        "(meson install) or set PERFEV_LIBRARY to the path of libperfev.so.0")
+
+
+lib = _load()
+
+
+class Error(ctypes.Structure):
+    """struct pev_error (caller-allocated)."""
+    _fields_ = [
+        ("code", c_int),
+        ("sys_errno", c_int),
+        ("before_syscall", c_bool),
+        ("syscall", ctypes.c_char * 24),
+        ("event", ctypes.c_char * 96),
+        ("field", ctypes.c_char * 48),
+        ("position", c_int),
+        ("length", c_int),
+        ("message", ctypes.c_char * ERROR_MESSAGE_MAX),
+        ("hint", ctypes.c_char * ERROR_MESSAGE_MAX),
+    ]
+
+
+class Event(ctypes.Structure):
+    """struct pev_event."""
+    _fields_ = [
+        ("type", c_uint32),
+        ("bp_type", c_uint32),
+        ("config", c_uint64),
+        ("config1", c_uint64),
+        ("config2", c_uint64),
+        ("config3", c_uint64),
+        ("name", c_char_p),
+        ("pmu", c_char_p),
+    ]
+
+
+class OptsPrefix(ctypes.Structure):
+    """struct pev_opts, up to read_format (sz says how much the library reads)."""
+    _fields_ = [
+        ("sz", c_size_t),
+        ("exclude_user", c_bool),
+        ("exclude_kernel", c_bool),
+        ("exclude_hv", c_bool),
+        ("exclude_idle", c_bool),
+        ("exclude_host", c_bool),
+        ("exclude_guest", c_bool),
+        ("disabled", c_bool),
+        ("enable_on_exec", c_bool),
+        ("remove_on_exec", c_bool),
+        ("inherit", c_int),
+        ("inherit_stat", c_bool),
+        ("pinned", c_bool),
+        ("exclusive", c_bool),
+        ("sample_period", c_uint64),
+        ("sample_freq", c_uint64),
+        ("skid", c_int),
+        ("sample_type", c_uint64),
+        ("callchain_max_stack", c_uint16),
+        ("exclude_callchain_kernel", c_bool),
+        ("exclude_callchain_user", c_bool),
+        ("sample_regs_user", c_uint64),
+        ("sample_stack_user", c_uint32),
+        ("sample_regs_intr", c_uint64),
+        ("branch_sample_type", c_uint64),
+        ("aux_sample_size", c_uint32),
+        ("read_format", c_uint64),
+    ]
+
+
+class EventSpecPrefix(ctypes.Structure):
+    """struct pev_event_spec: the event; its options follow (at offsetof(opts))."""
+    _fields_ = [("ev", Event)]
+
+
+class EventSpecTail(ctypes.Structure):
+    """struct pev_event_spec after its options (at offsetof(opts) + opts.sz)."""
+    _fields_ = [
+        ("text", c_char_p),
+        ("pmu", c_char_p),
+        ("group", c_int),
+        ("group_leader", c_bool),
+        ("leader_sampling", c_bool),
+    ]
+
+
+class Target(ctypes.Structure):
+    """struct pev_target."""
+    _fields_ = [
+        ("pid", c_int32),
+        ("cpu", c_int),
+        ("cgroup", c_char_p),
+        ("cpus", c_char_p),
+        ("all_threads", c_bool),
+    ]
+
+
+class Count(ctypes.Structure):
+    """struct pev_count."""
+    _fields_ = [
+        ("value", c_uint64),
+        ("time_enabled", c_uint64),
+        ("time_running", c_uint64),
+        ("lost", c_uint64),
+        ("id", c_uint64),
+        ("scaled", c_uint64),
+        ("running", c_double),
+        ("counted", c_bool),
+    ]
+
+
+class SessionOpts(ctypes.Structure):
+    """struct pev_session_opts."""
+    _fields_ = [
+        ("sz", c_size_t),
+        ("events", c_void_p),
+        ("nr_events", c_int),
+        ("event_text", c_char_p),
+        ("parse_opts", c_void_p),
+        ("sample_period", c_uint64),
+        ("sample_freq", c_uint64),
+        ("sample_type", c_uint64),
+        ("target", POINTER(Target)),
+        ("data_pages", c_size_t),
+        ("track", c_bool),
+    ]
+
+
+class SampleId(ctypes.Structure):
+    """struct pev_sample_id."""
+    _fields_ = [
+        ("pid", c_uint32),
+        ("tid", c_uint32),
+        ("time", c_uint64),
+        ("id", c_uint64),
+        ("stream_id", c_uint64),
+        ("cpu", c_uint32),
+        ("cpu_res", c_uint32),
+        ("identifier", c_uint64),
+    ]
+
+
+class ReadData(ctypes.Structure):
+    """struct pev_read_data."""
+    _fields_ = [
+        ("read_format", c_uint64),
+        ("nr", c_uint64),
+        ("time_enabled", c_uint64),
+        ("time_running", c_uint64),
+        ("words", POINTER(c_uint64)),
+        ("nr_words", c_uint32),
+    ]
+
+
+class SamplePrefix(ctypes.Structure):
+    """struct pev_sample, up to the call chain."""
+    _fields_ = [
+        ("fields", c_uint64),
+        ("ip", c_uint64),
+        ("addr", c_uint64),
+        ("period", c_uint64),
+        ("read", ReadData),
+        ("callchain_nr", c_uint64),
+        ("callchain", POINTER(c_uint64)),
+    ]
+
+
+# struct pev_record: the header and sample_id, then a union of every record's
+# fields (its size checked by tests/test_layout.py).
+RECORD_UNION_SIZE = 328
+
+
+class Record(ctypes.Structure):
+    """struct pev_record."""
+    _fields_ = [
+        ("type", c_uint32),
+        ("misc", c_uint16),
+        ("size", c_uint16),
+        ("bytes", c_void_p),
+        ("id_fields", c_uint64),
+        ("sample_id", SampleId),
+        ("u", ctypes.c_uint8 * RECORD_UNION_SIZE),
+    ]
+
+    def sample(self):
+        return SamplePrefix.from_buffer(self.u)
+
+
+class SessionRecord(ctypes.Structure):
+    """struct pev_session_record."""
+    _fields_ = [
+        ("rec", Record),
+        ("event", c_int),
+        ("ring", c_int),
+        ("cpu", c_int),
+        ("time", c_uint64),
+    ]
+
+
+class ProfileFrame(ctypes.Structure):
+    """struct pev_profile_frame."""
+    _fields_ = [
+        ("address", c_uint64),
+        ("symbol", c_char_p),
+        ("offset", c_uint64),
+        ("dso", c_char_p),
+        ("file", c_char_p),
+        ("line", c_uint32),
+        ("flags", c_uint32),
+        ("dso_offset", c_uint64),
+    ]
+
+
+class ReplaySample(ctypes.Structure):
+    """struct pev_replay_sample."""
+    _fields_ = [
+        ("event", c_void_p),
+        ("record", POINTER(Record)),
+        ("offset", c_uint64),
+        ("comm", c_char_p),
+        ("pid", c_int32),
+        ("tid", c_int32),
+        ("cpu", c_int32),
+        ("time", c_uint64),
+        ("period", c_uint64),
+        ("cpumode", c_uint),
+        ("frames", POINTER(ProfileFrame)),
+        ("nr_frames", c_size_t),
+        ("nr_addresses", c_size_t),
+    ]
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+strerror = _fn("pev_strerror", c_char_p, c_int)
+error_name = _fn("pev_error_name", c_char_p, c_int)
+
+event_parse = _fn("pev_event_parse", c_int, c_char_p, c_void_p, POINTER(c_void_p), POINTER(Error))
+event_list_count = _fn("pev_event_list_count", c_int, c_void_p)
+event_list_at = _fn("pev_event_list_at", c_void_p, c_void_p, c_int)
+event_list_free = _fn("pev_event_list_free", None, c_void_p)
+
+counter_open = _fn("pev_counter_open", c_int, c_void_p, c_void_p, POINTER(Target), c_void_p,
+                   POINTER(c_void_p), POINTER(Error))
+counter_close = _fn("pev_counter_close", None, c_void_p)
+counter_enable = _fn("pev_counter_enable", c_int, c_void_p)
+counter_disable = _fn("pev_counter_disable", c_int, c_void_p)
+counter_reset = _fn("pev_counter_reset", c_int, c_void_p)
+counter_enable_group = _fn("pev_counter_enable_group", c_int, c_void_p)
+counter_disable_group = _fn("pev_counter_disable_group", c_int, c_void_p)
+counter_reset_group = _fn("pev_counter_reset_group", c_int, c_void_p)
+counter_read = _fn("pev_counter_read", c_int, c_void_p, POINTER(Count))
+counter_read_group = _fn("pev_counter_read_group", c_int, c_void_p, POINTER(Count), c_int)
+counter_name = _fn("pev_counter_name", c_char_p, c_void_p)
+
+session_open = _fn("pev_session_open", c_int, POINTER(SessionOpts), POINTER(c_void_p),
+                   POINTER(Error))
+session_close = _fn("pev_session_close", None, c_void_p)
+session_enable = _fn("pev_session_enable", c_int, c_void_p)
+session_disable = _fn("pev_session_disable", c_int, c_void_p)
+session_nr_events = _fn("pev_session_nr_events", c_int, c_void_p)
+session_counter = _fn("pev_session_counter", c_void_p, c_void_p, c_int)
+session_poll = _fn("pev_session_poll", c_int, c_void_p, c_int)
+session_read = _fn("pev_session_read", c_int, c_void_p, POINTER(SessionRecord))
+session_flush = _fn("pev_session_flush", c_int, c_void_p)
+
+perfdata_open = _fn("pev_perfdata_open", c_int, c_char_p, c_uint, POINTER(c_void_p),
+                    POINTER(Error))
+perfdata_close = _fn("pev_perfdata_close", None, c_void_p)
+replay_open = _fn("pev_replay_open", c_int, c_void_p, c_void_p, POINTER(c_void_p),
+                  POINTER(Error))
+replay_next = _fn("pev_replay_next", c_int, c_void_p, POINTER(ReplaySample), POINTER(Error))
+replay_close = _fn("pev_replay_close", None, c_void_p)
+replay_lost = _fn("pev_replay_lost", c_uint64, c_void_p)
+replay_event_name = _fn("pev_replay_event_name", c_char_p, c_void_p, ctypes.c_char_p, c_size_t)
+
+
+def text(b):
+    """A C string as str (None for NULL), undecodable bytes escaped."""
+    return None if b is None else b.decode("utf-8", "backslashreplace")

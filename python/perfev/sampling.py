@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: MIT
+"""Sampling sessions: events over CPUs and threads, records in time order."""
+
+import ctypes
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from . import _lib
+from .counters import make_target
+from .errors import check
+
+RECORD_TYPES = {
+    1: "MMAP", 2: "LOST", 3: "COMM", 4: "EXIT", 5: "THROTTLE", 6: "UNTHROTTLE", 7: "FORK",
+    8: "READ", 9: "SAMPLE", 10: "MMAP2", 11: "AUX", 12: "ITRACE_START", 13: "LOST_SAMPLES",
+    14: "SWITCH", 15: "SWITCH_CPU_WIDE", 16: "NAMESPACES", 17: "KSYMBOL", 18: "BPF_EVENT",
+    19: "CGROUP", 20: "TEXT_POKE", 21: "AUX_OUTPUT_HW_ID",
+}
+
+
+@dataclass
+class Record:
+    """One record of a session.
+
+    type: the kernel's record type name ("SAMPLE", "MMAP2", "COMM", ...);
+    event: the name of the event that wrote it (None when unknown); cpu:
+    the ring's CPU (-1 for a per-thread ring); time: its timestamp; pid,
+    tid: from the record's sample_id. Samples also have ip, addr, period and
+    callchain (user and kernel addresses, innermost first, context markers
+    left out). raw: the record's bytes, as the kernel wrote them.
+    """
+    type: str
+    event: Optional[str]
+    cpu: int
+    time: int
+    pid: int
+    tid: int
+    raw: bytes
+    ip: int = 0
+    addr: int = 0
+    period: int = 0
+    callchain: List[int] = field(default_factory=list)
+
+
+class Session:
+    """Samples events (perf's syntax) on a target; iterate to get its records.
+
+        with perfev.Session("task-clock", freq=1000, callchain=True) as s:
+            work()
+        samples = [r for r in s if r.type == "SAMPLE"]
+
+    freq or period sets how often events without their own rate sample
+    (1000 Hz by default); pid / cpu / all_threads choose the target as for
+    Counters (the calling thread by default); track adds MMAP2, COMM and
+    FORK/EXIT records. Entering the context enables the events, leaving it
+    disables them; iterating drains what the rings hold, in time order
+    across CPUs (poll() waits for more). close() releases everything.
+    """
+
+    def __init__(self, events, freq=0, period=0, pid=None, cpu=None, all_threads=False,
+                 callchain=False, track=False, pages=0):
+        self._s = ctypes.c_void_p()
+        self._target = make_target(pid, cpu, all_threads)
+        self._events = events.encode()
+        o = _lib.SessionOpts()
+        o.sz = ctypes.sizeof(o)
+        o.event_text = self._events
+        o.sample_freq = freq
+        o.sample_period = period
+        o.sample_type = (_lib.SAMPLE_IP | _lib.SAMPLE_TID | _lib.SAMPLE_TIME | _lib.SAMPLE_CPU |
+                         _lib.SAMPLE_PERIOD | (_lib.SAMPLE_CALLCHAIN if callchain else 0))
+        o.target = ctypes.pointer(self._target)
+        o.data_pages = pages
+        o.track = track
+        err = _lib.Error()
+        check(_lib.session_open(ctypes.byref(o), ctypes.byref(self._s), ctypes.byref(err)), err)
+        self._names = []
+        for i in range(_lib.session_nr_events(self._s)):
+            self._names.append(_lib.text(_lib.counter_name(_lib.session_counter(self._s, i))))
+
+    @property
+    def names(self):
+        return list(self._names)
+
+    def enable(self):
+        check(_lib.session_enable(self._s))
+
+    def disable(self):
+        check(_lib.session_disable(self._s))
+
+    def poll(self, timeout_ms=-1):
+        """Waits for a ring to have data; returns how many rings are ready."""
+        return check(_lib.session_poll(self._s, timeout_ms))
+
+    def __iter__(self):
+        """The records the rings hold now (the session's flush first), then stops."""
+        if not self._s:
+            return
+        check(_lib.session_flush(self._s))
+        r = _lib.SessionRecord()
+        while check(_lib.session_read(self._s, ctypes.byref(r))) == 1:
+            yield self._record(r)
+
+    def _record(self, r):
+        rec = r.rec
+        out = Record(
+            type=RECORD_TYPES.get(rec.type, str(rec.type)),
+            event=self._names[r.event] if 0 <= r.event < len(self._names) else None,
+            cpu=r.cpu, time=r.time, pid=rec.sample_id.pid, tid=rec.sample_id.tid,
+            raw=ctypes.string_at(rec.bytes, rec.size) if rec.bytes else b"")
+        if rec.type == _lib.RECORD_SAMPLE:
+            s = rec.sample()
+            out.ip, out.addr, out.period = s.ip, s.addr, s.period
+            out.callchain = [s.callchain[i] for i in range(s.callchain_nr)
+                             if s.callchain[i] < _lib.CONTEXT_MAX]
+        return out
+
+    def close(self):
+        if self._s:
+            _lib.session_close(self._s)
+            self._s = ctypes.c_void_p()
+
+    def __enter__(self):
+        self.enable()
+        return self
+
+    def __exit__(self, *exc):
+        if self._s:
+            self.disable()
+        return False
+
+    def __del__(self):
+        self.close()

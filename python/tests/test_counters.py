@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: MIT
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import perfev
+
+
+def open_fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_counts_a_region_and_groups():
+    before = open_fds()
+    with perfev.Counters("task-clock,page-faults,{cpu-clock,context-switches}") as c:
+        block = bytearray(16 << 20)  # 4096 fresh pages
+        for i in range(0, len(block), 4096):
+            block[i] = 1
+    counts = c.read()
+    assert list(counts) == ["task-clock", "page-faults", "cpu-clock", "context-switches"]
+    assert counts["page-faults"].counted and counts["page-faults"].value >= 4096
+    assert counts["task-clock"].value > 0
+    # The group was read in one go: its members ran exactly as long as its leader.
+    assert counts["cpu-clock"].time_enabled == counts["context-switches"].time_enabled
+    # Disabled outside the context: nothing more is counted.
+    again = c.read()
+    sum(range(100000))
+    assert c.read()["task-clock"].value == again["task-clock"].value
+    c.close()
+    c.close()  # twice is fine
+    assert open_fds() == before
+
+
+def test_modifiers_and_repeated_names():
+    with perfev.Counters("task-clock:u,task-clock") as c:
+        sum(range(200000))
+    counts = c.read()
+    assert set(counts) == {"task-clock:u", "task-clock"} or set(counts) == {"task-clock", "task-clock#2"}
+    c.close()
+
+
+def test_never_enabled_is_not_counted():
+    c = perfev.Counters("task-clock")
+    sum(range(100000))
+    count = c.read()["task-clock"]
+    # Opened disabled and never enabled: no count, which is not a count of 0.
+    assert count.time_running == 0
+    assert not count.counted or count.value == 0
+    c.close()
+
+
+def test_another_process():
+    child = subprocess.Popen([sys.executable, "-c", "import time\nwhile True: sum(range(10**5))"])
+    try:
+        with perfev.Counters("task-clock", pid=child.pid) as c:
+            time.sleep(0.3)
+        assert c.read()["task-clock"].value > 10**6  # more than a millisecond of its CPU
+        c.close()
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_errors_are_typed_and_explained():
+    with pytest.raises(perfev.PerfevError) as e:
+        perfev.Counters("no-such-event-anywhere")
+    assert e.value.name in ("NotFound", "EventNotFound")
+    assert e.value.message and "no-such-event-anywhere" in e.value.message
+
+    with pytest.raises(ValueError) as e:  # a parse error is also a ValueError
+        perfev.Counters("task-clock,,{")
+    assert isinstance(e.value, perfev.PerfevError)
+
+    # A process that does not exist.
+    with pytest.raises(ProcessLookupError) as e:
+        perfev.Counters("task-clock", pid=2**22 + 7)
+    assert isinstance(e.value, perfev.PerfevError) and e.value.errno == 3
+    assert e.value.hint or e.value.message
+
+
+def test_a_failed_group_leaves_nothing_open():
+    before = open_fds()
+    with pytest.raises(perfev.PerfevError):
+        perfev.Counters("{task-clock,page-faults,no-such-event-anywhere}")
+    assert open_fds() == before
