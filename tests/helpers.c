@@ -142,6 +142,22 @@ void th_skip_log(const char *fmt, ...)
 
 /* ---- processes -------------------------------------------------------------- */
 
+long th_rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 char th_task_state(pid_t id)
 {
 	char path[64], buf[512];

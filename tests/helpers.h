@@ -75,6 +75,9 @@ bool th_breakpoints_fire(void);
 /* The state letter of task id in /proc/ID/stat ('R', 'S', 'Z', ...), or 0 when it is gone. */
 char th_task_state(pid_t id);
 
+/* The resident memory of process pid in KiB (VmRSS), or -1 when it is gone. */
+long th_rss_kib(pid_t pid);
+
 /* ---- outputs and links --------------------------------------------------- */
 
 /*

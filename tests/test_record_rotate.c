@@ -117,22 +117,6 @@ static int wait_windows(const char *dir, int n)
 	return 0;
 }
 
-static long rss_kib(pid_t pid)
-{
-	char path[64], line[256];
-	long kib = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
 TestSuite(record_rotate, .timeout = 180);
 
 Test(record_rotate, each_window_is_a_whole_file_with_its_symbols)
@@ -234,9 +218,9 @@ Test(record_rotate, memory_stays_flat_window_after_window)
 	 */
 	pid_t pid = start_perfev(args);
 	cr_assert_geq(wait_windows(out, 20), 20);
-	long before = rss_kib(pid);
+	long before = th_rss_kib(pid);
 	cr_assert_geq(wait_windows(out, 200), 200);
-	long after = rss_kib(pid);
+	long after = th_rss_kib(pid);
 	kill(pid, SIGTERM);
 	int status;
 	waitpid(pid, &status, 0);

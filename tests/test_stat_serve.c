@@ -305,23 +305,6 @@ Test(stat_serve, http_errors)
 	stop(&s, SIGTERM);
 }
 
-/* VmRSS of pid in KiB. */
-static long rss_kib(pid_t pid)
-{
-	char path[64], line[256];
-	long kib = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
 Test(stat_serve, memory_stays_flat_over_many_scrapes)
 {
 	const char *args[] = {"-e", "page-faults,task-clock,context-switches", "--", "sleep", "60",
@@ -330,10 +313,10 @@ Test(stat_serve, memory_stays_flat_over_many_scrapes)
 
 	for (int i = 0; i < 300; i++)
 		free(get(s.port, "/metrics", ""));
-	long before = rss_kib(s.pid);
+	long before = th_rss_kib(s.pid);
 	for (int i = 0; i < 3000; i++)
 		free(get(s.port, "/metrics", ""));
-	long after = rss_kib(s.pid);
+	long after = th_rss_kib(s.pid);
 	cr_expect(before > 0 && after - before < 64,
 		  "VmRSS %ld KiB after 300 scrapes, %ld KiB after 3,300", before, after);
 	char *r = get(s.port, "/metrics", "");
