@@ -216,7 +216,9 @@ static int load(const char *path, const struct diff_args *a, struct pev_perfdata
 		ropts.flags |= PEV_REPLAY_NO_CALLCHAIN;
 	if (a->format == FMT_TABLE || a->no_inline) {
 		ropts.flags |= PEV_REPLAY_NO_INLINE;
-		sopts.flags |= PEV_SYMBOLS_NO_SRCLINE;
+		/* The srcline key needs lines, if not inline chains. */
+		sopts.flags |= a->r.sort && strstr(a->r.sort, "srcline") ? PEV_SYMBOLS_NO_INLINE
+									   : PEV_SYMBOLS_NO_SRCLINE;
 	}
 	ropts.symbols_opts = &sopts;
 	if (pev_profile_load(*pd, &ropts, p, &err)) {
