@@ -26,6 +26,7 @@
 #include "perfev/symbols.h"
 #include "perfev/signal.h"
 #include "perfev/report.h"
+#include "perfev/diff.h"
 #include "perfev/replay.h"
 #include "perfev/capability.h"
 

@@ -11,8 +11,14 @@
  * Colours come from a hash of the name, in a palette per kind of frame
  * (user: warm, kernel: blue, inlined: green, unknown: grey, command:
  * violet), so the same function has the same colour in every graph.
+ *
+ * A differential graph (pev_profile_write_diff_flamegraph) is the same
+ * drawing of the newer profile, each frame coloured instead by how its
+ * share changed from the baseline (red: grew, blue: shrank, white: the
+ * same), as the differential flame graphs of flamegraph.pl.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,7 +146,30 @@ struct layout {
 	double scale; /* pixels per unit of weight */
 	double min_width, frame_h, root_y;
 	const char *unit;
+	bool diff;        /* a differential graph: colours by change from the baseline */
+	double max_change; /* the largest change of a frame's share (diff), in percent */
 };
+
+/* How a frame's share changed from the baseline to the shown profile, in percent. */
+static double change(const struct pev__stacks *s, const struct pev__stack_node *n)
+{
+	return pev__percent(n->total, s->node[0].total) -
+	       pev__percent(n->base_total, s->node[0].base_total);
+}
+
+/*
+ * A differential frame's colour: red where its share grew, blue where it
+ * shrank, deeper the closer the change is to the graph's largest; white
+ * where it did not change.
+ */
+static void diff_colour(double delta, double max, int rgb[3])
+{
+	int fade = 255 - (int)(205.0 * (max > 0 ? fabs(delta) / max : 0) + 0.5);
+
+	rgb[0] = delta < 0 ? fade : 255;
+	rgb[1] = fade;
+	rgb[2] = delta > 0 ? fade : 255;
+}
 
 static void frame(const struct layout *l, uint32_t i, double x, double w)
 {
@@ -151,11 +180,19 @@ static void frame(const struct layout *l, uint32_t i, double x, double w)
 	long fits = (long)((w - 6) / CHAR_W), len = utf8_chars(name);
 	int rgb[3];
 
-	colour(name, n->kind, rgb);
 	fputs("<g class=\"f\"><title>", l->out);
 	xml_text(l->out, name, -1);
-	fprintf(l->out, " (%" PRIu64 " %s, %.2f%%)</title>", n->total, l->unit,
+	fprintf(l->out, " (%" PRIu64 " %s, %.2f%%", n->total, l->unit,
 		pev__percent(n->total, l->s->node[0].total));
+	if (l->diff) {
+		diff_colour(change(l->s, n), l->max_change, rgb);
+		fprintf(l->out, "; baseline %" PRIu64 " %s, %.2f%%; change %+.2f%%", n->base_total,
+			l->unit, pev__percent(n->base_total, l->s->node[0].base_total),
+			change(l->s, n));
+	} else {
+		colour(name, n->kind, rgb);
+	}
+	fputs(")</title>", l->out);
 	fprintf(l->out,
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\" "
 		"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
@@ -218,46 +255,27 @@ static int frames(const struct layout *l)
 	return 0;
 }
 
-int pev_profile_write_flamegraph(const struct pev_profile *p, FILE *out,
-				 const struct pev_report_opts *opts, struct pev_error *err)
+/*
+ * Writes the SVG of stacks s: the title, the subtitle (the event's name
+ * and the sample counts), the buttons and every frame. With diff, frames
+ * are coloured by change (pev__stacks_diff). 0 or -1 without memory.
+ */
+static int svg(FILE *out, const struct pev_report_opts *o, const struct pev__stacks *s,
+	       const char *ev_name, bool diff)
 {
-	static const char func[] = "pev_profile_write_flamegraph";
-	struct pev_report_opts o;
-	struct pev__stacks s;
-	struct layout l;
-	unsigned event_i;
-	double width, height;
-	int event, r;
-	const char *ev_name;
+	struct layout l = {.out = out, .s = s, .diff = diff};
+	double width = o->width ? o->width : 1200, height;
+	const char *by = (o->flags & PEV_REPORT_PERIOD) ? ", widths by period" : "";
+	int r;
 
-	if ((r = pev__report_begin(p, out, opts, &o, &event, func, err)) < 0)
-		return r;
-	event_i = event < 0 ? 0 : (unsigned)event;
-	ev_name = p->nr_events ? pev__event_name(p, event_i) : "no event";
-	if (p->nr_events) {
-		if (pev__stacks_build(p, event_i, o.flags, &s))
-			return pev__report_nomem(err, func);
-	} else {
-		memset(&s, 0, sizeof(s));
-		s.node = calloc(1, sizeof(*s.node));
-		if (!s.node)
-			return pev__report_nomem(err, func);
-		s.kids = NULL;
-		s.n = 1;
-		if (pev__strtab_intern_str(&s.names, "all", &s.node[0].name)) {
-			pev__stacks_free(&s);
-			return pev__report_nomem(err, func);
-		}
-		s.node[0].kind = PEV__STACK_ROOT;
-	}
-	width = o.width ? o.width : 1200;
-	l.out = out;
-	l.s = &s;
-	l.frame_h = o.frame_height ? o.frame_height : 16;
-	l.min_width = o.min_width > 0 ? o.min_width : 0.1;
-	l.scale = s.node[0].total ? (width - 2 * PAD) / (double)s.node[0].total : 0;
-	l.unit = (o.flags & PEV_REPORT_PERIOD) ? "period" : "samples";
-	height = TOP + (s.max_depth + 1) * l.frame_h + BOTTOM;
+	l.frame_h = o->frame_height ? o->frame_height : 16;
+	l.min_width = o->min_width > 0 ? o->min_width : 0.1;
+	l.scale = s->node[0].total ? (width - 2 * PAD) / (double)s->node[0].total : 0;
+	l.unit = (o->flags & PEV_REPORT_PERIOD) ? "period" : "samples";
+	for (uint32_t i = 0; diff && i < s->n; i++)
+		if (fabs(change(s, &s->node[i])) > l.max_change)
+			l.max_change = fabs(change(s, &s->node[i]));
+	height = TOP + (s->max_depth + 1) * l.frame_h + BOTTOM;
 	l.root_y = height - BOTTOM - l.frame_h;
 
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", out);
@@ -270,12 +288,17 @@ int pev_profile_write_flamegraph(const struct pev_profile *p, FILE *out,
 	fprintf(out, "<rect class=\"bg\" x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\"/>\n", width,
 		height);
 	fprintf(out, "<text id=\"title\" x=\"%.1f\" y=\"20\" text-anchor=\"middle\">", width / 2);
-	xml_text(out, o.title ? o.title : "Flame Graph", -1);
+	xml_text(out, o->title ? o->title : diff ? "Differential Flame Graph" : "Flame Graph", -1);
 	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%.1f\" y=\"37\" text-anchor=\"middle\">",
 		width / 2);
 	xml_text(out, ev_name, -1);
-	fprintf(out, ": %" PRIu64 " samples%s</text>\n", p->nr_events ? s.samples : 0,
-		(o.flags & PEV_REPORT_PERIOD) ? ", widths by period" : "");
+	if (diff)
+		fprintf(out,
+			": %" PRIu64 " samples, baseline %" PRIu64 "%s; red: grew, blue: shrank"
+			"</text>\n",
+			s->samples, s->base_samples, by);
+	else
+		fprintf(out, ": %" PRIu64 " samples%s</text>\n", s->samples, by);
 	fprintf(out, "<text id=\"reset\" class=\"btn hidden\" x=\"%.0f\" y=\"20\">Reset Zoom</text>\n",
 		PAD);
 	fprintf(out,
@@ -291,6 +314,53 @@ int pev_profile_write_flamegraph(const struct pev_profile *p, FILE *out,
 	fputs("<g id=\"frames\">\n", out);
 	r = frames(&l);
 	fputs("</g>\n</svg>\n", out);
+	return r;
+}
+
+int pev_profile_write_flamegraph(const struct pev_profile *p, FILE *out,
+				 const struct pev_report_opts *opts, struct pev_error *err)
+{
+	static const char func[] = "pev_profile_write_flamegraph";
+	struct pev_report_opts o;
+	struct pev__stacks s;
+	unsigned event_i;
+	int event, r;
+
+	if ((r = pev__report_begin(p, out, opts, &o, &event, func, err)) < 0)
+		return r;
+	event_i = event < 0 ? 0 : (unsigned)event;
+	if (p->nr_events ? pev__stacks_build(p, event_i, o.flags, &s)
+			 : pev__stacks_init(&s) || pev__stacks_finish(&s)) {
+		pev__stacks_free(&s);
+		return pev__report_nomem(err, func);
+	}
+	r = svg(out, &o, &s, p->nr_events ? pev__event_name(p, event_i) : "no event", false);
+	pev__stacks_free(&s);
+	if (r)
+		return pev__report_nomem(err, func);
+	return pev__report_end(out, 0, func, err);
+}
+
+int pev_profile_write_diff_flamegraph(const struct pev_profile *a, const struct pev_profile *b,
+				      FILE *out, const struct pev_diff_opts *opts,
+				      struct pev_error *err)
+{
+	static const char func[] = "pev_profile_write_diff_flamegraph";
+	struct pev_diff_opts d;
+	struct pev_report_opts o;
+	struct pev__stacks s;
+	int ea, eb, r;
+	bool both;
+
+	if ((r = pev__diff_begin(a, b, out, opts, &d, &o, &ea, &eb, func, err)) < 0)
+		return r;
+	both = pev__diff_event(a, b, &ea, &eb) == 0;
+	if (both ? pev__stacks_diff(&s, a, (unsigned)ea, b, (unsigned)eb, o.flags)
+		 : pev__stacks_init(&s) || pev__stacks_finish(&s)) {
+		pev__stacks_free(&s);
+		return pev__report_nomem(err, func);
+	}
+	r = svg(out, &o, &s, both ? pev__event_name(b, (unsigned)eb) : "no event in both", true);
 	pev__stacks_free(&s);
 	if (r)
 		return pev__report_nomem(err, func);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "perfev/diff.h"
 #include "perfev/report.h"
 #include "core/util.h"
 
@@ -434,6 +435,26 @@ static inline double pev__percent(uint64_t part, uint64_t total)
 const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row, enum pev__key k,
 			  char *buf, size_t size);
 
+/* The title of key k's column ("Shared Object"; report_table.c). */
+const char *pev__key_title(enum pev__key k);
+/* A table cell of key k: the key's text, with "[.] " or "[k] " in front of a symbol. */
+const char *pev__row_cell(const struct pev__rows *r, const struct pev__row *row,
+			  enum pev__key k, char *buf, size_t size);
+
+/* ---- diffs (report_diff.c) ----------------------------------------------------------- */
+
+/*
+ * The entry checks of a diff writer: a, b and out not NULL, opts copied
+ * into *d and its report options into *o, the event they name found in
+ * both (*ea, *eb; -1 when none is named). 0 or a PEV_E* code, err filled.
+ */
+int pev__diff_begin(const struct pev_profile *a, const struct pev_profile *b, FILE *out,
+		    const struct pev_diff_opts *opts, struct pev_diff_opts *d,
+		    struct pev_report_opts *o, int *ea, int *eb, const char *func,
+		    struct pev_error *err);
+/* With no event named (*ea < 0): the first of a that b has. 0, or -1 when none is in both. */
+int pev__diff_event(const struct pev_profile *a, const struct pev_profile *b, int *ea, int *eb);
+
 /* ---- call graphs (report_callgraph.c) ------------------------------------------------- */
 
 /* The key of a call-graph node that stands for every unresolved frame. */
@@ -519,6 +540,7 @@ struct pev__stack_node {
 	uint16_t depth; /* the root is 0 */
 	uint64_t total; /* weight of the stacks through this node */
 	uint64_t self;  /* weight of the stacks ending here */
+	uint64_t base_total, base_self; /* the same in a diff's baseline (pev__stacks_add) */
 };
 
 /* Every stack of one event, root first, merged by display name. Node 0 is the root. */
@@ -533,6 +555,7 @@ struct pev__stacks {
 	uint32_t *frame_name; /* frame id -> name id + 1, 0 until first used */
 	unsigned max_depth;
 	uint64_t samples; /* samples of the event */
+	uint64_t base_samples; /* samples of a diff's baseline event */
 };
 
 /*
@@ -544,6 +567,20 @@ struct pev__stacks {
 int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flags,
 		      struct pev__stacks *s);
 void pev__stacks_free(struct pev__stacks *s);
+/*
+ * The same in steps, for a diff that merges two profiles into one tree:
+ * init makes the root, add merges event's samples of p into the shown
+ * weights (total, self) or with base into the baseline's (base_total,
+ * base_self), finish orders each node's children. Each returns 0 or
+ * -ENOMEM; free the stacks either way.
+ */
+int pev__stacks_init(struct pev__stacks *s);
+int pev__stacks_add(struct pev__stacks *s, const struct pev_profile *p, unsigned event,
+		    unsigned flags, bool base);
+int pev__stacks_finish(struct pev__stacks *s);
+/* The stacks of event ea of a as the baseline, merged with those of event eb of b. 0 or -ENOMEM. */
+int pev__stacks_diff(struct pev__stacks *s, const struct pev_profile *a, unsigned ea,
+		     const struct pev_profile *b, unsigned eb, unsigned flags);
 
 /* The display name of node i. */
 static inline const char *pev__stack_name(const struct pev__stacks *s, uint32_t i)

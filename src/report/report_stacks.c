@@ -138,23 +138,44 @@ static int cmp_names(const void *a, const void *b, void *arg)
 	return strcmp(pev__stack_name(s, *(const uint32_t *)a), pev__stack_name(s, *(const uint32_t *)b));
 }
 
-int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flags,
-		      struct pev__stacks *s)
+int pev__stacks_init(struct pev__stacks *s)
 {
-	uint32_t *fill = NULL, none;
+	uint32_t none;
 
 	memset(s, 0, sizeof(*s));
-	s->p = p;
-	s->samples = p->events[event].samples;
-	s->frame_name = calloc(p->nr_frames ? p->nr_frames : 1, sizeof(*s->frame_name));
-	if (!s->frame_name ||
-	    pev__grow((void **)&s->node, &s->cap, 1, sizeof(*s->node)) ||
-	    pev__strtab_intern_str(&s->names, "all", &none))
-		goto nomem;
+	if (pev__grow((void **)&s->node, &s->cap, 1, sizeof(*s->node)) ||
+	    pev__strtab_intern_str(&s->names, "all", &none)) {
+		pev__stacks_free(s);
+		return -ENOMEM;
+	}
 	memset(&s->node[0], 0, sizeof(s->node[0]));
 	s->node[0].name = none;
 	s->node[0].kind = PEV__STACK_ROOT;
 	s->n = 1;
+	return 0;
+}
+
+/* Adds w to node's weights: the base ones (a diff's first profile) or the shown ones. */
+static void weigh(struct pev__stack_node *n, uint64_t w, bool base)
+{
+	if (base)
+		n->base_total += w;
+	else
+		n->total += w;
+}
+
+int pev__stacks_add(struct pev__stacks *s, const struct pev_profile *p, unsigned event,
+		    unsigned flags, bool base)
+{
+	free(s->frame_name); /* frame ids are the profile's own */
+	s->p = p;
+	s->frame_name = calloc(p->nr_frames ? p->nr_frames : 1, sizeof(*s->frame_name));
+	if (!s->frame_name)
+		return -ENOMEM;
+	if (base)
+		s->base_samples += p->events[event].samples;
+	else
+		s->samples += p->events[event].samples;
 	for (uint32_t si = 0; si < p->nr_samples; si++) {
 		const struct pev__sample *x = &p->samples[si];
 		const uint32_t *st = pev__sample_stack(p, x);
@@ -164,12 +185,12 @@ int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flag
 
 		if (x->event != event)
 			continue;
-		s->node[0].total += w;
+		weigh(&s->node[0], w, base);
 		if (!(flags & PEV_REPORT_NO_COMM)) {
 			if (comm_name(s, x, flags, &name) ||
 			    !(node = child_get(s, node, name, PEV__STACK_COMM)))
-				goto nomem;
-			s->node[node].total += w;
+				return -ENOMEM;
+			weigh(&s->node[node], w, base);
 		}
 		for (int i = (int)x->nr - 1; i >= 0; i--) {
 			if ((flags & PEV_REPORT_NO_INLINE) &&
@@ -177,22 +198,34 @@ int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flag
 				continue;
 			if (frame_name(s, st[i], flags, &name, &kind) ||
 			    !(node = child_get(s, node, name, kind)))
-				goto nomem;
-			s->node[node].total += w;
+				return -ENOMEM;
+			weigh(&s->node[node], w, base);
 		}
 		if (node == 0) {
 			/* No command and no frame (NO_COMM): the stack is "[unknown]". */
 			if (pev__strtab_intern_str(&s->names, "[unknown]", &name) ||
 			    !(node = child_get(s, 0, name, PEV__STACK_UNKNOWN)))
-				goto nomem;
-			s->node[node].total += w;
+				return -ENOMEM;
+			weigh(&s->node[node], w, base);
 		}
-		s->node[node].self += w;
+		if (base)
+			s->node[node].base_self += w;
+		else
+			s->node[node].self += w;
 	}
+	return 0;
+}
+
+int pev__stacks_finish(struct pev__stacks *s)
+{
+	uint32_t *fill;
+
 	s->kids = malloc(s->n * sizeof(*s->kids));
 	fill = calloc(s->n, sizeof(*fill));
-	if (!s->kids || !fill)
-		goto nomem;
+	if (!s->kids || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
 	for (uint32_t i = 1; i < s->n; i++)
 		s->node[s->node[i].parent].nr++;
 	for (uint32_t i = 0, at = 0; i < s->n; i++) {
@@ -208,10 +241,31 @@ int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flag
 				s);
 	free(fill);
 	return 0;
-nomem:
-	free(fill);
-	pev__stacks_free(s);
-	return -ENOMEM;
+}
+
+int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flags,
+		      struct pev__stacks *s)
+{
+	if (pev__stacks_init(s))
+		return -ENOMEM;
+	if (pev__stacks_add(s, p, event, flags, false) || pev__stacks_finish(s)) {
+		pev__stacks_free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int pev__stacks_diff(struct pev__stacks *s, const struct pev_profile *a, unsigned ea,
+		     const struct pev_profile *b, unsigned eb, unsigned flags)
+{
+	if (pev__stacks_init(s))
+		return -ENOMEM;
+	if (pev__stacks_add(s, a, ea, flags, true) || pev__stacks_add(s, b, eb, flags, false) ||
+	    pev__stacks_finish(s)) {
+		pev__stacks_free(s);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void pev__stacks_free(struct pev__stacks *s)

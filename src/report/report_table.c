@@ -28,7 +28,7 @@
 #include "core/error_internal.h"
 #include "report/report_internal.h"
 
-static const char *key_title(enum pev__key k)
+const char *pev__key_title(enum pev__key k)
 {
 	switch (k) {
 	case PEV__KEY_COMM:
@@ -59,9 +59,8 @@ static bool right_aligned(enum pev__key k)
 	return k == PEV__KEY_CPU;
 }
 
-/* A cell: the key's text, with "[.] " or "[k] " in front of a symbol. */
-static const char *cell(const struct pev__rows *r, const struct pev__row *row, enum pev__key k,
-			char *buf, size_t size)
+const char *pev__row_cell(const struct pev__rows *r, const struct pev__row *row,
+			  enum pev__key k, char *buf, size_t size)
 {
 	char tmp[512];
 	const char *t = pev__row_text(r, row, k, tmp, sizeof(tmp));
@@ -148,7 +147,7 @@ static const char *col_title(const struct column *c, bool self)
 	case COL_PERIOD:
 		return "Period";
 	default:
-		return key_title(c->key);
+		return pev__key_title(c->key);
 	}
 }
 
@@ -197,7 +196,7 @@ static const char *col_cell(const struct pev__rows *r, const struct pev__row *ro
 		snprintf(buf, size, "%" PRIu64, row->self);
 		return buf;
 	default:
-		return cell(r, row, c->key, buf, size);
+		return pev__row_cell(r, row, c->key, buf, size);
 	}
 }
 
@@ -307,7 +306,7 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned 
 
 			if (!pev__row_used(&rows, i))
 				continue;
-			l = strlen(cell(&rows, row, c->key, buf, sizeof(buf)));
+			l = strlen(pev__row_cell(&rows, row, c->key, buf, sizeof(buf)));
 			if (l > c->width)
 				c->width = l;
 		}
