@@ -11,10 +11,16 @@ if ! "$py" -c 'import pytest' 2>/dev/null; then
 	exit 77
 fi
 cd "$1" || exit 1
-# The sanitizers' runtime must come first in a process that loads an
-# instrumented library: preload it when the library was built with it.
-if command -v ldd >/dev/null && ldd "$PERFEV_LIBRARY" | grep -q libasan; then
+# A library built with the sanitizers needs their runtime loaded first in
+# the interpreter: gcc links it (ldd shows it), clang leaves it to the
+# executable (the library's __asan_ symbols stay undefined).
+if ldd "$PERFEV_LIBRARY" 2>/dev/null | grep -q libasan; then
 	LD_PRELOAD=$(ldd "$PERFEV_LIBRARY" | awk '/libasan/ {print $3}')
+elif nm -D --undefined-only "$PERFEV_LIBRARY" 2>/dev/null | grep -q __asan_; then
+	LD_PRELOAD=$(clang -print-file-name=libclang_rt.asan-x86_64.so)
+fi
+if [ -n "${LD_PRELOAD:-}" ]; then
+	# CPython's own allocations are not the library's leaks.
 	export LD_PRELOAD ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 fi
 exec "$py" -m pytest -q -p no:cacheprovider tests

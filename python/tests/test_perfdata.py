@@ -15,8 +15,10 @@ def recording(tmp_path_factory):
     if not perfev_bin or not work:
         pytest.skip("PERFEV_BIN and PERFEV_REPORT_WORK are not set (run through meson test)")
     path = tmp_path_factory.mktemp("perfdata") / "perf.data"
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)  # a sanitizer runtime preloaded for the library, not for perfev
     subprocess.run([perfev_bin, "record", "-q", "-g", "-F", "2000", "-o", str(path), work, "300"],
-                   check=True)
+                   check=True, env=env)
     return path
 
 
