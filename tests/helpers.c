@@ -158,6 +158,29 @@ long th_rss_kib(pid_t pid)
 	return kib;
 }
 
+void th_no_quarantine(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	const bool asan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+	const bool asan = true;
+#else
+	const bool asan = false;
+#endif
+#else
+	const bool asan = false;
+#endif
+	char opts[1024];
+	const char *old = getenv("ASAN_OPTIONS");
+
+	if (!asan)
+		return;
+	snprintf(opts, sizeof(opts), "%s%squarantine_size_mb=0:thread_local_quarantine_size_kb=0",
+		 old ? old : "", old && *old ? ":" : "");
+	setenv("ASAN_OPTIONS", opts, 1);
+}
+
 char th_task_state(pid_t id)
 {
 	char path[64], buf[512];

@@ -78,6 +78,14 @@ char th_task_state(pid_t id);
 /* The resident memory of process pid in KiB (VmRSS), or -1 when it is gone. */
 long th_rss_kib(pid_t pid);
 
+/*
+ * For tests that watch a child's memory: under AddressSanitizer, freed
+ * memory waits in a quarantine (RSS grows with every free), so the children
+ * started from now on get none (ASAN_OPTIONS quarantine_size_mb=0). Does
+ * nothing in a build without it.
+ */
+void th_no_quarantine(void);
+
 /* ---- outputs and links --------------------------------------------------- */
 
 /*

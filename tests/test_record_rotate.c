@@ -207,6 +207,7 @@ Test(record_rotate, a_killed_recorder_loses_only_its_current_window)
 
 Test(record_rotate, memory_stays_flat_window_after_window)
 {
+	th_no_quarantine();
 	const char *dir = th_temp_dir("rotate");
 	char *out = th_path_join(dir, "flat");
 	const char *args[] = {"record", "-q", "--rotate", "0.1", "-o", out, "-g", "--",

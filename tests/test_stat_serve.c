@@ -307,6 +307,7 @@ Test(stat_serve, http_errors)
 
 Test(stat_serve, memory_stays_flat_over_many_scrapes)
 {
+	th_no_quarantine();
 	const char *args[] = {"-e", "page-faults,task-clock,context-switches", "--", "sleep", "60",
 			      NULL};
 	struct served s = serve(args);
