@@ -27,6 +27,7 @@ clang) cc=clang cxx=clang++ ;;
 esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
 
 fail() {
 	echo "adopter: $*" >&2

@@ -17,6 +17,7 @@ root=$1
 include=$root/include
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
 headers=$(cd "$include" && ls perfev.h perfev/*.h)
 
 # ---- extern "C" ------------------------------------------------------------
@@ -43,6 +44,9 @@ if [ -z "$inits" ]; then
 	echo "check_headers: no PEV_*_INIT macro found under $include" >&2
 	exit 1
 fi
+struct_of() {
+	echo "$1" | sed 's/^PEV_\(.*\)_INIT$/pev_\1/' | tr '[:upper:]' '[:lower:]'
+}
 {
 	echo '#include <perfev.h>'
 	# "struct": in C++ some struct names are also functions' (pev_ring_stats).
@@ -51,7 +55,7 @@ fi
 	echo 'pev_opts cxx_opts = PEV_OPTS_INIT; /* as C++ code writes it */'
 	echo '#endif'
 	for m in $inits; do
-		t=$(echo "$m" | sed 's/^PEV_\(.*\)_INIT$/pev_\1/' | tr 'A-Z' 'a-z')
+		t=$(struct_of "$m")
 		echo "static TYPE($t) file_$t = $m;"
 	done
 	echo 'size_t pev_check_inits(void);'
@@ -59,7 +63,7 @@ fi
 	echo '{'
 	echo '	size_t sum = 0;'
 	for m in $inits; do
-		t=$(echo "$m" | sed 's/^PEV_\(.*\)_INIT$/pev_\1/' | tr 'A-Z' 'a-z')
+		t=$(struct_of "$m")
 		echo "	TYPE($t) local_$t = $m;"
 		echo "	sum += local_$t.sz + file_$t.sz;"
 	done
@@ -76,6 +80,7 @@ done
 skipped=""
 for variant in "gcc c11" "gcc c17" "clang c11" "clang c17" \
 	"g++ c++17" "g++ c++20" "clang++ c++17" "clang++ c++20"; do
+	# shellcheck disable=SC2086 # two words: compiler, standard
 	set -- $variant
 	if ! command -v "$1" >/dev/null 2>&1; then
 		case " $skipped " in *" $1 "*) ;; *) skipped="$skipped $1" ;; esac

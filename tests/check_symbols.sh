@@ -15,6 +15,7 @@ set -eu
 so=$1 a=$2 include=$3 map=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
 fail=0
 
 # report FILE TEXT: each name in FILE is wrong, for the reason TEXT.
