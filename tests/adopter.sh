@@ -44,14 +44,18 @@ prefix=$(sed -n 's/^prefix=//p' "$pc")
 sed -i "s|^prefix=.*|prefix=$tmp/root$prefix|" "$pc"
 export PKG_CONFIG_PATH="${pc%/*}"
 pkgconf() {
-	pkg-config "$@" perfev || fail "pkg-config $* perfev failed (PKG_CONFIG_PATH=$PKG_CONFIG_PATH)"
+	pkg-config "$@" perfev ||
+		fail "pkg-config $* perfev failed (PKG_CONFIG_PATH=$PKG_CONFIG_PATH)"
 }
 libdir=$(pkgconf --variable=libdir)
 version=$(pkgconf --modversion)
 cflags=$(pkgconf --cflags)
 shared_libs=$(pkgconf --libs)
 static_libs=$(pkgconf --static --libs)
-case $cflags in *"$tmp/root"*) ;; *) fail "pkg-config --cflags perfev is not the installed headers: $cflags" ;; esac
+case $cflags in
+*"$tmp/root"*) ;;
+*) fail "pkg-config --cflags perfev is not the installed headers: $cflags" ;;
+esac
 
 perfev=$tmp/root$prefix/bin/perfev
 [ -x "$perfev" ] || fail "no perfev installed in $tmp/root$prefix/bin"
@@ -75,8 +79,8 @@ build() {
 	if ! "$compiler" $langflags $common $cflags "$source" -x none $libs -o "$tmp/$name" \
 		>"$tmp/cc.log" 2>&1; then
 		cat "$tmp/cc.log" >&2
-		fail "$name: $compiler $langflags ${source##*/} ($link) does not build against the" \
-			"installed libperfev"
+		fail "$name: $compiler $langflags ${source##*/} ($link) does not build" \
+			"against the installed libperfev"
 	fi
 	built=$((built + 1))
 	needed=$(readelf -d "$tmp/$name" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
@@ -102,15 +106,16 @@ build() {
 
 have_cxx=1
 command -v "$cxx" >/dev/null 2>&1 || have_cxx=0
+as_c="-std=c11 -x c" as_cxx="-std=c++17 -x c++"
 for link in shared static; do
 	for e in "$src"/examples/*.c; do
 		n=${e##*/}
 		n=${n%.c}
-		build "${n}_c_$link" "$cc" "$link" "-std=c11 -x c" "$e"
-		[ "$have_cxx" -eq 0 ] || build "${n}_cxx_$link" "$cxx" "$link" "-std=c++17 -x c++" "$e"
+		build "${n}_c_$link" "$cc" "$link" "$as_c" "$e"
+		[ "$have_cxx" -eq 0 ] || build "${n}_cxx_$link" "$cxx" "$link" "$as_cxx" "$e"
 	done
 	[ "$have_cxx" -eq 0 ] ||
-		build "adopter_cxx_$link" "$cxx" "$link" "-std=c++17 -x c++" "$src/tests/adopter_cxx.cc"
+		build "adopter_cxx_$link" "$cxx" "$link" "$as_cxx" "$src/tests/adopter_cxx.cc"
 done
 
 echo "adopter: libperfev $version installed by meson under DESTDIR; $built programs built" \
