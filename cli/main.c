@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 		return finish(0);
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		printf("perfev %d.%d.%d\n", PEV_VERSION_MAJOR, PEV_VERSION_MINOR, PEV_VERSION_PATCH);
+		printf("perfev %s\n", pev_version());
 		return finish(0);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

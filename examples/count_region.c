@@ -40,7 +40,7 @@ int main(void)
 
 	pev_counter_enable(faults);
 	pev_counter_enable(clock);
-	char *buf = malloc(64 << 20); /* the region: touch 64 MiB of fresh memory */
+	char *buf = (char *)malloc(64 << 20); /* the region: touch 64 MiB of fresh memory */
 	memset(buf, 1, 64 << 20);
 	pev_counter_disable(clock);
 	pev_counter_disable(faults);

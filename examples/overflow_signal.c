@@ -11,6 +11,9 @@
  * Build: cc overflow_signal.c $(pkg-config --cflags --libs perfev)
  * Run:   ./overflow_signal [pages [period]]   (default 256 pages, period 16)
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sigaction, siginfo_t, MAP_ANONYMOUS */
+#endif
 #include <perfev.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,20 +36,20 @@ static void on_overflow(int signo, siginfo_t *si, void *uctx)
 	/* Which counter fired? Its descriptor is in si_fd. */
 	if (pev_siginfo_decode(si, &info) != PEV_SIGINFO_NOTIFY ||
 	    pev_counter_lookup_fd(faults, info.fd) < 0) {
-		n_foreign++;
+		n_foreign = n_foreign + 1;
 		return;
 	}
-	n_signals++;
+	n_signals = n_signals + 1;
 	if (info.hangup) /* POLL_HUP: the refresh budget ran out, the counter disabled itself */
-		n_hangups++;
+		n_hangups = n_hangups + 1;
 	last_fd = info.fd;
 }
 
 /* Touches `pages` fresh pages: one page fault each. */
 static int touch_pages(long pages, long page)
 {
-	char *p = mmap(NULL, (size_t)(pages * page), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = (char *)mmap(NULL, (size_t)(pages * page), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return -1;
@@ -58,7 +61,9 @@ static int touch_pages(long pages, long page)
 
 static void reset(void)
 {
-	n_signals = n_hangups = n_foreign = 0;
+	n_signals = 0;
+	n_hangups = 0;
+	n_foreign = 0;
 	last_fd = -1;
 }
 

@@ -13,6 +13,9 @@
  *
  * Build: cc -fno-omit-frame-pointer sample_session.c $(pkg-config --cflags --libs perfev)
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* kill, clock_gettime */
+#endif
 #include <perfev.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,8 +38,8 @@ static double cpu_ms(void)
 __attribute__((noinline)) static void spin_until(double end)
 {
 	while (cpu_ms() < end)
-		for (volatile int i = 0; i < 100000; i++)
-			;
+		for (int i = 0; i < 100000; i++)
+			__asm__ volatile("" ::: "memory"); /* keeps the loop */
 }
 
 __attribute__((noinline)) void hot_loop(double ms);
@@ -48,8 +51,8 @@ __attribute__((noinline)) void hot_loop(double ms)
 	double end = cpu_ms() + ms;
 
 	while (cpu_ms() < end)
-		for (volatile int i = 0; i < 100000; i++)
-			;
+		for (int i = 0; i < 100000; i++)
+			__asm__ volatile("" ::: "memory"); /* keeps the loop */
 }
 
 __attribute__((noinline)) void warm_loop(double ms)
@@ -110,6 +113,15 @@ struct profile {
 	unsigned long below_workload; /* hot/warm samples with workload() as a caller */
 };
 
+/* Whether a resolved name is function `want`: "want", or "want(...)" when
+ * this file is built as C++ (the symbolizer demangles, parameters included). */
+static bool is_func(const char *name, const char *want)
+{
+	size_t n = strlen(want);
+
+	return name && strncmp(name, want, n) == 0 && (name[n] == '\0' || name[n] == '(');
+}
+
 static struct func *func_of(struct profile *p, const char *name)
 {
 	for (int i = 0; i < p->nr; i++)
@@ -152,8 +164,8 @@ static void add_sample(struct profile *p, const struct pev_record *r)
 			if (nseen < 64)
 				seen[nseen++] = fn->name;
 		}
-		hot |= !strcmp(s.name, "hot_loop") || !strcmp(s.name, "warm_loop");
-		under |= hot && !strcmp(s.name, "workload");
+		hot |= is_func(s.name, "hot_loop") || is_func(s.name, "warm_loop");
+		under |= hot && is_func(s.name, "workload");
 	}
 	p->below_workload += under;
 }
@@ -180,7 +192,7 @@ static void track(struct profile *p, const struct pev_record *r)
 
 static int by_self(const void *a, const void *b)
 {
-	const struct func *x = a, *y = b;
+	const struct func *x = (const struct func *)a, *y = (const struct func *)b;
 
 	return x->self < y->self ? 1 : x->self > y->self ? -1 : strcmp(x->name, y->name);
 }
@@ -267,11 +279,11 @@ int main(int argc, char **argv)
 	int rc = 0;
 	if (builtin) {
 		/* hot_loop spins 12 ms for warm_loop's 5: it must lead, warm_loop's spin next. */
-		bool hot_first = prof.nr > 0 && !strcmp(prof.funcs[0].name, "hot_loop");
+		bool hot_first = prof.nr > 0 && is_func(prof.funcs[0].name, "hot_loop");
 		bool warm_seen = false;
 		for (int i = 1; i < prof.nr && i < 3; i++)
-			warm_seen |= !strcmp(prof.funcs[i].name, "spin_until") ||
-				     !strcmp(prof.funcs[i].name, "warm_loop");
+			warm_seen |= is_func(prof.funcs[i].name, "spin_until") ||
+				     is_func(prof.funcs[i].name, "warm_loop");
 		if (!hot_first || !warm_seen || prof.below_workload < prof.samples / 2 ||
 		    st.lost) {
 			fprintf(stderr, "sample_session: unexpected profile (hot_loop first: %d, "

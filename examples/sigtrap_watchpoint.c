@@ -16,6 +16,9 @@
  *
  * Build: cc sigtrap_watchpoint.c $(pkg-config --cflags --libs perfev)
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sigaction, siginfo_t, gettid */
+#endif
 #include <perfev.h>
 #include <signal.h>
 #include <stdint.h>
@@ -51,10 +54,11 @@ static void on_trap(int signo, siginfo_t *si, void *uctx)
 	(void)signo;
 	(void)uctx;
 	if (pev_siginfo_decode(si, &info) != PEV_SIGINFO_SIGTRAP) {
-		n_foreign++;
+		n_foreign = n_foreign + 1;
 		return;
 	}
-	i = n_traps++;
+	i = n_traps;
+	n_traps = i + 1;
 	if (i >= MAX_TRAPS)
 		return;
 	traps[i].data = info.data;
@@ -70,7 +74,7 @@ static void on_trap(int signo, siginfo_t *si, void *uctx)
 static __attribute__((noinline)) void deposit(int times)
 {
 	for (int i = 1; i <= times; i++)
-		balance += 10 * i;
+		balance = balance + 10 * i;
 }
 
 int main(void)

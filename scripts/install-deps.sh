@@ -35,6 +35,7 @@ packages="
 	prometheus
 	python3-pytest
 	python3-pandas
+	binutils
 "
 
 # The locale test_stat_parity groups digits in (perf's thousands separators).

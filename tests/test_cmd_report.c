@@ -560,11 +560,11 @@ static void report_to(const char *data, const char *format, const char *out)
 	th_output_free(&r);
 }
 
-static Perfev__Pprof__Profile *inflate_pprof(const char *gz, size_t len)
+static Pev__Pprof__Profile *inflate_pprof(const char *gz, size_t len)
 {
 	size_t cap = 1 << 20, n = 0;
 	unsigned char *raw = malloc(cap);
-	Perfev__Pprof__Profile *prof;
+	Pev__Pprof__Profile *prof;
 	z_stream z;
 	int r;
 
@@ -583,7 +583,7 @@ static Perfev__Pprof__Profile *inflate_pprof(const char *gz, size_t len)
 	inflateEnd(&z);
 	cr_assert_eq(r, Z_STREAM_END, "not a whole gzip stream: %d", r);
 	cr_assert_eq(pev__report_dl_protobuf("test", NULL), 0);
-	prof = perfev__pprof__profile__unpack(NULL, n, raw);
+	prof = pev__pprof__profile__unpack(NULL, n, raw);
 	free(raw);
 	cr_assert_not_null(prof, "protobuf-c cannot decode the profile");
 	return prof;
@@ -633,7 +633,7 @@ Test(cmd_report, formats_decode)
 	/* pprof: gzip'ed profile.proto with samples and the workload's functions. */
 	report_to(f, "pprof", path_in("out.pb.gz"));
 	text = slurp(path_in("out.pb.gz"), &len);
-	Perfev__Pprof__Profile *prof = inflate_pprof(text, len);
+	Pev__Pprof__Profile *prof = inflate_pprof(text, len);
 	/* Samples of one stack are one pprof sample; their count is value 0. */
 	int64_t counted = 0;
 	for (size_t i = 0; i < prof->n_sample; i++)
@@ -647,7 +647,7 @@ Test(cmd_report, formats_decode)
 			found |= strcmp(prof->string_table[s], "report_work_a") == 0;
 	}
 	cr_expect(found, "no function report_work_a in the pprof profile");
-	perfev__pprof__profile__free_unpacked(prof, NULL);
+	pev__pprof__profile__free_unpacked(prof, NULL);
 	free(text);
 
 	/* Flame graph: an SVG document with a frame for report_work_a. */

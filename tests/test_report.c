@@ -1433,12 +1433,12 @@ Test(report, flamegraph_in_headless_chromium)
 
 /* ---- pprof ------------------------------------------------------------------------------ */
 
-static Perfev__Pprof__Profile *decode_pprof(const char *gz, size_t len)
+static Pev__Pprof__Profile *decode_pprof(const char *gz, size_t len)
 {
 	z_stream z;
 	size_t cap = 1 << 16, out_len = 0;
 	unsigned char *out = malloc(cap);
-	Perfev__Pprof__Profile *prof;
+	Pev__Pprof__Profile *prof;
 	int r;
 
 	cr_assert_gt(len, 2);
@@ -1459,19 +1459,19 @@ static Perfev__Pprof__Profile *decode_pprof(const char *gz, size_t len)
 	cr_assert_eq(r, Z_STREAM_END, "gzip stream incomplete: %d", r);
 	inflateEnd(&z);
 	cr_assert_eq(pev__report_dl_protobuf("test", NULL), 0);
-	prof = perfev__pprof__profile__unpack(NULL, out_len, out);
+	prof = pev__pprof__profile__unpack(NULL, out_len, out);
 	free(out);
 	cr_assert_not_null(prof, "protobuf-c cannot decode the profile");
 	return prof;
 }
 
-static const char *pstr(const Perfev__Pprof__Profile *prof, int64_t i)
+static const char *pstr(const Pev__Pprof__Profile *prof, int64_t i)
 {
 	cr_assert(i >= 0 && (size_t)i < prof->n_string_table, "string index %" PRId64, i);
 	return prof->string_table[i];
 }
 
-static const Perfev__Pprof__Location *ploc(const Perfev__Pprof__Profile *prof, uint64_t id)
+static const Pev__Pprof__Location *ploc(const Pev__Pprof__Profile *prof, uint64_t id)
 {
 	for (size_t i = 0; i < prof->n_location; i++)
 		if (prof->location[i]->id == id)
@@ -1480,7 +1480,7 @@ static const Perfev__Pprof__Location *ploc(const Perfev__Pprof__Profile *prof, u
 	return NULL;
 }
 
-static const Perfev__Pprof__Function *pfn(const Perfev__Pprof__Profile *prof, uint64_t id)
+static const Pev__Pprof__Function *pfn(const Pev__Pprof__Profile *prof, uint64_t id)
 {
 	for (size_t i = 0; i < prof->n_function; i++)
 		if (prof->function[i]->id == id)
@@ -1490,12 +1490,12 @@ static const Perfev__Pprof__Function *pfn(const Perfev__Pprof__Profile *prof, ui
 }
 
 /* A sample's stack as "leaf;...;root" from its locations (inline chains innermost first). */
-static void pstack(const Perfev__Pprof__Profile *prof, const Perfev__Pprof__Sample *s, char *buf,
+static void pstack(const Pev__Pprof__Profile *prof, const Pev__Pprof__Sample *s, char *buf,
 		   size_t size)
 {
 	buf[0] = '\0';
 	for (size_t i = 0; i < s->n_location_id; i++) {
-		const Perfev__Pprof__Location *l = ploc(prof, s->location_id[i]);
+		const Pev__Pprof__Location *l = ploc(prof, s->location_id[i]);
 		if (l->n_line == 0)
 			snprintf(buf + strlen(buf), size - strlen(buf), "%s0x%" PRIx64, buf[0] ? ";" : "",
 				 l->address);
@@ -1505,7 +1505,7 @@ static void pstack(const Perfev__Pprof__Profile *prof, const Perfev__Pprof__Samp
 	}
 }
 
-static const char *plabel(const Perfev__Pprof__Profile *prof, const Perfev__Pprof__Sample *s,
+static const char *plabel(const Pev__Pprof__Profile *prof, const Pev__Pprof__Sample *s,
 			  const char *key, int64_t *num)
 {
 	for (size_t i = 0; i < s->n_label; i++)
@@ -1520,7 +1520,7 @@ static const char *plabel(const Perfev__Pprof__Profile *prof, const Perfev__Ppro
 Test(report, pprof_decoded_back)
 {
 	struct pev_profile *p = basic();
-	Perfev__Pprof__Profile *prof;
+	Pev__Pprof__Profile *prof;
 	char *gz = NULL, stack[512];
 	size_t len = 0;
 	int64_t total_samples = 0, total_period = 0;
@@ -1550,7 +1550,7 @@ Test(report, pprof_decoded_back)
 	 * schedule<-write<-main, 0x1234<-main. */
 	cr_expect_eq(prof->n_sample, 6);
 	for (size_t i = 0; i < prof->n_sample; i++) {
-		const Perfev__Pprof__Sample *s = prof->sample[i];
+		const Pev__Pprof__Sample *s = prof->sample[i];
 		int64_t pid = -1;
 		const char *comm = plabel(prof, s, "comm", NULL);
 
@@ -1581,7 +1581,7 @@ Test(report, pprof_decoded_back)
 	cr_expect_eq(prof->n_function, 7);
 	cr_expect_eq(prof->n_mapping, 4);
 	for (size_t i = 0; i < prof->n_mapping; i++) {
-		const Perfev__Pprof__Mapping *m = prof->mapping[i];
+		const Pev__Pprof__Mapping *m = prof->mapping[i];
 		cr_expect_neq(m->id, 0);
 		cr_expect_gt(m->memory_limit, m->memory_start);
 		if (strcmp(pstr(prof, m->filename), "w") == 0) {
@@ -1592,7 +1592,7 @@ Test(report, pprof_decoded_back)
 	}
 	for (size_t i = 0; i < prof->n_location; i++)
 		cr_expect_neq(prof->location[i]->id, 0);
-	perfev__pprof__profile__free_unpacked(prof, NULL);
+	pev__pprof__profile__free_unpacked(prof, NULL);
 	free(gz);
 	pev_profile_free(p);
 }
@@ -1611,7 +1611,7 @@ Test(report, pprof_decoded_back)
 Test(report, unresolved_shown_by_file_offset)
 {
 	struct pev_profile *p = NULL;
-	Perfev__Pprof__Profile *prof;
+	Pev__Pprof__Profile *prof;
 	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
 	char *gz = NULL, *text;
 	size_t len = 0;
@@ -1632,7 +1632,7 @@ Test(report, unresolved_shown_by_file_offset)
 	prof = decode_pprof(gz, len);
 	bool seen = false;
 	for (size_t i = 0; i < prof->n_location; i++) {
-		const Perfev__Pprof__Location *l = prof->location[i];
+		const Pev__Pprof__Location *l = prof->location[i];
 		if (l->n_line)
 			continue;
 		cr_expect_eq(l->address, 0x1234, "location at 0x%" PRIx64, l->address);
@@ -1640,14 +1640,14 @@ Test(report, unresolved_shown_by_file_offset)
 	}
 	cr_expect(seen);
 	for (size_t i = 0; i < prof->n_mapping; i++) {
-		const Perfev__Pprof__Mapping *m = prof->mapping[i];
+		const Pev__Pprof__Mapping *m = prof->mapping[i];
 		if (strcmp(pstr(prof, m->filename), "lib.so") != 0)
 			continue;
 		cr_expect_eq(m->memory_start, 0x1234);
 		cr_expect_eq(m->memory_limit, 0x1235);
 		cr_expect_eq(m->file_offset, 0x1234);
 	}
-	perfev__pprof__profile__free_unpacked(prof, NULL);
+	pev__pprof__profile__free_unpacked(prof, NULL);
 	free(gz);
 	pev_profile_free(p);
 }
@@ -1658,7 +1658,7 @@ Test(report, pprof_inline_events_labels)
 	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
 	struct pev_profile_event ev = PEV_PROFILE_EVENT_INIT;
 	struct pev_profile_frame inl = F("inlined_fn", "x");
-	Perfev__Pprof__Profile *prof;
+	Pev__Pprof__Profile *prof;
 	char *gz = NULL, stack[256];
 	size_t len = 0;
 
@@ -1694,7 +1694,7 @@ Test(report, pprof_inline_events_labels)
 	/* Different tids: two samples, each with tid and cpu labels and no comm. */
 	cr_assert_eq(prof->n_sample, 2);
 	for (size_t i = 0; i < prof->n_sample; i++) {
-		const Perfev__Pprof__Sample *s = prof->sample[i];
+		const Pev__Pprof__Sample *s = prof->sample[i];
 		int64_t tid = 0, cpu = 0;
 		cr_expect_null(plabel(prof, s, "comm", NULL));
 		cr_assert_not_null(plabel(prof, s, "tid", &tid));
@@ -1714,7 +1714,7 @@ Test(report, pprof_inline_events_labels)
 		pstack(prof, s, stack, sizeof(stack));
 		cr_expect_str_eq(stack, "inlined_fn;outer;main");
 		{
-			const Perfev__Pprof__Location *l = ploc(prof, s->location_id[0]);
+			const Pev__Pprof__Location *l = ploc(prof, s->location_id[0]);
 			cr_assert_eq(l->n_line, 2);
 			cr_expect_eq(l->address, 0x2000);
 			cr_expect_eq(l->line[0]->line, 12);
@@ -1726,7 +1726,7 @@ Test(report, pprof_inline_events_labels)
 	cr_expect(prof->mapping[0]->has_inline_frames);
 	cr_expect(prof->mapping[0]->has_line_numbers);
 	cr_expect(prof->mapping[0]->has_filenames);
-	perfev__pprof__profile__free_unpacked(prof, NULL);
+	pev__pprof__profile__free_unpacked(prof, NULL);
 	free(gz);
 
 	/* One event by name, no labels, inlined frames dropped. */
@@ -1742,7 +1742,7 @@ Test(report, pprof_inline_events_labels)
 	cr_expect_eq(prof->sample[0]->value[0], 3);
 	pstack(prof, prof->sample[0], stack, sizeof(stack));
 	cr_expect_str_eq(stack, "outer;main");
-	perfev__pprof__profile__free_unpacked(prof, NULL);
+	pev__pprof__profile__free_unpacked(prof, NULL);
 	free(gz);
 	pev_profile_free(p);
 }
@@ -1750,7 +1750,7 @@ Test(report, pprof_inline_events_labels)
 Test(report, pprof_empty_profile)
 {
 	struct pev_profile *p = NULL;
-	Perfev__Pprof__Profile *prof;
+	Pev__Pprof__Profile *prof;
 	char *gz = NULL;
 	size_t len = 0;
 
@@ -1760,7 +1760,7 @@ Test(report, pprof_empty_profile)
 	cr_expect_eq(prof->n_sample, 0);
 	cr_expect_eq(prof->n_sample_type, 0);
 	cr_expect_str_eq(prof->string_table[0], "");
-	perfev__pprof__profile__free_unpacked(prof, NULL);
+	pev__pprof__profile__free_unpacked(prof, NULL);
 	free(gz);
 	pev_profile_free(p);
 }

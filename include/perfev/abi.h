@@ -431,7 +431,10 @@ struct pev_attr {
 struct pev_query_bpf {
 	uint32_t ids_len;  /**< capacity of ids[] */
 	uint32_t prog_cnt; /**< programs attached (set by the kernel) */
+#ifndef __cplusplus
 	uint32_t ids[];    /**< program ids (set by the kernel) */
+#endif
+	/* C++ has no flexible array members: there the ids are at (uint32_t *)(q + 1). */
 };
 
 /* ioctl requests on an event fd ('$' is the perf ioctl magic). */

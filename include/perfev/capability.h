@@ -91,7 +91,7 @@ struct pev_capability {
 };
 
 /** An initializer for struct pev_capability. */
-#define PEV_CAPABILITY_INIT {.sz = sizeof(struct pev_capability)}
+#define PEV_CAPABILITY_INIT PEV_SIZED_INIT(struct pev_capability)
 
 /**
  * Runs the probe of class cap on the calling thread and writes the result

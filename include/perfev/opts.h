@@ -129,7 +129,7 @@ struct pev_opts {
 };
 
 /** Initializer for struct pev_opts: everything zero, the size set. */
-#define PEV_OPTS_INIT {.sz = sizeof(struct pev_opts)}
+#define PEV_OPTS_INIT PEV_SIZED_INIT(struct pev_opts)
 
 /**
  * Builds the attribute block for ev with opts (NULL opts means defaults).

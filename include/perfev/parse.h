@@ -44,7 +44,7 @@ struct pev_parse_opts {
 };
 
 /** Initializer for struct pev_parse_opts. */
-#define PEV_PARSE_OPTS_INIT {.sz = sizeof(struct pev_parse_opts)}
+#define PEV_PARSE_OPTS_INIT PEV_SIZED_INIT(struct pev_parse_opts)
 
 /** How samples collect callchains (the call-graph= term). */
 enum pev_callgraph {

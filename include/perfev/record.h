@@ -51,7 +51,7 @@ struct pev_record_config {
 };
 
 /** Initializer for struct pev_record_config: everything zero, the size set. */
-#define PEV_RECORD_CONFIG_INIT {.sz = sizeof(struct pev_record_config)}
+#define PEV_RECORD_CONFIG_INIT PEV_SIZED_INIT(struct pev_record_config)
 
 /**
  * Everything pev_record_decode() needs to know about the event that wrote a

@@ -97,7 +97,7 @@ struct pev_replay_opts {
 };
 
 /** Default options. */
-#define PEV_REPLAY_OPTS_INIT {.sz = sizeof(struct pev_replay_opts)}
+#define PEV_REPLAY_OPTS_INIT PEV_SIZED_INIT(struct pev_replay_opts)
 
 /**
  * One sample, symbolized. Everything it points to stays valid until the

@@ -80,7 +80,7 @@ struct pev_profile_event {
 };
 
 /** Initializer for struct pev_profile_event: everything zero, the size set. */
-#define PEV_PROFILE_EVENT_INIT {.sz = sizeof(struct pev_profile_event)}
+#define PEV_PROFILE_EVENT_INIT PEV_SIZED_INIT(struct pev_profile_event)
 
 /** pev_profile_frame.flags: a kernel address (shown as "[k]"; user ones as "[.]"). */
 #define PEV_FRAME_KERNEL (1u << 0)
@@ -137,10 +137,24 @@ struct pev_profile_sample {
 	const char *trace;
 };
 
+#ifdef __cplusplus
+/** C++: what PEV_PROFILE_SAMPLE_INIT gives there (zero fields, the sizes set, cpu -1). */
+static inline struct pev_profile_sample pev_profile_sample_init(void)
+{
+	struct pev_profile_sample s = PEV_SIZED_INIT(struct pev_profile_sample);
+
+	s.frame_sz = sizeof(struct pev_profile_frame);
+	s.cpu = -1;
+	return s;
+}
+/** Initializer for struct pev_profile_sample: zero fields, the sizes set, cpu -1. */
+#define PEV_PROFILE_SAMPLE_INIT (pev_profile_sample_init())
+#else
 /** Initializer for struct pev_profile_sample: zero fields, the sizes set, cpu -1. */
 #define PEV_PROFILE_SAMPLE_INIT                                                                    \
 	{.sz = sizeof(struct pev_profile_sample), .frame_sz = sizeof(struct pev_profile_frame),       \
 	 .cpu = -1}
+#endif
 
 /**
  * Allocates an empty profile into *out. Returns 0, PEV_EBADARG (out NULL)
@@ -344,7 +358,7 @@ struct pev_report_opts {
 };
 
 /** Initializer for struct pev_report_opts: everything zero (the defaults), the size set. */
-#define PEV_REPORT_OPTS_INIT {.sz = sizeof(struct pev_report_opts)}
+#define PEV_REPORT_OPTS_INIT PEV_SIZED_INIT(struct pev_report_opts)
 
 /**
  * Writes the overhead table as `perf report --stdio` does: per event a

@@ -56,7 +56,7 @@ struct pev_ring_opts {
 };
 
 /** Initializer for struct pev_ring_opts: everything zero, the size set. */
-#define PEV_RING_OPTS_INIT {.sz = sizeof(struct pev_ring_opts)}
+#define PEV_RING_OPTS_INIT PEV_SIZED_INIT(struct pev_ring_opts)
 
 /**
  * Maps 1 + data_pages pages of descriptor `fd_index` of counter c
@@ -215,7 +215,7 @@ struct pev_ring_stats {
 };
 
 /** Initializer for struct pev_ring_stats: everything zero, the size set. */
-#define PEV_RING_STATS_INIT {.sz = sizeof(struct pev_ring_stats)}
+#define PEV_RING_STATS_INIT PEV_SIZED_INIT(struct pev_ring_stats)
 
 /**
  * Copies r's statistics into *out. Reads out->sz first and fills at most

@@ -91,7 +91,7 @@ struct pev_session_opts {
 };
 
 /** Initializer for struct pev_session_opts: everything zero, the size set. */
-#define PEV_SESSION_OPTS_INIT {.sz = sizeof(struct pev_session_opts)}
+#define PEV_SESSION_OPTS_INIT PEV_SIZED_INIT(struct pev_session_opts)
 
 /**
  * Opens every event of opts on opts->target, disabled (events with
@@ -217,7 +217,7 @@ struct pev_session_stats {
 };
 
 /** Initializer for struct pev_session_stats: everything zero, the size set. */
-#define PEV_SESSION_STATS_INIT {.sz = sizeof(struct pev_session_stats)}
+#define PEV_SESSION_STATS_INIT PEV_SIZED_INIT(struct pev_session_stats)
 
 /** pev_session_stats() scopes. */
 enum pev_session_scope {

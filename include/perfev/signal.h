@@ -62,7 +62,7 @@ struct pev_notify_opts {
 };
 
 /** Initializer for struct pev_notify_opts: SIGIO to the calling thread, the size set. */
-#define PEV_NOTIFY_OPTS_INIT {.sz = sizeof(struct pev_notify_opts)}
+#define PEV_NOTIFY_OPTS_INIT PEV_SIZED_INIT(struct pev_notify_opts)
 
 /**
  * Makes every descriptor of c send signal opts->signo to opts's owner on
@@ -137,7 +137,7 @@ struct pev_siginfo {
 };
 
 /** Initializer for struct pev_siginfo: the size set. */
-#define PEV_SIGINFO_INIT {.sz = sizeof(struct pev_siginfo)}
+#define PEV_SIGINFO_INIT PEV_SIZED_INIT(struct pev_siginfo)
 
 /**
  * Decodes the siginfo_t that `siginfo` points to, as a SA_SIGINFO handler

@@ -87,7 +87,7 @@ struct pev_symbols_opts {
 };
 
 /** Default options. */
-#define PEV_SYMBOLS_OPTS_INIT {.sz = sizeof(struct pev_symbols_opts)}
+#define PEV_SYMBOLS_OPTS_INIT PEV_SIZED_INIT(struct pev_symbols_opts)
 
 /** Why a lookup gave what it gave (struct pev_symbol.status). */
 enum pev_symbol_status {
@@ -185,7 +185,7 @@ struct pev_symbol {
 };
 
 /** An initializer for struct pev_symbol. */
-#define PEV_SYMBOL_INIT {.sz = sizeof(struct pev_symbol)}
+#define PEV_SYMBOL_INIT PEV_SIZED_INIT(struct pev_symbol)
 
 /** Counters of a symbolizer's work (pev_symbols_stats). Initialize with PEV_SYMBOLS_STATS_INIT. */
 struct pev_symbols_stats {
@@ -202,7 +202,7 @@ struct pev_symbols_stats {
 };
 
 /** An initializer for struct pev_symbols_stats. */
-#define PEV_SYMBOLS_STATS_INIT {.sz = sizeof(struct pev_symbols_stats)}
+#define PEV_SYMBOLS_STATS_INIT PEV_SIZED_INIT(struct pev_symbols_stats)
 
 /**
  * Creates a symbolizer with no address spaces yet. opts may be NULL

@@ -32,9 +32,10 @@ static bool need(struct cur *c, size_t n, const char *what)
 	if (c->rc)
 		return false;
 	if (left(c) < n) {
-		c->rc = pd_fail(c->pd, c->err, PEV_EFORMAT, "features",
-				"%s: %s at byte 0x%zx needs %zu bytes, but the section has %zu left",
-				c->where, what, (size_t)(c->p - c->start), n, left(c));
+		c->rc = pev__pd_fail(
+		    c->pd, c->err, PEV_EFORMAT, "features",
+		    "%s: %s at byte 0x%zx needs %zu bytes, but the section has %zu left", c->where,
+		    what, (size_t)(c->p - c->start), n, left(c));
 		return false;
 	}
 	return true;
@@ -67,22 +68,23 @@ static const char *get_str(struct cur *c, const char *what)
 	if (!get_u32(c, &len, what))
 		return NULL;
 	if (len == 0) {
-		c->rc = pd_fail(c->pd, c->err, PEV_EFORMAT, "features",
-				"%s: %s at byte 0x%zx has length 0 (no room for its NUL)", c->where,
-				what, at);
+		c->rc = pev__pd_fail(c->pd, c->err, PEV_EFORMAT, "features",
+				     "%s: %s at byte 0x%zx has length 0 (no room for its NUL)",
+				     c->where, what, at);
 		return NULL;
 	}
 	if (len > left(c)) {
-		c->rc = pd_fail(c->pd, c->err, PEV_EFORMAT, "features",
-				"%s: %s at byte 0x%zx needs %u bytes, but the section has %zu left",
-				c->where, what, at, len, left(c));
+		c->rc = pev__pd_fail(
+		    c->pd, c->err, PEV_EFORMAT, "features",
+		    "%s: %s at byte 0x%zx needs %u bytes, but the section has %zu left", c->where,
+		    what, at, len, left(c));
 		return NULL;
 	}
 	const char *s = (const char *)c->p;
 	if (!memchr(s, '\0', len)) {
-		c->rc = pd_fail(c->pd, c->err, PEV_EFORMAT, "features",
-				"%s: %s at byte 0x%zx: %u bytes without a terminating NUL", c->where,
-				what, at, len);
+		c->rc = pev__pd_fail(c->pd, c->err, PEV_EFORMAT, "features",
+				     "%s: %s at byte 0x%zx: %u bytes without a terminating NUL",
+				     c->where, what, at, len);
 		return NULL;
 	}
 	c->p += len;
@@ -95,10 +97,11 @@ static bool check_count(struct cur *c, uint64_t nr, size_t each, const char *wha
 	if (c->rc)
 		return false;
 	if (nr > left(c) / each) {
-		c->rc = pd_fail(c->pd, c->err, PEV_EFORMAT, "features",
-				"%s: %s %" PRIu64 " is more than the %zu bytes left can hold (at "
-				"least %zu bytes each)",
-				c->where, what, nr, left(c), each);
+		c->rc =
+		    pev__pd_fail(c->pd, c->err, PEV_EFORMAT, "features",
+				 "%s: %s %" PRIu64 " is more than the %zu bytes left can hold (at "
+				 "least %zu bytes each)",
+				 c->where, what, nr, left(c), each);
 		return false;
 	}
 	return true;
@@ -106,11 +109,11 @@ static bool check_count(struct cur *c, uint64_t nr, size_t each, const char *wha
 
 static void *cur_alloc(struct cur *c, size_t size)
 {
-	void *p = c->rc ? NULL : pd_alloc(c->pd, size);
+	void *p = c->rc ? NULL : pev__pd_alloc(c->pd, size);
 
 	if (!p && !c->rc)
-		c->rc = pd_fail(c->pd, c->err, PEV_ENOMEM, "features", "%s: out of memory",
-				c->where);
+		c->rc = pev__pd_fail(c->pd, c->err, PEV_ENOMEM, "features", "%s: out of memory",
+				     c->where);
 	return p;
 }
 
@@ -130,25 +133,25 @@ static const char *const *get_str_list(struct cur *c, uint32_t *nr, const char *
 
 /* ---- build ids -------------------------------------------------------------- */
 
-int pd_build_id_add(struct pev_perfdata *pd, const unsigned char *p, size_t size, bool old_layout,
-		    const char *where, struct pev_error *err)
+int pev__pd_build_id_add(struct pev_perfdata *pd, const unsigned char *p, size_t size,
+			 bool old_layout, const char *where, struct pev_error *err)
 {
 	struct pev_perfdata_build_id b = {0};
 	size_t name_at = old_layout ? 32 : PD_BUILD_ID_FIXED;
 	uint16_t misc = pd_u16(p + 4);
 
 	if (size <= name_at)
-		return pd_fail(pd, err, PEV_EFORMAT, "features",
-			       "%s: a build id entry of %zu bytes has no room for a file name "
-			       "(at least %zu)",
-			       where, size, name_at + 1);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "features",
+				    "%s: a build id entry of %zu bytes has no room for a file name "
+				    "(at least %zu)",
+				    where, size, name_at + 1);
 	const char *name = (const char *)p + name_at;
 	size_t name_max = size - name_at;
 	if (!memchr(name, '\0', name_max))
-		return pd_fail(pd, err, PEV_EFORMAT, "features",
-			       "%s: the file name of a build id entry (%zu bytes) has no "
-			       "terminating NUL",
-			       where, name_max);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "features",
+				    "%s: the file name of a build id entry (%zu bytes) has no "
+				    "terminating NUL",
+				    where, name_max);
 	b.cpumode = misc & PEV_RECORD_MISC_CPUMODE_MASK;
 	if (old_layout) {
 		/* Before perf kept a pid per entry: the host, or the default guest. */
@@ -165,23 +168,25 @@ int pd_build_id_add(struct pev_perfdata *pd, const unsigned char *p, size_t size
 		if (misc & PD_BUILD_ID_MISC_SIZE) {
 			b.size = p[32];
 			if (b.size == 0 || b.size > PEV_PERFDATA_BUILD_ID_MAX)
-				return pd_fail(pd, err, PEV_EFORMAT, "features",
-					       "%s: build id entry of %s says its id is %u bytes "
-					       "(1 to %d)",
-					       where, name, b.size, PEV_PERFDATA_BUILD_ID_MAX);
+				return pev__pd_fail(
+				    pd, err, PEV_EFORMAT, "features",
+				    "%s: build id entry of %s says its id is %u bytes "
+				    "(1 to %d)",
+				    where, name, b.size, PEV_PERFDATA_BUILD_ID_MAX);
 		}
 	}
 	size_t len = strlen(name);
-	char *copy = pd_alloc(pd, len + 1);
+	char *copy = pev__pd_alloc(pd, len + 1);
 	if (!copy)
-		return pd_fail(pd, err, PEV_ENOMEM, "features", "%s: out of memory", where);
+		return pev__pd_fail(pd, err, PEV_ENOMEM, "features", "%s: out of memory", where);
 	memcpy(copy, name, len + 1);
 	b.filename = copy;
 	if (pd->feat.nr_build_ids == pd->cap_build_ids) {
 		size_t cap = pd->cap_build_ids ? 2 * pd->cap_build_ids : 16;
 		struct pev_perfdata_build_id *n = realloc(pd->build_ids, cap * sizeof(*n));
 		if (!n)
-			return pd_fail(pd, err, PEV_ENOMEM, "features", "%s: out of memory", where);
+			return pev__pd_fail(pd, err, PEV_ENOMEM, "features", "%s: out of memory",
+					    where);
 		pd->build_ids = n;
 		pd->cap_build_ids = cap;
 	}
@@ -200,11 +205,11 @@ static void parse_build_ids(struct cur *c)
 			return;
 		uint16_t size = pd_u16(c->p + 6);
 		if (size < 8 || size > left(c)) {
-			c->rc = pd_fail(c->pd, c->err, PEV_EFORMAT, "features",
-					"%s: build id entry at byte 0x%zx has size %u, %s", c->where,
-					(size_t)(c->p - c->start), size,
-					size < 8 ? "less than its 8-byte header"
-						 : "past the end of the section");
+			c->rc = pev__pd_fail(c->pd, c->err, PEV_EFORMAT, "features",
+					     "%s: build id entry at byte 0x%zx has size %u, %s",
+					     c->where, (size_t)(c->p - c->start), size,
+					     size < 8 ? "less than its 8-byte header"
+						      : "past the end of the section");
 			return;
 		}
 		/*
@@ -215,7 +220,7 @@ static void parse_build_ids(struct cur *c)
 		if (c->p == c->start && size > PD_BUILD_ID_FIXED + 13 &&
 		    memcmp(c->p + PD_BUILD_ID_FIXED, "nel.kallsyms]", 13) == 0)
 			old_layout = true;
-		c->rc = pd_build_id_add(c->pd, c->p, size, old_layout, c->where, c->err);
+		c->rc = pev__pd_build_id_add(c->pd, c->p, size, old_layout, c->where, c->err);
 		c->p += size;
 	}
 }
@@ -242,9 +247,9 @@ static void parse_event_desc(struct cur *c)
 	if (!get_u32(c, &nr, "event count") || !get_u32(c, &sz, "attribute size"))
 		return;
 	if (sz < PEV_ATTR_SIZE_VER0 || sz > PD_ATTR_MAX) {
-		c->rc = pd_fail(pd, c->err, PEV_EFORMAT, "features",
-				"%s: attribute size %u is not between %d and %d", c->where, sz,
-				PEV_ATTR_SIZE_VER0, PD_ATTR_MAX);
+		c->rc = pev__pd_fail(pd, c->err, PEV_EFORMAT, "features",
+				     "%s: attribute size %u is not between %d and %d", c->where, sz,
+				     PEV_ATTR_SIZE_VER0, PD_ATTR_MAX);
 		return;
 	}
 	/* Each event: the block, its id count, its name (at least 5 bytes). */
@@ -284,8 +289,8 @@ static void parse_cpu_topology(struct cur *c)
 	/* Older perf stopped here; newer ones add core and socket ids per CPU, then dies. */
 	if (left(c) > 0) {
 		if (nr_cpus == 0) {
-			pd_note(c->pd, "%s: per-CPU ids without NRCPUS to count them: ignored",
-				c->where);
+			pev__pd_note(c->pd, "%s: per-CPU ids without NRCPUS to count them: ignored",
+				     c->where);
 			c->p = c->end;
 		} else {
 			if (!check_count(c, nr_cpus, 8, "CPU count (NRCPUS available)"))
@@ -364,8 +369,8 @@ static void parse_clock_data(struct cur *c)
 	if (!get_u32(c, &version, "version"))
 		return;
 	if (version != 1) {
-		pd_note(c->pd, "%s: version %u, which perfev does not know: ignored", c->where,
-			version);
+		pev__pd_note(c->pd, "%s: version %u, which perfev does not know: ignored", c->where,
+			     version);
 		return;
 	}
 	if (!get_u32(c, &clockid, "clockid") || !get_u64(c, &tod, "wall-clock time") ||
@@ -472,10 +477,11 @@ static void parse(struct cur *c, unsigned feature)
 	default:
 		/* Kept as raw bytes only (tracing data, topologies, caches, BPF, ...). */
 		if (feature >= PEV_HEADER_LAST_FEATURE)
-			pd_note(c->pd,
-				"feature bit %u is unknown to perfev (a newer perf?): kept as raw "
-				"bytes",
-				feature);
+			pev__pd_note(
+			    c->pd,
+			    "feature bit %u is unknown to perfev (a newer perf?): kept as raw "
+			    "bytes",
+			    feature);
 		break;
 	}
 }
@@ -487,8 +493,9 @@ static int add_section(struct pev_perfdata *pd, unsigned feature, const unsigned
 		size_t cap = pd->cap_sections ? 2 * pd->cap_sections : 32;
 		struct pev_perfdata_section *n = realloc(pd->sections, cap * sizeof(*n));
 		if (!n)
-			return pd_fail(pd, err, PEV_ENOMEM, "features", "out of memory for feature %s",
-				       pev_perfdata_feature_name(feature));
+			return pev__pd_fail(pd, err, PEV_ENOMEM, "features",
+					    "out of memory for feature %s",
+					    pev_perfdata_feature_name(feature));
 		pd->sections = n;
 		pd->cap_sections = cap;
 	}
@@ -503,9 +510,9 @@ static int add_section(struct pev_perfdata *pd, unsigned feature, const unsigned
 	return 0;
 }
 
-int pd_feature_parse(struct pev_perfdata *pd, unsigned feature, const unsigned char *data,
-		     uint64_t size, uint64_t offset, uint64_t record_offset,
-		     struct pev_error *err)
+int pev__pd_feature_parse(struct pev_perfdata *pd, unsigned feature, const unsigned char *data,
+			  uint64_t size, uint64_t offset, uint64_t record_offset,
+			  struct pev_error *err)
 {
 	struct pev_error local;
 	struct cur c = {
@@ -537,7 +544,7 @@ int pd_feature_parse(struct pev_perfdata *pd, unsigned feature, const unsigned c
 	if (c.rc) {
 		if (c.err != &local)
 			return c.rc;
-		pd_note(pd, "dropped: %s", local.message);
+		pev__pd_note(pd, "dropped: %s", local.message);
 		return 0;
 	}
 	if (feature < PEV_HEADER_FEAT_BITS)
@@ -545,14 +552,15 @@ int pd_feature_parse(struct pev_perfdata *pd, unsigned feature, const unsigned c
 	return 0;
 }
 
-void pd_features_apply(struct pev_perfdata *pd)
+void pev__pd_features_apply(struct pev_perfdata *pd)
 {
 	const struct pev_perfdata_features *f = &pd->feat;
 
 	if (!pd->pipe && pd->desc_names && pd->nr_desc_names != (uint32_t)pd->nr_events)
-		pd_note(pd, "EVENT_DESC describes %u events, the attr section has %d: names go by "
-			    "position",
-			pd->nr_desc_names, pd->nr_events);
+		pev__pd_note(pd,
+			     "EVENT_DESC describes %u events, the attr section has %d: names go by "
+			     "position",
+			     pd->nr_desc_names, pd->nr_events);
 	for (uint32_t i = 0; i < pd->nr_desc_names && (int)i < pd->nr_events; i++) {
 		struct pd_event *ev = pd->events[i];
 		if (ev->pub.name || !pd->desc_names[i])
@@ -566,10 +574,11 @@ void pd_features_apply(struct pev_perfdata *pd)
 		    grp->nr_members > (uint32_t)pd->nr_events - grp->leader) {
 			/* In pipe mode the events may come later. */
 			if (!pd->pipe)
-				pd_note(pd,
-					"GROUP_DESC group #%u (leader #%u, %u members) names events "
-					"the file does not have (%d): ignored",
-					g, grp->leader, grp->nr_members, pd->nr_events);
+				pev__pd_note(
+				    pd,
+				    "GROUP_DESC group #%u (leader #%u, %u members) names events "
+				    "the file does not have (%d): ignored",
+				    g, grp->leader, grp->nr_members, pd->nr_events);
 			continue;
 		}
 		for (uint32_t m = 0; m < grp->nr_members; m++)

@@ -91,7 +91,7 @@ static int has(uint64_t sample_type, uint64_t bit)
 	return (sample_type & bit) ? 1 : 0;
 }
 
-void pd_layout_from_attr(const struct pev_attr *attr, struct pd_layout *out)
+void pev__pd_layout_from_attr(const struct pev_attr *attr, struct pd_layout *out)
 {
 	uint64_t st = attr->sample_type;
 
@@ -144,17 +144,17 @@ static bool layout_read(uint32_t type, int at, int back, const void *rec, size_t
 	return true;
 }
 
-bool pd_layout_id(const struct pd_layout *l, const void *rec, size_t size, uint64_t *v)
+bool pev__pd_layout_id(const struct pd_layout *l, const void *rec, size_t size, uint64_t *v)
 {
 	return layout_read(pd_u32(rec), l->sample_id_at, l->trailer_id_back, rec, size, v);
 }
 
-bool pd_layout_time(const struct pd_layout *l, const void *rec, size_t size, uint64_t *v)
+bool pev__pd_layout_time(const struct pd_layout *l, const void *rec, size_t size, uint64_t *v)
 {
 	return layout_read(pd_u32(rec), l->sample_time_at, l->trailer_time_back, rec, size, v);
 }
 
-void pd_layout_common(struct pd_layout *common, const struct pd_layout *l, bool first)
+void pev__pd_layout_common(struct pd_layout *common, const struct pd_layout *l, bool first)
 {
 	if (first) {
 		*common = *l;
@@ -170,7 +170,7 @@ void pd_layout_common(struct pd_layout *common, const struct pd_layout *l, bool 
 		common->trailer_time_back = 0;
 }
 
-size_t pd_string_size(const char *text)
+size_t pev__pd_string_size(const char *text)
 {
 	size_t len = strlen(text) + 1;
 

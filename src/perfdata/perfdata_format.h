@@ -140,23 +140,23 @@ struct pd_layout {
 };
 
 /* Computes the layout of an event's records from its sample_type and flags. */
-void pd_layout_from_attr(const struct pev_attr *attr, struct pd_layout *out);
+void pev__pd_layout_from_attr(const struct pev_attr *attr, struct pd_layout *out);
 
 /*
  * Reads the id (or the time) of a record of size bytes at rec written by an
  * event of layout l. Returns true and sets *v when the record carries it.
  */
-bool pd_layout_id(const struct pd_layout *l, const void *rec, size_t size, uint64_t *v);
-bool pd_layout_time(const struct pd_layout *l, const void *rec, size_t size, uint64_t *v);
+bool pev__pd_layout_id(const struct pd_layout *l, const void *rec, size_t size, uint64_t *v);
+bool pev__pd_layout_time(const struct pd_layout *l, const void *rec, size_t size, uint64_t *v);
 
 /*
  * The layout shared by a set of events: where the id is for every one of
  * them (perf's rule: a file's events must agree on it to be told apart).
  * Fields the events disagree on are -1 / 0.
  */
-void pd_layout_common(struct pd_layout *common, const struct pd_layout *l, bool first);
+void pev__pd_layout_common(struct pd_layout *common, const struct pd_layout *l, bool first);
 
 /* Bytes a perf string of text takes in a feature: 4 + its length rounded up to 64. */
-size_t pd_string_size(const char *text);
+size_t pev__pd_string_size(const char *text);
 
 #endif /* PERFEV_PERFDATA_FORMAT_H */

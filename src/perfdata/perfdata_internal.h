@@ -129,14 +129,14 @@ struct pev_perfdata {
  * Fills err (may be NULL) with code and "<file>: <message>", naming field;
  * returns code.
  */
-int pd_fail(const struct pev_perfdata *pd, struct pev_error *err, int code, const char *field,
-	    const char *fmt, ...) PEV_PRINTF(5, 6);
+int pev__pd_fail(const struct pev_perfdata *pd, struct pev_error *err, int code, const char *field,
+		 const char *fmt, ...) PEV_PRINTF(5, 6);
 
 /* Adds a note (one line) and logs it. Out of memory drops the note. */
-void pd_note(struct pev_perfdata *pd, const char *fmt, ...) PEV_PRINTF(2, 3);
+void pev__pd_note(struct pev_perfdata *pd, const char *fmt, ...) PEV_PRINTF(2, 3);
 
 /* Zeroed memory that lives until close; NULL when out of memory. */
-void *pd_alloc(struct pev_perfdata *pd, size_t size);
+void *pev__pd_alloc(struct pev_perfdata *pd, size_t size);
 
 /* ---- the source (perfdata_source.c) --------------------------------------- */
 
@@ -145,27 +145,27 @@ void *pd_alloc(struct pev_perfdata *pd, size_t size);
  * (fewer at the end of the source), or a negative code with err filled.
  * A stream can only be read at its current position.
  */
-int64_t pd_fetch(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len,
-		 struct pev_error *err);
+int64_t pev__pd_fetch(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len,
+		      struct pev_error *err);
 
 /*
  * Reads exactly len bytes at off (random-access sources), which must lie
  * within the file: else PEV_EFORMAT "<what> at offset .. size .. runs past
  * the end of the file".
  */
-int pd_read_at(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len, const char *what,
-	       struct pev_error *err);
+int pev__pd_read_at(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len, const char *what,
+		    struct pev_error *err);
 
 /*
  * Makes bytes [pos, pos + n) available in the window (n <= PD_RECORD_MAX
  * + 8) and points *p at them. Returns how many are available (fewer than n
  * at the end of the source) or a negative code.
  */
-int64_t pd_window(struct pev_perfdata *pd, uint64_t pos, size_t n, const unsigned char **p,
-		  struct pev_error *err);
+int64_t pev__pd_window(struct pev_perfdata *pd, uint64_t pos, size_t n, const unsigned char **p,
+		       struct pev_error *err);
 
 /* Moves a stream past len bytes at pos (reading and dropping them). */
-int pd_skip(struct pev_perfdata *pd, uint64_t pos, uint64_t len, struct pev_error *err);
+int pev__pd_skip(struct pev_perfdata *pd, uint64_t pos, uint64_t len, struct pev_error *err);
 
 /* ---- events (perfdata_read.c) ---------------------------------------------- */
 
@@ -173,11 +173,11 @@ int pd_skip(struct pev_perfdata *pd, uint64_t pos, uint64_t len, struct pev_erro
  * Adds an event from an attribute block of block_size bytes at attr (at
  * least 64) and its ids. Returns the event or NULL (out of memory: err set).
  */
-struct pd_event *pd_event_add(struct pev_perfdata *pd, const void *attr, size_t block_size,
-			      const void *ids, size_t nr_ids, struct pev_error *err);
+struct pd_event *pev__pd_event_add(struct pev_perfdata *pd, const void *attr, size_t block_size,
+				   const void *ids, size_t nr_ids, struct pev_error *err);
 
 /* The event with sample id `id`, or NULL. */
-struct pd_event *pd_event_find(const struct pev_perfdata *pd, uint64_t id);
+struct pd_event *pev__pd_event_find(const struct pev_perfdata *pd, uint64_t id);
 
 /* ---- features (perfdata_features.c) ----------------------------------------- */
 
@@ -189,29 +189,29 @@ struct pd_event *pd_event_find(const struct pev_perfdata *pd, uint64_t id);
  * PEV_EFORMAT; with PEV_PERFDATA_LENIENT a malformed feature is dropped
  * with a note and 0 is returned.
  */
-int pd_feature_parse(struct pev_perfdata *pd, unsigned feature, const unsigned char *data,
-		     uint64_t size, uint64_t offset, uint64_t record_offset,
-		     struct pev_error *err);
+int pev__pd_feature_parse(struct pev_perfdata *pd, unsigned feature, const unsigned char *data,
+			  uint64_t size, uint64_t offset, uint64_t record_offset,
+			  struct pev_error *err);
 
 /* Adds one build id entry of size bytes at p (a BUILD_ID entry or HEADER_BUILD_ID record). */
-int pd_build_id_add(struct pev_perfdata *pd, const unsigned char *p, size_t size, bool old_layout,
-		    const char *where, struct pev_error *err);
+int pev__pd_build_id_add(struct pev_perfdata *pd, const unsigned char *p, size_t size,
+			 bool old_layout, const char *where, struct pev_error *err);
 
 /* Applies EVENT_DESC names and GROUP_DESC groups to the events (after both are known). */
-void pd_features_apply(struct pev_perfdata *pd);
+void pev__pd_features_apply(struct pev_perfdata *pd);
 
 /* ---- records (perfdata_records.c) ------------------------------------------- */
 
 /* Reads the next record from the source (not the replay queue). Returns 1, 0 or < 0. */
-int pd_record_read(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
-		   struct pev_error *err);
+int pev__pd_record_read(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
+			struct pev_error *err);
 
 /* ---- pipe mode (perfdata_pipe.c) -------------------------------------------- */
 
 /* Reads the leading records of a pipe-mode stream into the replay queue. */
-int pd_pipe_preamble(struct pev_perfdata *pd, struct pev_error *err);
+int pev__pd_pipe_preamble(struct pev_perfdata *pd, struct pev_error *err);
 
 /* Hands out the next queued record. Returns 1, or 0 when the queue is empty. */
-int pd_pipe_replay(struct pev_perfdata *pd, struct pev_perfdata_record *rec);
+int pev__pd_pipe_replay(struct pev_perfdata *pd, struct pev_perfdata_record *rec);
 
 #endif /* PERFEV_PERFDATA_INTERNAL_H */

@@ -23,13 +23,15 @@ static int queue(struct pev_perfdata *pd, const struct pev_perfdata_record *rec,
 		size_t cap = pd->cap_replay ? 2 * pd->cap_replay : 32;
 		struct pd_replay *n = realloc(pd->replay, cap * sizeof(*n));
 		if (!n)
-			return pd_fail(pd, err, PEV_ENOMEM, "data", "out of memory for the leading records");
+			return pev__pd_fail(pd, err, PEV_ENOMEM, "data",
+					    "out of memory for the leading records");
 		pd->replay = n;
 		pd->cap_replay = cap;
 	}
-	unsigned char *bytes = pd_alloc(pd, rec->size);
+	unsigned char *bytes = pev__pd_alloc(pd, rec->size);
 	if (!bytes)
-		return pd_fail(pd, err, PEV_ENOMEM, "data", "out of memory for the leading records");
+		return pev__pd_fail(pd, err, PEV_ENOMEM, "data",
+				    "out of memory for the leading records");
 	memcpy(bytes, rec->header, rec->size);
 	struct pd_replay *q = &pd->replay[pd->nr_replay++];
 	q->rec = *rec;
@@ -38,13 +40,13 @@ static int queue(struct pev_perfdata *pd, const struct pev_perfdata_record *rec,
 	return 0;
 }
 
-int pd_pipe_preamble(struct pev_perfdata *pd, struct pev_error *err)
+int pev__pd_pipe_preamble(struct pev_perfdata *pd, struct pev_error *err)
 {
 	struct pev_perfdata_record rec;
 	size_t kept = 0;
 
 	for (;;) {
-		int rc = pd_record_read(pd, &rec, err);
+		int rc = pev__pd_record_read(pd, &rec, err);
 		if (rc <= 0)
 			return rc;
 		rc = queue(pd, &rec, err);
@@ -56,7 +58,7 @@ int pd_pipe_preamble(struct pev_perfdata *pd, struct pev_error *err)
 	}
 }
 
-int pd_pipe_replay(struct pev_perfdata *pd, struct pev_perfdata_record *rec)
+int pev__pd_pipe_replay(struct pev_perfdata *pd, struct pev_perfdata_record *rec)
 {
 	if (pd->replay_at >= pd->nr_replay)
 		return 0;

@@ -21,8 +21,8 @@
 
 /* ---- errors, notes, memory ------------------------------------------------ */
 
-int pd_fail(const struct pev_perfdata *pd, struct pev_error *err, int code, const char *field,
-	    const char *fmt, ...)
+int pev__pd_fail(const struct pev_perfdata *pd, struct pev_error *err, int code, const char *field,
+		 const char *fmt, ...)
 {
 	va_list ap;
 
@@ -37,7 +37,7 @@ int pd_fail(const struct pev_perfdata *pd, struct pev_error *err, int code, cons
 	return code;
 }
 
-void pd_note(struct pev_perfdata *pd, const char *fmt, ...)
+void pev__pd_note(struct pev_perfdata *pd, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
@@ -59,7 +59,7 @@ void pd_note(struct pev_perfdata *pd, const char *fmt, ...)
 		pd->notes[pd->nr_notes++] = copy;
 }
 
-void *pd_alloc(struct pev_perfdata *pd, size_t size)
+void *pev__pd_alloc(struct pev_perfdata *pd, size_t size)
 {
 	size = (size + 15) & ~(size_t)15;
 	if (size == 0)
@@ -127,7 +127,7 @@ static bool id_map_grow(struct pev_perfdata *pd)
 	return true;
 }
 
-struct pd_event *pd_event_find(const struct pev_perfdata *pd, uint64_t id)
+struct pd_event *pev__pd_event_find(const struct pev_perfdata *pd, uint64_t id)
 {
 	if (!pd->id_cap)
 		return NULL;
@@ -142,14 +142,15 @@ struct pd_event *pd_event_find(const struct pev_perfdata *pd, uint64_t id)
 /* Maps id to event ev; an id some event has already stays with it. */
 static bool id_map_add(struct pev_perfdata *pd, uint64_t id, int ev)
 {
-	struct pd_event *other = pd_event_find(pd, id);
+	struct pd_event *other = pev__pd_event_find(pd, id);
 
 	if (other) {
 		if (other->pub.index != ev)
-			pd_note(pd,
-				"sample id %" PRIu64 " belongs to events #%d and #%d: its records "
-				"are attributed to #%d",
-				id, other->pub.index, ev, other->pub.index);
+			pev__pd_note(pd,
+				     "sample id %" PRIu64
+				     " belongs to events #%d and #%d: its records "
+				     "are attributed to #%d",
+				     id, other->pub.index, ev, other->pub.index);
 		return true;
 	}
 	if ((pd->id_count + 1) * 2 > pd->id_cap && !id_map_grow(pd))
@@ -163,8 +164,8 @@ static bool id_map_add(struct pev_perfdata *pd, uint64_t id, int ev)
 	return true;
 }
 
-struct pd_event *pd_event_add(struct pev_perfdata *pd, const void *attr, size_t block_size,
-			      const void *ids, size_t nr_ids, struct pev_error *err)
+struct pd_event *pev__pd_event_add(struct pev_perfdata *pd, const void *attr, size_t block_size,
+				   const void *ids, size_t nr_ids, struct pev_error *err)
 {
 	struct pd_event *ev;
 
@@ -194,22 +195,23 @@ struct pd_event *pd_event_add(struct pev_perfdata *pd, const void *attr, size_t 
 	ev->pub.ids = ev->ids;
 	ev->pub.nr_ids = nr_ids;
 	ev->pub.leader = ev->pub.index;
-	pd_layout_from_attr(&ev->pub.attr, &ev->layout);
-	pd_layout_common(&pd->common, &ev->layout, pd->nr_events == 0);
+	pev__pd_layout_from_attr(&ev->pub.attr, &ev->layout);
+	pev__pd_layout_common(&pd->common, &ev->layout, pd->nr_events == 0);
 	pd->events[pd->nr_events++] = ev;
 	for (size_t i = 0; i < nr_ids; i++)
 		if (!id_map_add(pd, ev->ids[i], ev->pub.index))
 			goto nomem;
 	if (block_size > PEV_ATTR_SIZE_LATEST && !pd->noted_attr_size) {
 		pd->noted_attr_size = true;
-		pd_note(pd,
-			"event #%d has a %zu-byte attribute block, larger than the %d bytes perfev "
-			"knows (a newer perf?): the extra bytes are ignored",
-			ev->pub.index, block_size, PEV_ATTR_SIZE_LATEST);
+		pev__pd_note(
+		    pd,
+		    "event #%d has a %zu-byte attribute block, larger than the %d bytes perfev "
+		    "knows (a newer perf?): the extra bytes are ignored",
+		    ev->pub.index, block_size, PEV_ATTR_SIZE_LATEST);
 	}
 	return ev;
 nomem:
-	pd_fail(pd, err, PEV_ENOMEM, "attrs", "out of memory for the events");
+	pev__pd_fail(pd, err, PEV_ENOMEM, "attrs", "out of memory for the events");
 	return NULL;
 }
 
@@ -226,10 +228,10 @@ static int check_section(struct pev_perfdata *pd, struct pev_error *err, const c
 	uint64_t end;
 
 	if (!pd_add_ok(off, size, &end) || end > pd->size)
-		return pd_fail(pd, err, PEV_EFORMAT, field,
-			       "%s at offset 0x%" PRIx64 " size 0x%" PRIx64
-			       " runs past the end of the file (size 0x%" PRIx64 ")",
-			       what, off, size, pd->size);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, field,
+				    "%s at offset 0x%" PRIx64 " size 0x%" PRIx64
+				    " runs past the end of the file (size 0x%" PRIx64 ")",
+				    what, off, size, pd->size);
 	return 0;
 }
 
@@ -240,44 +242,49 @@ static int not_perf_data(struct pev_perfdata *pd, const unsigned char *b, size_t
 	char hex[64] = "";
 
 	if (n >= 4 && memcmp(b, "\177ELF", 4) == 0)
-		return pd_fail(pd, err, PEV_EFORMAT, "header.magic",
-			       "not a perf.data file: it is an ELF file (a program or library)");
+		return pev__pd_fail(
+		    pd, err, PEV_EFORMAT, "header.magic",
+		    "not a perf.data file: it is an ELF file (a program or library)");
 	for (size_t i = 0; i < n && i < 8; i++)
 		pev__appendf(hex, sizeof(hex), "%s%02x", i ? " " : "", b[i]);
-	return pd_fail(pd, err, PEV_EFORMAT, "header.magic",
-		       "not a perf.data file: it starts with the bytes %s, not \"PERFILE2\"", hex);
+	return pev__pd_fail(pd, err, PEV_EFORMAT, "header.magic",
+			    "not a perf.data file: it starts with the bytes %s, not \"PERFILE2\"",
+			    hex);
 }
 
 static int read_magic(struct pev_perfdata *pd, uint64_t *hsize, struct pev_error *err)
 {
 	const unsigned char *b;
-	int64_t n = pd_window(pd, 0, PEV_PERFDATA_PIPE_HEADER_SIZE, &b, err);
+	int64_t n = pev__pd_window(pd, 0, PEV_PERFDATA_PIPE_HEADER_SIZE, &b, err);
 
 	if (n < 0)
 		return (int)n;
 	if (n == 0)
-		return pd_fail(pd, err, PEV_EFORMAT, "header",
-			       "the file is empty (0 bytes): not a perf.data file");
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "header",
+				    "the file is empty (0 bytes): not a perf.data file");
 	if (memcmp(b, PD_MAGIC_V1, n < 8 ? (size_t)n : 8) != 0 &&
 	    memcmp(b, "PERFILE2", n < 8 ? (size_t)n : 8) != 0 &&
 	    (n < 8 || pd_u64(b) != PD_MAGIC_SWAPPED))
 		return not_perf_data(pd, b, (size_t)n, err);
 	if (n < PEV_PERFDATA_PIPE_HEADER_SIZE)
-		return pd_fail(pd, err, PEV_EFORMAT, "header",
-			       "truncated: the file is %" PRId64 " bytes, and a perf.data header "
-			       "needs at least %d",
-			       n, PEV_PERFDATA_PIPE_HEADER_SIZE);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "header",
+				    "truncated: the file is %" PRId64
+				    " bytes, and a perf.data header "
+				    "needs at least %d",
+				    n, PEV_PERFDATA_PIPE_HEADER_SIZE);
 	uint64_t magic = pd_u64(b);
 	if (magic == PD_MAGIC_SWAPPED)
-		return pd_fail(pd, err, PEV_EUNSUPPORTED, "header.magic",
-			       "the file was written on a machine of the other byte order (its "
-			       "magic reads \"2ELIFREP\"): perfev reads only files in this "
-			       "machine's byte order");
+		return pev__pd_fail(
+		    pd, err, PEV_EUNSUPPORTED, "header.magic",
+		    "the file was written on a machine of the other byte order (its "
+		    "magic reads \"2ELIFREP\"): perfev reads only files in this "
+		    "machine's byte order");
 	if (magic != PEV_PERFDATA_MAGIC)
-		return pd_fail(pd, err, PEV_EUNSUPPORTED, "header.magic",
-			       "the file is in perf's first format (\"PERFFILE\"), which perfev "
-			       "does not read; 'perf inject -i OLD -o NEW' rewrites it in the "
-			       "current one");
+		return pev__pd_fail(
+		    pd, err, PEV_EUNSUPPORTED, "header.magic",
+		    "the file is in perf's first format (\"PERFFILE\"), which perfev "
+		    "does not read; 'perf inject -i OLD -o NEW' rewrites it in the "
+		    "current one");
 	*hsize = pd_u64(b + PD_HDR_SIZE);
 	return 0;
 }
@@ -293,14 +300,15 @@ static int read_attrs(struct pev_perfdata *pd, struct pev_error *err)
 	if (l->attrs_size == 0)
 		return 0;
 	if (l->attrs_size > PD_SECTION_MAX)
-		return pd_fail(pd, err, PEV_EFORMAT, "attrs",
-			       "attr section at offset 0x%" PRIx64 " is 0x%" PRIx64
-			       " bytes, more than perfev reads (0x%" PRIx64 ")",
-			       l->attrs_offset, l->attrs_size, PD_SECTION_MAX);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "attrs",
+				    "attr section at offset 0x%" PRIx64 " is 0x%" PRIx64
+				    " bytes, more than perfev reads (0x%" PRIx64 ")",
+				    l->attrs_offset, l->attrs_size, PD_SECTION_MAX);
 	buf = malloc(l->attrs_size);
 	if (!buf)
-		return pd_fail(pd, err, PEV_ENOMEM, "attrs", "out of memory for the attr section");
-	rc = pd_read_at(pd, l->attrs_offset, buf, l->attrs_size, "attr section", err);
+		return pev__pd_fail(pd, err, PEV_ENOMEM, "attrs",
+				    "out of memory for the attr section");
+	rc = pev__pd_read_at(pd, l->attrs_offset, buf, l->attrs_size, "attr section", err);
 	for (uint64_t i = 0; rc == 0 && i < l->attrs_size / l->attr_size; i++) {
 		const unsigned char *e = buf + i * l->attr_size;
 		uint64_t at = l->attrs_offset + i * l->attr_size;
@@ -309,11 +317,12 @@ static int read_attrs(struct pev_perfdata *pd, struct pev_error *err)
 		char what[64];
 
 		if ((asz ? asz : PEV_ATTR_SIZE_VER0) != block) {
-			rc = pd_fail(pd, err, PEV_EFORMAT, "attr.size",
-				     "attr #%" PRIu64 " at offset 0x%" PRIx64
-				     ": its size field says %u bytes, but the file's entries hold "
-				     "%" PRIu64 " (header.attr_size %" PRIu64 " - 16)",
-				     i, at, asz, block, l->attr_size);
+			rc = pev__pd_fail(
+			    pd, err, PEV_EFORMAT, "attr.size",
+			    "attr #%" PRIu64 " at offset 0x%" PRIx64
+			    ": its size field says %u bytes, but the file's entries hold "
+			    "%" PRIu64 " (header.attr_size %" PRIu64 " - 16)",
+			    i, at, asz, block, l->attr_size);
 			break;
 		}
 		snprintf(what, sizeof(what), "id array of attr #%" PRIu64, i);
@@ -321,40 +330,41 @@ static int read_attrs(struct pev_perfdata *pd, struct pev_error *err)
 		if (rc)
 			break;
 		if (ids_size % 8) {
-			rc = pd_fail(pd, err, PEV_EFORMAT, "attr.ids",
-				     "%s at offset 0x%" PRIx64 " has size 0x%" PRIx64
-				     ", not a multiple of 8",
-				     what, ids_off, ids_size);
+			rc = pev__pd_fail(pd, err, PEV_EFORMAT, "attr.ids",
+					  "%s at offset 0x%" PRIx64 " has size 0x%" PRIx64
+					  ", not a multiple of 8",
+					  what, ids_off, ids_size);
 			break;
 		}
 		if (overlap(ids_off, ids_size, 0, l->header_size) ||
 		    overlap(ids_off, ids_size, l->data_offset, l->data_size)) {
-			rc = pd_fail(pd, err, PEV_EFORMAT, "attr.ids",
-				     "%s [0x%" PRIx64 ", 0x%" PRIx64 ") overlaps the %s", what, ids_off,
-				     ids_off + ids_size,
-				     overlap(ids_off, ids_size, 0, l->header_size) ? "header"
-										  : "data section");
+			rc = pev__pd_fail(pd, err, PEV_EFORMAT, "attr.ids",
+					  "%s [0x%" PRIx64 ", 0x%" PRIx64 ") overlaps the %s", what,
+					  ids_off, ids_off + ids_size,
+					  overlap(ids_off, ids_size, 0, l->header_size)
+					      ? "header"
+					      : "data section");
 			break;
 		}
 		ids_total += ids_size;
 		if (ids_total > PD_SECTION_MAX) {
-			rc = pd_fail(pd, err, PEV_EFORMAT, "attr.ids",
-				     "the id arrays total more than 0x%" PRIx64
-				     " bytes at attr #%" PRIu64,
-				     PD_SECTION_MAX, i);
+			rc = pev__pd_fail(pd, err, PEV_EFORMAT, "attr.ids",
+					  "the id arrays total more than 0x%" PRIx64
+					  " bytes at attr #%" PRIu64,
+					  PD_SECTION_MAX, i);
 			break;
 		}
 		uint64_t *ids = NULL;
 		if (ids_size) {
 			ids = malloc(ids_size);
 			if (!ids) {
-				rc = pd_fail(pd, err, PEV_ENOMEM, "attr.ids",
-					     "out of memory for the %s", what);
+				rc = pev__pd_fail(pd, err, PEV_ENOMEM, "attr.ids",
+						  "out of memory for the %s", what);
 				break;
 			}
-			rc = pd_read_at(pd, ids_off, ids, ids_size, what, err);
+			rc = pev__pd_read_at(pd, ids_off, ids, ids_size, what, err);
 		}
-		if (rc == 0 && !pd_event_add(pd, e, block, ids, ids_size / 8, err))
+		if (rc == 0 && !pev__pd_event_add(pd, e, block, ids, ids_size / 8, err))
 			rc = PEV_ENOMEM;
 		free(ids);
 	}
@@ -386,19 +396,21 @@ static int read_features(struct pev_perfdata *pd, const uint64_t *bits, struct p
 		return 0;
 	uint64_t table_size = (uint64_t)n * PD_SECTION_SIZE, table_end;
 	if (!pd_add_ok(l->feat_offset, table_size, &table_end) || table_end > pd->size)
-		return pd_fail(pd, err, PEV_EFORMAT, "features",
-			       "the feature section table at offset 0x%" PRIx64
-			       " (%d entries for the %d feature bits set) runs past the end of "
-			       "the file (size 0x%" PRIx64 ")",
-			       l->feat_offset, n, n, pd->size);
+		return pev__pd_fail(
+		    pd, err, PEV_EFORMAT, "features",
+		    "the feature section table at offset 0x%" PRIx64
+		    " (%d entries for the %d feature bits set) runs past the end of "
+		    "the file (size 0x%" PRIx64 ")",
+		    l->feat_offset, n, n, pd->size);
 	table = malloc(table_size);
 	secs = calloc((size_t)n, sizeof(*secs));
 	if (!table || !secs) {
 		free(table);
 		free(secs);
-		return pd_fail(pd, err, PEV_ENOMEM, "features", "out of memory for the features");
+		return pev__pd_fail(pd, err, PEV_ENOMEM, "features",
+				    "out of memory for the features");
 	}
-	rc = pd_read_at(pd, l->feat_offset, table, table_size, "feature section table", err);
+	rc = pev__pd_read_at(pd, l->feat_offset, table, table_size, "feature section table", err);
 	for (unsigned bit = 1; rc == 0 && bit < PEV_HEADER_FEAT_BITS; bit++) {
 		if (!((bits[bit / 64] >> (bit % 64)) & 1))
 			continue;
@@ -412,10 +424,10 @@ static int read_features(struct pev_perfdata *pd, const uint64_t *bits, struct p
 		if (rc)
 			break;
 		if (size > PD_SECTION_MAX) {
-			rc = pd_fail(pd, err, PEV_EFORMAT, "features",
-				     "%s at offset 0x%" PRIx64 " is 0x%" PRIx64
-				     " bytes, more than perfev reads (0x%" PRIx64 ")",
-				     what, off, size, PD_SECTION_MAX);
+			rc = pev__pd_fail(pd, err, PEV_EFORMAT, "features",
+					  "%s at offset 0x%" PRIx64 " is 0x%" PRIx64
+					  " bytes, more than perfev reads (0x%" PRIx64 ")",
+					  what, off, size, PD_SECTION_MAX);
 			break;
 		}
 		const char *hit = overlap(off, size, 0, l->header_size)	  ? "header"
@@ -428,10 +440,11 @@ static int read_features(struct pev_perfdata *pd, const uint64_t *bits, struct p
 			if (overlap(off, size, secs[j].off, secs[j].size))
 				hit = pev_perfdata_feature_name(secs[j].bit);
 		if (hit) {
-			rc = pd_fail(pd, err, PEV_EFORMAT, "features",
-				     "%s [0x%" PRIx64 ", 0x%" PRIx64 ") overlaps the %s%s", what, off,
-				     off + size, hit,
-				     strcmp(hit, "header") && !strstr(hit, "section") ? " section" : "");
+			rc = pev__pd_fail(
+			    pd, err, PEV_EFORMAT, "features",
+			    "%s [0x%" PRIx64 ", 0x%" PRIx64 ") overlaps the %s%s", what, off,
+			    off + size, hit,
+			    strcmp(hit, "header") && !strstr(hit, "section") ? " section" : "");
 			break;
 		}
 		secs[k].off = off;
@@ -441,21 +454,21 @@ static int read_features(struct pev_perfdata *pd, const uint64_t *bits, struct p
 	}
 	free(table);
 	for (int j = 0; rc == 0 && j < k; j++) {
-		unsigned char *data = pd_alloc(pd, secs[j].size);
+		unsigned char *data = pev__pd_alloc(pd, secs[j].size);
 		if (!data) {
-			rc = pd_fail(pd, err, PEV_ENOMEM, "features",
-				     "out of memory for feature %s",
-				     pev_perfdata_feature_name(secs[j].bit));
+			rc = pev__pd_fail(pd, err, PEV_ENOMEM, "features",
+					  "out of memory for feature %s",
+					  pev_perfdata_feature_name(secs[j].bit));
 			break;
 		}
-		rc = pd_read_at(pd, secs[j].off, data, secs[j].size, "feature section", err);
+		rc = pev__pd_read_at(pd, secs[j].off, data, secs[j].size, "feature section", err);
 		if (rc == 0)
-			rc = pd_feature_parse(pd, secs[j].bit, data, secs[j].size, secs[j].off, 0,
-					      err);
+			rc = pev__pd_feature_parse(pd, secs[j].bit, data, secs[j].size, secs[j].off,
+						   0, err);
 	}
 	free(secs);
 	if (rc == 0)
-		pd_features_apply(pd);
+		pev__pd_features_apply(pd);
 	return rc;
 }
 
@@ -474,8 +487,8 @@ static bool feature_table_plausible(struct pev_perfdata *pd, const uint64_t *bit
 	if (!pd_add_ok(l->feat_offset, n * PD_SECTION_SIZE, &table_end) || table_end > pd->size)
 		return false;
 	for (uint64_t k = 0; k < n; k++) {
-		if (pd_read_at(pd, l->feat_offset + k * PD_SECTION_SIZE, entry, sizeof(entry),
-			       "feature section table", &local))
+		if (pev__pd_read_at(pd, l->feat_offset + k * PD_SECTION_SIZE, entry, sizeof(entry),
+				    "feature section table", &local))
 			return false;
 		uint64_t off = pd_u64(entry), size = pd_u64(entry + 8);
 		if (off < table_end || !pd_add_ok(off, size, &end) || end > pd->size)
@@ -492,19 +505,20 @@ static int read_file_header(struct pev_perfdata *pd, struct pev_error *err)
 	int rc;
 
 	if (pd->kind == PD_SRC_STREAM)
-		return pd_fail(pd, err, PEV_EUNSUPPORTED, "header",
-			       "a file-mode perf.data (header of %" PRIu64
-			       " bytes) cannot be read from a pipe: its features are at its end; "
-			       "give the file itself, or record in pipe mode (-o -)",
-			       l->header_size);
+		return pev__pd_fail(
+		    pd, err, PEV_EUNSUPPORTED, "header",
+		    "a file-mode perf.data (header of %" PRIu64
+		    " bytes) cannot be read from a pipe: its features are at its end; "
+		    "give the file itself, or record in pipe mode (-o -)",
+		    l->header_size);
 	if (pd->size < l->header_size)
-		return pd_fail(pd, err, PEV_EFORMAT, "header",
-			       "truncated: the file is 0x%" PRIx64 " bytes, shorter than its 0x%" PRIx64
-			       "-byte header",
-			       pd->size, l->header_size);
-	rc = pd_read_at(pd, 0,
-			h, l->header_size < sizeof(h) ? (size_t)l->header_size : sizeof(h),
-			"header", err);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "header",
+				    "truncated: the file is 0x%" PRIx64
+				    " bytes, shorter than its 0x%" PRIx64 "-byte header",
+				    pd->size, l->header_size);
+	rc = pev__pd_read_at(pd, 0, h,
+			     l->header_size < sizeof(h) ? (size_t)l->header_size : sizeof(h),
+			     "header", err);
 	if (rc)
 		return rc;
 	l->attr_size = pd_u64(h + PD_HDR_ATTR_SIZE);
@@ -515,50 +529,52 @@ static int read_file_header(struct pev_perfdata *pd, struct pev_error *err)
 	if (l->header_size >= PEV_PERFDATA_HEADER_SIZE)
 		memcpy(bits, h + PD_HDR_FEATURES, sizeof(bits));
 	if (l->header_size > PEV_PERFDATA_HEADER_SIZE)
-		pd_note(pd,
-			"the header is %" PRIu64 " bytes, larger than the %d perfev knows (a newer "
-			"perf?): the extra bytes are ignored",
-			l->header_size, PEV_PERFDATA_HEADER_SIZE);
+		pev__pd_note(pd,
+			     "the header is %" PRIu64
+			     " bytes, larger than the %d perfev knows (a newer "
+			     "perf?): the extra bytes are ignored",
+			     l->header_size, PEV_PERFDATA_HEADER_SIZE);
 
 	if (l->attr_size == 0)
-		return pd_fail(pd, err, PEV_EFORMAT, "header.attr_size",
-			       "header.attr_size is 0: the header was never completed (was the "
-			       "recording interrupted before it wrote its events?)");
+		return pev__pd_fail(
+		    pd, err, PEV_EFORMAT, "header.attr_size",
+		    "header.attr_size is 0: the header was never completed (was the "
+		    "recording interrupted before it wrote its events?)");
 	if (l->attr_size < PEV_ATTR_SIZE_VER0 + PD_SECTION_SIZE || l->attr_size % 8 ||
 	    l->attr_size > PD_ATTR_MAX + PD_SECTION_SIZE)
-		return pd_fail(pd, err, PEV_EFORMAT, "header.attr_size",
-			       "header.attr_size is %" PRIu64
-			       ": an attr entry is an attribute block of 64 to %d bytes and a "
-			       "16-byte id section, a multiple of 8",
-			       l->attr_size, PD_ATTR_MAX);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "header.attr_size",
+				    "header.attr_size is %" PRIu64
+				    ": an attr entry is an attribute block of 64 to %d bytes and a "
+				    "16-byte id section, a multiple of 8",
+				    l->attr_size, PD_ATTR_MAX);
 	rc = check_section(pd, err, "header.attrs", "attr section", l->attrs_offset,
 			   l->attrs_size);
 	if (rc)
 		return rc;
 	if (l->attrs_size % l->attr_size)
-		return pd_fail(pd, err, PEV_EFORMAT, "header.attrs",
-			       "attr section size 0x%" PRIx64
-			       " is not a multiple of header.attr_size 0x%" PRIx64,
-			       l->attrs_size, l->attr_size);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "header.attrs",
+				    "attr section size 0x%" PRIx64
+				    " is not a multiple of header.attr_size 0x%" PRIx64,
+				    l->attrs_size, l->attr_size);
 	rc = check_section(pd, err, "header.data", "data section", l->data_offset, l->data_size);
 	if (rc)
 		return rc;
 	if (l->attrs_size && l->attrs_offset < l->header_size)
-		return pd_fail(pd, err, PEV_EFORMAT, "header.attrs",
-			       "attr section at offset 0x%" PRIx64 " overlaps the 0x%" PRIx64
-			       "-byte header",
-			       l->attrs_offset, l->header_size);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "header.attrs",
+				    "attr section at offset 0x%" PRIx64 " overlaps the 0x%" PRIx64
+				    "-byte header",
+				    l->attrs_offset, l->header_size);
 	if (l->data_offset < l->header_size)
-		return pd_fail(pd, err, PEV_EFORMAT, "header.data",
-			       "data section at offset 0x%" PRIx64 " overlaps the 0x%" PRIx64
-			       "-byte header",
-			       l->data_offset, l->header_size);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "header.data",
+				    "data section at offset 0x%" PRIx64 " overlaps the 0x%" PRIx64
+				    "-byte header",
+				    l->data_offset, l->header_size);
 	if (overlap(l->attrs_offset, l->attrs_size, l->data_offset, l->data_size))
-		return pd_fail(pd, err, PEV_EFORMAT, "header.data",
-			       "attr section [0x%" PRIx64 ", 0x%" PRIx64 ") and data section [0x%" PRIx64
-			       ", 0x%" PRIx64 ") overlap",
-			       l->attrs_offset, l->attrs_offset + l->attrs_size, l->data_offset,
-			       l->data_offset + l->data_size);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "header.data",
+				    "attr section [0x%" PRIx64 ", 0x%" PRIx64
+				    ") and data section [0x%" PRIx64 ", 0x%" PRIx64 ") overlap",
+				    l->attrs_offset, l->attrs_offset + l->attrs_size,
+				    l->data_offset, l->data_offset + l->data_size);
 	l->feat_offset = l->data_offset + l->data_size;
 
 	rc = read_attrs(pd, err);
@@ -585,14 +601,16 @@ static int read_file_header(struct pev_perfdata *pd, struct pev_error *err)
 	if (pd->unfinished && pd->size > l->data_offset) {
 		pd->recover = true;
 		pd->end = pd->size;
-		pd_note(pd,
-			"the header says the data section is empty and no features follow, but "
-			"0x%" PRIx64 " bytes do: the recording was not finalized (interrupted?); "
-			"reading the records up to the end of the file",
-			pd->size - l->data_offset);
+		pev__pd_note(
+		    pd,
+		    "the header says the data section is empty and no features follow, but "
+		    "0x%" PRIx64 " bytes do: the recording was not finalized (interrupted?); "
+		    "reading the records up to the end of the file",
+		    pd->size - l->data_offset);
 	} else if (pd->unfinished) {
-		pd_note(pd, "the header says the data section is empty and no features follow: "
-			    "the recording was not finalized (interrupted?)");
+		pev__pd_note(pd,
+			     "the header says the data section is empty and no features follow: "
+			     "the recording was not finalized (interrupted?)");
 	}
 	return 0;
 }
@@ -606,7 +624,7 @@ static int pd_new(const char *name, unsigned flags, struct pev_perfdata **out,
 
 	*out = NULL;
 	if (!pd) {
-		pd_fail(NULL, err, PEV_ENOMEM, NULL, "out of memory for the reader");
+		pev__pd_fail(NULL, err, PEV_ENOMEM, NULL, "out of memory for the reader");
 		return PEV_ENOMEM;
 	}
 	pev__strlcpy(pd->name, name, sizeof(pd->name));
@@ -629,15 +647,16 @@ static int pd_start(struct pev_perfdata *pd, struct pev_error *err)
 		pd->pipe = true;
 		pd->pos = PEV_PERFDATA_PIPE_HEADER_SIZE;
 		pd->end = pd->size;
-		return pd_pipe_preamble(pd, err);
+		return pev__pd_pipe_preamble(pd, err);
 	}
 	if (hsize != PEV_PERFDATA_HEADER_SIZE && hsize != PD_HDR_SIZE_NO_FEATURES &&
 	    (hsize < PEV_PERFDATA_HEADER_SIZE || hsize % 8 || hsize > PD_SECTION_MAX))
-		return pd_fail(pd, err, PEV_EFORMAT, "header.size",
-			       "header.size is %" PRIu64 ": a file-mode header is %d bytes (%d in "
-			       "the oldest files) and a pipe-mode one %d",
-			       hsize, PEV_PERFDATA_HEADER_SIZE, PD_HDR_SIZE_NO_FEATURES,
-			       PEV_PERFDATA_PIPE_HEADER_SIZE);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "header.size",
+				    "header.size is %" PRIu64
+				    ": a file-mode header is %d bytes (%d in "
+				    "the oldest files) and a pipe-mode one %d",
+				    hsize, PEV_PERFDATA_HEADER_SIZE, PD_HDR_SIZE_NO_FEATURES,
+				    PEV_PERFDATA_PIPE_HEADER_SIZE);
 	return read_file_header(pd, err);
 }
 
@@ -855,7 +874,7 @@ PEV_API const struct pev_perfdata_event *pev_perfdata_event(const struct pev_per
 PEV_API const struct pev_perfdata_event *pev_perfdata_event_by_id(const struct pev_perfdata *pd,
 								  uint64_t id)
 {
-	struct pd_event *ev = pd ? pd_event_find(pd, id) : NULL;
+	struct pd_event *ev = pd ? pev__pd_event_find(pd, id) : NULL;
 
 	return ev ? &ev->pub : NULL;
 }

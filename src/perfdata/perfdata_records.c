@@ -27,26 +27,26 @@ static void attribute(struct pev_perfdata *pd, struct pev_perfdata_record *rec)
 	struct pd_event *first = pd->events[0];
 	if (pd->nr_events == 1) {
 		ev = first;
-		rec->has_id = pd_layout_id(&ev->layout, r, rec->size, &rec->id);
+		rec->has_id = pev__pd_layout_id(&ev->layout, r, rec->size, &rec->id);
 	} else if (rec->type != PEV_RECORD_SAMPLE &&
 		   !(first->pub.attr.flags & PEV_ATTR_SAMPLE_ID_ALL)) {
 		ev = first; /* no trailer: perf gives such records to the first event */
-	} else if (pd_layout_id(&pd->common, r, rec->size, &id)) {
+	} else if (pev__pd_layout_id(&pd->common, r, rec->size, &id)) {
 		rec->has_id = true;
 		rec->id = id;
 		/* Records perf synthesizes carry id 0: they go to the first event. */
-		ev = id == 0 ? first : pd_event_find(pd, id);
+		ev = id == 0 ? first : pev__pd_event_find(pd, id);
 		if (!ev && !pd->noted_unknown_id) {
 			pd->noted_unknown_id = true;
-			pd_note(pd,
-				"%s record at offset 0x%" PRIx64 " has sample id %" PRIu64
-				", which no event has: such records have no event",
-				pev_perfdata_record_type_name(rec->type), rec->offset, id);
+			pev__pd_note(pd,
+				     "%s record at offset 0x%" PRIx64 " has sample id %" PRIu64
+				     ", which no event has: such records have no event",
+				     pev_perfdata_record_type_name(rec->type), rec->offset, id);
 		}
 	}
 	if (ev) {
 		rec->event = &ev->pub;
-		rec->has_time = pd_layout_time(&ev->layout, r, rec->size, &rec->time);
+		rec->has_time = pev__pd_layout_time(&ev->layout, r, rec->size, &rec->time);
 	}
 }
 
@@ -61,10 +61,11 @@ static void note_type(struct pev_perfdata *pd, uint32_t type, uint64_t offset)
 			return;
 		pd->noted_other_type = true;
 	}
-	pd_note(pd,
-		"record type %u at offset 0x%" PRIx64 " is unknown to perfev (a newer kernel or "
-		"perf?): handed out undecoded",
-		type, offset);
+	pev__pd_note(pd,
+		     "record type %u at offset 0x%" PRIx64
+		     " is unknown to perfev (a newer kernel or "
+		     "perf?): handed out undecoded",
+		     type, offset);
 }
 
 /* ---- perf's own records ------------------------------------------------------- */
@@ -83,12 +84,12 @@ static int bad_body(struct pev_perfdata *pd, const struct pev_perfdata_record *r
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (pd->flags & PEV_PERFDATA_LENIENT) {
-		pd_note(pd, "%s record at offset 0x%" PRIx64 " ignored: %s",
-			pev_perfdata_record_type_name(rec->type), rec->offset, what);
+		pev__pd_note(pd, "%s record at offset 0x%" PRIx64 " ignored: %s",
+			     pev_perfdata_record_type_name(rec->type), rec->offset, what);
 		return 0;
 	}
-	return pd_fail(pd, err, PEV_EFORMAT, "record", "%s record at offset 0x%" PRIx64 ": %s",
-		       pev_perfdata_record_type_name(rec->type), rec->offset, what);
+	return pev__pd_fail(pd, err, PEV_EFORMAT, "record", "%s record at offset 0x%" PRIx64 ": %s",
+			    pev_perfdata_record_type_name(rec->type), rec->offset, what);
 }
 
 /* Decodes a CPU map (CPU_MAP records, EVENT_UPDATE CPUS) into a malloc'ed list. */
@@ -203,7 +204,8 @@ static int do_id_index(struct pev_perfdata *pd, const struct pev_perfdata_record
 			cap *= 2;
 		struct pev_perfdata_id_entry *n = realloc(pd->id_index, cap * sizeof(*n));
 		if (!n)
-			return pd_fail(pd, err, PEV_ENOMEM, "record", "out of memory for ID_INDEX");
+			return pev__pd_fail(pd, err, PEV_ENOMEM, "record",
+					    "out of memory for ID_INDEX");
 		pd->id_index = n;
 		pd->cap_id_index = cap;
 	}
@@ -229,7 +231,7 @@ static int do_thread_map(struct pev_perfdata *pd, const struct pev_perfdata_reco
 				nr, rec->size);
 	struct pev_perfdata_thread *t = calloc(nr ? nr : 1, sizeof(*t));
 	if (!t)
-		return pd_fail(pd, err, PEV_ENOMEM, "record", "out of memory for THREAD_MAP");
+		return pev__pd_fail(pd, err, PEV_ENOMEM, "record", "out of memory for THREAD_MAP");
 	for (uint64_t i = 0; i < nr; i++) {
 		t[i].pid = pd_u64(r + 16 + 24 * i);
 		memcpy(t[i].comm, r + 24 + 24 * i, 16);
@@ -250,7 +252,7 @@ static int do_cpu_map(struct pev_perfdata *pd, const struct pev_perfdata_record 
 				why, sizeof(why));
 
 	if (rc == PEV_ENOMEM)
-		return pd_fail(pd, err, PEV_ENOMEM, "record", "out of memory for CPU_MAP");
+		return pev__pd_fail(pd, err, PEV_ENOMEM, "record", "out of memory for CPU_MAP");
 	if (rc)
 		return bad_body(pd, rec, err, "%s", why);
 	free(pd->cpus);
@@ -282,11 +284,12 @@ static int do_event_update(struct pev_perfdata *pd, const struct pev_perfdata_re
 	uint64_t type = pd_u64(r + 8), id = pd_u64(r + 16);
 	const unsigned char *d = r + 24;
 	size_t len = rec->size - 24;
-	struct pd_event *ev = pd_event_find(pd, id);
+	struct pd_event *ev = pev__pd_event_find(pd, id);
 	if (!ev) {
-		pd_note(pd, "EVENT_UPDATE record at offset 0x%" PRIx64 " is for sample id %" PRIu64
-			    ", which no event has: ignored",
-			rec->offset, id);
+		pev__pd_note(pd,
+			     "EVENT_UPDATE record at offset 0x%" PRIx64 " is for sample id %" PRIu64
+			     ", which no event has: ignored",
+			     rec->offset, id);
 		return 0;
 	}
 	switch (type) {
@@ -297,7 +300,8 @@ static int do_event_update(struct pev_perfdata *pd, const struct pev_perfdata_re
 			return bad_body(pd, rec, err, "its %s (%zu bytes) has no terminating NUL",
 					type == PD_EVENT_UPDATE_NAME ? "name" : "unit", len);
 		if (!s)
-			return pd_fail(pd, err, PEV_ENOMEM, "record", "out of memory for EVENT_UPDATE");
+			return pev__pd_fail(pd, err, PEV_ENOMEM, "record",
+					    "out of memory for EVENT_UPDATE");
 		if (type == PD_EVENT_UPDATE_NAME) {
 			free(ev->name);
 			ev->name = s;
@@ -319,7 +323,8 @@ static int do_event_update(struct pev_perfdata *pd, const struct pev_perfdata_re
 		size_t nr;
 		int rc = cpu_map_decode(d, len, &cpus, &nr, why, sizeof(why));
 		if (rc == PEV_ENOMEM)
-			return pd_fail(pd, err, PEV_ENOMEM, "record", "out of memory for EVENT_UPDATE");
+			return pev__pd_fail(pd, err, PEV_ENOMEM, "record",
+					    "out of memory for EVENT_UPDATE");
 		if (rc)
 			return bad_body(pd, rec, err, "%s", why);
 		free(ev->cpus);
@@ -329,9 +334,10 @@ static int do_event_update(struct pev_perfdata *pd, const struct pev_perfdata_re
 		return 0;
 	}
 	default:
-		pd_note(pd, "EVENT_UPDATE record at offset 0x%" PRIx64
-			    " has type %" PRIu64 ", unknown to perfev: ignored",
-			rec->offset, type);
+		pev__pd_note(pd,
+			     "EVENT_UPDATE record at offset 0x%" PRIx64 " has type %" PRIu64
+			     ", unknown to perfev: ignored",
+			     rec->offset, type);
 		return 0;
 	}
 }
@@ -377,9 +383,9 @@ static int do_header_attr(struct pev_perfdata *pd, const struct pev_perfdata_rec
 	if (rest % 8)
 		return bad_body(pd, rec, err, "the %zu bytes after its attribute block are not whole ids",
 				rest);
-	if (!pd_event_add(pd, r + 8, block, r + 8 + block, rest / 8, err))
+	if (!pev__pd_event_add(pd, r + 8, block, r + 8 + block, rest / 8, err))
 		return PEV_ENOMEM;
-	pd_features_apply(pd);
+	pev__pd_features_apply(pd);
 	return 0;
 }
 
@@ -394,13 +400,15 @@ static int do_header_feature(struct pev_perfdata *pd, const struct pev_perfdata_
 	if (feat == 0 || feat >= PEV_HEADER_FEAT_BITS)
 		return bad_body(pd, rec, err, "feature id %" PRIu64 " is not between 1 and %d", feat,
 				PEV_HEADER_FEAT_BITS - 1);
-	unsigned char *data = pd_alloc(pd, rec->size - 16);
+	unsigned char *data = pev__pd_alloc(pd, rec->size - 16);
 	if (!data)
-		return pd_fail(pd, err, PEV_ENOMEM, "record", "out of memory for HEADER_FEATURE");
+		return pev__pd_fail(pd, err, PEV_ENOMEM, "record",
+				    "out of memory for HEADER_FEATURE");
 	memcpy(data, r + 16, rec->size - 16);
-	int rc = pd_feature_parse(pd, (unsigned)feat, data, rec->size - 16, 0, rec->offset, err);
+	int rc =
+	    pev__pd_feature_parse(pd, (unsigned)feat, data, rec->size - 16, 0, rec->offset, err);
 	if (rc == 0)
-		pd_features_apply(pd);
+		pev__pd_features_apply(pd);
 	return rc;
 }
 
@@ -411,14 +419,14 @@ static int read_payload(struct pev_perfdata *pd, uint64_t pos, uint64_t len, uns
 	for (uint64_t done = 0; done < len;) {
 		const unsigned char *p;
 		size_t chunk = len - done < PD_RECORD_MAX ? (size_t)(len - done) : PD_RECORD_MAX;
-		int64_t n = pd_window(pd, pos + done, chunk, &p, err);
+		int64_t n = pev__pd_window(pd, pos + done, chunk, &p, err);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)
-			return pd_fail(pd, err, PEV_EFORMAT, "record",
-				       "the data ends 0x%" PRIx64 " bytes into the 0x%" PRIx64
-				       "-byte payload at offset 0x%" PRIx64,
-				       done, len, pos);
+			return pev__pd_fail(pd, err, PEV_EFORMAT, "record",
+					    "the data ends 0x%" PRIx64 " bytes into the 0x%" PRIx64
+					    "-byte payload at offset 0x%" PRIx64,
+					    done, len, pos);
 		memcpy(dst + done, p, (size_t)n);
 		done += (uint64_t)n;
 	}
@@ -435,17 +443,19 @@ static int payload(struct pev_perfdata *pd, struct pev_perfdata_record *rec, uin
 	rec->payload_size = len;
 	if (!pd_add_ok(pd->pos, len, &end) || end > pd->end) {
 		if (pd->recover) {
-			pd_note(pd, "the file ends inside the payload of the %s record at offset "
-				    "0x%" PRIx64 ": stopping there",
-				pev_perfdata_record_type_name(rec->type), rec->offset);
+			pev__pd_note(pd,
+				     "the file ends inside the payload of the %s record at offset "
+				     "0x%" PRIx64 ": stopping there",
+				     pev_perfdata_record_type_name(rec->type), rec->offset);
 			pd->done = true;
 			pd->pos = pd->end;
 			return 0;
 		}
-		return pd_fail(pd, err, PEV_EFORMAT, "record",
-			       "%s record at offset 0x%" PRIx64 ": its 0x%" PRIx64
-			       "-byte payload runs past the end of the data (0x%" PRIx64 ")",
-			       pev_perfdata_record_type_name(rec->type), rec->offset, len, pd->end);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "record",
+				    "%s record at offset 0x%" PRIx64 ": its 0x%" PRIx64
+				    "-byte payload runs past the end of the data (0x%" PRIx64 ")",
+				    pev_perfdata_record_type_name(rec->type), rec->offset, len,
+				    pd->end);
 	}
 	/* The window moves below: the record must not live in it. */
 	if ((const unsigned char *)rec->header != pd->scratch) {
@@ -454,21 +464,24 @@ static int payload(struct pev_perfdata *pd, struct pev_perfdata_record *rec, uin
 	}
 	if (rec->type == PEV_RECORD_HEADER_TRACING_DATA) {
 		if (len > PD_SECTION_MAX)
-			return pd_fail(pd, err, PEV_EFORMAT, "record",
-				       "HEADER_TRACING_DATA record at offset 0x%" PRIx64
-				       ": 0x%" PRIx64 " bytes of tracing data, more than perfev "
-				       "reads (0x%" PRIx64 ")",
-				       rec->offset, len, PD_SECTION_MAX);
-		unsigned char *data = pd_alloc(pd, len);
+			return pev__pd_fail(pd, err, PEV_EFORMAT, "record",
+					    "HEADER_TRACING_DATA record at offset 0x%" PRIx64
+					    ": 0x%" PRIx64
+					    " bytes of tracing data, more than perfev "
+					    "reads (0x%" PRIx64 ")",
+					    rec->offset, len, PD_SECTION_MAX);
+		unsigned char *data = pev__pd_alloc(pd, len);
 		if (!data)
-			return pd_fail(pd, err, PEV_ENOMEM, "record", "out of memory for tracing data");
+			return pev__pd_fail(pd, err, PEV_ENOMEM, "record",
+					    "out of memory for tracing data");
 		int rc = read_payload(pd, pd->pos, len, data, err);
 		if (rc)
 			return rc;
 		pd->pos += len;
-		return pd_feature_parse(pd, PEV_HEADER_TRACING_DATA, data, len, 0, rec->offset, err);
+		return pev__pd_feature_parse(pd, PEV_HEADER_TRACING_DATA, data, len, 0, rec->offset,
+					     err);
 	}
-	int rc = pd_skip(pd, pd->pos, len, err);
+	int rc = pev__pd_skip(pd, pd->pos, len, err);
 	if (rc)
 		return rc;
 	pd->pos += len;
@@ -486,34 +499,34 @@ static int user_record(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
 		return do_header_attr(pd, rec, err);
 	case PEV_RECORD_HEADER_TRACING_DATA:
 		if (rec->size < 12)
-			return pd_fail(pd, err, PEV_EFORMAT, "record",
-				       "HEADER_TRACING_DATA record at offset 0x%" PRIx64
-				       ": %zu bytes, too short for its size",
-				       rec->offset, rec->size);
+			return pev__pd_fail(pd, err, PEV_EFORMAT, "record",
+					    "HEADER_TRACING_DATA record at offset 0x%" PRIx64
+					    ": %zu bytes, too short for its size",
+					    rec->offset, rec->size);
 		return payload(pd, rec, pd_u32(r + 8), err);
 	case PEV_RECORD_HEADER_BUILD_ID:
 		snprintf(where, sizeof(where), "HEADER_BUILD_ID record at offset 0x%" PRIx64,
 			 rec->offset);
 		if (pd->flags & PEV_PERFDATA_LENIENT) {
 			struct pev_error local;
-			int rc = pd_build_id_add(pd, r, rec->size, false, where, &local);
+			int rc = pev__pd_build_id_add(pd, r, rec->size, false, where, &local);
 			if (rc == PEV_EFORMAT) {
-				pd_note(pd, "ignored: %s", local.message);
+				pev__pd_note(pd, "ignored: %s", local.message);
 				return 0;
 			}
 			if (rc && err)
 				*err = local;
 			return rc;
 		}
-		return pd_build_id_add(pd, r, rec->size, false, where, err);
+		return pev__pd_build_id_add(pd, r, rec->size, false, where, err);
 	case PEV_RECORD_ID_INDEX:
 		return do_id_index(pd, rec, err);
 	case PEV_RECORD_AUXTRACE:
 		if (rec->size < 16)
-			return pd_fail(pd, err, PEV_EFORMAT, "record",
-				       "AUXTRACE record at offset 0x%" PRIx64
-				       ": %zu bytes, too short for its size",
-				       rec->offset, rec->size);
+			return pev__pd_fail(pd, err, PEV_EFORMAT, "record",
+					    "AUXTRACE record at offset 0x%" PRIx64
+					    ": %zu bytes, too short for its size",
+					    rec->offset, rec->size);
 		return payload(pd, rec, pd_u64(r + 8), err);
 	case PEV_RECORD_THREAD_MAP:
 		return do_thread_map(pd, rec, err);
@@ -527,10 +540,10 @@ static int user_record(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
 		return do_header_feature(pd, rec, err);
 	case PEV_RECORD_COMPRESSED:
 	case PEV_RECORD_COMPRESSED2: {
-		int code = pd_fail(pd, err, PEV_EUNSUPPORTED, "record",
-				   "%s record at offset 0x%" PRIx64
-				   ": compressed (zstd) data is not supported",
-				   pev_perfdata_record_type_name(rec->type), rec->offset);
+		int code = pev__pd_fail(pd, err, PEV_EUNSUPPORTED, "record",
+					"%s record at offset 0x%" PRIx64
+					": compressed (zstd) data is not supported",
+					pev_perfdata_record_type_name(rec->type), rec->offset);
 		pev__error_hint(err, "record without -z / --compression-level, or write an "
 				     "uncompressed copy with 'perf inject -i FILE -o NEW'");
 		return code;
@@ -565,7 +578,8 @@ static void pipe_ended(struct pev_perfdata *pd, bool cut, const char *how)
 	if (!cut && (!pd->expect_round || pd->last_type == PEV_RECORD_FINISHED_ROUND))
 		return;
 	pd->unfinished = true;
-	pd_note(pd, "%s: its recorder never finished the stream (killed?); stopping there", how);
+	pev__pd_note(pd, "%s: its recorder never finished the stream (killed?); stopping there",
+		     how);
 }
 
 /* The data ended inside a record: an error, or the quiet end of a file not finalized. */
@@ -581,7 +595,7 @@ static int cut_short(struct pev_perfdata *pd, struct pev_error *err, const char 
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (pd->recover) {
-		pd_note(pd, "%s: the recording was cut short there; stopping", what);
+		pev__pd_note(pd, "%s: the recording was cut short there; stopping", what);
 		pd->done = true;
 		return 0;
 	}
@@ -589,11 +603,11 @@ static int cut_short(struct pev_perfdata *pd, struct pev_error *err, const char 
 		pipe_ended(pd, true, what);
 		return 0;
 	}
-	return pd_fail(pd, err, PEV_EFORMAT, "record", "%s", what);
+	return pev__pd_fail(pd, err, PEV_EFORMAT, "record", "%s", what);
 }
 
-int pd_record_read(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
-		   struct pev_error *err)
+int pev__pd_record_read(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
+			struct pev_error *err)
 {
 	const unsigned char *p;
 	int64_t n;
@@ -607,16 +621,17 @@ int pd_record_read(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
 		pd->done = true;
 		return 0;
 	}
-	n = pd_window(pd, pd->pos, 8, &p, err);
+	n = pev__pd_window(pd, pd->pos, 8, &p, err);
 	if (n < 0)
 		return (int)n;
 	if (n == 0) {
 		if (pd->kind != PD_SRC_STREAM && !pd->pipe && !pd->recover)
-			return pd_fail(pd, err, PEV_EIO, "data",
-				       "the file ended at offset 0x%" PRIx64
-				       ", inside its data section (was it truncated while being "
-				       "read?)",
-				       pd->pos);
+			return pev__pd_fail(
+			    pd, err, PEV_EIO, "data",
+			    "the file ended at offset 0x%" PRIx64
+			    ", inside its data section (was it truncated while being "
+			    "read?)",
+			    pd->pos);
 		if (pd->pipe)
 			pipe_ended(pd, false, "the stream ends after a record other than FINISHED_ROUND");
 		pd->done = true;
@@ -630,22 +645,24 @@ int pd_record_read(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
 	uint32_t type = pd_u32(p);
 	uint16_t size = pd_u16(p + 6);
 	if (size < 8)
-		return pd_fail(pd, err, PEV_EFORMAT, "record",
-			       "record at offset 0x%" PRIx64 " (type %u) has size %u, less than "
-			       "its 8-byte header",
-			       pd->pos, type, size);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "record",
+				    "record at offset 0x%" PRIx64
+				    " (type %u) has size %u, less than "
+				    "its 8-byte header",
+				    pd->pos, type, size);
 	if (pd->end - pd->pos < size) {
 		if (pd->pipe || pd->recover)
 			return cut_short(pd, err,
 					 "the data ends %" PRIu64 " bytes into a record of type %u "
 					 "and size %u at offset 0x%" PRIx64,
 					 pd->end - pd->pos, type, size, pd->pos);
-		return pd_fail(pd, err, PEV_EFORMAT, "record",
-			       "record at offset 0x%" PRIx64 " (type %u, size %u) runs past the "
-			       "end of the data section at 0x%" PRIx64,
-			       pd->pos, type, size, pd->end);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "record",
+				    "record at offset 0x%" PRIx64
+				    " (type %u, size %u) runs past the "
+				    "end of the data section at 0x%" PRIx64,
+				    pd->pos, type, size, pd->end);
 	}
-	n = pd_window(pd, pd->pos, size, &p, err);
+	n = pev__pd_window(pd, pd->pos, size, &p, err);
 	if (n < 0)
 		return (int)n;
 	if (n < size)
@@ -656,7 +673,8 @@ int pd_record_read(struct pev_perfdata *pd, struct pev_perfdata_record *rec,
 	if (!pd->scratch) {
 		pd->scratch = malloc(PD_RECORD_MAX);
 		if (!pd->scratch)
-			return pd_fail(pd, err, PEV_ENOMEM, "data", "out of memory for a record");
+			return pev__pd_fail(pd, err, PEV_ENOMEM, "data",
+					    "out of memory for a record");
 	}
 	if ((uintptr_t)p % 8) {
 		memcpy(pd->scratch, p, size);
@@ -696,9 +714,9 @@ PEV_API int pev_perfdata_next(struct pev_perfdata *pd, struct pev_perfdata_recor
 		pev__error_msg(err, "%s", pd->fail_msg);
 		return pd->failed;
 	}
-	if (pd_pipe_replay(pd, rec))
+	if (pev__pd_pipe_replay(pd, rec))
 		return 1;
-	rc = pd_record_read(pd, rec, e);
+	rc = pev__pd_record_read(pd, rec, e);
 	if (rc < 0) {
 		pd->failed = rc;
 		pev__strlcpy(pd->fail_msg, e->message, sizeof(pd->fail_msg));

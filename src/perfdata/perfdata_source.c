@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-int64_t pd_fetch(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len,
-		 struct pev_error *err)
+int64_t pev__pd_fetch(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len,
+		      struct pev_error *err)
 {
 	size_t got = 0;
 
@@ -27,10 +27,10 @@ int64_t pd_fetch(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len,
 		return (int64_t)len;
 	}
 	if (pd->kind == PD_SRC_STREAM && off != pd->stream_pos)
-		return pd_fail(pd, err, PEV_EUNEXPECTED, "stream",
-			       "cannot go back in a stream (to offset 0x%" PRIx64
-			       " from 0x%" PRIx64 ")",
-			       off, pd->stream_pos);
+		return pev__pd_fail(pd, err, PEV_EUNEXPECTED, "stream",
+				    "cannot go back in a stream (to offset 0x%" PRIx64
+				    " from 0x%" PRIx64 ")",
+				    off, pd->stream_pos);
 	while (got < len) {
 		ssize_t n;
 
@@ -45,9 +45,9 @@ int64_t pd_fetch(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len,
 			if (errno == EINTR)
 				continue;
 			int e = errno;
-			int code = pd_fail(pd, err, pev_error_from_errno(e), "data",
-					   "cannot read at offset 0x%" PRIx64 ": %s", off + got,
-					   strerror(e));
+			int code = pev__pd_fail(pd, err, pev_error_from_errno(e), "data",
+						"cannot read at offset 0x%" PRIx64 ": %s",
+						off + got, strerror(e));
 			if (err) {
 				err->sys_errno = e;
 				pev__strlcpy(err->syscall, pd->kind == PD_SRC_FILE ? "pread" : "read",
@@ -66,26 +66,28 @@ int64_t pd_fetch(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len,
 	return (int64_t)got;
 }
 
-int pd_read_at(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len, const char *what,
-	       struct pev_error *err)
+int pev__pd_read_at(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len, const char *what,
+		    struct pev_error *err)
 {
 	uint64_t end;
 
 	if (!pd_add_ok(off, len, &end) || end > pd->size)
-		return pd_fail(pd, err, PEV_EFORMAT, what,
-			       "%s at offset 0x%" PRIx64 " size 0x%zx runs past the end of the file "
-			       "(size 0x%" PRIx64 ")",
-			       what, off, len, pd->size);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, what,
+				    "%s at offset 0x%" PRIx64
+				    " size 0x%zx runs past the end of the file "
+				    "(size 0x%" PRIx64 ")",
+				    what, off, len, pd->size);
 	size_t got = 0;
 	while (got < len) {
-		int64_t n = pd_fetch(pd, off + got, (char *)buf + got, len - got, err);
+		int64_t n = pev__pd_fetch(pd, off + got, (char *)buf + got, len - got, err);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)
-			return pd_fail(pd, err, PEV_EIO, what,
-				       "%s at offset 0x%" PRIx64 ": the file ended after 0x%" PRIx64
-				       " bytes (was it truncated while being read?)",
-				       what, off, off + got);
+			return pev__pd_fail(pd, err, PEV_EIO, what,
+					    "%s at offset 0x%" PRIx64
+					    ": the file ended after 0x%" PRIx64
+					    " bytes (was it truncated while being read?)",
+					    what, off, off + got);
 		got += (size_t)n;
 	}
 	return 0;
@@ -107,31 +109,32 @@ static int window_make_room(struct pev_perfdata *pd, uint64_t pos, size_t n,
 		size_t cap = (n + 4095) & ~(size_t)4095;
 		unsigned char *w = realloc(pd->win, cap);
 		if (!w)
-			return pd_fail(pd, err, PEV_ENOMEM, "data",
-				       "out of memory for a %zu-byte read window", cap);
+			return pev__pd_fail(pd, err, PEV_ENOMEM, "data",
+					    "out of memory for a %zu-byte read window", cap);
 		pd->win = w;
 		pd->win_cap = cap;
 	}
 	return 0;
 }
 
-int64_t pd_window(struct pev_perfdata *pd, uint64_t pos, size_t n, const unsigned char **p,
-		  struct pev_error *err)
+int64_t pev__pd_window(struct pev_perfdata *pd, uint64_t pos, size_t n, const unsigned char **p,
+		       struct pev_error *err)
 {
 	if (!pd->win) {
 		pd->win = malloc(PD_WINDOW_SIZE);
 		if (!pd->win)
-			return pd_fail(pd, err, PEV_ENOMEM, "data", "out of memory for the read window");
+			return pev__pd_fail(pd, err, PEV_ENOMEM, "data",
+					    "out of memory for the read window");
 		pd->win_cap = PD_WINDOW_SIZE;
 		pd->win_len = 0;
 		pd->win_base = pos;
 	}
 	if (pos < pd->win_base || pos > pd->win_base + pd->win_len) {
 		if (pd->kind == PD_SRC_STREAM)
-			return pd_fail(pd, err, PEV_EUNEXPECTED, "stream",
-				       "cannot move to offset 0x%" PRIx64
-				       " of a stream from 0x%" PRIx64,
-				       pos, pd->win_base + pd->win_len);
+			return pev__pd_fail(pd, err, PEV_EUNEXPECTED, "stream",
+					    "cannot move to offset 0x%" PRIx64
+					    " of a stream from 0x%" PRIx64,
+					    pos, pd->win_base + pd->win_len);
 		pd->win_base = pos;
 		pd->win_len = 0;
 	}
@@ -141,8 +144,8 @@ int64_t pd_window(struct pev_perfdata *pd, uint64_t pos, size_t n, const unsigne
 	size_t at = (size_t)(pos - pd->win_base);
 	while (pd->win_len < at + n) {
 		/* Read as much as fits: fewer, larger reads. */
-		int64_t got = pd_fetch(pd, pd->win_base + pd->win_len, pd->win + pd->win_len,
-				       pd->win_cap - pd->win_len, err);
+		int64_t got = pev__pd_fetch(pd, pd->win_base + pd->win_len, pd->win + pd->win_len,
+					    pd->win_cap - pd->win_len, err);
 		if (got < 0)
 			return got;
 		if (got == 0)
@@ -154,15 +157,15 @@ int64_t pd_window(struct pev_perfdata *pd, uint64_t pos, size_t n, const unsigne
 	return (int64_t)(avail < n ? avail : n);
 }
 
-int pd_skip(struct pev_perfdata *pd, uint64_t pos, uint64_t len, struct pev_error *err)
+int pev__pd_skip(struct pev_perfdata *pd, uint64_t pos, uint64_t len, struct pev_error *err)
 {
 	uint64_t target;
 
 	if (!pd_add_ok(pos, len, &target))
-		return pd_fail(pd, err, PEV_EFORMAT, "data",
-			       "a payload of 0x%" PRIx64 " bytes at offset 0x%" PRIx64
-			       " runs past any file",
-			       len, pos);
+		return pev__pd_fail(pd, err, PEV_EFORMAT, "data",
+				    "a payload of 0x%" PRIx64 " bytes at offset 0x%" PRIx64
+				    " runs past any file",
+				    len, pos);
 	if (pd->kind != PD_SRC_STREAM)
 		return 0; /* random access: the next read goes there */
 	/* Drop what the window holds up to the target, then read and drop the rest. */
@@ -171,14 +174,15 @@ int pd_skip(struct pev_perfdata *pd, uint64_t pos, uint64_t len, struct pev_erro
 		pd->win_len = 0;
 		uint64_t left = target - pd->win_base;
 		size_t chunk = left < pd->win_cap ? (size_t)left : pd->win_cap;
-		int64_t got = pd_fetch(pd, pd->win_base, pd->win, chunk, err);
+		int64_t got = pev__pd_fetch(pd, pd->win_base, pd->win, chunk, err);
 		if (got < 0)
 			return (int)got;
 		if (got == 0)
-			return pd_fail(pd, err, PEV_EFORMAT, "data",
-				       "the stream ends 0x%" PRIx64 " bytes into a payload of 0x%" PRIx64
-				       " bytes at offset 0x%" PRIx64,
-				       pd->win_base - pos, len, pos);
+			return pev__pd_fail(pd, err, PEV_EFORMAT, "data",
+					    "the stream ends 0x%" PRIx64
+					    " bytes into a payload of 0x%" PRIx64
+					    " bytes at offset 0x%" PRIx64,
+					    pd->win_base - pos, len, pos);
 		pd->win_len = (size_t)got;
 	}
 	return 0;

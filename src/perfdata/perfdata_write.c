@@ -34,8 +34,8 @@
 
 /* ---- errors --------------------------------------------------------------- */
 
-int pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int code, int sys_errno,
-	    const char *fmt, ...)
+int pev__pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int code, int sys_errno,
+		 const char *fmt, ...)
 {
 	va_list ap;
 
@@ -50,11 +50,11 @@ int pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int code, int 
 }
 
 /* A failed write poisons the writer: later calls fail with the same message. */
-int pw_poison(struct pev_perfdata_writer *w, struct pev_error *err, int code, int e,
-	      const char *what, uint64_t off, size_t len)
+int pev__pw_poison(struct pev_perfdata_writer *w, struct pev_error *err, int code, int e,
+		   const char *what, uint64_t off, size_t len)
 {
-	pw_fail(w, err, code, e, "cannot write %s (0x%zx bytes at offset 0x%" PRIx64 "): %s", what,
-		len, off, strerror(e));
+	pev__pw_fail(w, err, code, e, "cannot write %s (0x%zx bytes at offset 0x%" PRIx64 "): %s",
+		     what, len, off, strerror(e));
 	if (e == ENOSPC || e == EDQUOT)
 		pev__error_hint(err, "free some space on the file system, or record less "
 				     "(a lower frequency, a shorter run)");
@@ -88,10 +88,10 @@ static int pw_pwrite(struct pev_perfdata_writer *w, const void *p, size_t len, u
 			if (errno == EINTR)
 				continue;
 			int e = errno;
-			return pw_poison(w, err, pev_error_from_errno(e), e, what, off, len);
+			return pev__pw_poison(w, err, pev_error_from_errno(e), e, what, off, len);
 		}
 		if (n == 0)
-			return pw_poison(w, err, PEV_EIO, EIO, what, off, len);
+			return pev__pw_poison(w, err, PEV_EIO, EIO, what, off, len);
 		done += (size_t)n;
 	}
 	return 0;
@@ -151,11 +151,11 @@ static int pw_sort_ids(struct pev_perfdata_writer *w, uint64_t total_ids, struct
 {
 	w->ids = calloc(total_ids ? total_ids : 1, sizeof(*w->ids));
 	if (!w->ids)
-		return pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the ids");
+		return pev__pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the ids");
 	for (int i = 0; i < w->nr_events; i++) {
 		for (size_t k = 0; k < w->events[i].nr_ids; k++)
 			w->ids[w->nr_ids++] = (struct pw_id){w->events[i].ids[k], i};
-		pd_layout_common(&w->common, &w->events[i].layout, i == 0);
+		pev__pd_layout_common(&w->common, &w->events[i].layout, i == 0);
 	}
 	qsort(w->ids, w->nr_ids, sizeof(*w->ids), cmp_pw_id);
 	return 0;
@@ -183,7 +183,7 @@ static int pw_start(struct pev_perfdata_writer *w, struct pev_error *err)
 	w->file_attr_size = asz;
 	if (w->pipe) {
 		take_clock_reference(w); /* CLOCK_DATA goes out now */
-		rc = pw_pipe_start(w, err);
+		rc = pev__pw_pipe_start(w, err);
 		if (rc)
 			return rc;
 		w->started = true;
@@ -197,7 +197,7 @@ static int pw_start(struct pev_perfdata_writer *w, struct pev_error *err)
 	size_t len = (size_t)(w->data_offset - PEV_PERFDATA_HEADER_SIZE);
 	unsigned char *b = calloc(1, len ? len : 1);
 	if (!b)
-		return pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the attr section");
+		return pev__pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the attr section");
 	uint64_t ids_at = PEV_PERFDATA_HEADER_SIZE;
 	unsigned char *e = b + (w->attrs_offset - PEV_PERFDATA_HEADER_SIZE);
 	for (int i = 0; i < w->nr_events; i++) {
@@ -262,11 +262,13 @@ static int pw_new(int fd, bool own, const char *name, unsigned flags,
 	header_bytes(w, h, 0, NULL);
 	if (w->pipe)
 		pd_put_u64(h + PD_HDR_SIZE, PEV_PERFDATA_PIPE_HEADER_SIZE);
-	int rc = w->pipe ? pw_pipe_write(w, h, PEV_PERFDATA_PIPE_HEADER_SIZE, "the header", err)
-			 : pw_pwrite(w, h, sizeof(h), 0, "the header", err);
+	int rc = w->pipe
+		     ? pev__pw_pipe_write(w, h, PEV_PERFDATA_PIPE_HEADER_SIZE, "the header", err)
+		     : pw_pwrite(w, h, sizeof(h), 0, "the header", err);
 	if (rc == 0 && !w->pipe && ftruncate(fd, sizeof(h)) != 0) {
 		int e = errno;
-		rc = pw_fail(w, err, pev_error_from_errno(e), e, "cannot truncate: %s", strerror(e));
+		rc = pev__pw_fail(w, err, pev_error_from_errno(e), e, "cannot truncate: %s",
+				  strerror(e));
 		if (err)
 			pev__strlcpy(err->syscall, "ftruncate", sizeof(err->syscall));
 	}
@@ -355,16 +357,16 @@ PEV_API int pev_perfdata_writer_add_event(struct pev_perfdata_writer *w,
 		return pev__bad_arg(err, func, "attr",
 				    "events must be added before the first record is written");
 	if (attr->size && attr->size < PEV_ATTR_SIZE_VER0)
-		return pw_fail(w, err, PEV_EFORMAT, 0,
-			       "event #%d: attr.size %u is below the smallest ABI size (%d)",
-			       w->nr_events, attr->size, PEV_ATTR_SIZE_VER0);
+		return pev__pw_fail(w, err, PEV_EFORMAT, 0,
+				    "event #%d: attr.size %u is below the smallest ABI size (%d)",
+				    w->nr_events, attr->size, PEV_ATTR_SIZE_VER0);
 	if (nr_ids > (SIZE_MAX / 8) / 2)
 		return pev__bad_arg(err, func, "nr_ids", "%zu ids are too many", nr_ids);
 	if (w->nr_events == w->cap_events) {
 		int cap = w->cap_events ? 2 * w->cap_events : 4;
 		struct pw_event *n = realloc(w->events, (size_t)cap * sizeof(*n));
 		if (!n)
-			return pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for an event");
+			return pev__pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for an event");
 		w->events = n;
 		w->cap_events = cap;
 	}
@@ -375,17 +377,17 @@ PEV_API int pev_perfdata_writer_add_event(struct pev_perfdata_writer *w,
 	memcpy(&ev->attr, attr, copy);
 	ev->attr.size = 0; /* set to the file's size when written */
 	if (name && !(ev->name = strdup(name)))
-		return pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for an event");
+		return pev__pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for an event");
 	if (nr_ids) {
 		ev->ids = malloc(nr_ids * 8);
 		if (!ev->ids) {
 			free(ev->name);
-			return pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for an event");
+			return pev__pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for an event");
 		}
 		memcpy(ev->ids, ids, nr_ids * 8);
 	}
 	ev->nr_ids = nr_ids;
-	pd_layout_from_attr(&ev->attr, &ev->layout);
+	pev__pd_layout_from_attr(&ev->attr, &ev->layout);
 	return w->nr_events++;
 }
 
@@ -531,7 +533,7 @@ PEV_API int pev_perfdata_writer_drop_feature(struct pev_perfdata_writer *w, unsi
 static int pw_out(struct pev_perfdata_writer *w, const void *p, size_t len, struct pev_error *err)
 {
 	if (w->pipe)
-		return pw_pipe_write(w, p, len, "records", err);
+		return pev__pw_pipe_write(w, p, len, "records", err);
 	return pw_pwrite(w, p, len, w->data_offset + w->written, "records", err);
 }
 
@@ -606,7 +608,7 @@ static const struct pw_event *pw_record_event(const struct pev_perfdata_writer *
 
 	if (w->nr_events == 1)
 		return &w->events[0];
-	if (w->nr_events == 0 || !pd_layout_id(&w->common, rec, size, &id))
+	if (w->nr_events == 0 || !pev__pd_layout_id(&w->common, rec, size, &id))
 		return NULL;
 	size_t lo = 0, hi = w->nr_ids;
 	while (lo < hi) {
@@ -624,7 +626,7 @@ static void pw_see_time(struct pev_perfdata_writer *w, const unsigned char *rec,
 	const struct pw_event *ev = pw_record_event(w, rec, size);
 	uint64_t t;
 
-	if (!ev || !pd_layout_time(&ev->layout, rec, size, &t))
+	if (!ev || !pev__pd_layout_time(&ev->layout, rec, size, &t))
 		return;
 	if (!w->time_seen || t < w->time_first)
 		w->time_first = t;
@@ -651,18 +653,20 @@ PEV_API int pev_perfdata_writer_write(struct pev_perfdata_writer *w, const void 
 	for (size_t at = 0, k = 0; at < len; k++) {
 		last = at;
 		if (len - at < 8)
-			return pw_fail(w, err, PEV_EFORMAT, 0,
-				       "record #%zu at byte %zu of the buffer: only %zu bytes left, "
-				       "less than a record header",
-				       k, at, len - at);
+			return pev__pw_fail(
+			    w, err, PEV_EFORMAT, 0,
+			    "record #%zu at byte %zu of the buffer: only %zu bytes left, "
+			    "less than a record header",
+			    k, at, len - at);
 		uint16_t size = pd_u16(p + at + 6);
 		if (size < 8 || size % 8 || size > len - at)
-			return pw_fail(w, err, PEV_EFORMAT, 0,
-				       "record #%zu (type %u) at byte %zu of the buffer: size %u is %s",
-				       k, pd_u32(p + at), at, size,
-				       size < 8     ? "less than its 8-byte header"
-				       : size % 8   ? "not a multiple of 8"
-						    : "past the end of the buffer");
+			return pev__pw_fail(
+			    w, err, PEV_EFORMAT, 0,
+			    "record #%zu (type %u) at byte %zu of the buffer: size %u is %s", k,
+			    pd_u32(p + at), at, size,
+			    size < 8   ? "less than its 8-byte header"
+			    : size % 8 ? "not a multiple of 8"
+				       : "past the end of the buffer");
 		at += size;
 	}
 	rc = pw_start(w, err);
@@ -745,14 +749,14 @@ static int pw_write_features(struct pev_perfdata_writer *w, uint64_t *bits,
 		if (o->drop)
 			continue;
 		if (o->set) {
-			pw_put(&secs[f], o->data, o->size);
+			pev__pw_put(&secs[f], o->data, o->size);
 			on = true;
 		} else {
-			on = pw_feature_encode(w, f, &secs[f]);
+			on = pev__pw_feature_encode(w, f, &secs[f]);
 		}
 		if (secs[f].failed) {
-			rc = pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for feature %s",
-				     pev_perfdata_feature_name(f));
+			rc = pev__pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for feature %s",
+					  pev_perfdata_feature_name(f));
 			break;
 		}
 		if (on) {
@@ -764,7 +768,7 @@ static int pw_write_features(struct pev_perfdata_writer *w, uint64_t *bits,
 	uint64_t at = table + (uint64_t)n * PD_SECTION_SIZE;
 	unsigned char *tab = calloc(n ? n : 1, PD_SECTION_SIZE);
 	if (!rc && !tab)
-		rc = pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the feature table");
+		rc = pev__pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the feature table");
 	for (unsigned f = 1, k = 0; !rc && f < PEV_HEADER_FEAT_BITS; f++) {
 		if (!((bits[f / 64] >> (f % 64)) & 1))
 			continue;
@@ -780,7 +784,8 @@ static int pw_write_features(struct pev_perfdata_writer *w, uint64_t *bits,
 		rc = pw_pwrite(w, tab, (size_t)n * PD_SECTION_SIZE, table, "the feature table", err);
 	if (!rc && ftruncate(w->fd, (off_t)at) != 0) {
 		int e = errno;
-		rc = pw_poison(w, err, pev_error_from_errno(e), e, "the end of the file", at, 0);
+		rc = pev__pw_poison(w, err, pev_error_from_errno(e), e, "the end of the file", at,
+				    0);
 	}
 	free(tab);
 	for (unsigned f = 0; f < PEV_HEADER_FEAT_BITS; f++)
@@ -800,13 +805,13 @@ PEV_API int pev_perfdata_writer_finish(struct pev_perfdata_writer *w, struct pev
 	if (!rc)
 		rc = pw_flush_buffer(w, err);
 	if (!rc && w->pipe) {
-		rc = pw_pipe_finish(w, err);
+		rc = pev__pw_pipe_finish(w, err);
 		if (!rc)
 			w->finished = true;
 		return rc;
 	}
 	if (!rc && !w->cmdline_set && !w->cmdline)
-		pw_default_cmdline(w);
+		pev__pw_default_cmdline(w);
 	if (!rc)
 		rc = pw_write_features(w, bits, err);
 	if (!rc)

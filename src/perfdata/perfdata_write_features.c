@@ -22,7 +22,7 @@
 
 /* ---- byte buffers ------------------------------------------------------------ */
 
-void pw_put(struct pw_buf *b, const void *p, size_t n)
+void pev__pw_put(struct pw_buf *b, const void *p, size_t n)
 {
 	if (b->failed)
 		return;
@@ -48,25 +48,25 @@ void pw_put(struct pw_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-void pw_put_u32(struct pw_buf *b, uint32_t v)
+void pev__pw_put_u32(struct pw_buf *b, uint32_t v)
 {
-	pw_put(b, &v, sizeof(v));
+	pev__pw_put(b, &v, sizeof(v));
 }
 
-void pw_put_u64(struct pw_buf *b, uint64_t v)
+void pev__pw_put_u64(struct pw_buf *b, uint64_t v)
 {
-	pw_put(b, &v, sizeof(v));
+	pev__pw_put(b, &v, sizeof(v));
 }
 
-void pw_put_string(struct pw_buf *b, const char *s)
+void pev__pw_put_string(struct pw_buf *b, const char *s)
 {
 	static const unsigned char zeros[PD_NAME_ALIGN];
 	size_t len = strlen(s) + 1;
 	size_t padded = (len + PD_NAME_ALIGN - 1) / PD_NAME_ALIGN * PD_NAME_ALIGN;
 
-	pw_put_u32(b, (uint32_t)padded);
-	pw_put(b, s, len);
-	pw_put(b, zeros, padded - len);
+	pev__pw_put_u32(b, (uint32_t)padded);
+	pev__pw_put(b, s, len);
+	pev__pw_put(b, zeros, padded - len);
 }
 
 /* ---- this machine ------------------------------------------------------------- */
@@ -122,7 +122,7 @@ static bool encode_cpudesc(struct pw_buf *b)
 	    !cpuinfo_value("cpu model", desc, sizeof(desc)) &&
 	    !cpuinfo_value("cpu", desc, sizeof(desc)))
 		return false;
-	pw_put_string(b, desc);
+	pev__pw_put_string(b, desc);
 	return true;
 }
 
@@ -138,7 +138,7 @@ static bool encode_cpuid(struct pw_buf *b)
 	    !cpuinfo_value("stepping", stepping, sizeof(stepping)))
 		return false;
 	snprintf(id, sizeof(id), "%s,%s,%s,%s", vendor, family, model, stepping);
-	pw_put_string(b, id);
+	pev__pw_put_string(b, id);
 	return true;
 #else
 	(void)b;
@@ -171,8 +171,8 @@ static bool encode_nrcpus(struct pw_buf *b)
 
 	if (avail == 0 || online <= 0)
 		return false;
-	pw_put_u32(b, avail);
-	pw_put_u32(b, (uint32_t)online);
+	pev__pw_put_u32(b, avail);
+	pev__pw_put_u32(b, (uint32_t)online);
 	return true;
 }
 
@@ -190,7 +190,7 @@ static bool encode_total_mem(struct pw_buf *b)
 	fclose(f);
 	if (!found)
 		return false;
-	pw_put_u64(b, kb);
+	pev__pw_put_u64(b, kb);
 	return true;
 }
 
@@ -200,9 +200,9 @@ static bool encode_uname(struct pw_buf *b, unsigned feature)
 
 	if (uname(&u) != 0)
 		return false;
-	pw_put_string(b, feature == PEV_HEADER_HOSTNAME    ? u.nodename
-			 : feature == PEV_HEADER_OSRELEASE ? u.release
-							   : u.machine);
+	pev__pw_put_string(b, feature == PEV_HEADER_HOSTNAME    ? u.nodename
+			      : feature == PEV_HEADER_OSRELEASE ? u.release
+								: u.machine);
 	return true;
 }
 
@@ -236,9 +236,9 @@ static void strlist_add(struct strlist *l, const char *s)
 
 static void strlist_put(struct pw_buf *b, const struct strlist *l)
 {
-	pw_put_u32(b, l->n);
+	pev__pw_put_u32(b, l->n);
 	for (uint32_t i = 0; i < l->n; i++)
-		pw_put_string(b, l->s[i]);
+		pev__pw_put_string(b, l->s[i]);
 }
 
 static void strlist_free(struct strlist *l)
@@ -296,13 +296,13 @@ static bool encode_cpu_topology(struct pw_buf *b)
 		strlist_put(b, &pkg);
 		strlist_put(b, &core);
 		for (uint32_t cpu = 0; cpu < nr; cpu++) {
-			pw_put_u32(b, topo_id(cpu, "core_id"));
-			pw_put_u32(b, topo_id(cpu, "physical_package_id"));
+			pev__pw_put_u32(b, topo_id(cpu, "core_id"));
+			pev__pw_put_u32(b, topo_id(cpu, "physical_package_id"));
 		}
 		if (die.n) {
 			strlist_put(b, &die);
 			for (uint32_t cpu = 0; cpu < nr; cpu++)
-				pw_put_u32(b, topo_id(cpu, "die_id"));
+				pev__pw_put_u32(b, topo_id(cpu, "die_id"));
 		}
 	}
 	strlist_free(&pkg);
@@ -344,13 +344,13 @@ static bool encode_pmu_mappings(struct pw_buf *b)
 		if (pev__read_text(path, text, sizeof(text)) <= 0 || sscanf(text, "%lld", &type) != 1 ||
 		    type < 0 || type > UINT32_MAX)
 			continue;
-		pw_put_u32(&body, (uint32_t)type);
-		pw_put_string(&body, names.s[i]);
+		pev__pw_put_u32(&body, (uint32_t)type);
+		pev__pw_put_string(&body, names.s[i]);
 		n++;
 	}
 	strlist_free(&names);
-	pw_put_u32(b, n);
-	pw_put(b, body.p, body.len);
+	pev__pw_put_u32(b, n);
+	pev__pw_put(b, body.p, body.len);
 	if (body.failed)
 		b->failed = true;
 	free(body.p);
@@ -361,18 +361,18 @@ static bool encode_pmu_mappings(struct pw_buf *b)
 
 static void encode_event_desc(struct pev_perfdata_writer *w, struct pw_buf *b)
 {
-	pw_put_u32(b, (uint32_t)w->nr_events);
-	pw_put_u32(b, w->file_attr_size);
+	pev__pw_put_u32(b, (uint32_t)w->nr_events);
+	pev__pw_put_u32(b, w->file_attr_size);
 	for (int i = 0; i < w->nr_events; i++) {
 		const struct pw_event *ev = &w->events[i];
 		struct pev_attr a = ev->attr;
 		char name[128];
 
 		a.size = w->file_attr_size;
-		pw_put(b, &a, w->file_attr_size);
-		pw_put_u32(b, (uint32_t)ev->nr_ids);
+		pev__pw_put(b, &a, w->file_attr_size);
+		pev__pw_put_u32(b, (uint32_t)ev->nr_ids);
 		if (ev->name) {
-			pw_put_string(b, ev->name);
+			pev__pw_put_string(b, ev->name);
 		} else {
 			struct pev_event e = {
 				.type = a.type,
@@ -382,13 +382,13 @@ static void encode_event_desc(struct pev_perfdata_writer *w, struct pw_buf *b)
 				.config2 = a.config2,
 				.config3 = a.config3,
 			};
-			pw_put_string(b, pev_event_describe(&e, name, sizeof(name)));
+			pev__pw_put_string(b, pev_event_describe(&e, name, sizeof(name)));
 		}
-		pw_put(b, ev->ids, ev->nr_ids * 8);
+		pev__pw_put(b, ev->ids, ev->nr_ids * 8);
 	}
 }
 
-void pw_build_id_encode(const struct pw_build_id *bid, uint32_t type, struct pw_buf *b)
+void pev__pw_build_id_encode(const struct pw_build_id *bid, uint32_t type, struct pw_buf *b)
 {
 	static const unsigned char zeros[8];
 	unsigned char fixed[PD_BUILD_ID_FIXED] = {0};
@@ -404,15 +404,15 @@ void pw_build_id_encode(const struct pw_build_id *bid, uint32_t type, struct pw_
 	memcpy(fixed + 8, &bid->pid, 4);
 	memcpy(fixed + 12, bid->id, bid->size);
 	fixed[32] = bid->size;
-	pw_put(b, fixed, sizeof(fixed));
-	pw_put(b, bid->filename, name);
-	pw_put(b, zeros, size - PD_BUILD_ID_FIXED - name);
+	pev__pw_put(b, fixed, sizeof(fixed));
+	pev__pw_put(b, bid->filename, name);
+	pev__pw_put(b, zeros, size - PD_BUILD_ID_FIXED - name);
 }
 
 static void encode_build_ids(struct pev_perfdata_writer *w, struct pw_buf *b)
 {
 	for (size_t i = 0; i < w->nr_build_ids; i++)
-		pw_build_id_encode(&w->build_ids[i], 0, b);
+		pev__pw_build_id_encode(&w->build_ids[i], 0, b);
 }
 
 static bool has_branch_stack(const struct pev_perfdata_writer *w)
@@ -423,7 +423,7 @@ static bool has_branch_stack(const struct pev_perfdata_writer *w)
 	return false;
 }
 
-int pw_default_cmdline(struct pev_perfdata_writer *w)
+int pev__pw_default_cmdline(struct pev_perfdata_writer *w)
 {
 	char exe[PATH_MAX];
 	FILE *f = fopen("/proc/self/cmdline", "re");
@@ -474,7 +474,7 @@ int pw_default_cmdline(struct pev_perfdata_writer *w)
 	return rc;
 }
 
-bool pw_feature_encode(struct pev_perfdata_writer *w, unsigned feature, struct pw_buf *b)
+bool pev__pw_feature_encode(struct pev_perfdata_writer *w, unsigned feature, struct pw_buf *b)
 {
 	bool machine = !(w->flags & PEV_PERFDATA_WRITER_NO_MACHINE);
 	char version[48];
@@ -492,7 +492,7 @@ bool pw_feature_encode(struct pev_perfdata_writer *w, unsigned feature, struct p
 	case PEV_HEADER_VERSION:
 		snprintf(version, sizeof(version), "perfev %d.%d.%d", PEV_VERSION_MAJOR,
 			 PEV_VERSION_MINOR, PEV_VERSION_PATCH);
-		pw_put_string(b, version);
+		pev__pw_put_string(b, version);
 		return true;
 	case PEV_HEADER_NRCPUS:
 		return machine && encode_nrcpus(b);
@@ -505,9 +505,9 @@ bool pw_feature_encode(struct pev_perfdata_writer *w, unsigned feature, struct p
 	case PEV_HEADER_CMDLINE:
 		if (!w->cmdline)
 			return false;
-		pw_put_u32(b, (uint32_t)w->nr_cmdline);
+		pev__pw_put_u32(b, (uint32_t)w->nr_cmdline);
 		for (int i = 0; i < w->nr_cmdline; i++)
-			pw_put_string(b, w->cmdline[i]);
+			pev__pw_put_string(b, w->cmdline[i]);
 		return true;
 	case PEV_HEADER_EVENT_DESC:
 		encode_event_desc(w, b);
@@ -521,31 +521,31 @@ bool pw_feature_encode(struct pev_perfdata_writer *w, unsigned feature, struct p
 	case PEV_HEADER_GROUP_DESC:
 		if (!w->nr_groups)
 			return false;
-		pw_put_u32(b, (uint32_t)w->nr_groups);
+		pev__pw_put_u32(b, (uint32_t)w->nr_groups);
 		for (size_t i = 0; i < w->nr_groups; i++) {
-			pw_put_string(b, w->groups[i].name);
-			pw_put_u32(b, w->groups[i].leader);
-			pw_put_u32(b, w->groups[i].nr_members);
+			pev__pw_put_string(b, w->groups[i].name);
+			pev__pw_put_u32(b, w->groups[i].leader);
+			pev__pw_put_u32(b, w->groups[i].nr_members);
 		}
 		return true;
 	case PEV_HEADER_SAMPLE_TIME:
 		if (!w->time_set && !w->time_seen)
 			return false;
-		pw_put_u64(b, w->time_first);
-		pw_put_u64(b, w->time_last);
+		pev__pw_put_u64(b, w->time_first);
+		pev__pw_put_u64(b, w->time_last);
 		return true;
 	case PEV_HEADER_CLOCKID:
 		if (!w->use_clockid)
 			return false;
-		pw_put_u64(b, w->clock_res_ns);
+		pev__pw_put_u64(b, w->clock_res_ns);
 		return true;
 	case PEV_HEADER_CLOCK_DATA:
 		if (!w->use_clockid)
 			return false;
-		pw_put_u32(b, 1);
-		pw_put_u32(b, (uint32_t)w->clockid);
-		pw_put_u64(b, w->clock_tod_ns);
-		pw_put_u64(b, w->clock_ns);
+		pev__pw_put_u32(b, 1);
+		pev__pw_put_u32(b, (uint32_t)w->clockid);
+		pev__pw_put_u64(b, w->clock_tod_ns);
+		pev__pw_put_u64(b, w->clock_ns);
 		return true;
 	default:
 		return false;

@@ -14,8 +14,8 @@
 
 #include "core/error_internal.h"
 
-int pw_pipe_write(struct pev_perfdata_writer *w, const void *p, size_t len, const char *what,
-		  struct pev_error *err)
+int pev__pw_pipe_write(struct pev_perfdata_writer *w, const void *p, size_t len, const char *what,
+		       struct pev_error *err)
 {
 	size_t done = 0;
 
@@ -25,10 +25,11 @@ int pw_pipe_write(struct pev_perfdata_writer *w, const void *p, size_t len, cons
 			if (errno == EINTR)
 				continue;
 			int e = errno;
-			return pw_poison(w, err, pev_error_from_errno(e), e, what, w->piped, len);
+			return pev__pw_poison(w, err, pev_error_from_errno(e), e, what, w->piped,
+					      len);
 		}
 		if (n == 0)
-			return pw_poison(w, err, PEV_EIO, EIO, what, w->piped, len);
+			return pev__pw_poison(w, err, PEV_EIO, EIO, what, w->piped, len);
 		done += (size_t)n;
 		w->piped += (uint64_t)n;
 	}
@@ -40,8 +41,8 @@ static size_t start_record(struct pw_buf *b, uint32_t type)
 {
 	size_t at = b->len;
 
-	pw_put_u32(b, type);
-	pw_put_u32(b, 0); /* misc, size */
+	pev__pw_put_u32(b, type);
+	pev__pw_put_u32(b, 0); /* misc, size */
 	return at;
 }
 
@@ -73,16 +74,18 @@ static int put_attrs(struct pev_perfdata_writer *w, struct pw_buf *b, struct pev
 		a.size = asz;
 		memcpy(block, &a, sizeof(a) < asz ? sizeof(a) : asz);
 		size_t at = start_record(b, PEV_RECORD_HEADER_ATTR);
-		pw_put(b, block, asz);
+		pev__pw_put(b, block, asz);
 		if (ev->nr_ids)
-			pw_put(b, ev->ids, ev->nr_ids * 8);
+			pev__pw_put(b, ev->ids, ev->nr_ids * 8);
 		if (!end_record(b, at)) {
 			if (b->failed)
-				return pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the events");
-			return pw_fail(w, err, PEV_EFORMAT, 0,
-				       "event #%d: %zu ids do not fit in a pipe-mode HEADER_ATTR "
-				       "record (64 KiB); record fewer CPUs or threads, or write a file",
-				       i, ev->nr_ids);
+				return pev__pw_fail(w, err, PEV_ENOMEM, 0,
+						    "out of memory for the events");
+			return pev__pw_fail(
+			    w, err, PEV_EFORMAT, 0,
+			    "event #%d: %zu ids do not fit in a pipe-mode HEADER_ATTR "
+			    "record (64 KiB); record fewer CPUs or threads, or write a file",
+			    i, ev->nr_ids);
 		}
 	}
 	return 0;
@@ -109,7 +112,7 @@ static int put_features(struct pev_perfdata_writer *w, struct pw_buf *b, struct 
 	struct pw_buf sec;
 
 	if (!w->cmdline_set && !w->cmdline)
-		pw_default_cmdline(w);
+		pev__pw_default_cmdline(w);
 	for (unsigned f = 1; f < PD_PIPE_FEATURES_END; f++) {
 		const struct pw_override *o = &w->overrides[f];
 		bool on;
@@ -118,29 +121,30 @@ static int put_features(struct pev_perfdata_writer *w, struct pw_buf *b, struct 
 			continue;
 		memset(&sec, 0, sizeof(sec));
 		if (o->set) {
-			pw_put(&sec, o->data, o->size);
+			pev__pw_put(&sec, o->data, o->size);
 			on = true;
 		} else {
-			on = pw_feature_encode(w, f, &sec);
+			on = pev__pw_feature_encode(w, f, &sec);
 		}
 		if (sec.failed) {
 			free(sec.p);
-			return pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for feature %s",
-				       pev_perfdata_feature_name(f));
+			return pev__pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for feature %s",
+					    pev_perfdata_feature_name(f));
 		}
 		/* A section too large for a record (64 KiB) is left out, as perf does. */
 		if (on && sec.len <= UINT16_MAX - PD_PIPE_FEATURE_FIXED) {
 			size_t at = start_record(b, PEV_RECORD_HEADER_FEATURE);
-			pw_put_u64(b, f);
-			pw_put(b, sec.p, sec.len);
+			pev__pw_put_u64(b, f);
+			pev__pw_put(b, sec.p, sec.len);
 			end_record(b, at);
 		}
 		free(sec.p);
 	}
 	size_t at = start_record(b, PEV_RECORD_HEADER_FEATURE);
-	pw_put_u64(b, PD_PIPE_FEATURES_END);
+	pev__pw_put_u64(b, PD_PIPE_FEATURES_END);
 	end_record(b, at);
-	return b->failed ? pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the features") : 0;
+	return b->failed ? pev__pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the features")
+			 : 0;
 }
 
 /*
@@ -157,10 +161,10 @@ static void put_names(struct pev_perfdata_writer *w, struct pw_buf *b)
 			continue;
 		size_t len = strlen(ev->name) + 1, padded = (len + 7) & ~(size_t)7;
 		size_t at = start_record(b, PEV_RECORD_EVENT_UPDATE);
-		pw_put_u64(b, PD_EVENT_UPDATE_NAME);
-		pw_put_u64(b, ev->ids[0]);
-		pw_put(b, ev->name, len);
-		pw_put(b, zeros, padded - len);
+		pev__pw_put_u64(b, PD_EVENT_UPDATE_NAME);
+		pev__pw_put_u64(b, ev->ids[0]);
+		pev__pw_put(b, ev->name, len);
+		pev__pw_put(b, zeros, padded - len);
 		if (!end_record(b, at) && !b->failed)
 			b->len = at; /* a name too long for a record: left out */
 	}
@@ -176,14 +180,14 @@ static void put_tracing_data(struct pev_perfdata_writer *w, struct pw_buf *b)
 	if (!o->set || o->drop || !o->size || padded > UINT32_MAX)
 		return;
 	size_t at = start_record(b, PEV_RECORD_HEADER_TRACING_DATA);
-	pw_put_u32(b, (uint32_t)padded);
-	pw_put_u32(b, 0);
+	pev__pw_put_u32(b, (uint32_t)padded);
+	pev__pw_put_u32(b, 0);
 	end_record(b, at);
-	pw_put(b, o->data, o->size);
-	pw_put(b, zeros, padded - o->size);
+	pev__pw_put(b, o->data, o->size);
+	pev__pw_put(b, zeros, padded - o->size);
 }
 
-int pw_pipe_start(struct pev_perfdata_writer *w, struct pev_error *err)
+int pev__pw_pipe_start(struct pev_perfdata_writer *w, struct pev_error *err)
 {
 	struct pw_buf b = {0};
 	int rc = put_attrs(w, &b, err);
@@ -194,28 +198,29 @@ int pw_pipe_start(struct pev_perfdata_writer *w, struct pev_error *err)
 		put_names(w, &b);
 		put_tracing_data(w, &b);
 		if (b.failed)
-			rc = pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the tracing data");
+			rc = pev__pw_fail(w, err, PEV_ENOMEM, 0,
+					  "out of memory for the tracing data");
 	}
 	if (!rc)
-		rc = pw_pipe_write(w, b.p, b.len, "the events and features", err);
+		rc = pev__pw_pipe_write(w, b.p, b.len, "the events and features", err);
 	free(b.p);
 	return rc;
 }
 
-int pw_pipe_finish(struct pev_perfdata_writer *w, struct pev_error *err)
+int pev__pw_pipe_finish(struct pev_perfdata_writer *w, struct pev_error *err)
 {
 	struct pw_buf b = {0};
 	int rc = 0;
 
 	if (!w->overrides[PEV_HEADER_BUILD_ID].drop)
 		for (size_t i = 0; i < w->nr_build_ids; i++)
-			pw_build_id_encode(&w->build_ids[i], PEV_RECORD_HEADER_BUILD_ID, &b);
+			pev__pw_build_id_encode(&w->build_ids[i], PEV_RECORD_HEADER_BUILD_ID, &b);
 	size_t at = start_record(&b, PEV_RECORD_FINISHED_ROUND);
 	end_record(&b, at);
 	if (b.failed)
-		rc = pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the build ids");
+		rc = pev__pw_fail(w, err, PEV_ENOMEM, 0, "out of memory for the build ids");
 	else if (b.len)
-		rc = pw_pipe_write(w, b.p, b.len, "the build ids", err);
+		rc = pev__pw_pipe_write(w, b.p, b.len, "the build ids", err);
 	free(b.p);
 	return rc;
 }

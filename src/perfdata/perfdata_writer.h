@@ -104,24 +104,24 @@ struct pev_perfdata_writer {
 
 /* ---- byte buffers (perfdata_write_features.c) ---------------------------- */
 
-void pw_put(struct pw_buf *b, const void *p, size_t n);
-void pw_put_u32(struct pw_buf *b, uint32_t v);
-void pw_put_u64(struct pw_buf *b, uint64_t v);
+void pev__pw_put(struct pw_buf *b, const void *p, size_t n);
+void pev__pw_put_u32(struct pw_buf *b, uint32_t v);
+void pev__pw_put_u64(struct pw_buf *b, uint64_t v);
 /* A perf string: u32 length, the bytes, NUL and zeros up to a multiple of 64. */
-void pw_put_string(struct pw_buf *b, const char *s);
+void pev__pw_put_string(struct pw_buf *b, const char *s);
 
 /*
  * Encodes feature `feature` into b as the writer would write it. Returns
  * true when the feature is to be written (b holds its bytes), false when the
  * writer has nothing for it (b stays empty).
  */
-bool pw_feature_encode(struct pev_perfdata_writer *w, unsigned feature, struct pw_buf *b);
+bool pev__pw_feature_encode(struct pev_perfdata_writer *w, unsigned feature, struct pw_buf *b);
 
 /* Encodes one BUILD_ID entry (the feature's, and pipe mode's record of that type). */
-void pw_build_id_encode(const struct pw_build_id *bid, uint32_t type, struct pw_buf *b);
+void pev__pw_build_id_encode(const struct pw_build_id *bid, uint32_t type, struct pw_buf *b);
 
 /* Fills the CMDLINE default: this process's command line, the executable's path first. */
-int pw_default_cmdline(struct pev_perfdata_writer *w);
+int pev__pw_default_cmdline(struct pev_perfdata_writer *w);
 
 /* ---- pipe mode (perfdata_write_pipe.c) ------------------------------------ */
 
@@ -129,17 +129,17 @@ int pw_default_cmdline(struct pev_perfdata_writer *w);
  * Writes len bytes at p in order (write(2) through EINTR and short writes).
  * A failure poisons the writer. Returns 0 or a negative code.
  */
-int pw_pipe_write(struct pev_perfdata_writer *w, const void *p, size_t len, const char *what,
-		  struct pev_error *err);
+int pev__pw_pipe_write(struct pev_perfdata_writer *w, const void *p, size_t len, const char *what,
+		       struct pev_error *err);
 
 /* Writes the events and the features known now, as records. */
-int pw_pipe_start(struct pev_perfdata_writer *w, struct pev_error *err);
+int pev__pw_pipe_start(struct pev_perfdata_writer *w, struct pev_error *err);
 
 /*
  * Writes what only the end knows: the build ids, as records, then a
  * FINISHED_ROUND, the end of a finished stream.
  */
-int pw_pipe_finish(struct pev_perfdata_writer *w, struct pev_error *err);
+int pev__pw_pipe_finish(struct pev_perfdata_writer *w, struct pev_error *err);
 
 /* ---- errors (perfdata_write.c) ---------------------------------------------- */
 
@@ -147,11 +147,11 @@ int pw_pipe_finish(struct pev_perfdata_writer *w, struct pev_error *err);
  * Fails the call (and every later one) after a write of len bytes at off
  * failed with errno e. Returns code.
  */
-int pw_poison(struct pev_perfdata_writer *w, struct pev_error *err, int code, int e,
-	      const char *what, uint64_t off, size_t len);
+int pev__pw_poison(struct pev_perfdata_writer *w, struct pev_error *err, int code, int e,
+		   const char *what, uint64_t off, size_t len);
 
 /* Fails the call with code and a message about the writer's output. Returns code. */
-int pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int code, int sys_errno,
-	    const char *fmt, ...) PEV_PRINTF(5, 6);
+int pev__pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int code, int sys_errno,
+		 const char *fmt, ...) PEV_PRINTF(5, 6);
 
 #endif /* PERFEV_PERFDATA_WRITER_H */

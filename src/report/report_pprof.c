@@ -378,15 +378,15 @@ static const char *value_type(const struct pev_profile *p, unsigned e, bool by_n
 
 /* Everything the message points to, allocated in a few arrays. */
 struct message {
-	Perfev__Pprof__Profile prof;
-	Perfev__Pprof__ValueType *types, **type_ptrs, period_type;
-	Perfev__Pprof__Sample *samples, **sample_ptrs;
+	Pev__Pprof__Profile prof;
+	Pev__Pprof__ValueType *types, **type_ptrs, period_type;
+	Pev__Pprof__Sample *samples, **sample_ptrs;
 	uint64_t *loc_ids;
-	Perfev__Pprof__Label *labels, **label_ptrs;
-	Perfev__Pprof__Mapping *maps, **map_ptrs;
-	Perfev__Pprof__Location *locs, **loc_ptrs;
-	Perfev__Pprof__Line *lines, **line_ptrs;
-	Perfev__Pprof__Function *fns, **fn_ptrs;
+	Pev__Pprof__Label *labels, **label_ptrs;
+	Pev__Pprof__Mapping *maps, **map_ptrs;
+	Pev__Pprof__Location *locs, **loc_ptrs;
+	Pev__Pprof__Line *lines, **line_ptrs;
+	Pev__Pprof__Function *fns, **fn_ptrs;
 	char **strings;
 	int64_t comments[2];
 };
@@ -429,8 +429,8 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 	int64_t key_comm = 0, key_pid = 0, key_tid = 0, key_cpu = 0;
 
 	memset(m, 0, sizeof(*m));
-	perfev__pprof__profile__init(&m->prof);
-	perfev__pprof__value_type__init(&m->period_type);
+	pev__pprof__profile__init(&m->prof);
+	pev__pprof__value_type__init(&m->period_type);
 
 	/* Value types; when two events would share a name, every event uses its own. */
 	for (unsigned i = 0; i < ne; i++)
@@ -445,8 +445,8 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 
 		snprintf(name, sizeof(name), "%s%s", ne == 1 ? "" : vt, ne == 1 ? "samples" : "_samples");
 		for (unsigned k = 0; k < 2; k++) {
-			Perfev__Pprof__ValueType *t = &m->types[2 * i + k];
-			perfev__pprof__value_type__init(t);
+			Pev__Pprof__ValueType *t = &m->types[2 * i + k];
+			pev__pprof__value_type__init(t);
 			if (str_of(b, k ? vt : name, &t->type) ||
 			    str_of(b, k ? unit_name(p->events[events[i]].unit) : "count", &t->unit))
 				return -ENOMEM;
@@ -485,15 +485,15 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 	for (uint32_t i = 1; i < b->samples.n; i++) {
 		const struct tnode *t = &b->samples.node[i];
 		uint32_t slot = t->val, n;
-		Perfev__Pprof__Sample *s;
-		Perfev__Pprof__Label **lp;
+		Pev__Pprof__Sample *s;
+		Pev__Pprof__Label **lp;
 		const struct labelset *ls;
 		unsigned li = 0;
 
 		if (!slot)
 			continue;
 		s = &m->samples[slot - 1];
-		perfev__pprof__sample__init(s);
+		pev__pprof__sample__init(s);
 		s->location_id = m->loc_ids + depth_total;
 		for (n = i; b->samples.node[n].parent; n = b->samples.node[n].parent)
 			m->loc_ids[depth_total++] = b->samples.node[n].key;
@@ -505,11 +505,11 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 		s->label = lp;
 		s->n_label = nl;
 		for (unsigned k = 0; k < 4; k++) {
-			Perfev__Pprof__Label *l;
+			Pev__Pprof__Label *l;
 			if (!(b->labels & (1u << k)))
 				continue;
 			l = &m->labels[(size_t)(slot - 1) * nl + li];
-			perfev__pprof__label__init(l);
+			pev__pprof__label__init(l);
 			switch (k) {
 			case 0:
 				l->key = key_comm;
@@ -540,9 +540,9 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 	if (!ALLOC(m->maps, b->nr_map) || !ALLOC(m->map_ptrs, b->nr_map))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < b->nr_map; i++) {
-		Perfev__Pprof__Mapping *x = &m->maps[i];
+		Pev__Pprof__Mapping *x = &m->maps[i];
 		const struct mapping *y = &b->map[i];
-		perfev__pprof__mapping__init(x);
+		pev__pprof__mapping__init(x);
 		x->id = i + 1;
 		x->memory_start = y->lo;
 		x->memory_limit = y->hi + 1;
@@ -568,22 +568,22 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 		return -ENOMEM;
 	lines_total = 0;
 	for (uint32_t i = 0; i < b->nr_loc; i++) {
-		Perfev__Pprof__Location *x = &m->locs[i];
+		Pev__Pprof__Location *x = &m->locs[i];
 		const struct location *y = &b->loc[i];
 		const uint32_t *chain = b->chain + y->first;
 
-		perfev__pprof__location__init(x);
+		pev__pprof__location__init(x);
 		x->id = i + 1;
 		x->mapping_id = y->mapping;
 		x->address = frame_address(&p->frames[chain[y->nr - 1]]);
 		x->line = m->line_ptrs + lines_total;
 		for (uint32_t k = 0; k < y->nr; k++) {
 			const struct pev__frame *f = &p->frames[chain[k]];
-			Perfev__Pprof__Line *l;
+			Pev__Pprof__Line *l;
 			if (!p->syms[f->sym].name)
 				continue;
 			l = &m->lines[lines_total];
-			perfev__pprof__line__init(l);
+			pev__pprof__line__init(l);
 			l->function_id = b->fn_of_frame[chain[k]];
 			l->line = f->line;
 			m->line_ptrs[lines_total++] = l;
@@ -598,8 +598,8 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 	if (!ALLOC(m->fns, b->nr_fn) || !ALLOC(m->fn_ptrs, b->nr_fn))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < b->nr_fn; i++) {
-		Perfev__Pprof__Function *x = &m->fns[i];
-		perfev__pprof__function__init(x);
+		Pev__Pprof__Function *x = &m->fns[i];
+		pev__pprof__function__init(x);
 		x->id = i + 1;
 		if (str_of_id(b, b->fn[i].name, &x->name) || str_of_id(b, b->fn[i].file, &x->filename))
 			return -ENOMEM;
@@ -737,10 +737,10 @@ int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
 	b.nv = 2 * ne;
 	if ((ne && add_samples(&b, column)) || build_message(&b, events, ne, &m))
 		goto nomem;
-	len = perfev__pprof__profile__get_packed_size(&m.prof);
+	len = pev__pprof__profile__get_packed_size(&m.prof);
 	if (!(packed = malloc(len ? len : 1)))
 		goto nomem;
-	if (perfev__pprof__profile__pack(&m.prof, packed) != len) {
+	if (pev__pprof__profile__pack(&m.prof, packed) != len) {
 		r = pev__error_start(err, PEV_EUNEXPECTED, 0, NULL, NULL, false);
 		pev__error_msg(err, "%s: libprotobuf-c packed a size other than it announced", func);
 		goto out;

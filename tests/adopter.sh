@@ -1,0 +1,126 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# adopter.sh MESON BUILD_DIR SOURCE_ROOT COMPILER_ID SANITIZE - libperfev as
+# a program outside the project uses it. `meson install`s the build into a
+# temporary DESTDIR, then builds the programs of examples/ and
+# tests/adopter_cxx.cc against what was installed only (its headers and
+# perfev.pc, found through PKG_CONFIG_PATH), with -Wall -Wextra -pedantic
+# -Werror:
+#   - shared: `pkg-config --cflags --libs perfev`, run with the installed
+#     libperfev.so (LD_LIBRARY_PATH);
+#   - static: `pkg-config --static --libs perfev`, every library it names
+#     linked from its archive (no libperfev, libdw, libelf or zlib needed
+#     at run time);
+# each as C (C11) and as C++ (C++17: the C examples compiled as C++, and the
+# C++ program), and runs every program built. An example that exits 77
+# (the machine lacks what it shows) counts as skipped, with its reason.
+# COMPILER_ID (gcc or clang) picks the compilers the build used; SANITIZE
+# (meson's b_sanitize) adds -fsanitize= so sanitized libraries link. Also
+# runs the installed perfev --version. Exits 1 at the first failure.
+set -eu
+
+meson=$1 build=$2 src=$3 id=$4 sanitize=$5
+case $id in
+clang) cc=clang cxx=clang++ ;;
+*) cc=gcc cxx=g++ ;;
+esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+
+fail() {
+	echo "adopter: $*" >&2
+	exit 1
+}
+
+# ---- install ---------------------------------------------------------------
+"$meson" install -C "$build" --no-rebuild --destdir "$tmp/root" --quiet >"$tmp/install.log" 2>&1 ||
+	{ cat "$tmp/install.log" >&2; fail "meson install --destdir failed"; }
+pc=$(find "$tmp/root" -name perfev.pc)
+[ -n "$pc" ] || fail "meson install put no perfev.pc under DESTDIR"
+# The .pc names the configured prefix; DESTDIR moved it under $tmp/root.
+prefix=$(sed -n 's/^prefix=//p' "$pc")
+sed -i "s|^prefix=.*|prefix=$tmp/root$prefix|" "$pc"
+export PKG_CONFIG_PATH="${pc%/*}"
+pkgconf() {
+	pkg-config "$@" perfev ||
+		fail "pkg-config $* perfev failed (PKG_CONFIG_PATH=$PKG_CONFIG_PATH)"
+}
+libdir=$(pkgconf --variable=libdir)
+version=$(pkgconf --modversion)
+cflags=$(pkgconf --cflags)
+shared_libs=$(pkgconf --libs)
+static_libs=$(pkgconf --static --libs)
+case $cflags in
+*"$tmp/root"*) ;;
+*) fail "pkg-config --cflags perfev is not the installed headers: $cflags" ;;
+esac
+
+perfev=$tmp/root$prefix/bin/perfev
+[ -x "$perfev" ] || fail "no perfev installed in $tmp/root$prefix/bin"
+[ "$("$perfev" --version)" = "perfev $version" ] ||
+	fail "installed perfev --version says '$("$perfev" --version)', perfev.pc says $version"
+
+# ---- build and run ---------------------------------------------------------
+common="-Wall -Wextra -pedantic -Werror -O2 -g -fno-omit-frame-pointer"
+[ "$sanitize" = none ] || common="$common -fsanitize=$sanitize"
+built=0 ran=0 skipped=""
+
+# build NAME COMPILER LINK LANG_FLAGS SOURCE: one program; LINK is shared or static.
+build() {
+	name=$1 compiler=$2 link=$3 langflags=$4 source=$5
+	if [ "$link" = shared ]; then
+		libs=$shared_libs
+	else
+		libs="-Wl,-Bstatic $static_libs -Wl,-Bdynamic"
+	fi
+	# shellcheck disable=SC2086
+	if ! "$compiler" $langflags $common $cflags "$source" -x none $libs -o "$tmp/$name" \
+		>"$tmp/cc.log" 2>&1; then
+		cat "$tmp/cc.log" >&2
+		fail "$name: $compiler $langflags ${source##*/} ($link) does not build" \
+			"against the installed libperfev"
+	fi
+	built=$((built + 1))
+	needed=$(readelf -d "$tmp/$name" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+	case "$link:$needed" in
+	shared:*libperfev.so.*) ;;
+	shared:*) fail "$name does not load libperfev.so (needs: $needed)" ;;
+	static:*libperfev* | static:*libdw* | static:*libelf* | static:*libz.*)
+		fail "$name, linked statically, still needs: $needed" ;;
+	esac
+	# Run it in its own directory (sample_session writes nothing, but to be safe).
+	status=0
+	(cd "$tmp" && LD_LIBRARY_PATH=$libdir "./$name") >"$tmp/run.log" 2>&1 || status=$?
+	case $status in
+	0) ran=$((ran + 1)) ;;
+	77) skipped="$skipped $name($(head -1 "$tmp/run.log"))" ;;
+	*)
+		cat "$tmp/run.log" >&2
+		fail "$name exited $status"
+		;;
+	esac
+	rm -f "$tmp/$name"
+}
+
+have_cxx=1
+command -v "$cxx" >/dev/null 2>&1 || have_cxx=0
+as_c="-std=c11 -x c" as_cxx="-std=c++17 -x c++"
+for link in shared static; do
+	for e in "$src"/examples/*.c; do
+		n=${e##*/}
+		n=${n%.c}
+		build "${n}_c_$link" "$cc" "$link" "$as_c" "$e"
+		[ "$have_cxx" -eq 0 ] || build "${n}_cxx_$link" "$cxx" "$link" "$as_cxx" "$e"
+	done
+	[ "$have_cxx" -eq 0 ] ||
+		build "adopter_cxx_$link" "$cxx" "$link" "$as_cxx" "$src/tests/adopter_cxx.cc"
+done
+
+echo "adopter: libperfev $version installed by meson under DESTDIR; $built programs built" \
+	"against it alone (shared and pkg-config --static; C11 and C++17;" \
+	"-Wall -Wextra -pedantic -Werror), $ran ran and succeeded"
+[ -z "$skipped" ] || echo "adopter: skipped (exit 77):$skipped"
+[ "$have_cxx" -eq 1 ] || echo "adopter: $cxx is not installed: the C++ builds were skipped"
+exit 0
