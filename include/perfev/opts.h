@@ -49,7 +49,7 @@ enum pev_inherit {
 
 /**
  * Options for opening an event. Every field maps to one perf_event_attr
- * field or bit; docs/OPTIONS.md has the full table.
+ * field or bit; share/doc/perfev/OPTIONS.md has the full table.
  */
 struct pev_opts {
 	size_t sz; /**< sizeof(struct pev_opts), for compatibility */

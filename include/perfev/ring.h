@@ -4,7 +4,7 @@
  *
  * A ring is 1 + 2^n pages mapped from one descriptor of a counter: the
  * control page (struct pev_mmap_page) followed by the data area the kernel
- * writes records into, and optionally an AUX area after it. docs/RING.md
+ * writes records into, and optionally an AUX area after it. share/doc/perfev/RING.md
  * walks through the API; in short:
  *
  *     pev_ring_begin(r);                          // snapshot the kernel's head
