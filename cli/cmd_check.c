@@ -313,7 +313,10 @@ int cmd_check(int argc, char **argv)
 		case 'h':
 			printf("usage: %s\n\nReports this machine's facts and, for each class of "
 			       "event, whether it works here (made to happen and counted) and how to fix it "
-			       "when not.\n",
+			       "when not.\n\n"
+			       "  -j, --json    print the report as one JSON document\n"
+			       "  -h, --help    print this help\n\n"
+			       "'man perfev-check' has the details.\n",
 			       usage);
 			return 0;
 		default:

@@ -1121,7 +1121,12 @@ static int parse_options(int argc, char **argv, struct list_options *o)
 		case 'h':
 			printf("usage: %s\n\nLists every event this machine offers, by section, "
 			       "each marked with the reason when it cannot be opened here. FILTER "
-			       "(a shell glob or a substring) keeps the matching names.\n",
+			       "(a shell glob or a substring) keeps the matching names.\n\n"
+			       "  -j, --json            print the list as one JSON document\n"
+			       "      --vendor          the CPU vendor's event tables (libpfm4) too\n"
+			       "      --tracefs-mount   mount tracefs first when it is not mounted\n"
+			       "  -h, --help            print this help\n\n"
+			       "'man perfev-list' has the details.\n",
 			       usage);
 			return 0;
 		default:

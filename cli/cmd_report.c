@@ -60,6 +60,49 @@ struct report_opts {
 	const char *fields;
 };
 
+static void print_help(void)
+{
+	printf("usage: %s\n\n"
+	       "Reads a perf.data file (default ./perf.data, or standard input when that is a\n"
+	       "pipe; -i - reads standard input) and writes its profile.\n\n"
+	       "  -i, --input FILE          the file to read\n"
+	       "  -o, --output OUT          write to OUT instead of standard output\n"
+	       "  -s, --sort KEYS           sort keys: comm, pid, process, tid, cpu, dso, sym,\n"
+	       "                            srcline, trace\n"
+	       "  -g, --call-graph [WORDS]  call graphs: graph|fractal|flat|folded|none,\n"
+	       "                            threshold, limit, caller|callee, percent|period|count\n"
+	       "  -G, --inverted            call graphs in caller order\n"
+	       "      --children            Children column: a function's share with its callees\n"
+	       "      --no-children         self overhead only\n"
+	       "      --max-stack N         use at most N frames of each call chain\n"
+	       "      --percent-limit P     leave out entries below P percent\n"
+	       "      --stdio               accepted for perf's sake: the table is always text\n"
+	       "      --inline              show the functions inlined at each address\n"
+	       "      --no-inline           leave them out (the table does without --inline)\n"
+	       "      --symbol-at-return    name each caller by the symbol at its return address\n"
+	       "      --zero-frames         keep call-chain entries of address 0, as perf does\n"
+	       "  -e, --event EVENT         only this event (by its name in the file)\n"
+	       "      --period              folded stacks, flame graph: weigh by period\n"
+	       "      --group               one table for a group's events side by side\n"
+	       "      --no-group            one table per event\n"
+	       "      --format FORMAT       table, folded, json, pprof or flamegraph\n"
+	       "  -n, --show-nr-samples     a Samples column\n"
+	       "  -q, --quiet               the entries only: no # header lines, no warnings\n"
+	       "  -v, --verbose             full paths of shared objects, C++ parameter lists\n"
+	       "      --no-demangle         C++ and Rust names as in the symbol table\n"
+	       "  -c, --comms COMMS         only these commands (comma-separated)\n"
+	       "      --pid PIDS            only these processes\n"
+	       "      --tid TIDS            only these threads\n"
+	       "  -d, --dsos DSOS           only functions in these files\n"
+	       "  -S, --symbols SYMBOLS     only these functions\n"
+	       "  -F, --fields FIELDS       the table's columns, in this order\n"
+	       "      --header              the file's header block before the table\n"
+	       "      --header-only         the file's header block alone\n"
+	       "  -h, --help                print this help\n\n"
+	       "'man perfev-report' has the details.\n",
+	       usage);
+}
+
 static int bad_value(const char *opt, const char *needs, const char *got)
 {
 	cli_error("option '%s' needs %s, got '%s'", opt, needs, got);
@@ -407,10 +450,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			o->tids = optarg;
 			break;
 		case 'h':
-			printf("usage: %s\n\nReads a perf.data file (default ./perf.data, or standard "
-			       "input when that is a\npipe; -i - reads standard input) and writes its "
-			       "profile.\nSee 'man perfev-report'.\n",
-			       usage);
+			print_help();
 			exit(0);
 		default:
 			return cli_bad_option(opt, argv, usage);

@@ -86,7 +86,8 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 			       "address, as perf\n"
 			       "                         does (default: by its call instruction)\n"
 			       "      --zero-frames      keep call-chain entries of address 0, as perf "
-			       "does\n\n"
+			       "does\n"
+			       "  -h, --help             print this help\n\n"
 			       "See 'man perfev-script'.\n",
 			       usage);
 			exit(0);

@@ -399,6 +399,7 @@ uint64_t th_tracepoint_id(const char *subsys, const char *name)
 static struct pev_sys injected;
 static int inject_errno, inject_skip, inject_count, open_calls;
 static uint64_t refuse_flags, refuse_sample, refuse_read;
+static int refuse_errno = EINVAL;
 
 static int open_with_errno(struct pev_attr *attr, pid_t pid, int cpu, int group_fd,
 			   unsigned long flags)
@@ -482,13 +483,20 @@ static int open_refusing_bits(struct pev_attr *attr, pid_t pid, int cpu, int gro
 	open_calls++;
 	if ((attr->flags & refuse_flags) || (attr->sample_type & refuse_sample) ||
 	    (attr->read_format & refuse_read))
-		return -EINVAL;
+		return -refuse_errno;
 	(void)pid, (void)cpu, (void)group_fd;
 	return pev__sys_real.perf_event_open(&dummy, 0, -1, -1, flags & PEV_FLAG_FD_CLOEXEC);
 }
 
 void th_inject_refuse_bits(uint64_t flags_mask, uint64_t sample_mask, uint64_t read_mask)
 {
+	th_inject_refuse_bits_errno(EINVAL, flags_mask, sample_mask, read_mask);
+}
+
+void th_inject_refuse_bits_errno(int err, uint64_t flags_mask, uint64_t sample_mask,
+				 uint64_t read_mask)
+{
+	refuse_errno = err;
 	injected = pev__sys_real;
 	injected.perf_event_open = open_refusing_bits;
 	refuse_flags = flags_mask;

@@ -159,6 +159,10 @@ void th_inject_call_errno(const char *call, int err);
  * software dummy event). */
 void th_inject_refuse_bits(uint64_t flags_mask, uint64_t sample_mask, uint64_t read_mask);
 
+/* th_inject_refuse_bits, refusing with errno err instead of EINVAL. */
+void th_inject_refuse_bits_errno(int err, uint64_t flags_mask, uint64_t sample_mask,
+				 uint64_t read_mask);
+
 /* How many perf_event_open calls reached the seam since the last injection. */
 int th_open_calls(void);
 

@@ -792,7 +792,6 @@ GOLDEN_BOOL(exclude_host, 19)
 GOLDEN_BOOL(exclude_guest, 20)
 GOLDEN_BOOL(exclude_callchain_kernel, 21)
 GOLDEN_BOOL(exclude_callchain_user, 22)
-GOLDEN_BOOL(mmap2, 23)
 GOLDEN_BOOL(comm_exec, 24)
 GOLDEN_BOOL(use_clockid, 25)
 GOLDEN_BOOL(context_switch, 26)
@@ -806,6 +805,18 @@ GOLDEN_BOOL(text_poke, 33)
 GOLDEN_BOOL(build_id, 34)
 GOLDEN_BOOL(remove_on_exec, 36)
 GOLDEN_BOOL(sigtrap, 37)
+
+/* mmap2 alone gives no records (the kernel reports mappings only while an
+ * event has mmap or mmap_data): it sets bit 8 mmap with bit 23. */
+GOLDEN(bool_mmap2_is_flag_bits_23_and_8)
+{
+	*ev = pev_event_software(PEV_SW_DUMMY);
+	o->mmap2 = true;
+	put32(want, AT_TYPE, 1);
+	put32(want, AT_SIZE, 64);
+	put64(want, AT_CONFIG, 9);
+	put64(want, AT_FLAGS, BIT(23) | BIT(8));
+}
 
 /* ---- realistic combinations -------------------------------------------- */
 

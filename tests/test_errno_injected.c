@@ -395,3 +395,76 @@ Test(errno_injected, probe_names_privilege_exclusions_refused_together, .init = 
 	expect_has(err.field, "privilege-level exclusions");
 	expect_has(err.hint, "drop the privilege-level exclusions");
 }
+
+/* ---- EPERM for an exclude_* bit the PMU cannot honour ------------------- */
+
+/*
+ * The man page's EPERM entry (and Zig's wrapper) name a second cause: a PMU
+ * that cannot filter by privilege level refuses an exclude_* bit with EPERM
+ * on some architectures. The retry without the bit tells it from a lack of
+ * privilege, names the bit and says to drop it.
+ */
+Test(errno_injected, eperm_for_an_exclude_bit_names_it, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	struct pev_opts o = th_opts();
+	struct pev_error err;
+
+	o.exclude_hv = true;
+	o.exclude_kernel = false;
+	th_inject_refuse_bits_errno(EPERM, PEV_ATTR_EXCLUDE_HV, 0, 0);
+	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, PEV_EPERM, EPERM, &err);
+	cr_expect_str_eq(err.field, "exclude_hv");
+	expect_has(err.message, "EPERM");
+	expect_has(err.message, "not for lack of privilege");
+	expect_has(err.message, "without exclude_hv");
+	expect_has(err.hint, "drop exclude_hv");
+	expect_lacks(err.message, "perf_event_paranoid");
+	cr_expect_eq(th_open_calls(), 3, "the open, without every exclude_* bit, without exclude_hv");
+}
+
+Test(errno_injected, eperm_for_several_exclude_bits_names_them_together, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	struct pev_opts o = th_opts();
+	struct pev_error err;
+
+	o.exclude_kernel = true;
+	o.exclude_hv = true;
+	th_inject_refuse_bits_errno(EPERM, PEV_ATTR_EXCLUDE_KERNEL | PEV_ATTR_EXCLUDE_HV, 0, 0);
+	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, PEV_EPERM, EPERM, &err);
+	expect_has(err.field, "privilege-level exclusions");
+	expect_has(err.hint, "drop the privilege-level exclusions");
+}
+
+/* EPERM that the exclude_* bits do not explain stays a matter of privilege. */
+Test(errno_injected, eperm_not_caused_by_exclude_bits_is_about_privilege, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	struct pev_opts o = th_opts();
+	struct pev_error err;
+
+	o.exclude_hv = true;
+	th_inject_open_errno(EPERM, 0, -1);
+	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, PEV_EPERM, EPERM, &err);
+	cr_expect_str_eq(err.field, "");
+	expect_has(err.message, "perf_event_paranoid");
+	expect_has(err.message, "refuse an exclude_* bit");
+	expect_has(err.hint, "without its exclude_* bits");
+	cr_expect_eq(th_open_calls(), 2, "the open and one retry without the exclude_* bits");
+}
+
+/* PEV_OPEN_NO_PROBE: no retry, the privilege diagnosis alone. */
+Test(errno_injected, eperm_no_probe_flag_skips_the_retry, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	struct pev_opts o = th_opts();
+	struct pev_error err;
+
+	o.exclude_hv = true;
+	o.open_flags = PEV_OPEN_NO_PROBE;
+	th_inject_refuse_bits_errno(EPERM, PEV_ATTR_EXCLUDE_HV, 0, 0);
+	open_fails(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, PEV_EPERM, EPERM, &err);
+	cr_expect_eq(th_open_calls(), 1);
+	cr_expect_str_eq(err.field, "");
+}

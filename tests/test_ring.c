@@ -11,6 +11,7 @@
  * laid-out memory.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -735,9 +736,10 @@ static size_t drain_samples(struct pev_ring *r)
 }
 
 /*
- * Samples this thread's page faults one by one (touching fresh pages) and
- * returns, in seen[], how many samples (or bytes) the ring held at each of
- * the first `wakeups` READABLE reports.
+ * Samples this thread's page faults one by one (touching fresh pages) into a
+ * ring of 16 data pages and returns, in seen[], how many samples (bytes, when
+ * wakeup_events is 0) the ring held at each of the first `wakeups` READABLE
+ * reports.
  */
 static void faults_until_readable(uint32_t wakeup_events, uint32_t wakeup_bytes, size_t *seen,
 				  int wakeups)
@@ -749,6 +751,7 @@ static void faults_until_readable(uint32_t wakeup_events, uint32_t wakeup_bytes,
 	struct pev_error err;
 	size_t page = page_size(), pages = 4096;
 	int found = 0;
+	bool by_bytes = wakeup_events == 0;
 
 	o.disabled = true;
 	o.exclude_kernel = true;
@@ -772,8 +775,8 @@ static void faults_until_readable(uint32_t wakeup_events, uint32_t wakeup_bytes,
 		cr_assert_geq(n, 0, "%s", pev_strerror(n));
 		cr_assert_eq(ready & ~PEV_RING_READABLE, 0);
 		if (ready & PEV_RING_READABLE)
-			seen[found++] = wakeup_bytes ? (size_t)pev_ring_pending(r) : drain_samples(r);
-		if ((ready & PEV_RING_READABLE) && wakeup_bytes)
+			seen[found++] = by_bytes ? (size_t)pev_ring_pending(r) : drain_samples(r);
+		if ((ready & PEV_RING_READABLE) && by_bytes)
 			drain_samples(r);
 	}
 	cr_assert_eq(found, wakeups, "%d READABLE reports in %zu page faults", found, pages);
@@ -810,6 +813,28 @@ Test(ring, poll_wakes_after_wakeup_bytes)
 	for (int i = 0; i < 3; i++)
 		cr_expect(seen[i] > 1024 - (i ? 96 : 0) && seen[i] <= 1024 + 4 * 24,
 			  "wakeup_bytes 1024: wake-up %d with %zu bytes", i, seen[i]);
+}
+
+/*
+ * wakeup_events 0 does not mean "every record": without a watermark the
+ * kernel wakes readers when the unread part passes half the data area (its
+ * default watermark, ring_buffer_init), while wakeup_events 1 wakes them
+ * after each sample. Each sample here is 24 bytes (header, IP, pid/tid).
+ */
+Test(ring, poll_wakes_at_half_the_ring_with_wakeup_events_0)
+{
+	size_t seen[2], half = 16 * page_size() / 2;
+
+	faults_until_readable(0, 0, seen, 2);
+	fprintf(stderr, "wakeup_events 0, ring of %zu bytes: woke at %zu, then %zu bytes\n",
+		2 * half, seen[0], seen[1]);
+	for (int i = 0; i < 2; i++)
+		cr_expect(seen[i] > half - (i ? 4 * 24 : 0) && seen[i] <= half + 4 * 24,
+			  "wakeup_events 0: wake-up %d with %zu bytes, half the ring is %zu", i,
+			  seen[i], half);
+	faults_until_readable(1, 0, seen, 1);
+	cr_expect(seen[0] >= 1 && seen[0] <= 4, "wakeup_events 1: woke with %zu samples",
+		  seen[0]);
 }
 
 /* ---- POLLHUP: the target exits, the rest is drained ---------------------------------- */
@@ -1214,4 +1239,49 @@ Test(ring, the_budget_check_agrees_with_the_kernel)
 	check_agreement(0, 2);
 	check_agreement(8, 2);
 	check_agreement(64, 1);
+}
+
+/* ---- MMAP2 records from the mmap2 option alone ------------------------------------- */
+
+/*
+ * The kernel reports mappings only while some event has attr.mmap or
+ * attr.mmap_data set; attr.mmap2 alone only selects the MMAP2 format. The
+ * mmap2 option therefore sets attr.mmap as well, and mapping a file
+ * executable then gives one MMAP2 record for it (and no MMAP record).
+ */
+Test(ring, the_mmap2_option_alone_gives_mmap2_records)
+{
+	struct pev_event ev = pev_event_software(PEV_SW_DUMMY);
+	struct pev_opts o = PEV_OPTS_INIT;
+	struct pev_target self = pev_target_self();
+	struct pev_counter *c = NULL;
+	struct pev_ring_record rec;
+	struct pev_error err;
+	size_t page = page_size();
+	int mmap2 = 0, mmap1 = 0;
+
+	o.mmap2 = true;
+	cr_assert_eq(pev_counter_open(&ev, &o, &self, NULL, &c, &err), 0, "%s", err.message);
+	struct pev_ring *r = ring_of(c, 4);
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "/proc/self/exe: %s", strerror(errno));
+	char *p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	cr_assert_neq(p, MAP_FAILED, "%s", strerror(errno));
+	close(fd);
+	cr_assert_geq(pev_ring_begin(r), 0);
+	while (pev_ring_next(r, &rec) == 1) {
+		uint64_t addr;
+		/* MMAP and MMAP2 bodies start with pid, tid, then addr. */
+		memcpy(&addr, (const char *)rec.header + 16, sizeof(addr));
+		if (addr != (uintptr_t)p)
+			continue;
+		mmap2 += rec.header->type == PEV_RECORD_MMAP2;
+		mmap1 += rec.header->type == PEV_RECORD_MMAP;
+	}
+	cr_assert_eq(pev_ring_end(r), 0);
+	munmap(p, page);
+	pev_ring_close(r);
+	pev_counter_close(c);
+	cr_expect_eq(mmap2, 1, "MMAP2 records of the new mapping: %d", mmap2);
+	cr_expect_eq(mmap1, 0, "MMAP records of the new mapping: %d", mmap1);
 }

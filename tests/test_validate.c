@@ -212,7 +212,46 @@ Test(validate, cpu_that_is_not_possible_is_einval)
 	HAS(err.message, "0-7");
 }
 
-Test(validate, cpu_that_is_possible_but_offline_is_enodev)
+Test(validate, cpu_wide_event_on_an_offline_cpu_is_enodev)
+{
+	struct pev_attr a = task_clock();
+	struct pev_open_request r = request(&a);
+	struct pev_error err;
+
+	load("old-kernel");
+	r.pid = -1;
+	r.cpu = 5;
+	int rc = pev_attr_check(&machine, &r, &err);
+	EXPECT_REFUSED(rc, err, PEV_ENODEV, "cpu");
+	HAS(err.message, "on every task of CPU 5: ");
+	HAS(err.message, "CPU 5 is offline");
+	HAS(err.message, "online CPUs: 0-3");
+	HAS(err.hint, "/sys/devices/system/cpu/cpu5/online");
+	r.cpu = 3;
+	memset(&err, 0, sizeof(err));
+	expect_ok(pev_attr_check(&machine, &r, &err), &err);
+}
+
+Test(validate, cgroup_event_on_an_offline_cpu_is_enodev)
+{
+	struct pev_attr a = task_clock();
+	struct pev_open_request r = request(&a);
+	struct pev_error err;
+
+	load("old-kernel");
+	r.flags |= PEV_FLAG_PID_CGROUP;
+	r.pid = 5;
+	r.cgroup = "/sys/fs/cgroup/app";
+	r.cpu = 6;
+	int rc = pev_attr_check(&machine, &r, &err);
+	EXPECT_REFUSED(rc, err, PEV_ENODEV, "cpu");
+	HAS(err.message, "CPU 6 is offline");
+}
+
+/* The kernel checks that the CPU is online only when the event has no task
+ * (perf_event_open, kernel/events/core.c): a task's event on an offline but
+ * possible CPU opens, and counts when the CPU is back and the task runs there. */
+Test(validate, task_event_on_an_offline_cpu_is_accepted)
 {
 	struct pev_attr a = task_clock();
 	struct pev_open_request r = request(&a);
@@ -220,14 +259,14 @@ Test(validate, cpu_that_is_possible_but_offline_is_enodev)
 
 	load("old-kernel");
 	r.cpu = 5;
-	int rc = pev_attr_check(&machine, &r, &err);
-	EXPECT_REFUSED(rc, err, PEV_ENODEV, "cpu");
-	HAS(err.message, "CPU 5 is offline");
-	HAS(err.message, "online CPUs: 0-3");
-	HAS(err.hint, "/sys/devices/system/cpu/cpu5/online");
-	r.cpu = 3;
 	memset(&err, 0, sizeof(err));
 	expect_ok(pev_attr_check(&machine, &r, &err), &err);
+	r.pid = 1234;
+	expect_ok(pev_attr_check(&machine, &r, &err), &err);
+	/* A CPU that does not exist stays refused for a task too (perf_event_alloc). */
+	r.cpu = 8;
+	int rc = pev_attr_check(&machine, &r, &err);
+	EXPECT_REFUSED(rc, err, PEV_EINVAL, "cpu");
 }
 
 Test(validate, pinned_on_a_group_member)

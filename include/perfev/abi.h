@@ -341,7 +341,7 @@ enum pev_txn_bit {
 #define PEV_ATTR_EXCLUDE_GUEST            (UINT64_C(1) << 20) /**< do not count in guests */
 #define PEV_ATTR_EXCLUDE_CALLCHAIN_KERNEL (UINT64_C(1) << 21) /**< no kernel frames in callchains */
 #define PEV_ATTR_EXCLUDE_CALLCHAIN_USER   (UINT64_C(1) << 22) /**< no user frames in callchains */
-#define PEV_ATTR_MMAP2                    (UINT64_C(1) << 23) /**< MMAP2 records (inode / build id) */
+#define PEV_ATTR_MMAP2                    (UINT64_C(1) << 23) /**< MMAP records in the MMAP2 format (inode / build id); gives none without PEV_ATTR_MMAP or PEV_ATTR_MMAP_DATA */
 #define PEV_ATTR_COMM_EXEC                (UINT64_C(1) << 24) /**< flag COMM records caused by exec */
 #define PEV_ATTR_USE_CLOCKID              (UINT64_C(1) << 25) /**< timestamps from attr.clockid */
 #define PEV_ATTR_CONTEXT_SWITCH           (UINT64_C(1) << 26) /**< emit SWITCH records */
@@ -384,7 +384,7 @@ struct pev_attr {
 	uint64_t read_format; /**< PEV_FORMAT_* */
 	uint64_t flags;       /**< PEV_ATTR_* */
 	union {
-		uint32_t wakeup_events;    /**< wake up every N records */
+		uint32_t wakeup_events;    /**< wake up every N samples (0: at half the ring) */
 		uint32_t wakeup_watermark; /**< or every N bytes, with PEV_ATTR_WATERMARK */
 	};
 	uint32_t bp_type; /**< enum pev_bp_type */

@@ -24,8 +24,10 @@ extern "C" {
 
 /*
  * The error table: X(code, value, name, text).
- * name is perfev's stable identifier for the error (the seed library's name
- * where it has one); text is a short lowercase description.
+ * name is perfev's stable identifier for the error: the name Zig's
+ * perf_event_open wrapper gives the same errno where it has one, except
+ * AccessDenied for EACCES (Zig: PermissionDenied, which perfev keeps for
+ * EPERM); text is a short lowercase description.
  */
 #define PEV_ERROR_TABLE(X)                                                                         \
 	X(PEV_E2BIG, -E2BIG, "TooBig", "attribute size not accepted by this kernel")               \

@@ -144,7 +144,7 @@ struct pev_open_request {
  * of machine m before the syscall: frequency above the sysctl maximum, a CPU
  * that does not exist or is offline, pid -1 with cpu -1, pinned/exclusive on
  * a group member, breakpoint length and kind, reserved bits and unknown flags,
- * sample_max_stack above the limit, and more (docs/ERRORS.md lists them).
+ * sample_max_stack above the limit, and more (share/doc/perfev/ERRORS.md lists them).
  * Returns 0 or the code the kernel would return (PEV_EINVAL, PEV_EOVERFLOW,
  * PEV_ENODEV, PEV_E2BIG), with err naming the field and the limit.
  */

@@ -49,7 +49,7 @@ enum pev_inherit {
 
 /**
  * Options for opening an event. Every field maps to one perf_event_attr
- * field or bit; docs/OPTIONS.md has the full table.
+ * field or bit; share/doc/perfev/OPTIONS.md has the full table.
  */
 struct pev_opts {
 	size_t sz; /**< sizeof(struct pev_opts), for compatibility */
@@ -91,7 +91,7 @@ struct pev_opts {
 
 	/* Extra records in the ring buffer. */
 	bool mmap;           /**< MMAP records for executable mappings */
-	bool mmap2;          /**< MMAP2 records (inode, protection) instead of MMAP */
+	bool mmap2;          /**< MMAP2 records (inode, protection) instead of MMAP; sets attr.mmap too */
 	bool mmap_data;      /**< also for data mappings */
 	bool build_id;       /**< MMAP2 records carry a build id instead of an inode */
 	bool comm;           /**< COMM records (task renames, exec) */
@@ -105,8 +105,10 @@ struct pev_opts {
 	bool text_poke;      /**< TEXT_POKE records */
 	bool sample_id_all;  /**< every record carries the sample_id trailer */
 
-	/* Wake-up of poll(2) on the ring: set at most one of the first two. */
-	uint32_t wakeup_events; /**< every N records (0 = every record) */
+	/* Wake-up of poll(2) on the ring: set at most one of the first two. With
+	 * both 0 the kernel wakes readers when half the ring's data area is
+	 * unread, not on every record; 1 wakes them on every sample. */
+	uint32_t wakeup_events; /**< every N samples (other records do not count; 0 = at half the ring) */
 	uint32_t wakeup_bytes;  /**< or every N bytes (attr.watermark) */
 	uint32_t aux_watermark; /**< AUX area: wake up every N bytes */
 

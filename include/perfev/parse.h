@@ -12,7 +12,7 @@
  *   INST_RETIRED:ANY_P                CPU vendor names (libpfm4)
  *   {cycles,instructions}:S           groups, leader sampling
  *
- * docs/EVENTS.md describes the whole syntax. pev_event_parse() turns a string
+ * share/doc/perfev/EVENTS.md describes the whole syntax. pev_event_parse() turns a string
  * into a list of event specs; a mistake is an error that points at the bad
  * part and suggests the closest known names.
  */

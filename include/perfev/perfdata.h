@@ -23,7 +23,7 @@
  * features and the final header. In pipe mode (PEV_PERFDATA_WRITER_PIPE)
  * it writes the same in order, the events and features as records first.
  *
- * docs/PERFDATA.md describes the format, the checks and the compatibility
+ * share/doc/perfev/PERFDATA.md describes the format, the checks and the compatibility
  * with perf versions.
  */
 #ifndef PERFEV_PERFDATA_H
@@ -491,7 +491,7 @@ struct pev_perfdata_writer;
  * calls finish: the writer does nothing in signal context and retries
  * writes that a signal interrupts (EINTR, short writes). A process that
  * dies before finish leaves a file readable up to the last
- * pev_perfdata_writer_flush() (see docs/PERFDATA.md).
+ * pev_perfdata_writer_flush() (see share/doc/perfev/PERFDATA.md).
  *
  * Returns 0 and stores the writer in *out, or a negative code with *out
  * NULL and err (optional) filled (open(2)'s errno, PEV_ENOMEM).
@@ -596,7 +596,7 @@ PEV_API int pev_perfdata_writer_write(struct pev_perfdata_writer *w, const void 
  * Ends a round: writes a FINISHED_ROUND record when records were written
  * since the previous one. A recorder calls it after each pass that drained
  * every ring: perf then sorts records one round at a time instead of
- * holding all of them in memory (see docs/PERFDATA.md). Returns 0 or a
+ * holding all of them in memory (see share/doc/perfev/PERFDATA.md). Returns 0 or a
  * negative code as pev_perfdata_writer_write().
  */
 PEV_API int pev_perfdata_writer_round(struct pev_perfdata_writer *w, struct pev_error *err);

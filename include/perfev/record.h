@@ -13,7 +13,7 @@
  *
  * Every field is checked against the record's own size: a malformed or
  * truncated record gives PEV_EFORMAT and is never read outside
- * [bytes, bytes + min(len, header.size)). docs/RECORDS.md has the details.
+ * [bytes, bytes + min(len, header.size)). share/doc/perfev/RECORDS.md has the details.
  */
 #ifndef PERFEV_RECORD_H
 #define PERFEV_RECORD_H

@@ -23,8 +23,8 @@
  *
  * pev_profile_load() does this loop into a struct pev_profile, which the
  * report writers (perfev/report.h) turn into tables, call graphs, folded
- * stacks, flame graphs, pprof and JSON. docs/REPORT.md and docs/SYMBOLS.md
- * describe both.
+ * stacks, flame graphs, pprof and JSON. share/doc/perfev/REPORT.md and
+ * share/doc/perfev/SYMBOLS.md describe both.
  */
 #ifndef PERFEV_REPLAY_H
 #define PERFEV_REPLAY_H

@@ -30,7 +30,7 @@
  * interactive SVG flame graph (pev_profile_write_flamegraph), pprof
  * (pev_profile_write_pprof) and JSON (pev_profile_write_json). All take
  * the same options struct; each reads the fields that apply to it.
- * docs/REPORT.md describes each format.
+ * share/doc/perfev/REPORT.md describes each format.
  *
  * pprof needs libprotobuf-c and JSON needs libjson-c: both are loaded when
  * first used, so a machine without them loses only that format (the writer

@@ -4,7 +4,7 @@
  *
  * A ring is 1 + 2^n pages mapped from one descriptor of a counter: the
  * control page (struct pev_mmap_page) followed by the data area the kernel
- * writes records into, and optionally an AUX area after it. docs/RING.md
+ * writes records into, and optionally an AUX area after it. share/doc/perfev/RING.md
  * walks through the API; in short:
  *
  *     pev_ring_begin(r);                          // snapshot the kernel's head
@@ -281,7 +281,7 @@ PEV_API int pev_ring_redirect(struct pev_ring *r, const struct pev_counter *c, i
 /* ---- poll ------------------------------------------------------------------ */
 
 /* Bits pev_ring_poll() reports per ring. */
-#define PEV_RING_READABLE 0x1U /**< the kernel woke readers (wakeup_events / wakeup_bytes reached) */
+#define PEV_RING_READABLE 0x1U /**< the kernel woke readers (wakeup_events / wakeup_bytes / half the ring reached) */
 #define PEV_RING_HUP      0x2U /**< the monitored task exited: drain what is left, then close */
 #define PEV_RING_ERROR    0x4U /**< the descriptor is in error (POLLERR or POLLNVAL) */
 
@@ -289,7 +289,8 @@ PEV_API int pev_ring_redirect(struct pev_ring *r, const struct pev_counter *c, i
  * Waits until one of n rings is ready or timeout_ms passes (-1: no limit,
  * 0: just look), with poll(2) in the calling thread. ready[i] receives the
  * PEV_RING_* bits of rings[i]. The kernel raises READABLE once per wake-up
- * (each wakeup_events records or wakeup_bytes bytes, see struct pev_opts),
+ * (each wakeup_events samples or wakeup_bytes bytes, or, with both 0, each
+ * time half the data area has filled; see struct pev_opts),
  * not while data is unread: read a ring until its batch is empty when it
  * reports READABLE. HUP stays raised once the task has exited; its records
  * are all in the ring by then. Returns how many rings have bits set

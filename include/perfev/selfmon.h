@@ -17,7 +17,7 @@
  * a counter (cap_user_rdpmc and cap_user_time set, the event on the PMU),
  * start and stop read it with the rdpmc instruction and make no system
  * call. Otherwise they read the whole set with one read(2) of the group.
- * docs/SELFMON.md has the details.
+ * share/doc/perfev/SELFMON.md has the details.
  */
 #ifndef PERFEV_SELFMON_H
 #define PERFEV_SELFMON_H
@@ -59,7 +59,7 @@ PEV_API int pev_mmap_read(const struct pev_mmap_page *pc, struct pev_count *out)
 struct pev_selfmon;
 
 /**
- * Opens the events of `events` (perfev's event syntax, docs/EVENTS.md, e.g.
+ * Opens the events of `events` (perfev's event syntax, share/doc/perfev/EVENTS.md, e.g.
  * "instructions,cycles" or "task-clock,page-faults") on the calling thread,
  * as one group led by the first event, enabled at once, and maps each
  * event's control page (one page, read-only; when the mapping is refused

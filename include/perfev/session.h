@@ -27,7 +27,7 @@
  * when a ring showed nothing, no newer than the newest timestamp of the
  * previous round); the rest waits in its ring for a later round. Records
  * stay in the ring until delivered, so buffering is bounded by the rings
- * themselves. docs/SAMPLING.md has the model, the ordering guarantee and
+ * themselves. share/doc/perfev/SAMPLING.md has the model, the ordering guarantee and
  * the accounting.
  *
  * The session starts no thread and never blocks except in

@@ -3,7 +3,7 @@
  * perfev/signal.h - signals from perf events: overflow notification by
  * descriptor, and the synchronous SIGTRAP of events opened with sigtrap.
  *
- * Two mechanisms (docs/SIGNALS.md compares them):
+ * Two mechanisms (share/doc/perfev/SIGNALS.md compares them):
  *
  * - Notification (pev_counter_notify): on each overflow of a sampling event,
  *   and on each ring-buffer wake-up, the kernel sends a signal of the

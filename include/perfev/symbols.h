@@ -29,7 +29,7 @@
  * Results never fail for want of a file: an address in a DSO that is
  * missing, unreadable, not ELF, stripped or of another build resolves to
  * "[unknown]" with the DSO's path and a status saying why.
- * docs/SYMBOLS.md has the order in which sources are tried and the limits.
+ * share/doc/perfev/SYMBOLS.md has the order in which sources are tried and the limits.
  */
 #ifndef PERFEV_SYMBOLS_H
 #define PERFEV_SYMBOLS_H

@@ -164,6 +164,11 @@ int pev__attr_encode(struct pev_attr *attr, const struct pev_event *ev,
 			attr->aux_action |= aux_map[i].bit;
 	if (o.enable_on_exec)
 		attr->flags |= PEV_ATTR_DISABLED;
+	/* The kernel reports mappings only while some event on the machine has
+	 * mmap or mmap_data set (nr_mmap_events); mmap2 alone only picks the
+	 * MMAP2 format, so asking for MMAP2 records sets mmap too, as perf does. */
+	if (o.mmap2)
+		attr->flags |= PEV_ATTR_MMAP;
 	if (o.inherit != PEV_INHERIT_NONE)
 		attr->flags |= PEV_ATTR_INHERIT;
 	if (o.inherit == PEV_INHERIT_THREADS)

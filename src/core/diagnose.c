@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/diag_internal.h"
+#include "core/probe.h"
 
 static bool is_probe_type(const struct pev_machine *m, uint32_t type, const char *which)
 {
@@ -198,6 +199,11 @@ static void diagnose_access(const struct pev_machine *m, const struct pev_open_r
 	if (explained && !priv)
 		hint_capability(m, err);
 	say_seccomp(m, err);
+	if (errnum == EPERM && (a->flags & PEV__EXCLUDE_LEVELS) && !explained) {
+		pev__error_msg(err, " Some PMUs cannot filter by privilege level and refuse an "
+				    "exclude_* bit (:u, :k) with EPERM.");
+		pev__error_hint(err, "try the event without its exclude_* bits (no :u or :k)");
+	}
 	if (!explained && m->seccomp != 2)
 		pev__error_msg(err, " Nothing in the request needs more privilege than this "
 				    "process has; a Linux security module (SELinux, AppArmor, "
@@ -450,7 +456,8 @@ static void diagnose_nodev(const struct pev_machine *m, const struct pev_open_re
 	const struct pev_attr *a = req->attr;
 
 	pev__error_msg(err, "the event needs a CPU feature this machine lacks (ENODEV).");
-	if (req->cpu >= 0 && m->cpus_online_list[0] && !pev_machine_cpu_online(m, req->cpu)) {
+	if (req->cpu >= 0 && (req->pid == -1 || (req->flags & PEV_FLAG_PID_CGROUP)) &&
+	    m->cpus_online_list[0] && !pev_machine_cpu_online(m, req->cpu)) {
 		pev__error_msg(err, " CPU %d is offline (online: %s).", req->cpu,
 			       m->cpus_online_list);
 		return;

@@ -84,6 +84,32 @@ static void clear_flag_bit(struct pev_attr *a, int bit)
 		a->wakeup_watermark = 0;
 }
 
+bool pev__probe_refused_exclusions(const struct pev_attr *orig, pid_t pid, int cpu, int group_fd,
+				   unsigned long flags, char *field, size_t size)
+{
+	struct probe_ctx ctx = {orig, pid, cpu, group_fd, flags, 0};
+	struct pev_attr a = *orig;
+
+	if (!(orig->flags & PEV__EXCLUDE_LEVELS))
+		return false;
+	a.flags &= ~PEV__EXCLUDE_LEVELS;
+	if (!accepted(&ctx, &a))
+		return false;
+	for (int bit = 0; bit < 64; bit++) {
+		uint64_t b = 1ULL << bit;
+		if (!(orig->flags & b & PEV__EXCLUDE_LEVELS))
+			continue;
+		a = *orig;
+		a.flags &= ~b;
+		if (accepted(&ctx, &a)) {
+			snprintf(field, size, "%s", pev__flag_bit_name(bit));
+			return true;
+		}
+	}
+	snprintf(field, size, "the privilege-level exclusions (:u, :k)");
+	return true;
+}
+
 bool pev__probe_refused_field(const struct pev_attr *orig, pid_t pid, int cpu, int group_fd,
 			      unsigned long flags, char *field, size_t size)
 {

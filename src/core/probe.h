@@ -21,4 +21,19 @@
 bool pev__probe_refused_field(const struct pev_attr *attr, pid_t pid, int cpu, int group_fd,
 			      unsigned long flags, char *field, size_t size);
 
+/* Every privilege-level exclusion bit (exclude_user ... exclude_guest). */
+#define PEV__EXCLUDE_LEVELS                                                                        \
+	(PEV_ATTR_EXCLUDE_USER | PEV_ATTR_EXCLUDE_KERNEL | PEV_ATTR_EXCLUDE_HV |                   \
+	 PEV_ATTR_EXCLUDE_IDLE | PEV_ATTR_EXCLUDE_HOST | PEV_ATTR_EXCLUDE_GUEST)
+
+/*
+ * For a refusal a PMU that cannot filter by privilege level gives (EPERM on
+ * some architectures): retries without the attr's exclude_* bits. When that
+ * is accepted, writes the bit to drop ("exclude_hv"), or a description of
+ * the set when only dropping several helps, and returns true. Returns false
+ * when the attr has no such bit or the kernel refuses it without them too.
+ */
+bool pev__probe_refused_exclusions(const struct pev_attr *attr, pid_t pid, int cpu, int group_fd,
+				   unsigned long flags, char *field, size_t size);
+
 #endif /* PERFEV_PROBE_H */

@@ -6,7 +6,8 @@
  * the breakpoint code) and returns the same errno the kernel would, but with
  * a message that names the field, its value and the limit on this machine.
  * Rules that depend on the PMU or on state perfev cannot see are left to the
- * kernel and to the diagnosis.
+ * kernel and to the diagnosis. Each check is marked "rule N" with the number of
+ * its row in docs/ERRORS.md; tests/test_docs.c checks that both agree.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -42,18 +43,21 @@ static int check_target(const struct pev_machine *m, const struct pev_open_reque
 	const struct pev_attr *a = req->attr;
 
 	if (req->flags & ~PEV_FLAG_ALL) {
+		/* rule 7 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "flags");
 		pev__error_msg(err, "unknown perf_event_open flags 0x%lx (known: 0x%lx)",
 			       req->flags & ~PEV_FLAG_ALL, PEV_FLAG_ALL);
 		return PEV_EINVAL;
 	}
 	if ((req->flags & PEV_FLAG_PID_CGROUP) && req->cpu < 0) {
+		/* rule 8 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "cpu");
 		pev__error_msg(err, "cgroup events count per CPU, but cpu is %d", req->cpu);
 		pev__error_hint(err, "open the cgroup event once per CPU (target cpu PEV_CPU_ALL does)");
 		return PEV_EINVAL;
 	}
 	if (req->pid == -1 && req->cpu == -1) {
+		/* rule 9 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "pid");
 		pev__error_msg(err, "pid -1 (every task) needs a CPU, but cpu is -1 (any CPU); "
 				    "the kernel cannot count every task everywhere with one event");
@@ -62,18 +66,25 @@ static int check_target(const struct pev_machine *m, const struct pev_open_reque
 		return PEV_EINVAL;
 	}
 	if (req->cpu < -1) {
+		/* rule 10 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "cpu");
 		pev__error_msg(err, "cpu %d is not a CPU number (use -1 for any CPU)", req->cpu);
 		return PEV_EINVAL;
 	}
 	if (req->cpu >= 0 && m && m->cpus_possible_list[0] &&
 	    !pev_machine_cpu_possible(m, req->cpu)) {
+		/* rule 11 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "cpu");
 		pev__error_msg(err, "CPU %d does not exist: this machine's CPUs are %s", req->cpu,
 			       m->cpus_possible_list);
 		return PEV_EINVAL;
 	}
-	if (req->cpu >= 0 && m && m->cpus_online_list[0] && !pev_machine_cpu_online(m, req->cpu)) {
+	/* The kernel refuses an offline CPU only for CPU-wide and cgroup events
+	 * (perf_event_open checks cpuctx->online when it has no task); a task's
+	 * event on an offline CPU opens and counts once the CPU comes back. */
+	if (req->cpu >= 0 && (req->pid == -1 || (req->flags & PEV_FLAG_PID_CGROUP)) && m &&
+	    m->cpus_online_list[0] && !pev_machine_cpu_online(m, req->cpu)) {
+		/* rule 12 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_ENODEV, "cpu");
 		pev__error_msg(err, "CPU %d is offline (online CPUs: %s)", req->cpu,
 			       m->cpus_online_list);
@@ -83,6 +94,7 @@ static int check_target(const struct pev_machine *m, const struct pev_open_reque
 		return PEV_ENODEV;
 	}
 	if (req->group_fd != -1 && (a->flags & (PEV_ATTR_PINNED | PEV_ATTR_EXCLUSIVE))) {
+		/* rule 13 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL,
 			  a->flags & PEV_ATTR_PINNED ? "pinned" : "exclusive");
 		pev__error_msg(err, "%s applies to a whole group and may be set only on the group "
@@ -100,6 +112,7 @@ static int check_reserved(const struct pev_machine *m, const struct pev_open_req
 	const struct pev_attr *a = req->attr;
 
 	if (a->size && (a->size < PEV_ATTR_SIZE_VER0 || a->size > 4096)) {
+		/* rule 1 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_E2BIG, "size");
 		pev__error_msg(err, "attr.size %u is outside what any kernel accepts (%d to one page, "
 				    "4096 bytes)",
@@ -108,6 +121,7 @@ static int check_reserved(const struct pev_machine *m, const struct pev_open_req
 		return PEV_E2BIG;
 	}
 	if (a->flags & ~PEV_ATTR_FLAGS_ALL) {
+		/* rule 2 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "flags");
 		pev__error_msg(err, "reserved bit %d of the attribute flags is set (Linux 6.18 "
 				    "defines bits 0-37)",
@@ -115,24 +129,28 @@ static int check_reserved(const struct pev_machine *m, const struct pev_open_req
 		return PEV_EINVAL;
 	}
 	if (a->aux_action & ~PEV_AUX_ACTION_ALL) {
+		/* rule 3 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "aux_action");
 		pev__error_msg(err, "reserved bit %d of aux_action is set",
 			       lowest_bit(a->aux_action & ~PEV_AUX_ACTION_ALL));
 		return PEV_EINVAL;
 	}
 	if (a->reserved_2) {
+		/* rule 4 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "__reserved_2");
 		pev__error_msg(err, "the reserved field after sample_max_stack is 0x%x, not 0",
 			       a->reserved_2);
 		return PEV_EINVAL;
 	}
 	if (a->sample_type & ~PEV_SAMPLE_ALL) {
+		/* rule 5 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "sample_type");
 		pev__error_msg(err, "sample_type bit %d is not defined (Linux 6.18 defines bits 0-24)",
 			       lowest_bit(a->sample_type & ~PEV_SAMPLE_ALL));
 		return PEV_EINVAL;
 	}
 	if (a->read_format & ~PEV_FORMAT_ALL) {
+		/* rule 6 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "read_format");
 		pev__error_msg(err, "read_format bit %d is not defined (Linux 6.18 defines bits 0-4)",
 			       lowest_bit(a->read_format & ~PEV_FORMAT_ALL));
@@ -148,6 +166,7 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 
 	if ((a->flags & PEV_ATTR_FREQ) && m && m->max_sample_rate != PEV_UNKNOWN &&
 	    a->sample_freq > (uint64_t)m->max_sample_rate) {
+		/* rule 17 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "sample_freq");
 		pev__error_msg(err, "sample_freq %" PRIu64 " Hz is above this machine's limit of %d "
 				    "Hz (kernel.perf_event_max_sample_rate)",
@@ -161,6 +180,7 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 		return PEV_EINVAL;
 	}
 	if (!(a->flags & PEV_ATTR_FREQ) && (a->sample_period >> 63)) {
+		/* rule 18 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "sample_period");
 		pev__error_msg(err, "sample_period 0x%" PRIx64 " has bit 63 set; periods must be "
 				    "below 2^63",
@@ -169,6 +189,7 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 	}
 	if ((a->sample_type & PEV_SAMPLE_CALLCHAIN) && m && m->max_stack != PEV_UNKNOWN &&
 	    a->sample_max_stack > m->max_stack) {
+		/* rule 19 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EOVERFLOW, "sample_max_stack");
 		pev__error_msg(err, "sample_max_stack %u frames is above this machine's limit of %d "
 				    "(kernel.perf_event_max_stack)",
@@ -179,6 +200,7 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 		return PEV_EOVERFLOW;
 	}
 	if ((a->sample_type & PEV_SAMPLE_WEIGHT) && (a->sample_type & PEV_SAMPLE_WEIGHT_STRUCT)) {
+		/* rule 20 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "sample_type");
 		pev__error_msg(err, "sample_type has both WEIGHT and WEIGHT_STRUCT; they are two "
 				    "layouts of the same field");
@@ -187,6 +209,7 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 	}
 	if (a->sample_type & PEV_SAMPLE_STACK_USER) {
 		if (a->sample_stack_user >= 0xffff || a->sample_stack_user % 8) {
+			/* rule 21 (docs/ERRORS.md) */
 			bad_field(err, m, req, PEV_EINVAL, "sample_stack_user");
 			pev__error_msg(err, "sample_stack_user %u bytes must be a multiple of 8 "
 					    "below 65535 (a sample is at most 64 KiB)",
@@ -198,6 +221,7 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 	if (a->sample_type & PEV_SAMPLE_BRANCH_STACK) {
 		uint64_t b = a->branch_sample_type;
 		if (b & ~PEV_BRANCH_ALL) {
+			/* rule 22 (docs/ERRORS.md) */
 			bad_field(err, m, req, PEV_EINVAL, "branch_sample_type");
 			pev__error_msg(err, "branch_sample_type bit %d is not defined (Linux 6.18 "
 					    "defines bits 0-19)",
@@ -205,6 +229,7 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 			return PEV_EINVAL;
 		}
 		if (!(b & ~PEV_BRANCH_PLM_ALL)) {
+			/* rule 23 (docs/ERRORS.md) */
 			bad_field(err, m, req, PEV_EINVAL, "branch_sample_type");
 			pev__error_msg(err, "sample_type asks for branch stacks but branch_sample_type "
 					    "0x%" PRIx64 " names no kind of branch",
@@ -215,6 +240,7 @@ static int check_sampling(const struct pev_machine *m, const struct pev_open_req
 	}
 	if ((a->flags & PEV_ATTR_INHERIT) && (a->sample_type & PEV_SAMPLE_READ) &&
 	    !(a->sample_type & PEV_SAMPLE_TID)) {
+		/* rule 24 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "sample_type");
 		pev__error_msg(err, "an inherited event with PEV_SAMPLE_READ must also sample "
 				    "PEV_SAMPLE_TID, so each value can be tied to its thread");
@@ -241,6 +267,7 @@ static int check_exec_and_sigtrap(const struct pev_machine *m, const struct pev_
 	/* kernel_version is 0 in the facts pev_counter_open gathers for a check: unknown. */
 	if ((sigtrap || remove) && m && m->kernel_version > 0 &&
 	    m->kernel_version < (5 << 16 | 13 << 8)) {
+		/* rule 31 (docs/ERRORS.md) */
 		/* Older kernels know neither bit, nor attr.size 128 that sig_data needs. */
 		int code = a->sig_data ? PEV_E2BIG : PEV_EINVAL;
 		const char *field = a->sig_data ? "sig_data" : sigtrap ? "sigtrap" : "remove_on_exec";
@@ -255,6 +282,7 @@ static int check_exec_and_sigtrap(const struct pev_machine *m, const struct pev_
 		return code;
 	}
 	if (sigtrap && !remove) {
+		/* rule 15 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "sigtrap");
 		pev__error_msg(err, "sigtrap requires remove_on_exec, so a signal cannot reach a "
 				    "program exec'd later that does not expect it");
@@ -262,6 +290,7 @@ static int check_exec_and_sigtrap(const struct pev_machine *m, const struct pev_
 		return PEV_EINVAL;
 	}
 	if (remove && (a->flags & PEV_ATTR_ENABLE_ON_EXEC)) {
+		/* rule 32 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "enable_on_exec");
 		pev__error_msg(err, "enable_on_exec and remove_on_exec contradict each other: the same "
 				    "execve would enable the event and remove it");
@@ -271,6 +300,7 @@ static int check_exec_and_sigtrap(const struct pev_machine *m, const struct pev_
 		return PEV_EINVAL;
 	}
 	if (sigtrap && (req->pid == -1 || (req->flags & PEV_FLAG_PID_CGROUP))) {
+		/* rule 33 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "sigtrap");
 		pev__error_msg(err, "sigtrap sends SIGTRAP to the task whose work overflows the event, "
 				    "but this event follows no task: it counts %s",
@@ -292,6 +322,7 @@ static int check_flags(const struct pev_machine *m, const struct pev_open_reques
 	int r;
 
 	if ((a->flags & PEV_ATTR_INHERIT_THREAD) && !(a->flags & PEV_ATTR_INHERIT)) {
+		/* rule 14 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "inherit_thread");
 		pev__error_msg(err, "inherit_thread narrows inherit, which is not set");
 		pev__error_hint(err, "use inherit mode PEV_INHERIT_THREADS (sets both)");
@@ -300,6 +331,7 @@ static int check_flags(const struct pev_machine *m, const struct pev_open_reques
 	if ((r = check_exec_and_sigtrap(m, req, err)) < 0)
 		return r;
 	if ((a->flags & PEV_ATTR_USE_CLOCKID) && !clock_supported(a->clockid)) {
+		/* rule 16 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "clockid");
 		pev__error_msg(err, "clockid %d is not a clock perf events can use", a->clockid);
 		pev__error_hint(err, "use CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME, "
@@ -326,6 +358,7 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 	if (a->type != PEV_TYPE_BREAKPOINT)
 		return 0;
 	if (t == PEV_BP_EMPTY || t > PEV_BP_X || ((t & PEV_BP_X) && (t & PEV_BP_RW))) {
+		/* rule 25 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "bp_type");
 		pev__error_msg(err, "breakpoint kind %u is not one of r, w, rw or x (x cannot be "
 				    "combined with r or w)",
@@ -333,6 +366,7 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 		return PEV_EINVAL;
 	}
 	if (x86 && t == PEV_BP_R) {
+		/* rule 26 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "bp_type");
 		pev__error_msg(err, "x86 debug registers cannot trap reads alone");
 		pev__error_hint(err, "use rw (PEV_BP_RW): it traps reads and writes");
@@ -340,6 +374,7 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 	}
 	if (t == PEV_BP_X) {
 		if (x86 && a->bp_len != (uint64_t)word) {
+			/* rule 27 (docs/ERRORS.md) */
 			bad_field(err, m, req, PEV_EINVAL, "bp_len");
 			pev__error_msg(err, "an execute breakpoint on x86 covers one instruction "
 					    "fetch and must have length %d, not %" PRIu64,
@@ -348,11 +383,13 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 			return PEV_EINVAL;
 		}
 	} else if (!bp_len_valid(a->bp_len)) {
+		/* rule 28 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "bp_len");
 		pev__error_msg(err, "breakpoint length %" PRIu64 " is not 1, 2, 4 or 8 bytes",
 			       a->bp_len);
 		return PEV_EINVAL;
 	} else if (x86 && (a->bp_addr & (a->bp_len - 1))) {
+		/* rule 29 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "bp_addr");
 		pev__error_msg(err, "breakpoint address 0x%" PRIx64 " is not aligned to its length "
 				    "%" PRIu64 "",
@@ -363,6 +400,7 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 		return PEV_EINVAL;
 	}
 	if (pev__kernel_address(m, a->bp_addr) && (a->flags & PEV_ATTR_EXCLUDE_KERNEL)) {
+		/* rule 30 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "bp_addr");
 		pev__error_msg(err, "breakpoint address 0x%" PRIx64 " is in the kernel, but the "
 				    "event excludes the kernel (:u)",

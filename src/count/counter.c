@@ -68,6 +68,33 @@ PEV_API void pev_counter_close(struct pev_counter *c)
 	free(c);
 }
 
+/*
+ * EPERM is also what a PMU that cannot filter by privilege level says for
+ * an exclude_* bit on some architectures (the man page's EPERM entry): when
+ * the event opens without its exclude_* bits, that, not privilege, is the
+ * cause, and the diagnosis says so instead.
+ */
+static void explain_exclusions(const struct pev_machine *m, const struct pev_open_request *req,
+			       struct pev_error *err)
+{
+	char field[64];
+
+	if (!pev__probe_refused_exclusions(req->attr, req->pid, req->cpu, req->group_fd,
+					   req->flags, field, sizeof(field)))
+		return;
+	pev__open_error(err, m, req, PEV_EPERM, false);
+	err->sys_errno = EPERM;
+	pev__error_field(err, field);
+	pev__error_msg(err, "operation not permitted (EPERM), but not for lack of privilege: the "
+			    "kernel accepts the event without %s. This PMU cannot filter by "
+			    "privilege level (exclude_user, exclude_kernel, exclude_hv, "
+			    "exclude_idle, exclude_host, exclude_guest) and refuses the bit.",
+		       field);
+	pev__error_hint(err, "drop %s (the event's :u, :k or :h modifier, opts.exclude_*): "
+			     "this PMU counts every privilege level",
+			field);
+}
+
 /* Explains a refused open: facts, diagnosis, and the refused field when probing finds one. */
 static int diagnose(const struct pev_open_request *req, int errnum, uint32_t size_back,
 		    unsigned open_flags, struct pev_error *err)
@@ -80,6 +107,8 @@ static int diagnose(const struct pev_open_request *req, int errnum, uint32_t siz
 		return pev_error_from_errno(errnum);
 	pev_machine_read(m, NULL);
 	code = pev_diagnose_open(m, req, errnum, size_back, err);
+	if (errnum == EPERM && !(open_flags & PEV_OPEN_NO_PROBE))
+		explain_exclusions(m, req, err);
 	free(m);
 	/* Probe only when the diagnosis has not named the field already. */
 	if ((errnum == EINVAL || errnum == EOPNOTSUPP) && !(open_flags & PEV_OPEN_NO_PROBE) &&
