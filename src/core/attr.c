@@ -115,6 +115,9 @@ int pev__attr_encode(struct pev_attr *attr, const struct pev_event *ev,
 		return pev__bad_arg(err, func, "attr", "must not be NULL");
 	if (!ev)
 		return pev__bad_arg(err, func, "ev", "must not be NULL");
+	if ((r = pev__reserved_check(ev->reserved, PEV_ARRAY_SIZE(ev->reserved), func, "ev",
+				     err)) < 0)
+		return r;
 	if ((r = pev__opts_copy(&o, user_opts, func, err)) < 0)
 		return r;
 	pev_event_describe(ev, name, sizeof(name));
