@@ -277,6 +277,7 @@ PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out)
 		out->time_running = buf[s->pos_running];
 		out->id = buf[s->pos_id];
 		out->lost = buf[s->pos_lost];
+		memset(out->reserved, 0, sizeof(out->reserved));
 		if (s->scale && (out->time_running < out->time_enabled || !out->time_running)) {
 			pev_count_scale(out); /* multiplexed, or never ran */
 		} else {
