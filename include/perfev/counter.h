@@ -280,8 +280,8 @@ struct pev_read_value {
  * combination of PEV_FORMAT_*): the times into *time_enabled and
  * *time_running (0 when absent; either pointer may be NULL), the values into
  * values (room for max). Returns how many values the bytes hold (1 without
- * PEV_FORMAT_GROUP), which may exceed max, or PEV_EFORMAT when len does not
- * match the layout.
+ * PEV_FORMAT_GROUP), which may exceed max, PEV_EBADARG for a NULL buf, or
+ * PEV_EFORMAT when len does not match the layout.
  */
 PEV_API int pev_read_decode(const void *buf, size_t len, uint64_t read_format,
 			    uint64_t *time_enabled, uint64_t *time_running,

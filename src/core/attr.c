@@ -101,6 +101,7 @@ PEV_API uint32_t pev_attr_min_size(const struct pev_attr *attr)
 PEV_API int pev_attr_encode(struct pev_attr *attr, const struct pev_event *ev,
 			    const struct pev_opts *opts, struct pev_error *err)
 {
+	pev__error_clear(err);
 	return pev__attr_encode(attr, ev, opts, "pev_attr_encode", err);
 }
 

@@ -163,10 +163,20 @@ int pev__reserved_check(const uint64_t *reserved, size_t n, const char *func, co
 
 void pev__error_clear(struct pev_error *err)
 {
-	if (err) {
-		memset(err, 0, sizeof(*err));
-		err->position = -1;
-	}
+	/* Field by field: per-record functions take an error too, and the buffers are large. */
+	if (!err)
+		return;
+	err->code = 0;
+	err->sys_errno = 0;
+	err->before_syscall = false;
+	err->syscall[0] = '\0';
+	err->event[0] = '\0';
+	err->field[0] = '\0';
+	err->position = -1;
+	err->length = 0;
+	err->message[0] = '\0';
+	err->hint[0] = '\0';
+	memset(err->reserved, 0, sizeof(err->reserved));
 }
 
 int pev__bad_arg(struct pev_error *err, const char *func, const char *arg, const char *fmt, ...)

@@ -285,6 +285,7 @@ PEV_API int pev_perfdata_writer_open_fd(int fd, unsigned flags, struct pev_perfd
 	struct stat st;
 	char name[48];
 
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, "pev_perfdata_writer_open_fd", "out", "must not be NULL");
 	*out = NULL;
@@ -307,6 +308,7 @@ PEV_API int pev_perfdata_writer_open_fd(int fd, unsigned flags, struct pev_perfd
 PEV_API int pev_perfdata_writer_open(const char *path, unsigned flags,
 				     struct pev_perfdata_writer **out, struct pev_error *err)
 {
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, "pev_perfdata_writer_open", "out", "must not be NULL");
 	*out = NULL;
@@ -342,6 +344,7 @@ PEV_API int pev_perfdata_writer_add_event(struct pev_perfdata_writer *w,
 {
 	static const char func[] = "pev_perfdata_writer_add_event";
 
+	pev__error_clear(err);
 	if (!w)
 		return pev__bad_arg(err, func, "w", "must not be NULL");
 	int rc = pw_check(w, err, func);
@@ -639,6 +642,7 @@ PEV_API int pev_perfdata_writer_write(struct pev_perfdata_writer *w, const void 
 	static const char func[] = "pev_perfdata_writer_write";
 	const unsigned char *p = records;
 
+	pev__error_clear(err);
 	if (!w)
 		return pev__bad_arg(err, func, "w", "must not be NULL");
 	int rc = pw_check(w, err, func);
@@ -687,6 +691,7 @@ PEV_API int pev_perfdata_writer_round(struct pev_perfdata_writer *w, struct pev_
 {
 	static const unsigned char round[8] = {PEV_RECORD_FINISHED_ROUND, 0, 0, 0, 0, 0, 8, 0};
 
+	pev__error_clear(err);
 	if (!w)
 		return pev__bad_arg(err, "pev_perfdata_writer_round", "w", "must not be NULL");
 	int rc = pw_check(w, err, "pev_perfdata_writer_round");
@@ -712,6 +717,7 @@ static int pw_write_header(struct pev_perfdata_writer *w, const uint64_t *bits,
 
 PEV_API int pev_perfdata_writer_flush(struct pev_perfdata_writer *w, struct pev_error *err)
 {
+	pev__error_clear(err);
 	if (!w)
 		return pev__bad_arg(err, "pev_perfdata_writer_flush", "w", "must not be NULL");
 	int rc = pw_check(w, err, "pev_perfdata_writer_flush");
@@ -792,6 +798,7 @@ PEV_API int pev_perfdata_writer_finish(struct pev_perfdata_writer *w, struct pev
 {
 	uint64_t bits[PEV_HEADER_FEAT_BITS / 64] = {0};
 
+	pev__error_clear(err);
 	if (!w)
 		return pev__bad_arg(err, "pev_perfdata_writer_finish", "w", "must not be NULL");
 	int rc = pw_check(w, err, "pev_perfdata_writer_finish");

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "report/flamegraph_assets.h"
+#include "core/error_internal.h"
 #include "report/report_internal.h"
 
 #define PAD 10.0      /* left and right margin */
@@ -230,6 +231,7 @@ int pev_profile_write_flamegraph(const struct pev_profile *p, FILE *out,
 	int event, r;
 	const char *ev_name;
 
+	pev__error_clear(err);
 	if ((r = pev__report_begin(p, out, opts, &o, &event, func, err)) < 0)
 		return r;
 	event_i = event < 0 ? 0 : (unsigned)event;

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "core/error_internal.h"
 #include "report/report_internal.h"
 
 int pev_profile_write_folded(const struct pev_profile *p, FILE *out,
@@ -20,6 +21,7 @@ int pev_profile_write_folded(const struct pev_profile *p, FILE *out,
 	int event, r;
 	unsigned depth;
 
+	pev__error_clear(err);
 	if ((r = pev__report_begin(p, out, opts, &o, &event, func, err)) < 0)
 		return r;
 	if (p->nr_events == 0)

@@ -336,6 +336,7 @@ PEV_API int pev_session_open(const struct pev_session_opts *user_opts, struct pe
 	struct pev_target t;
 	int n, r;
 
+	pev__error_clear(err);
 	if ((r = check_opts(user_opts, &copy, out, err)) < 0)
 		return r;
 	t = opts->target ? *opts->target : pev_target_self();
