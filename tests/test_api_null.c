@@ -445,3 +445,31 @@ Test(null_args, a_success_clears_an_error_a_failure_filled, .init = th_leak_init
 	expect_clean(&err, "pev_session_open");
 	pev_session_close(s);
 }
+
+/* ---- docs/API.md classifies every public struct ------------------------------------------ */
+
+Test(null_args, api_md_names_every_public_struct)
+{
+	const char *root = getenv("PERFEV_SOURCE_ROOT");
+	char cmd[1024], *doc, *names;
+	int structs = 0;
+
+	cr_assert(root, "run through meson test (PERFEV_SOURCE_ROOT)");
+	snprintf(cmd, sizeof(cmd), "sed -n '/^## ABI and compatibility/,$p' '%s/docs/API.md'", root);
+	doc = th_sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd),
+		 "sed -n 's/^struct \\(pev_[a-z0-9_]*\\) {$/\\1/p' '%s'/include/perfev/*.h", root);
+	names = th_sh_ok(cmd);
+	for (char *name = strtok(names, "\n"); name; name = strtok(NULL, "\n")) {
+		char quoted[160];
+		structs++;
+		snprintf(quoted, sizeof(quoted), "`%s`", name);
+		bool named = strstr(doc, quoted);
+		snprintf(quoted, sizeof(quoted), "`struct %s`", name);
+		named = named || strstr(doc, quoted);
+		cr_expect(named, "docs/API.md does not say how struct %s grows", name);
+	}
+	cr_expect_gt(structs, 50, "%d structs found", structs);
+	free(doc);
+	free(names);
+}
