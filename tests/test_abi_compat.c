@@ -77,9 +77,8 @@ struct old_session_opts {
 	size_t data_pages;
 	bool track;
 };
-_Static_assert(offsetof(struct old_session_opts, track) ==
-		       offsetof(struct pev_session_opts, track),
-	       "pev_session_opts grew only at its end");
+_Static_assert(offsetof(struct old_session_opts, track) == offsetof(struct pev_session_opts, track),
+               "pev_session_opts grew only at its end");
 
 /* ---- a newer caller's layout ---------------------------------------------------- */
 
@@ -96,7 +95,7 @@ struct new_session_event {
 /* ---- the workload and what it must give ---------------------------------------------- */
 
 #define TASK_CLOCK_PERIOD 500000ULL /* ns: 0.5 ms */
-#define FAULT_PAGES 64
+#define FAULT_PAGES       64
 
 struct tally {
 	size_t samples[2];
@@ -139,13 +138,14 @@ static void expect_two_events(struct pev_session *s)
 	cr_expect_eq(a1->type, PEV_TYPE_SOFTWARE);
 	cr_expect_eq(a1->config, PEV_SW_PAGE_FAULTS);
 	cr_expect_eq(a1->sample_period, 1);
-	cr_expect(a1->sample_type & PEV_SAMPLE_ADDR, "event 1's own sample_type reached the kernel");
+	cr_expect(a1->sample_type & PEV_SAMPLE_ADDR,
+	          "event 1's own sample_type reached the kernel");
 
 	struct tally t = run(s);
 	cr_expect_geq(t.samples[0], 5, "20 ms of CPU at 0.5 ms: %zu task-clock samples",
-		      t.samples[0]);
-	cr_expect_geq(t.samples[1], FAULT_PAGES, "%d faults at period 1: %zu samples",
-		      FAULT_PAGES, t.samples[1]);
+	              t.samples[0]);
+	cr_expect_geq(t.samples[1], FAULT_PAGES, "%d faults at period 1: %zu samples", FAULT_PAGES,
+	              t.samples[1]);
 	cr_expect_eq(t.other, 0);
 }
 
@@ -208,7 +208,7 @@ Test(abi_compat, event_sz_gives_the_stride_of_a_smaller_pev_opts)
 Test(abi_compat, a_caller_of_this_version_opens_two_events)
 {
 	struct pev_session_event ev[2] = {{pev_event_software(PEV_SW_TASK_CLOCK), PEV_OPTS_INIT},
-					  {pev_event_software(PEV_SW_PAGE_FAULTS), PEV_OPTS_INIT}};
+	                                  {pev_event_software(PEV_SW_PAGE_FAULTS), PEV_OPTS_INIT}};
 	struct pev_session_opts o = PEV_SESSION_OPTS_INIT;
 
 	ev[0].opts.sample_period = TASK_CLOCK_PERIOD;
@@ -323,7 +323,7 @@ Test(abi_compat, a_set_reserved_word_of_an_event_or_target_is_refused)
 	cr_expect_eq(pev_counter_open(&ev, NULL, &t, NULL, &c, &err), PEV_EBADARG);
 	cr_expect(strstr(err.message, "target.reserved[1]"), "%s", err.message);
 	cr_expect_eq(pev_counter_open_attr(&attr, sizeof(attr), &t, NULL, 0, &c, &err),
-		     PEV_EBADARG);
+	             PEV_EBADARG);
 	cr_expect_null(c);
 }
 

@@ -19,13 +19,13 @@
 #define EXPECT_BADARG(fn, args)                                                                    \
 	do {                                                                                       \
 		long r_ = (long)fn args;                                                           \
-		cr_expect_eq(r_, PEV_EBADARG, #fn ": %ld (%s), not PEV_EBADARG", r_,              \
-			     pev_strerror((int)r_));                                               \
+		cr_expect_eq(r_, PEV_EBADARG, #fn ": %ld (%s), not PEV_EBADARG", r_,               \
+		             pev_strerror((int)r_));                                               \
 	} while (0)
-#define EXPECT_NULL(fn, args) cr_expect_null((const void *)fn args, #fn ": not NULL")
+#define EXPECT_NULL(fn, args)  cr_expect_null((const void *)fn args, #fn ": not NULL")
 #define EXPECT_FALSE(fn, args) cr_expect(!fn args, #fn ": true")
-#define EXPECT_ZERO(fn, args) cr_expect_eq(fn args, 0, #fn ": not 0")
-#define EXPECT_VOID(fn, args) fn args
+#define EXPECT_ZERO(fn, args)  cr_expect_eq(fn args, 0, #fn ": not 0")
+#define EXPECT_VOID(fn, args)  fn args
 /* A function without pointer arguments: listed so that the export check knows it. */
 #define NO_POINTER(fn) (void)fn
 /* A function whose NULL arguments have a documented meaning other than a refusal. */
@@ -123,7 +123,8 @@ Test(null_args, opts)
 {
 	EXPECT_BADARG(pev_attr_encode, (NULL, NULL, NULL, NULL));
 	EXPECT_BADARG(pev_attr_decode, (NULL, 0, NULL, NULL));
-	EXPECT_VALUE(pev_attr_min_size, (NULL), PEV_ATTR_SIZE_VER0); /* documented: a size, not a code */
+	EXPECT_VALUE(pev_attr_min_size, (NULL),
+	             PEV_ATTR_SIZE_VER0); /* documented: a size, not a code */
 }
 
 Test(null_args, parse)
@@ -272,7 +273,8 @@ Test(null_args, ring)
 	EXPECT_BADARG(pev_ring_aux_end, (NULL, 0));
 	EXPECT_BADARG(pev_ring_redirect, (NULL, NULL, 0, NULL));
 	EXPECT_BADARG(pev_ring_poll, (NULL, 1, 0, NULL));
-	EXPECT_VALUE(pev_ring_poll, (NULL, 0, 0, NULL), 0); /* documented: no rings, nothing ready */
+	EXPECT_VALUE(pev_ring_poll, (NULL, 0, 0, NULL),
+	             0); /* documented: no rings, nothing ready */
 }
 
 Test(null_args, selfmon)
@@ -347,7 +349,8 @@ Test(null_args, every_exported_function_is_called_above)
 	char cmd[1024], *self, *nm;
 	int exports = 0;
 
-	cr_assert(lib && root, "run through meson test (PERFEV_SHARED_LIBRARY, PERFEV_SOURCE_ROOT)");
+	cr_assert(lib && root,
+	          "run through meson test (PERFEV_SHARED_LIBRARY, PERFEV_SOURCE_ROOT)");
 	snprintf(cmd, sizeof(cmd), "cat '%s/tests/test_api_null.c'", root);
 	self = th_sh_ok(cmd);
 	snprintf(cmd, sizeof(cmd), "nm -D --defined-only '%s'", lib);
@@ -455,10 +458,11 @@ Test(null_args, api_md_names_every_public_struct)
 	int structs = 0;
 
 	cr_assert(root, "run through meson test (PERFEV_SOURCE_ROOT)");
-	snprintf(cmd, sizeof(cmd), "sed -n '/^## ABI and compatibility/,$p' '%s/docs/API.md'", root);
+	snprintf(cmd, sizeof(cmd), "sed -n '/^## ABI and compatibility/,$p' '%s/docs/API.md'",
+	         root);
 	doc = th_sh_ok(cmd);
 	snprintf(cmd, sizeof(cmd),
-		 "sed -n 's/^struct \\(pev_[a-z0-9_]*\\) {$/\\1/p' '%s'/include/perfev/*.h", root);
+	         "sed -n 's/^struct \\(pev_[a-z0-9_]*\\) {$/\\1/p' '%s'/include/perfev/*.h", root);
 	names = th_sh_ok(cmd);
 	for (char *name = strtok(names, "\n"); name; name = strtok(NULL, "\n")) {
 		char quoted[160];

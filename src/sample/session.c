@@ -277,7 +277,8 @@ static int check_event_sz(struct pev_session_opts *o, struct pev_error *err)
 	memcpy(&first, (const char *)o->events + EVENT_OPTS_AT, sizeof(first));
 	if (o->event_sz == 0)
 		o->event_sz = EVENT_OPTS_AT + first;
-	if (o->event_sz < EVENT_OPTS_AT + sizeof(size_t) || o->event_sz % _Alignof(struct pev_session_event))
+	if (o->event_sz < EVENT_OPTS_AT + sizeof(size_t) ||
+	    o->event_sz % _Alignof(struct pev_session_event))
 		return pev__bad_arg(err, func, "event_sz",
 				    "is %zu, not the size of a struct pev_session_event; "
 				    "initialize the options with PEV_SESSION_OPTS_INIT",
