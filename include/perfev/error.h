@@ -73,6 +73,8 @@ enum pev_error_code {
 /**
  * What went wrong, for the caller and for the user. Filled by opening
  * functions when the caller passes one; owned by the caller, no allocation.
+ * Every function that takes one resets it on entry (code 0, empty strings,
+ * position -1), so after a success it holds no earlier call's message.
  */
 struct pev_error {
 	int code;              /**< the negative PEV_E* code the call returned */
