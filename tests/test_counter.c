@@ -485,7 +485,7 @@ Test(counter, every_descriptor_is_close_on_exec, .init = th_leak_init, .fini = t
 Test(counter, close_null_is_a_no_op, .init = th_leak_init, .fini = th_leak_fini)
 {
 	pev_counter_close(NULL);
-	cr_expect_eq(pev_counter_nr_fds(NULL), 0);
+	cr_expect_eq(pev_counter_nr_fds(NULL), PEV_EBADARG);
 	cr_expect_eq(pev_counter_fd(NULL, 0), PEV_EBADARG);
 	cr_expect_eq(pev_counter_cpu(NULL, 0), PEV_EBADARG);
 	cr_expect_null(pev_counter_attr(NULL));

@@ -742,7 +742,7 @@ Test(errno_live, einval_read_only_breakpoint_on_x86, .init = th_leak_init, .fini
 Test(errno_live, einval_every_task_on_every_cpu, .init = th_leak_init, .fini = th_leak_fini)
 {
 	union big_attr b;
-	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ANY, NULL, NULL, false};
+	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ANY, NULL, NULL, false, {0}};
 	struct pev_error err;
 
 	task_clock_attr(&b);

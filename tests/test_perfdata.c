@@ -1505,7 +1505,7 @@ Test(perfdata, reader_entry_points_and_arguments)
 	cr_expect_eq(pev_perfdata_open_memory(NULL, 10, 0, &pd, &err), PEV_EBADARG);
 	cr_expect_eq(pev_perfdata_open_fd(-1, 0, &pd, &err), PEV_EBADF);
 	cr_expect_eq(pev_perfdata_next(NULL, NULL, &err), PEV_EBADARG);
-	cr_expect_eq(pev_perfdata_nr_events(NULL), 0);
+	cr_expect_eq(pev_perfdata_nr_events(NULL), PEV_EBADARG);
 	cr_expect_null(pev_perfdata_features(NULL));
 	cr_expect_null(pev_perfdata_note(NULL, 0));
 	pev_perfdata_close(NULL);

@@ -159,7 +159,7 @@ static void check_format(uint64_t rf)
 		     PEV_EFORMAT);
 	/* Values wanted but nowhere to put them, and no buffer at all. */
 	cr_expect_eq(pev_read_decode(w, len, rf, NULL, NULL, NULL, 4), PEV_EFORMAT);
-	cr_expect_eq(pev_read_decode(NULL, len, rf, NULL, NULL, v, 4), PEV_EFORMAT);
+	cr_expect_eq(pev_read_decode(NULL, len, rf, NULL, NULL, v, 4), PEV_EBADARG);
 
 	if (!(rf & GR))
 		return;

@@ -173,7 +173,7 @@ Test(session, cpu_clock_callchains_of_this_process_and_a_forked_child_resolve_to
 {
 	struct pev_session_event e = {pev_event_software(PEV_SW_CPU_CLOCK), PEV_OPTS_INIT};
 	struct pev_session_opts o = PEV_SESSION_OPTS_INIT;
-	struct pev_target t = {gettid(), PEV_CPU_ALL, NULL, NULL, false};
+	struct pev_target t = {gettid(), PEV_CPU_ALL, NULL, NULL, false, {0}};
 	struct pev_symbols_opts so = PEV_SYMBOLS_OPTS_INIT;
 	struct chain_ctx c = {.parent = getpid()};
 	struct pev_error err;
@@ -575,7 +575,7 @@ Test(session, task_records_of_a_child_that_forks_and_execs)
 		_exit(ok ? 0 : 3);
 	}
 	close(go[0]);
-	struct pev_target t = {c.child, PEV_CPU_ALL, NULL, NULL, false};
+	struct pev_target t = {c.child, PEV_CPU_ALL, NULL, NULL, false, {0}};
 	e.opts.inherit = PEV_INHERIT_ALL;
 	e.opts.sample_type = PEV_SAMPLE_TID;
 	o.events = &e;

@@ -87,7 +87,7 @@ Test(targets, cpulist_parse_and_contains, .init = th_leak_init, .fini = th_leak_
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_expect_eq(pev_cpulist_parse(bad[i], cpus, 8), PEV_EINVAL, "'%s'", bad[i]);
-	cr_expect_eq(pev_cpulist_parse(NULL, cpus, 8), PEV_EINVAL);
+	cr_expect_eq(pev_cpulist_parse(NULL, cpus, 8), PEV_EBADARG);
 	/* More CPUs than room: the count is still the list's, only max are stored. */
 	cpus[2] = -7;
 	cr_expect_eq(pev_cpulist_parse("0-9", cpus, 2), 10);

@@ -43,54 +43,60 @@ struct pev_target {
 	const char *cgroup; /**< a cgroup directory (cgroup v2 path), or NULL */
 	const char *cpus;   /**< a CPU list ("0-3,7") to count on, or NULL */
 	bool all_threads;   /**< pid is a process: one descriptor per thread in /proc/<pid>/task */
+	/**
+	 * Zero. The struct's size is frozen: fields of later versions take this
+	 * room, and a library that does not know them refuses a non-zero one
+	 * (PEV_EBADARG).
+	 */
+	uint64_t reserved[2];
 };
 
 /** The calling thread, on whatever CPU it runs. */
 static inline struct pev_target pev_target_self(void)
 {
-	struct pev_target t = {PEV_PID_SELF, PEV_CPU_ANY, NULL, NULL, false};
+	struct pev_target t = {PEV_PID_SELF, PEV_CPU_ANY, NULL, NULL, false, {0}};
 	return t;
 }
 
 /** Thread (or single-threaded process) `tid`, on whatever CPU it runs. */
 static inline struct pev_target pev_target_thread(pid_t tid)
 {
-	struct pev_target t = {tid, PEV_CPU_ANY, NULL, NULL, false};
+	struct pev_target t = {tid, PEV_CPU_ANY, NULL, NULL, false, {0}};
 	return t;
 }
 
 /** Every thread process `pid` has now (one descriptor each), on whatever CPU they run. */
 static inline struct pev_target pev_target_process(pid_t pid)
 {
-	struct pev_target t = {pid, PEV_CPU_ANY, NULL, NULL, true};
+	struct pev_target t = {pid, PEV_CPU_ANY, NULL, NULL, true, {0}};
 	return t;
 }
 
 /** Every task on one CPU. */
 static inline struct pev_target pev_target_cpu(int cpu)
 {
-	struct pev_target t = {PEV_PID_ANY, cpu, NULL, NULL, false};
+	struct pev_target t = {PEV_PID_ANY, cpu, NULL, NULL, false, {0}};
 	return t;
 }
 
 /** Every task on the CPUs of a list such as "0-3,7". */
 static inline struct pev_target pev_target_cpu_list(const char *cpus)
 {
-	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ANY, NULL, cpus, false};
+	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ANY, NULL, cpus, false, {0}};
 	return t;
 }
 
 /** Every task on every online CPU (one descriptor per CPU). */
 static inline struct pev_target pev_target_all_cpus(void)
 {
-	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ALL, NULL, NULL, false};
+	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ALL, NULL, NULL, false, {0}};
 	return t;
 }
 
 /** Tasks of a cgroup (v2 directory path), on every online CPU. */
 static inline struct pev_target pev_target_cgroup(const char *path)
 {
-	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ALL, path, NULL, false};
+	struct pev_target t = {PEV_PID_ANY, PEV_CPU_ALL, path, NULL, false, {0}};
 	return t;
 }
 
@@ -128,7 +134,7 @@ PEV_API int pev_counter_open_attr(const void *attr, size_t attr_len,
  */
 PEV_API void pev_counter_close(struct pev_counter *c);
 
-/** Returns how many descriptors c holds (CPUs x threads). */
+/** Returns how many descriptors c holds (CPUs x threads), or PEV_EBADARG for NULL. */
 PEV_API int pev_counter_nr_fds(const struct pev_counter *c);
 
 /** Returns descriptor i of c (owned by c), or PEV_EBADARG when i is out of range. */
@@ -226,6 +232,12 @@ struct pev_count {
 	uint64_t scaled;       /**< value x enabled / running: the estimate of the full count */
 	double running;        /**< time_running / time_enabled, 1.0 when times were not read */
 	bool counted;          /**< false when the counter never ran: there is no count, not 0 */
+	/**
+	 * Zeroed by every read. The struct's size is frozen (it is filled as an
+	 * array): fields of later versions take this room, so a caller built
+	 * against this header always has space for what a newer library writes.
+	 */
+	uint64_t reserved[4];
 };
 
 /**
@@ -268,8 +280,8 @@ struct pev_read_value {
  * combination of PEV_FORMAT_*): the times into *time_enabled and
  * *time_running (0 when absent; either pointer may be NULL), the values into
  * values (room for max). Returns how many values the bytes hold (1 without
- * PEV_FORMAT_GROUP), which may exceed max, or PEV_EFORMAT when len does not
- * match the layout.
+ * PEV_FORMAT_GROUP), which may exceed max, PEV_EBADARG for a NULL buf, or
+ * PEV_EFORMAT when len does not match the layout.
  */
 PEV_API int pev_read_decode(const void *buf, size_t len, uint64_t read_format,
 			    uint64_t *time_enabled, uint64_t *time_running,

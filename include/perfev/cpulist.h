@@ -18,8 +18,8 @@ extern "C" {
  * Parses a CPU list into cpus[] (at most max entries, in the order written;
  * cpus may be NULL to count). CPU numbers go up to 2^20. Surrounding blanks
  * and a final newline are allowed, an empty list has 0 CPUs. Returns the
- * number of CPUs in the list (which may exceed max), or PEV_EINVAL for a
- * malformed list.
+ * number of CPUs in the list (which may exceed max), PEV_EINVAL for a
+ * malformed list, or PEV_EBADARG for a NULL list.
  */
 PEV_API int pev_cpulist_parse(const char *list, int *cpus, int max);
 

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "perfev/common.h"
@@ -74,6 +75,8 @@ enum pev_error_code {
 /**
  * What went wrong, for the caller and for the user. Filled by opening
  * functions when the caller passes one; owned by the caller, no allocation.
+ * Every function that takes one resets it on entry (code 0, empty strings,
+ * position -1), so after a success it holds no earlier call's message.
  */
 struct pev_error {
 	int code;              /**< the negative PEV_E* code the call returned */
@@ -86,17 +89,23 @@ struct pev_error {
 	int length;            /**< parse errors: its length in bytes, else 0 */
 	char message[PEV_ERROR_MESSAGE_MAX]; /**< what failed and why, on this machine */
 	char hint[PEV_ERROR_MESSAGE_MAX];    /**< what to do about it, or "" */
+	/**
+	 * Zeroed with the rest. The struct's size is frozen (callers allocate it
+	 * without a size field): fields of later versions take this room, so a
+	 * caller built against this header always has space for them.
+	 */
+	uint64_t reserved[8];
 };
 
 /**
- * Returns a short, lowercase description of a code (e.g. "no such process").
- * Unknown codes give "unexpected error". Never NULL; the string is static.
+ * Returns a short, lowercase description of a code (e.g. "no such process");
+ * 0 gives "success", unknown codes "unexpected error". Never NULL; the string is static.
  */
 PEV_API const char *pev_strerror(int code);
 
 /**
- * Returns the stable name of a code (e.g. "ProcessNotFound" for PEV_ESRCH).
- * Unknown codes give "Unexpected". Never NULL; the string is static.
+ * Returns the stable name of a code (e.g. "ProcessNotFound" for PEV_ESRCH);
+ * 0 gives "Success", unknown codes "Unexpected". Never NULL; the string is static.
  */
 PEV_API const char *pev_error_name(int code);
 
@@ -111,7 +120,7 @@ PEV_API int pev_error_from_errno(int errnum);
  * (each line is one alternative fix) into buf (at most size bytes, always
  * NUL-terminated). Returns buf.
  */
-PEV_API char *pev_error_format(const struct pev_error *err, char *buf, unsigned long size);
+PEV_API char *pev_error_format(const struct pev_error *err, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

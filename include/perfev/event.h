@@ -37,6 +37,12 @@ struct pev_event {
 	uint64_t config3;
 	const char *name; /**< how the user named it, for messages; may be NULL */
 	const char *pmu;  /**< the PMU's sysfs name, for messages; may be NULL */
+	/**
+	 * Zero. The struct's size is frozen (it is an element of arrays such as
+	 * struct pev_session_event): fields of later versions take this room, and
+	 * a library that does not know them refuses a non-zero one (PEV_EBADARG).
+	 */
+	uint64_t reserved[4];
 };
 
 /** A generic hardware event (cycles, instructions, ...). */

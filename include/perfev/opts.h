@@ -163,7 +163,8 @@ PEV_API int pev_attr_decode(const void *bytes, size_t len, struct pev_event *ev,
 
 /**
  * Returns the smallest ABI size (a PEV_ATTR_SIZE_VER* value) that holds
- * every non-zero byte of attr.
+ * every non-zero byte of attr. NULL reads as an all-zero block:
+ * PEV_ATTR_SIZE_VER0 (a size, so there is no code to return).
  */
 PEV_API uint32_t pev_attr_min_size(const struct pev_attr *attr);
 

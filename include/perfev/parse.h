@@ -89,7 +89,7 @@ struct pev_event_list;
 PEV_API int pev_event_parse(const char *text, const struct pev_parse_opts *opts,
 			    struct pev_event_list **out, struct pev_error *err);
 
-/** Returns how many events the list holds. */
+/** Returns how many events the list holds, or PEV_EBADARG for NULL. */
 PEV_API int pev_event_list_count(const struct pev_event_list *list);
 
 /** Returns event i of the list, or NULL when out of range. */

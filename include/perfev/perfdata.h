@@ -351,7 +351,7 @@ PEV_API bool pev_perfdata_pipe_mode(const struct pev_perfdata *pd);
 /** Where the file's parts are. Never NULL for a non-NULL pd. */
 PEV_API const struct pev_perfdata_layout *pev_perfdata_layout(const struct pev_perfdata *pd);
 
-/** The number of events known so far (in pipe mode more may come as records). */
+/** The number of events known so far (in pipe mode more may come as records), or PEV_EBADARG. */
 PEV_API int pev_perfdata_nr_events(const struct pev_perfdata *pd);
 
 /** Event i (0 .. nr_events - 1), or NULL when out of range. Valid until close. */

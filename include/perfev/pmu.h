@@ -97,7 +97,7 @@ PEV_API int pev_pmus_read(const char *sysfs_root, struct pev_pmus **out, struct 
 /** Frees a list and every record in it. NULL is ignored. */
 PEV_API void pev_pmus_free(struct pev_pmus *pmus);
 
-/** Returns how many PMUs the list holds (0 for NULL). */
+/** Returns how many PMUs the list holds, or PEV_EBADARG for NULL. */
 PEV_API int pev_pmus_count(const struct pev_pmus *pmus);
 
 /** Returns PMU i (sorted by name), or NULL when out of range. */
@@ -109,7 +109,7 @@ PEV_API const struct pev_pmu *pev_pmus_find(const struct pev_pmus *pmus, const c
 /** Returns the PMU whose type is `type` (the first by name if several), or NULL. */
 PEV_API const struct pev_pmu *pev_pmus_find_type(const struct pev_pmus *pmus, uint32_t type);
 
-/** Returns how many core PMUs the list holds (more than one on hybrid CPUs; 0 for NULL). */
+/** Returns how many core PMUs the list holds (more than one on hybrid CPUs), or PEV_EBADARG for NULL. */
 PEV_API int pev_pmus_core_count(const struct pev_pmus *pmus);
 
 /** Returns format field `name` of pmu (case-sensitive), or NULL. */

@@ -294,7 +294,9 @@ PEV_API int pev_ring_redirect(struct pev_ring *r, const struct pev_counter *c, i
  * not while data is unread: read a ring until its batch is empty when it
  * reports READABLE. HUP stays raised once the task has exited; its records
  * are all in the ring by then. Returns how many rings have bits set
- * (0: timeout), PEV_EINTR when a signal arrived, or another negative code.
+ * (0: timeout), PEV_EINTR when a signal arrived, PEV_EBADARG when n > 0
+ * and rings or ready is NULL, or another negative code. With n 0 (rings
+ * and ready may then be NULL) it only waits timeout_ms and returns 0.
  */
 PEV_API int pev_ring_poll(struct pev_ring *const *rings, size_t n, int timeout_ms,
 			  unsigned *ready);

@@ -56,10 +56,15 @@ extern "C" {
 /** A sampling session. Opaque. */
 struct pev_session;
 
-/** One event of a session, given as a description and its options. */
+/**
+ * One event of a session, given as a description and its options. The
+ * options come last so that an element grows only with struct pev_opts:
+ * pev_session_opts.event_sz tells the library the caller's element size,
+ * and opts.sz the size of the options inside it.
+ */
 struct pev_session_event {
 	struct pev_event ev;  /**< what to sample (its strings borrowed until open returns) */
-	struct pev_opts opts; /**< how (opts.sz set, e.g. from PEV_OPTS_INIT) */
+	struct pev_opts opts; /**< how (opts.sz set, e.g. from PEV_OPTS_INIT); stays the last field */
 };
 
 /**
@@ -68,7 +73,10 @@ struct pev_session_event {
  */
 struct pev_session_opts {
 	size_t sz; /**< sizeof(struct pev_session_opts), for compatibility */
-	/** Events given as structs (nr_events of them), opened first; may be NULL. */
+	/**
+	 * Events given as structs (nr_events of them), opened first; may be NULL.
+	 * The array is walked event_sz bytes at a time.
+	 */
 	const struct pev_session_event *events;
 	int nr_events;
 	/** Events in perf's syntax ("cpu-clock,sched:sched_switch"), after `events`; or NULL. */
@@ -88,10 +96,24 @@ struct pev_session_opts {
 	size_t data_pages;
 	/** The first event also writes MMAP2, COMM (exec flagged) and FORK/EXIT records. */
 	bool track;
+	/**
+	 * The caller's sizeof(struct pev_session_event): the stride of `events`
+	 * (PEV_SESSION_OPTS_INIT sets it). 0, as from a caller built before this
+	 * field, means offsetof(struct pev_session_event, opts) + events[0].opts.sz:
+	 * the element size such a caller compiled. Every element's opts.sz must
+	 * fit in it; a larger opts.sz than this library knows is accepted when the
+	 * unknown tail is zero, as for any option struct.
+	 */
+	size_t event_sz;
 };
 
-/** Initializer for struct pev_session_opts: everything zero, the size set. */
-#define PEV_SESSION_OPTS_INIT PEV_SIZED_INIT(struct pev_session_opts)
+/**
+ * Initializer for struct pev_session_opts: everything zero, the sizes set.
+ * Positional, so that it is valid C and C++ alike.
+ */
+#define PEV_SESSION_OPTS_INIT                                                                      \
+	{sizeof(struct pev_session_opts), NULL, 0, NULL, NULL, 0, 0, 0, NULL, 0, false,            \
+	 sizeof(struct pev_session_event)}
 
 /**
  * Opens every event of opts on opts->target, disabled (events with

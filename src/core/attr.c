@@ -101,6 +101,7 @@ PEV_API uint32_t pev_attr_min_size(const struct pev_attr *attr)
 PEV_API int pev_attr_encode(struct pev_attr *attr, const struct pev_event *ev,
 			    const struct pev_opts *opts, struct pev_error *err)
 {
+	pev__error_clear(err);
 	return pev__attr_encode(attr, ev, opts, "pev_attr_encode", err);
 }
 
@@ -115,6 +116,9 @@ int pev__attr_encode(struct pev_attr *attr, const struct pev_event *ev,
 		return pev__bad_arg(err, func, "attr", "must not be NULL");
 	if (!ev)
 		return pev__bad_arg(err, func, "ev", "must not be NULL");
+	if ((r = pev__reserved_check(ev->reserved, PEV_ARRAY_SIZE(ev->reserved), func, "ev",
+				     err)) < 0)
+		return r;
 	if ((r = pev__opts_copy(&o, user_opts, func, err)) < 0)
 		return r;
 	pev_event_describe(ev, name, sizeof(name));

@@ -30,7 +30,7 @@ PEV_API int pev_cpulist_parse(const char *list, int *cpus, int max)
 	int n = 0;
 
 	if (!s)
-		return PEV_EINVAL;
+		return PEV_EBADARG;
 	while (*s == ' ' || *s == '\n')
 		s++;
 	if (!*s)

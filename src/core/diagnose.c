@@ -765,6 +765,7 @@ PEV_API int pev_diagnose_open(const struct pev_machine *m, const struct pev_open
 {
 	int code = pev_error_from_errno(errnum);
 
+	pev__error_clear(err);
 	if (!m || !req || !req->attr)
 		return pev__bad_arg(err, "pev_diagnose_open", !m ? "m" : "req",
 				    "needs machine facts and a request with an attr");
@@ -845,6 +846,7 @@ PEV_API int pev_diagnose_mmap(const struct pev_machine *m, const char *event, si
 	uint64_t page_kb = m && m->page_size > 0 ? (uint64_t)m->page_size / 1024 : 4;
 	uint64_t want_kb = (data_pages + 1) * page_kb;
 
+	pev__error_clear(err);
 	if (!m)
 		return pev__bad_arg(err, "pev_diagnose_mmap", "m", "needs machine facts");
 	pev__error_start(err, code, errnum, "mmap", event, false);
@@ -919,6 +921,10 @@ PEV_API int pev_diagnose_call(const char *call, const char *event, int errnum,
 {
 	int code = pev_error_from_errno(errnum);
 
+	pev__error_clear(err);
+	if (errnum <= 0)
+		return pev__bad_arg(err, "pev_diagnose_call", "errnum",
+				    "is %d; give the positive errno the call failed with", errnum);
 	pev__error_start(err, code, errnum, call, event, false);
 	pev__error_msg(err, "%s on '%s' failed: ", call ? call : "call", event ? event : "?");
 	switch (errnum) {

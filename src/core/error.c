@@ -31,6 +31,8 @@ PEV_API const char *pev_strerror(int code)
 {
 	const struct error_entry *e = find_entry(code);
 
+	if (code == 0)
+		return "success";
 	return e ? e->text : "unexpected error";
 }
 
@@ -38,6 +40,8 @@ PEV_API const char *pev_error_name(int code)
 {
 	const struct error_entry *e = find_entry(code);
 
+	if (code == 0)
+		return "Success";
 	return e ? e->name : "Unexpected";
 }
 
@@ -52,7 +56,7 @@ PEV_API int pev_error_from_errno(int errnum)
 	return -errnum;
 }
 
-PEV_API char *pev_error_format(const struct pev_error *err, char *buf, unsigned long size)
+PEV_API char *pev_error_format(const struct pev_error *err, char *buf, size_t size)
 {
 	if (!buf || size == 0)
 		return buf;
@@ -143,6 +147,36 @@ int pev__opts_copy_sized(void *dst, size_t dst_size, const void *src, const char
 	memcpy(dst, src, sz < dst_size ? sz : dst_size);
 	memcpy(dst, &dst_size, sizeof(dst_size));
 	return 0;
+}
+
+int pev__reserved_check(const uint64_t *reserved, size_t n, const char *func, const char *arg,
+			struct pev_error *err)
+{
+	for (size_t i = 0; i < n; i++)
+		if (reserved[i])
+			return pev__bad_arg(err, func, arg,
+					    "%s.reserved[%zu] is set: a field of a newer libperfev "
+					    "this one does not know; upgrade libperfev",
+					    arg, i);
+	return 0;
+}
+
+void pev__error_clear(struct pev_error *err)
+{
+	/* Field by field: per-record functions take an error too, and the buffers are large. */
+	if (!err)
+		return;
+	err->code = 0;
+	err->sys_errno = 0;
+	err->before_syscall = false;
+	err->syscall[0] = '\0';
+	err->event[0] = '\0';
+	err->field[0] = '\0';
+	err->position = -1;
+	err->length = 0;
+	err->message[0] = '\0';
+	err->hint[0] = '\0';
+	memset(err->reserved, 0, sizeof(err->reserved));
 }
 
 int pev__bad_arg(struct pev_error *err, const char *func, const char *arg, const char *fmt, ...)

@@ -46,4 +46,15 @@ int pev__bad_arg(struct pev_error *err, const char *func, const char *arg, const
 int pev__opts_copy_sized(void *dst, size_t dst_size, const void *src, const char *func,
 			 const char *init, struct pev_error *err);
 
+/*
+ * Checks the reserved words of a frozen-size struct (pev_event, pev_target):
+ * a non-zero one is a field of a newer libperfev this one does not know, a
+ * bad argument `arg` of func. Returns 0 or PEV_EBADARG.
+ */
+int pev__reserved_check(const uint64_t *reserved, size_t n, const char *func, const char *arg,
+			struct pev_error *err);
+
+/* Resets err (when non-NULL) to "no error", so that a success leaves no stale message. */
+void pev__error_clear(struct pev_error *err);
+
 #endif /* PERFEV_ERROR_INTERNAL_H */

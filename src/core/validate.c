@@ -417,6 +417,7 @@ PEV_API int pev_attr_check(const struct pev_machine *m, const struct pev_open_re
 {
 	int r;
 
+	pev__error_clear(err);
 	if (!req || !req->attr)
 		return pev__bad_arg(err, "pev_attr_check", "req", "needs a request with an attr");
 	if ((r = check_reserved(m, req, err)) < 0)

@@ -321,11 +321,15 @@ PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *
 	char name[96];
 	int r;
 
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, "pev_counter_open", "out", "must not be NULL");
 	*out = NULL;
 	if (!ev)
 		return pev__bad_arg(err, "pev_counter_open", "ev", "must not be NULL");
+	if (target && (r = pev__reserved_check(target->reserved, PEV_ARRAY_SIZE(target->reserved),
+					       "pev_counter_open", "target", err)) < 0)
+		return r;
 	if ((r = pev__opts_copy(&o, opts, "pev_counter_open", err)) < 0)
 		return r;
 	memset(&attr, 0, sizeof(attr));
@@ -343,12 +347,17 @@ PEV_API int pev_counter_open_attr(const void *user_attr, size_t attr_len,
 	union attr_buf attr;
 	struct pev_event ev = {0};
 	char name[96];
+	int r;
 
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, func, "out", "must not be NULL");
 	*out = NULL;
 	if (!user_attr)
 		return pev__bad_arg(err, func, "attr", "must not be NULL");
+	if (target && (r = pev__reserved_check(target->reserved, PEV_ARRAY_SIZE(target->reserved),
+					       func, "target", err)) < 0)
+		return r;
 	if (attr_len < PEV_ATTR_SIZE_VER0 || attr_len > sizeof(attr))
 		return pev__bad_arg(err, func, "attr_len",
 				    "%zu bytes; an attribute block is %d to %zu bytes", attr_len,
@@ -370,7 +379,7 @@ PEV_API int pev_counter_open_attr(const void *user_attr, size_t attr_len,
 
 PEV_API int pev_counter_nr_fds(const struct pev_counter *c)
 {
-	return c ? c->nr : 0;
+	return c ? c->nr : PEV_EBADARG;
 }
 
 PEV_API int pev_counter_fd(const struct pev_counter *c, int i)

@@ -42,6 +42,8 @@ PEV_API int pev_read_decode(const void *buf, size_t len, uint64_t rf, uint64_t *
 	size_t words = len / 8, per = value_words(rf), at = 0;
 	uint64_t nr = 1, te = 0, tr = 0;
 
+	if (!buf)
+		return PEV_EBADARG;
 	if (!buf || len % 8 || (rf & ~PEV_FORMAT_ALL) || (max && !values))
 		return PEV_EFORMAT;
 	if (rf & PEV_FORMAT_GROUP) {
@@ -277,6 +279,7 @@ PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out)
 		out->time_running = buf[s->pos_running];
 		out->id = buf[s->pos_id];
 		out->lost = buf[s->pos_lost];
+		memset(out->reserved, 0, sizeof(out->reserved));
 		if (s->scale && (out->time_running < out->time_enabled || !out->time_running)) {
 			pev_count_scale(out); /* multiplexed, or never ran */
 		} else {

@@ -261,6 +261,7 @@ PEV_API int pev_selfmon_open(const char *events, struct pev_selfmon **out, struc
 	struct pev_selfmon *s;
 	int n, r;
 
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, func, "out", "must not be NULL");
 	*out = NULL;

@@ -556,6 +556,7 @@ PEV_API int pev_uprobe_resolve(const char *path, const char *symbol, uint64_t *o
 	struct stat st;
 	int fd, ret;
 
+	pev__error_clear(err);
 	if (!path || !*path)
 		return pev__bad_arg(err, RESOLVE_FN, "path", "must name an ELF file");
 	if (!symbol || !*symbol)

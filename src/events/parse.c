@@ -83,7 +83,7 @@ PEV_API void pev_event_list_free(struct pev_event_list *l)
 
 PEV_API int pev_event_list_count(const struct pev_event_list *l)
 {
-	return l ? l->n : 0;
+	return l ? l->n : PEV_EBADARG;
 }
 
 PEV_API const struct pev_event_spec *pev_event_list_at(const struct pev_event_list *l, int i)
@@ -1730,6 +1730,7 @@ PEV_API int pev_event_parse(const char *text, const struct pev_parse_opts *opts,
 	struct parser p;
 	int r;
 
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, func, "out", "must not be NULL");
 	*out = NULL;

@@ -62,6 +62,7 @@ void pev__pfm_set_soname(const char *soname)
 
 int pev_pfm_encode(const char *name, struct pev_event *ev, struct pev_error *err)
 {
+	pev__error_clear(err);
 	if (!name || !*name)
 		return pev__bad_arg(err, "pev_pfm_encode", "name", "an event name is required");
 	if (!ev)
@@ -751,6 +752,7 @@ static int explain_failure(struct pev_error *err, const char *name, const char *
 
 int pev_pfm_encode(const char *name, struct pev_event *ev, struct pev_error *err)
 {
+	pev__error_clear(err);
 	return pev__pfm_encode(name, ev, NULL, err);
 }
 

@@ -713,6 +713,7 @@ PEV_API int pev_pmus_read(const char *sysfs_root, struct pev_pmus **out, struct 
 	DIR *d = NULL;
 	int ret;
 
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, "pev_pmus_read", "out", "must not be NULL");
 	*out = NULL;
@@ -765,7 +766,7 @@ out:
 
 PEV_API int pev_pmus_count(const struct pev_pmus *pmus)
 {
-	return pmus ? pmus->nr : 0;
+	return pmus ? pmus->nr : PEV_EBADARG;
 }
 
 PEV_API const struct pev_pmu *pev_pmus_at(const struct pev_pmus *pmus, int i)
@@ -800,7 +801,7 @@ PEV_API int pev_pmus_core_count(const struct pev_pmus *pmus)
 	int n = 0;
 
 	if (!pmus)
-		return 0;
+		return PEV_EBADARG;
 	for (int i = 0; i < pmus->nr; i++)
 		n += pmus->pmus[i].core;
 	return n;

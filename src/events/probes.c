@@ -75,6 +75,7 @@ static int make_probe(struct pev_event *ev, const char *pmu, const char *what, u
 PEV_API int pev_event_uprobe(struct pev_event *ev, const char *path, uint64_t offset, bool retprobe,
                              const char *sysfs_root, struct pev_error *err)
 {
+	pev__error_clear(err);
 	if (!ev)
 		return pev__bad_arg(err, "pev_event_uprobe", "ev", "must not be NULL");
 	if (!path || !*path)
@@ -86,6 +87,7 @@ PEV_API int pev_event_uprobe(struct pev_event *ev, const char *path, uint64_t of
 PEV_API int pev_event_kprobe(struct pev_event *ev, const char *func, uint64_t offset, bool retprobe,
                              const char *sysfs_root, struct pev_error *err)
 {
+	pev__error_clear(err);
 	if (!ev)
 		return pev__bad_arg(err, "pev_event_kprobe", "ev", "must not be NULL");
 	if (!func || !*func)

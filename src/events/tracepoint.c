@@ -190,6 +190,7 @@ PEV_API int pev_tracefs_path(bool may_mount, char *buf, size_t size, struct pev_
 	char path[PATH_MAX];
 	int found;
 
+	pev__error_clear(err);
 	if (!buf)
 		return pev__bad_arg(err, "pev_tracefs_path", "buf", "NULL");
 	if (size == 0)
@@ -365,6 +366,7 @@ PEV_API int pev_tracepoints_foreach(const char *tracefs, const char *system_glob
 	struct names systems = {0};
 	int efd, r = 0, count = 0;
 
+	pev__error_clear(err);
 	if (!tracefs || !tracefs[0])
 		return pev__bad_arg(err, "pev_tracepoints_foreach", "tracefs",
 				    "%s (pass the path pev_tracefs_path() finds)",
@@ -497,6 +499,7 @@ PEV_API int pev_tracepoint_id(const char *tracefs, const char *system, const cha
 	char events[PATH_MAX], path[PATH_MAX], event[96], text[32];
 	int r;
 
+	pev__error_clear(err);
 	if (!tracefs || !tracefs[0])
 		return pev__bad_arg(err, func, "tracefs", "%s (pass the path pev_tracefs_path() finds)",
 				    tracefs ? "empty" : "NULL");

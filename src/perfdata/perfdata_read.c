@@ -719,6 +719,7 @@ PEV_API int pev_perfdata_open_fd(int fd, unsigned flags, struct pev_perfdata **o
 	struct stat st;
 	char name[48];
 
+	pev__error_clear(err);
 	if (!out)
 		return bad_out(out, func, err);
 	*out = NULL;
@@ -745,6 +746,7 @@ PEV_API int pev_perfdata_open(const char *path, unsigned flags, struct pev_perfd
 	struct stat st;
 	int fd, rc;
 
+	pev__error_clear(err);
 	if (!out)
 		return bad_out(out, func, err);
 	*out = NULL;
@@ -792,6 +794,7 @@ PEV_API int pev_perfdata_open_memory(const void *data, size_t size, unsigned fla
 {
 	struct pev_perfdata *pd;
 
+	pev__error_clear(err);
 	if (!out)
 		return bad_out(out, "pev_perfdata_open_memory", err);
 	*out = NULL;
@@ -861,7 +864,7 @@ PEV_API const struct pev_perfdata_layout *pev_perfdata_layout(const struct pev_p
 
 PEV_API int pev_perfdata_nr_events(const struct pev_perfdata *pd)
 {
-	return pd ? pd->nr_events : 0;
+	return pd ? pd->nr_events : PEV_EBADARG;
 }
 
 PEV_API const struct pev_perfdata_event *pev_perfdata_event(const struct pev_perfdata *pd, int i)

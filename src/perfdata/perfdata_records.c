@@ -705,6 +705,7 @@ PEV_API int pev_perfdata_next(struct pev_perfdata *pd, struct pev_perfdata_recor
 	struct pev_error *e = err ? err : &local;
 	int rc;
 
+	pev__error_clear(err);
 	if (!pd || !rec)
 		return pev__bad_arg(err, "pev_perfdata_next", pd ? "rec" : "pd",
 				    "must not be NULL");

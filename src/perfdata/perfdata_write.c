@@ -287,6 +287,7 @@ PEV_API int pev_perfdata_writer_open_fd(int fd, unsigned flags, struct pev_perfd
 	struct stat st;
 	char name[48];
 
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, "pev_perfdata_writer_open_fd", "out", "must not be NULL");
 	*out = NULL;
@@ -309,6 +310,7 @@ PEV_API int pev_perfdata_writer_open_fd(int fd, unsigned flags, struct pev_perfd
 PEV_API int pev_perfdata_writer_open(const char *path, unsigned flags,
 				     struct pev_perfdata_writer **out, struct pev_error *err)
 {
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, "pev_perfdata_writer_open", "out", "must not be NULL");
 	*out = NULL;
@@ -344,6 +346,7 @@ PEV_API int pev_perfdata_writer_add_event(struct pev_perfdata_writer *w,
 {
 	static const char func[] = "pev_perfdata_writer_add_event";
 
+	pev__error_clear(err);
 	if (!w)
 		return pev__bad_arg(err, func, "w", "must not be NULL");
 	int rc = pw_check(w, err, func);
@@ -641,6 +644,7 @@ PEV_API int pev_perfdata_writer_write(struct pev_perfdata_writer *w, const void 
 	static const char func[] = "pev_perfdata_writer_write";
 	const unsigned char *p = records;
 
+	pev__error_clear(err);
 	if (!w)
 		return pev__bad_arg(err, func, "w", "must not be NULL");
 	int rc = pw_check(w, err, func);
@@ -691,6 +695,7 @@ PEV_API int pev_perfdata_writer_round(struct pev_perfdata_writer *w, struct pev_
 {
 	static const unsigned char round[8] = {PEV_RECORD_FINISHED_ROUND, 0, 0, 0, 0, 0, 8, 0};
 
+	pev__error_clear(err);
 	if (!w)
 		return pev__bad_arg(err, "pev_perfdata_writer_round", "w", "must not be NULL");
 	int rc = pw_check(w, err, "pev_perfdata_writer_round");
@@ -716,6 +721,7 @@ static int pw_write_header(struct pev_perfdata_writer *w, const uint64_t *bits,
 
 PEV_API int pev_perfdata_writer_flush(struct pev_perfdata_writer *w, struct pev_error *err)
 {
+	pev__error_clear(err);
 	if (!w)
 		return pev__bad_arg(err, "pev_perfdata_writer_flush", "w", "must not be NULL");
 	int rc = pw_check(w, err, "pev_perfdata_writer_flush");
@@ -797,6 +803,7 @@ PEV_API int pev_perfdata_writer_finish(struct pev_perfdata_writer *w, struct pev
 {
 	uint64_t bits[PEV_HEADER_FEAT_BITS / 64] = {0};
 
+	pev__error_clear(err);
 	if (!w)
 		return pev__bad_arg(err, "pev_perfdata_writer_finish", "w", "must not be NULL");
 	int rc = pw_check(w, err, "pev_perfdata_writer_finish");

@@ -235,6 +235,7 @@ int pev_profile_load(struct pev_perfdata *pd, const struct pev_replay_opts *opts
 	struct pev_profile *p = NULL;
 	int rc;
 
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, "pev_profile_load", "out", "is NULL");
 	*out = NULL;

@@ -576,6 +576,7 @@ int pev_replay_open(struct pev_perfdata *pd, const struct pev_replay_opts *opts,
 	struct pev_replay *r;
 	int rc;
 
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, "pev_replay_open", "out", "is NULL");
 	*out = NULL;
@@ -716,6 +717,7 @@ int pev_replay_next(struct pev_replay *r, struct pev_replay_sample *out, struct 
 	const void *bytes;
 	int rc;
 
+	pev__error_clear(err);
 	if (!r || !out)
 		return pev__bad_arg(err, "pev_replay_next", r ? "out" : "r", "is NULL");
 	if (r->flags & PEV_REPLAY_FILE_ORDER)

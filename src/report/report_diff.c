@@ -479,6 +479,7 @@ int pev_profile_write_diff(const struct pev_profile *a, const struct pev_profile
 	int ea, eb, r;
 	bool first = true;
 
+	pev__error_clear(err);
 	if ((r = pev__diff_begin(a, b, out, opts, &d, &o, &ea, &eb, func, err)) < 0)
 		return r;
 	if ((r = pev__keys_parse(o.sort ? o.sort : "dso,sym", &keys, func, err)) < 0)

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "report/flamegraph_assets.h"
+#include "core/error_internal.h"
 #include "report/report_internal.h"
 
 #define PAD 10.0      /* left and right margin */
@@ -326,6 +327,7 @@ int pev_profile_write_flamegraph(const struct pev_profile *p, FILE *out,
 	unsigned event_i;
 	int event, r;
 
+	pev__error_clear(err);
 	if ((r = pev__report_begin(p, out, opts, &o, &event, func, err)) < 0)
 		return r;
 	event_i = event < 0 ? 0 : (unsigned)event;
@@ -352,6 +354,7 @@ int pev_profile_write_diff_flamegraph(const struct pev_profile *a, const struct 
 	int ea, eb, r;
 	bool both;
 
+	pev__error_clear(err);
 	if ((r = pev__diff_begin(a, b, out, opts, &d, &o, &ea, &eb, func, err)) < 0)
 		return r;
 	both = pev__diff_event(a, b, &ea, &eb) == 0;

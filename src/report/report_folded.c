@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "core/error_internal.h"
 #include "report/report_internal.h"
 
 /*
@@ -67,6 +68,7 @@ int pev_profile_write_folded(const struct pev_profile *p, FILE *out,
 	struct pev__stacks s;
 	int event, r;
 
+	pev__error_clear(err);
 	if ((r = pev__report_begin(p, out, opts, &o, &event, func, err)) < 0)
 		return r;
 	if (p->nr_events == 0)
@@ -90,6 +92,7 @@ int pev_profile_write_diff_folded(const struct pev_profile *a, const struct pev_
 	struct pev__stacks s;
 	int ea, eb, r;
 
+	pev__error_clear(err);
 	if ((r = pev__diff_begin(a, b, out, opts, &d, &o, &ea, &eb, func, err)) < 0)
 		return r;
 	if (pev__diff_event(a, b, &ea, &eb))

@@ -182,6 +182,7 @@ static const char *unit_name(enum pev_profile_unit u)
 int pev_profile_write_json(const struct pev_profile *p, FILE *out,
 			   const struct pev_report_opts *opts, struct pev_error *err)
 {
+	pev__error_clear(err);
 	static const char func[] = "pev_profile_write_json";
 	struct pev_report_opts o;
 	struct pev__keys keys;

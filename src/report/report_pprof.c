@@ -708,6 +708,7 @@ int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
 	uint8_t *packed = NULL;
 	size_t len;
 
+	pev__error_clear(err);
 	if ((r = pev__report_begin(p, out, opts, &o, &event, func, err)) < 0)
 		return r;
 	if ((r = pev__report_dl_protobuf(func, err)) < 0)

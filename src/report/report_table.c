@@ -506,6 +506,7 @@ int pev_profile_write_table(const struct pev_profile *p, FILE *out,
 	struct layout lay;
 	int event, r;
 
+	pev__error_clear(err);
 	if ((r = pev__report_begin(p, out, opts, &o, &event, func, err)) < 0)
 		return r;
 	if ((r = make_layout(&o, &keys, &lay, func, err)) < 0)

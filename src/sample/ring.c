@@ -406,6 +406,7 @@ PEV_API int pev_ring_open_opts(const struct pev_counter *c, int fd_index,
 			       const struct pev_ring_opts *opts, struct pev_ring **out,
 			       struct pev_error *err)
 {
+	pev__error_clear(err);
 	return ring_open(c, fd_index, opts, out, "pev_ring_open_opts", err);
 }
 
@@ -414,6 +415,7 @@ PEV_API int pev_ring_open(const struct pev_counter *c, int fd_index, size_t data
 {
 	struct pev_ring_opts o = PEV_RING_OPTS_INIT;
 
+	pev__error_clear(err);
 	o.data_pages = data_pages;
 	return ring_open(c, fd_index, &o, out, "pev_ring_open", err);
 }

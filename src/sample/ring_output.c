@@ -111,6 +111,7 @@ PEV_API int pev_ring_redirect(struct pev_ring *r, const struct pev_counter *c, i
 	static const char func[] = "pev_ring_redirect";
 	int fd;
 
+	pev__error_clear(err);
 	if (!r)
 		return pev__bad_arg(err, func, "r", "must not be NULL");
 	if (r->fd < 0)

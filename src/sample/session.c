@@ -54,6 +54,7 @@ static int session_event_opts(const struct pev_session_opts *so, const struct pe
 			      struct pev_error *err)
 {
 	char name[96];
+	int r;
 
 	if (!in || in->sz == 0) {
 		pev_event_describe(ev, name, sizeof(name));
@@ -63,10 +64,10 @@ static int session_event_opts(const struct pev_session_opts *so, const struct pe
 		pev__error_hint(err, "initialize each event's options with PEV_OPTS_INIT");
 		return PEV_EBADARG;
 	}
-	*o = *in;
-	o->sz = sizeof(*o);
-	if (in->sz < sizeof(*o))
-		memset((char *)o + in->sz, 0, sizeof(*o) - in->sz);
+	/* A smaller struct from an older caller reads as zero past its end. */
+	if ((r = pev__opts_copy_sized(o, sizeof(*o), in, "pev_session_open", "PEV_OPTS_INIT",
+				      err)) < 0)
+		return r;
 	if (o->write_backward) {
 		pev_event_describe(ev, name, sizeof(name));
 		pev__error_start(err, PEV_EBADARG, 0, NULL, name, true);
@@ -253,6 +254,48 @@ int pev__session_event_of(const struct pev_session *s, uint64_t id)
 
 /* ---- pev_session_open ------------------------------------------------------------------ */
 
+/* Where the options of an element start: the element grows only with them. */
+#define EVENT_OPTS_AT offsetof(struct pev_session_event, opts)
+
+/* Event i of the caller's array, whose elements are o->event_sz bytes apart. */
+static const struct pev_session_event *event_at(const struct pev_session_opts *o, int i)
+{
+	return (const struct pev_session_event *)((const char *)o->events +
+						  (size_t)i * o->event_sz);
+}
+
+/*
+ * Settles o->event_sz, the caller's element size (0: the one a caller built
+ * before the field compiled, from the first element's opts.sz), and checks
+ * that every element's options fit in it.
+ */
+static int check_event_sz(struct pev_session_opts *o, struct pev_error *err)
+{
+	static const char func[] = "pev_session_open";
+	size_t first;
+
+	memcpy(&first, (const char *)o->events + EVENT_OPTS_AT, sizeof(first));
+	if (o->event_sz == 0)
+		o->event_sz = EVENT_OPTS_AT + first;
+	if (o->event_sz < EVENT_OPTS_AT + sizeof(size_t) ||
+	    o->event_sz % _Alignof(struct pev_session_event))
+		return pev__bad_arg(err, func, "event_sz",
+				    "is %zu, not the size of a struct pev_session_event; "
+				    "initialize the options with PEV_SESSION_OPTS_INIT",
+				    o->event_sz);
+	for (int i = 0; i < o->nr_events; i++) {
+		size_t sz;
+
+		memcpy(&sz, (const char *)event_at(o, i) + EVENT_OPTS_AT, sizeof(sz));
+		if (sz > o->event_sz - EVENT_OPTS_AT)
+			return pev__bad_arg(err, func, "events",
+					    "events[%d].opts.sz is %zu, more than the %zu bytes "
+					    "event_sz %zu leaves for it",
+					    i, sz, o->event_sz - EVENT_OPTS_AT, o->event_sz);
+	}
+	return 0;
+}
+
 /* Copies the caller's options into o (see pev__opts_copy_sized) and checks them. */
 static int check_opts(const struct pev_session_opts *in, struct pev_session_opts *o,
 		      struct pev_session **out, struct pev_error *err)
@@ -270,6 +313,8 @@ static int check_opts(const struct pev_session_opts *in, struct pev_session_opts
 	if (o->nr_events < 0 || (o->nr_events > 0 && !o->events))
 		return pev__bad_arg(err, func, "events", "%d events at %p", o->nr_events,
 				    (const void *)o->events);
+	if (o->nr_events > 0 && (r = check_event_sz(o, err)) < 0)
+		return r;
 	if (o->nr_events == 0 && !o->event_text)
 		return pev__bad_arg(err, func, "events",
 				    "no event: set events and nr_events, or event_text");
@@ -292,6 +337,7 @@ PEV_API int pev_session_open(const struct pev_session_opts *user_opts, struct pe
 	struct pev_target t;
 	int n, r;
 
+	pev__error_clear(err);
 	if ((r = check_opts(user_opts, &copy, out, err)) < 0)
 		return r;
 	t = opts->target ? *opts->target : pev_target_self();
@@ -312,8 +358,10 @@ PEV_API int pev_session_open(const struct pev_session_opts *user_opts, struct pe
 	}
 	s->give_ring = -1;
 	s->st.sz = sizeof(s->st);
-	for (int i = 0; i < opts->nr_events && r == 0; i++)
-		r = open_one(s, opts, &opts->events[i].ev, &opts->events[i].opts, &t, NULL, err);
+	for (int i = 0; i < opts->nr_events && r == 0; i++) {
+		const struct pev_session_event *e = event_at(opts, i);
+		r = open_one(s, opts, &e->ev, &e->opts, &t, NULL, err);
+	}
 	if (r == 0 && list)
 		r = open_parsed(s, opts, list, &t, err);
 	pev_event_list_free(list);

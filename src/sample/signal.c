@@ -234,6 +234,7 @@ PEV_API int pev_counter_notify(struct pev_counter *c, const struct pev_notify_op
 	struct fd_state *saved;
 	int signo, r;
 
+	pev__error_clear(err);
 	if (!c)
 		return pev__bad_arg(err, "pev_counter_notify", "c", "must not be NULL");
 	if ((r = notify_opts_copy(&o, opts, err)) < 0)

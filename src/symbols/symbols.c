@@ -59,6 +59,7 @@ PEV_API int pev_symbols_new(const struct pev_symbols_opts *opts, struct pev_symb
 	size_t plen;
 	int r;
 
+	pev__error_clear(err);
 	if (!out)
 		return pev__bad_arg(err, "pev_symbols_new", "out", "out is NULL");
 	*out = NULL;
@@ -235,6 +236,7 @@ PEV_API int pev_symbols_add_mapping(struct pev_symbols *s, int32_t pid, uint64_t
 
 PEV_API int pev_symbols_read_process(struct pev_symbols *s, int32_t pid, struct pev_error *err)
 {
+	pev__error_clear(err);
 	if (!s)
 		return pev__bad_arg(err, "pev_symbols_read_process", "s", "s is NULL");
 	if (pid <= 0)
@@ -362,6 +364,7 @@ done:
 
 PEV_API int pev_symbols_read_kernel(struct pev_symbols *s, struct pev_error *err)
 {
+	pev__error_clear(err);
 	if (!s)
 		return pev__bad_arg(err, "pev_symbols_read_kernel", "s", "s is NULL");
 	return pev__kernel_load(s, err);
