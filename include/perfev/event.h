@@ -48,14 +48,14 @@ struct pev_event {
 /** A generic hardware event (cycles, instructions, ...). */
 static inline struct pev_event pev_event_hardware(enum pev_hw_id id)
 {
-	struct pev_event ev = {PEV_TYPE_HARDWARE, 0, (uint64_t)id, 0, 0, 0, NULL, NULL};
+	struct pev_event ev = {PEV_TYPE_HARDWARE, 0, (uint64_t)id, 0, 0, 0, NULL, NULL, {0}};
 	return ev;
 }
 
 /** A software event (cpu-clock, task-clock, page-faults, ...). */
 static inline struct pev_event pev_event_software(enum pev_sw_id id)
 {
-	struct pev_event ev = {PEV_TYPE_SOFTWARE, 0, (uint64_t)id, 0, 0, 0, NULL, NULL};
+	struct pev_event ev = {PEV_TYPE_SOFTWARE, 0, (uint64_t)id, 0, 0, 0, NULL, NULL, {0}};
 	return ev;
 }
 
@@ -64,21 +64,21 @@ static inline struct pev_event pev_event_cache(enum pev_hw_cache_id id, enum pev
 					       enum pev_hw_cache_result result)
 {
 	struct pev_event ev = {
-		PEV_TYPE_HW_CACHE, 0, PEV_HW_CACHE_CONFIG(id, op, result), 0, 0, 0, NULL, NULL};
+		PEV_TYPE_HW_CACHE, 0, PEV_HW_CACHE_CONFIG(id, op, result), 0, 0, 0, NULL, NULL, {0}};
 	return ev;
 }
 
 /** A CPU-specific raw event code (the core PMU's config). */
 static inline struct pev_event pev_event_raw(uint64_t config)
 {
-	struct pev_event ev = {PEV_TYPE_RAW, 0, config, 0, 0, 0, NULL, NULL};
+	struct pev_event ev = {PEV_TYPE_RAW, 0, config, 0, 0, 0, NULL, NULL, {0}};
 	return ev;
 }
 
 /** A tracepoint by its tracefs id (events/<subsystem>/<event>/id). */
 static inline struct pev_event pev_event_tracepoint(uint64_t id)
 {
-	struct pev_event ev = {PEV_TYPE_TRACEPOINT, 0, id, 0, 0, 0, NULL, NULL};
+	struct pev_event ev = {PEV_TYPE_TRACEPOINT, 0, id, 0, 0, 0, NULL, NULL, {0}};
 	return ev;
 }
 
@@ -86,7 +86,7 @@ static inline struct pev_event pev_event_tracepoint(uint64_t id)
 static inline struct pev_event pev_event_breakpoint(uint64_t addr, uint64_t len,
 						    enum pev_bp_type bp_type)
 {
-	struct pev_event ev = {PEV_TYPE_BREAKPOINT, (uint32_t)bp_type, 0, addr, len, 0, NULL, NULL};
+	struct pev_event ev = {PEV_TYPE_BREAKPOINT, (uint32_t)bp_type, 0, addr, len, 0, NULL, NULL, {0}};
 	return ev;
 }
 
