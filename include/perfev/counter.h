@@ -99,7 +99,11 @@ struct pev_counter;
 
 /**
  * Opens event ev with options opts (NULL: defaults) on target (NULL: the
- * calling thread). With a non-NULL group, the event joins that group
+ * calling thread). The read format is opts->read_format plus
+ * PEV_FORMAT_TOTAL_TIME_ENABLED and PEV_FORMAT_TOTAL_TIME_RUNNING, so that
+ * reads are scaled for multiplexing and tell a counter that never ran;
+ * PEV_OPEN_EXACT_READ_FORMAT in opts->open_flags sends read_format as it is
+ * (pev_counter_attr() shows what was sent). With a non-NULL group, the event joins that group
  * leader on each of its descriptors (target must expand to the same CPUs
  * and threads) and is read with it by pev_counter_read_group(). A thread of
  * an all_threads target that exits before its descriptor opens is left out.
@@ -115,7 +119,8 @@ PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *
 /**
  * Opens a ready-made attribute block: `attr` points to attr_len bytes whose
  * first bytes are a struct pev_attr; attr->size bytes are passed to the
- * kernel (so callers can test sizes and tails the kernel must refuse).
+ * kernel as they are, read_format included (so callers can test sizes and
+ * tails the kernel must refuse).
  * flags are PEV_OPEN_*. Otherwise as pev_counter_open().
  */
 PEV_API int pev_counter_open_attr(const void *attr, size_t attr_len,
@@ -225,21 +230,27 @@ struct pev_count {
 	uint64_t id;           /**< the kernel's id, when one descriptor was read with PEV_FORMAT_ID */
 	uint64_t scaled;       /**< value x enabled / running: the estimate of the full count */
 	double running;        /**< time_running / time_enabled, 1.0 when times were not read */
-	bool counted;          /**< false when the counter never ran: there is no count, not 0 */
+	bool counted;          /**< false when the counter never ran (time_running 0): no count, not 0 */
 };
 
 /**
- * Fills count->scaled, ->running and ->counted from value and the times:
- * never ran (enabled > 0, running 0) → counted false, scaled 0; otherwise
- * scaled = value x enabled / running (exact, without overflow). Without
- * times (both 0) the value is taken as complete.
+ * Fills count->scaled, ->running and ->counted from value and the times, as
+ * read with both PEV_FORMAT_TOTAL_TIME_* bits: never ran (running 0, also
+ * when never enabled) → counted false, scaled 0, running 0.0; otherwise
+ * counted true and scaled = value x enabled / running (exact, without
+ * overflow; the value itself when running >= enabled).
  */
 PEV_API void pev_count_scale(struct pev_count *count);
 
 /**
  * Reads c's count, summed over its descriptors, and scales it
  * (pev_count_scale). For a counter opened with PEV_FORMAT_GROUP, its own
- * entry of the group (matched by id). Returns 0 or a negative code.
+ * entry of the group (matched by id). counted is false when the running
+ * time is 0: opened disabled and never enabled, or never scheduled. When
+ * the read format lacks PEV_FORMAT_TOTAL_TIME_RUNNING (only with
+ * PEV_OPEN_EXACT_READ_FORMAT or pev_counter_open_attr) nothing tells: counted
+ * is true and scaled the value; without PEV_FORMAT_TOTAL_TIME_ENABLED, a
+ * counter that ran is not scaled. Returns 0 or a negative code.
  */
 PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out);
 
@@ -269,7 +280,10 @@ struct pev_read_value {
  * *time_running (0 when absent; either pointer may be NULL), the values into
  * values (room for max). Returns how many values the bytes hold (1 without
  * PEV_FORMAT_GROUP), which may exceed max, or PEV_EFORMAT when len does not
- * match the layout.
+ * match the layout. With PEV_FORMAT_TOTAL_TIME_RUNNING, a *time_running of
+ * 0 means the event never ran (opened disabled and never enabled, or never
+ * scheduled): its values are no counts (pev_count.counted false), and
+ * pev_count_scale() scales the others.
  */
 PEV_API int pev_read_decode(const void *buf, size_t len, uint64_t read_format,
 			    uint64_t *time_enabled, uint64_t *time_running,
