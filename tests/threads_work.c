@@ -23,6 +23,7 @@ struct shared {
 	struct pev_counter *leader; /* {task-clock,page-faults} of the calling thread */
 	struct pev_counter *member;
 	struct pev_counter_list *list;
+	struct pev_event_list *events; /* one parsed list every opener opens too */
 	atomic_int failures;
 	atomic_int readers; /* still reading */
 };
@@ -164,6 +165,11 @@ static void *opener(void *arg)
 		fail_if(s, c && pev_counter_read(c, v) < 0);
 		fail_if(s, l && pev_counter_list_read(l, v, 3) != 3);
 		pev_counter_list_close(l);
+		l = NULL;
+		fail_if(s, pev_event_list_count(s->events) != 2 || !pev_event_list_at(s->events, 1));
+		fail_if(s, pev_counter_list_open(s->events, NULL, NULL, &l, &err) < 0);
+		fail_if(s, l && pev_counter_list_read(l, v, 2) != 2);
+		pev_counter_list_close(l);
 		pev_counter_close(c);
 	}
 	pev_event_list_free(events);
@@ -177,11 +183,14 @@ int tw_open_concurrently(void)
 	int started = 0;
 
 	memset(&s, 0, sizeof(s));
+	if (pev_event_parse("task-clock,page-faults:u", NULL, &s.events, NULL) < 0)
+		return 1;
 	for (int i = 0; i < OPENERS; i++)
 		if (pthread_create(&t[started], NULL, opener, &s) == 0)
 			started++;
 	fail_if(&s, started != OPENERS);
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
+	pev_event_list_free(s.events);
 	return atomic_load(&s.failures);
 }

@@ -19,8 +19,9 @@
 int tw_share_counters(char *why, size_t size);
 
 /*
- * Four threads each open, read and close their own counters and counter
- * lists, 50 times. Returns the number of calls that failed.
+ * Four threads each parse, open, read and close their own counters and
+ * counter lists, and open one shared parsed list, 50 times. Returns the
+ * number of calls that failed.
  */
 int tw_open_concurrently(void);
 

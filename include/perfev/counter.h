@@ -5,6 +5,16 @@
  * A struct pev_counter is one event opened on a target: one file descriptor
  * per (CPU, task) pair the target expands to. It owns every descriptor;
  * pev_counter_close() releases them all. Descriptors are close-on-exec.
+ *
+ * Threads (docs/API.md): the reads (pev_counter_read*, pev_counter_id and
+ * the other getters) and the control calls (enable, disable, reset, their
+ * group forms, refresh, set_period, set_filter, set_bpf, query_bpf,
+ * pause_output) change nothing in the object: any number of them may run at
+ * once, from any threads, on one counter or group. pev_counter_modify
+ * changes the attributes pev_counter_attr() returns; opening a member into
+ * a group changes the leader, and closing changes the counter and its
+ * group: those need the counter (for the last two, the whole group) to
+ * themselves. Distinct counters are independent.
  */
 #ifndef PERFEV_COUNTER_H
 #define PERFEV_COUNTER_H
@@ -110,7 +120,9 @@ struct pev_counter;
  * Before the syscall the request is checked against this machine
  * (pev_attr_check); when the kernel refuses, err receives a diagnosis.
  * On success stores the handle in *out and returns 0; on failure nothing
- * stays open and a negative PEV_E* code is returned.
+ * stays open and a negative PEV_E* code is returned. Thread-safe, but with a
+ * group it changes the leader's member list: no other call may use the
+ * group meanwhile.
  */
 PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *opts,
 			     const struct pev_target *target, struct pev_counter *group,
@@ -130,6 +142,7 @@ PEV_API int pev_counter_open_attr(const void *attr, size_t attr_len,
 /**
  * Closes every descriptor of c and frees it. NULL is ignored. Closing a
  * group leader leaves its members open but no longer grouped for reading.
+ * No other call may use c, or its group, while it runs or after.
  */
 PEV_API void pev_counter_close(struct pev_counter *c);
 
@@ -157,7 +170,9 @@ PEV_API struct pev_counter *pev_counter_leader(const struct pev_counter *c);
 /** Stores the kernel's unique id of descriptor i in *id. Returns 0 or a negative code. */
 PEV_API int pev_counter_id(const struct pev_counter *c, int i, uint64_t *id);
 
-/* ---- control (ioctls on every descriptor of the counter) ---------------- */
+/* ---- control (ioctls on every descriptor of the counter) ----------------
+ * Each may run concurrently with reads and with each other (the kernel
+ * orders them per event); a read sees the count before or after a change. */
 
 /** Enables counting on every descriptor. Returns 0 or a negative code. */
 PEV_API int pev_counter_enable(struct pev_counter *c);
@@ -209,7 +224,9 @@ PEV_API int pev_counter_pause_output(struct pev_counter *c, bool pause);
  * disabled bit from attr: a breakpoint is left counting only when attr has
  * PEV_ATTR_DISABLED clear (a copy of pev_counter_attr() of a counter opened
  * disabled switches it off). Other types: PEV_EINVAL (Linux 6.x) or
- * PEV_EOPNOTSUPP (older). Returns 0 or a code.
+ * PEV_EOPNOTSUPP (older). Returns 0 or a code. It updates the block
+ * pev_counter_attr() returns: not concurrently with another modify of c or
+ * with a reader of that block (reads and control calls are fine).
  */
 PEV_API int pev_counter_modify(struct pev_counter *c, const struct pev_attr *attr);
 
@@ -219,7 +236,9 @@ PEV_API int pev_process_counters_enable(void);
 /** Disables every counter attached to the calling process (prctl). Returns 0 or a code. */
 PEV_API int pev_process_counters_disable(void);
 
-/* ---- reading -------------------------------------------------------------- */
+/* ---- reading ---------------------------------------------------------------
+ * Reads write only the caller's memory: any number may run at once, with
+ * each other and with the control calls, on one counter or group. */
 
 /** A count, as read and as estimated when the counter was multiplexed. */
 struct pev_count {

@@ -15,6 +15,10 @@
  * Each event is a struct pev_counter (pev_counter_list_at) opened with its
  * modifiers and terms; the events of a {group} are opened as a group and
  * read together with one read(2) per descriptor.
+ *
+ * Threads: pev_counter_list_read, _enable, _disable, _reset, _count and _at
+ * (and the reads and control calls of the counters it returns) may run at
+ * once from any threads; pev_counter_list_close needs the list to itself.
  */
 #ifndef PERFEV_COUNTER_LIST_H
 #define PERFEV_COUNTER_LIST_H
