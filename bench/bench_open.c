@@ -242,7 +242,10 @@ int main(int argc, char **argv)
 		read_iters = bench_parse_count("bench_open", argv[3], 1, 1000000000, "READ_ITERS");
 
 	/* One counter for the reads, and the attribute block perfev builds for the raw opens. */
-	if (pev_counter_open(&task_clock, NULL, &self, NULL, &c, &err) < 0)
+	/* Read format 0 both ways: read(2) returns the 8-byte value to each. */
+	struct pev_opts plain = PEV_OPTS_INIT;
+	plain.open_flags = PEV_OPEN_EXACT_READ_FORMAT;
+	if (pev_counter_open(&task_clock, &plain, &self, NULL, &c, &err) < 0)
 		die("pev_counter_open", err.message);
 	struct pev_attr attr = *pev_counter_attr(c);
 	int fd = pev_counter_fd(c, 0);

@@ -95,6 +95,7 @@ int main(int argc, char **argv)
 	}
 	struct pev_opts opts = spec->opts;
 	opts.read_format = 0;
+	opts.open_flags |= PEV_OPEN_EXACT_READ_FORMAT;
 	int r = pev_counter_open(&spec->ev, &opts, &self, NULL, &c, &err);
 	pev_event_list_free(list);
 	if (r < 0)

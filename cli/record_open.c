@@ -93,6 +93,7 @@ static struct pev_opts sample_opts(const struct rec_state *s, int e,
 	bool member = ev->leader >= 0;
 	struct pev_opts o = spec->opts;
 
+	o.open_flags |= PEV_OPEN_EXACT_READ_FORMAT; /* perf's read_format, in samples and the file */
 	/* As perf: a tracepoint samples every hit, with its raw fields, unless told otherwise. */
 	if (spec->ev.type == PEV_TYPE_TRACEPOINT) {
 		o.sample_type |= PEV_SAMPLE_RAW | PEV_SAMPLE_CPU;

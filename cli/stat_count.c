@@ -365,13 +365,12 @@ void stat_make_cells(const struct stat_state *s, const struct raw *now, const st
 			c.value = now[i].value - (prev ? prev[i].value : 0);
 			c.time_enabled = now[i].enabled - (prev ? prev[i].enabled : 0);
 			c.time_running = now[i].running - (prev ? prev[i].running : 0);
-			pev_count_scale(&c);
 			/*
-			 * Both times are always read, so no running time means no count,
-			 * as in perf: a task's times stand still while it sleeps.
+			 * Both times are always read, so no running time means no count
+			 * (pev_count_scale), as in perf: a task's times stand still while
+			 * it sleeps.
 			 */
-			if (c.time_running == 0)
-				c.counted = false;
+			pev_count_scale(&c);
 			cell->state = c.counted ? STAT_CELL_COUNTED : STAT_CELL_NOT_COUNTED;
 			cell->value = c.counted ? (double)c.scaled : 0;
 			cell->enabled = (double)c.time_enabled;

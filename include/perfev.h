@@ -14,6 +14,7 @@
 #include "perfev/opts.h"
 #include "perfev/machine.h"
 #include "perfev/counter.h"
+#include "perfev/counter_list.h"
 #include "perfev/ring.h"
 #include "perfev/record.h"
 #include "perfev/session.h"

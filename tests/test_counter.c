@@ -269,6 +269,7 @@ Test(counter, group_on_every_cpu, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_opts lo = th_opts();
 	lo.read_format = PEV_FORMAT_GROUP;
+	lo.open_flags = PEV_OPEN_EXACT_READ_FORMAT; /* the raw read below: nr and two values */
 	struct pev_target all = pev_target_all_cpus();
 	struct pev_counter *leader = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), &lo, &all, NULL);
 	struct pev_counter *member =

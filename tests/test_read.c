@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,16 +327,17 @@ Test(count_scale, fully_ran_is_the_value, .init = th_leak_init, .fini = th_leak_
 	cr_expect_eq(c.running, 1.0);
 }
 
-Test(count_scale, without_times_the_value_is_complete, .init = th_leak_init, .fini = th_leak_fini)
+Test(count_scale, never_enabled_is_not_counted, .init = th_leak_init, .fini = th_leak_fini)
 {
-	struct pev_count c = scaled(1234, 0, 0);
+	struct pev_count c = scaled(0, 0, 0);
 
-	cr_expect(c.counted);
-	cr_expect_eq(c.scaled, 1234);
-	cr_expect_eq(c.running, 1.0);
-	c = scaled(0, 0, 0);
-	cr_expect(c.counted, "a counter read without times that counted nothing counted 0");
+	cr_expect_not(c.counted, "opened disabled and never enabled: there is no count");
 	cr_expect_eq(c.scaled, 0);
+	cr_expect_eq(c.running, 0.0);
+	c = scaled(1234, 0, 0);
+	cr_expect_not(c.counted, "no running time, no count, whatever the value word says");
+	cr_expect_eq(c.scaled, 0);
+	cr_expect_eq(c.value, 1234);
 }
 
 Test(count_scale, odd_ratios_round_down, .init = th_leak_init, .fini = th_leak_fini)
@@ -432,6 +434,7 @@ static struct pev_counter *open_ok(struct pev_event ev, uint64_t read_format, bo
 	struct pev_error err;
 
 	o.read_format = read_format;
+	o.open_flags = PEV_OPEN_EXACT_READ_FORMAT; /* these tests build each layout's bytes */
 	o.disabled = disabled;
 	int r = pev_counter_open(&ev, &o, t, group, &c, &err);
 	cr_assert_eq(r, 0, "open failed (%s): %s", pev_error_name(r), err.message);
@@ -499,10 +502,11 @@ Test(read_injected, fully_ran, .init = th_leak_init, .fini = th_leak_fini)
 }
 
 /*
- * A counter that reads only one of the two times cannot be scaled: it is
- * not "never ran" because the running time was not asked for.
+ * A counter that reads only one of the two times cannot be scaled. Without
+ * the running time nothing says whether it ran: the value is taken as
+ * complete. With the running time alone, 0 is "never ran".
  */
-Test(read_injected, one_time_only_is_not_never_ran, .init = th_leak_init, .fini = th_leak_fini)
+Test(read_injected, one_time_only, .init = th_leak_init, .fini = th_leak_fini)
 {
 	struct pev_counter *c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), TE, false, NULL, NULL);
 	struct pev_count v;
@@ -520,10 +524,28 @@ Test(read_injected, one_time_only_is_not_never_ran, .init = th_leak_init, .fini 
 	pev_counter_close(c);
 
 	c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), TR, false, NULL, NULL);
-	inject_read(1000, 0);
+	inject_read(1000, 500);
 	cr_assert_eq(pev_counter_read(c, &v), 0);
 	cr_expect(v.counted);
+	cr_expect_eq(v.scaled, 1000, "no enabled time: nothing to scale by");
+	cr_assert_eq(pev_counter_read_fd(c, 0, &v), 0);
+	cr_expect(v.counted);
 	cr_expect_eq(v.scaled, 1000);
+	inject_read(0, 0);
+	cr_assert_eq(pev_counter_read(c, &v), 0);
+	cr_expect_not(v.counted, "running time 0: never ran");
+	cr_assert_eq(pev_counter_read_fd(c, 0, &v), 0);
+	cr_expect_not(v.counted);
+	th_inject_reset();
+	pev_counter_close(c);
+
+	/* Neither time: counted, even for a 0 (nothing tells). */
+	c = open_ok(pev_event_software(PEV_SW_TASK_CLOCK), 0, true, NULL, NULL);
+	inject_read(0);
+	cr_assert_eq(pev_counter_read(c, &v), 0);
+	cr_expect(v.counted);
+	cr_expect_eq(v.scaled, 0);
+	cr_expect_eq(v.running, 1.0);
 	th_inject_reset();
 	pev_counter_close(c);
 }
@@ -887,4 +909,172 @@ Test(read_live, per_thread_descriptors_sum_to_the_total, .init = th_leak_init,
 		     sum);
 	cr_expect(total.counted);
 	pev_counter_close(c);
+}
+
+/* ---- the defaults: both times read, counted, scaled ------------------------- */
+
+/* The read_format the last perf_event_open(2) was given. */
+static uint64_t seen_read_format;
+
+static int capture_open(struct pev_attr *attr, pid_t pid, int cpu, int group_fd,
+			unsigned long flags)
+{
+	seen_read_format = attr->read_format;
+	return pev__sys_real.perf_event_open(attr, pid, cpu, group_fd, flags);
+}
+
+/* Opens task-clock with o (NULL: defaults); returns the read_format the kernel got. */
+static uint64_t format_sent(const struct pev_opts *o)
+{
+	struct pev_counter *c;
+
+	fake_sys = pev__sys_real;
+	fake_sys.perf_event_open = capture_open;
+	pev__sys_set(&fake_sys);
+	seen_read_format = UINT64_MAX;
+	c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), o, NULL, NULL);
+	th_inject_reset();
+	cr_expect_eq(pev_counter_attr(c)->read_format, seen_read_format,
+		     "pev_counter_attr shows what was sent");
+	pev_counter_close(c);
+	return seen_read_format;
+}
+
+Test(read_defaults, opts_init_asks_for_both_times, .init = th_leak_init, .fini = th_leak_fini)
+{
+	struct pev_opts o = PEV_OPTS_INIT;
+
+	cr_expect_eq(format_sent(&o), TE | TR, "PEV_OPTS_INIT");
+	cr_expect_eq(format_sent(NULL), TE | TR, "NULL options");
+	o.read_format = ID | LO;
+	cr_expect_eq(format_sent(&o), ID | LO | TE | TR, "an explicit format gains the times");
+	o.open_flags = PEV_OPEN_EXACT_READ_FORMAT;
+	cr_expect_eq(format_sent(&o), ID | LO, "PEV_OPEN_EXACT_READ_FORMAT: as given");
+	o.read_format = 0;
+	cr_expect_eq(format_sent(&o), 0);
+}
+
+/* A multiplexed count, as the kernel would report it, is scaled with default options. */
+Test(read_defaults, multiplexed_counts_are_scaled, .init = th_leak_init, .fini = th_leak_fini)
+{
+	struct pev_opts o = PEV_OPTS_INIT;
+	struct pev_target self = pev_target_self();
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL);
+	struct pev_count v, out[2];
+
+	inject_read(1000, 400, 100); /* on the PMU a quarter of the time */
+	cr_assert_eq(pev_counter_read(c, &v), 0);
+	cr_expect(v.counted);
+	cr_expect_eq(v.value, 1000);
+	cr_expect_eq(v.scaled, 4000, "scaled %" PRIu64, v.scaled);
+	cr_expect_eq(v.running, 0.25);
+	cr_assert_eq(pev_counter_read_fd(c, 0, &v), 0);
+	cr_expect_eq(v.scaled, 4000);
+	th_inject_reset();
+	pev_counter_close(c);
+
+	/* A group: the leader asks only for GROUP | ID, the member for nothing. */
+	o.read_format = GR | ID;
+	struct pev_counter *l = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, &self, NULL);
+	struct pev_counter *m = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, &self, l);
+	uint64_t lid, mid;
+	cr_assert_eq(pev_counter_id(l, 0, &lid), 0);
+	cr_assert_eq(pev_counter_id(m, 0, &mid), 0);
+	inject_read(2, 400, 100, 10, lid, 20, mid);
+	cr_assert_eq(pev_counter_read_group(l, out, 2), 2);
+	cr_expect_eq(out[0].scaled, 40);
+	cr_expect_eq(out[1].scaled, 80);
+	cr_expect(out[0].counted && out[1].counted);
+	inject_read(2, 400, 0, 0, lid, 0, mid);
+	cr_assert_eq(pev_counter_read_group(l, out, 2), 2);
+	cr_expect_not(out[0].counted || out[1].counted, "a group that never ran");
+	th_inject_reset();
+	pev_counter_close(m);
+	pev_counter_close(l);
+}
+
+Test(read_live, never_enabled_is_not_counted, .init = th_leak_init, .fini = th_leak_fini)
+{
+	struct pev_opts o = PEV_OPTS_INIT;
+	struct pev_target self = pev_target_self();
+	struct pev_count v, out[2];
+
+	o.disabled = true;
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, NULL, NULL);
+	th_spin_ms(2);
+	cr_assert_eq(pev_counter_read(c, &v), 0);
+	cr_expect_not(v.counted, "opened disabled, never enabled: no count");
+	cr_expect_eq(v.value, 0);
+	cr_expect_eq(v.scaled, 0);
+	cr_expect_eq(v.time_running, 0);
+	cr_assert_eq(pev_counter_read_fd(c, 0, &v), 0);
+	cr_expect_not(v.counted);
+	cr_assert_eq(pev_counter_enable(c), 0);
+	th_spin_ms(2);
+	cr_assert_eq(pev_counter_disable(c), 0);
+	cr_assert_eq(pev_counter_read(c, &v), 0);
+	cr_expect(v.counted, "enabled, then read: counted");
+	cr_expect_gt(v.value, 0);
+	cr_expect_eq(v.scaled, v.value, "software events run all the time they are enabled");
+	pev_counter_close(c);
+
+	/* A group opened disabled: neither the leader nor its member counted. */
+	o.read_format = GR | ID;
+	struct pev_counter *l = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, &self, NULL);
+	struct pev_counter *m = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), NULL, &self, l);
+	th_touch_pages(4);
+	cr_assert_eq(pev_counter_read_group(l, out, 2), 2);
+	cr_expect_not(out[0].counted);
+	cr_expect_not(out[1].counted);
+	cr_assert_eq(pev_counter_read(m, &v), 0);
+	cr_expect_not(v.counted);
+	cr_assert_eq(pev_counter_enable_group(l), 0);
+	th_touch_pages(4);
+	cr_assert_eq(pev_counter_disable_group(l), 0);
+	cr_assert_eq(pev_counter_read_group(l, out, 2), 2);
+	cr_expect(out[0].counted);
+	cr_expect(out[1].counted);
+	cr_expect_geq(out[1].value, 4);
+	pev_counter_close(m);
+	pev_counter_close(l);
+}
+
+/*
+ * Real scaling without a hardware PMU: task-clock of this thread counted on
+ * one CPU only runs while the thread is there, and is enabled all along.
+ */
+Test(read_live, a_task_counted_on_one_cpu_is_scaled, .init = th_leak_init, .fini = th_leak_fini)
+{
+	cpu_set_t saved, one;
+	int cpus[2] = {-1, -1}, n = 0;
+
+	cr_assert_eq(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	for (int i = 0; i < CPU_SETSIZE && n < 2; i++)
+		if (CPU_ISSET(i, &saved))
+			cpus[n++] = i;
+	if (n < 2)
+		th_skip("needs two CPUs this thread may run on");
+	struct pev_opts o = PEV_OPTS_INIT;
+	struct pev_target t = pev_target_self();
+	t.cpu = cpus[0];
+	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_TASK_CLOCK), &o, &t, NULL);
+
+	for (int k = 1; k >= 0; k--) { /* 20 ms elsewhere, then 20 ms on the counted CPU */
+		CPU_ZERO(&one);
+		CPU_SET(cpus[k], &one);
+		cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+		th_spin_ms(20);
+	}
+	cr_assert_eq(sched_setaffinity(0, sizeof(saved), &saved), 0);
+	struct pev_count v;
+	cr_assert_eq(pev_counter_read(c, &v), 0);
+	pev_counter_close(c);
+	cr_expect(v.counted);
+	cr_expect_lt(v.time_running, v.time_enabled, "running %" PRIu64 " of %" PRIu64 " ns",
+		     v.time_running, v.time_enabled);
+	cr_expect_lt(v.running, 0.9, "20 ms of 40 off the counted CPU: %.3f", v.running);
+	uint64_t want = (uint64_t)((unsigned __int128)v.value * v.time_enabled / v.time_running);
+	cr_expect_eq(v.scaled, want, "scaled %" PRIu64 ", value x enabled / running %" PRIu64,
+		     v.scaled, want);
+	cr_expect_gt(v.scaled, v.value);
 }

@@ -228,6 +228,39 @@ Test(stat, a_group_whose_leader_fails_leaves_the_rest_counted)
 	th_output_free(&r);
 }
 
+/* Counters on a stopped process never run: no count, which perfev stat does not print as 0. */
+Test(stat, a_process_that_never_runs_is_not_counted)
+{
+	char spid[16], line[512];
+
+	th_perfev_bin(); /* fails the test, when it must, before there is a child to leave */
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	for (int i = 0; i < 2000 && th_task_state(pid) != 'T'; i++)
+		usleep(1000);
+	char state = th_task_state(pid);
+	if (state != 'T') {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		cr_assert_fail("the child did not stop (state '%c')", state);
+	}
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	struct th_output r =
+	    perfev_stat("-x", ",", "-p", spid, "-e", "task-clock,page-faults", "--", "sleep", "0.05");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	for (int i = 0; i < 2; i++) {
+		cr_assert(line_with(r.err, ",", i, line, sizeof(line)), "%s", r.err);
+		cr_expect(strncmp(line, "<not counted>,", 14) == 0, "row %d: %s", i, line);
+	}
+	th_output_free(&r);
+}
+
 Test(stat, an_event_that_fails_in_a_list_is_reported_in_its_row)
 {
 	struct pev_machine m;

@@ -5,6 +5,16 @@
  * A struct pev_counter is one event opened on a target: one file descriptor
  * per (CPU, task) pair the target expands to. It owns every descriptor;
  * pev_counter_close() releases them all. Descriptors are close-on-exec.
+ *
+ * Threads (docs/API.md): the reads (pev_counter_read*, pev_counter_id and
+ * the other getters) and the control calls (enable, disable, reset, their
+ * group forms, refresh, set_period, set_filter, set_bpf, query_bpf,
+ * pause_output) change nothing in the object: any number of them may run at
+ * once, from any threads, on one counter or group. pev_counter_modify
+ * changes the attributes pev_counter_attr() returns; opening a member into
+ * a group changes the leader, and closing changes the counter and its
+ * group: those need the counter (for the last two, the whole group) to
+ * themselves. Distinct counters are independent.
  */
 #ifndef PERFEV_COUNTER_H
 #define PERFEV_COUNTER_H
@@ -105,14 +115,20 @@ struct pev_counter;
 
 /**
  * Opens event ev with options opts (NULL: defaults) on target (NULL: the
- * calling thread). With a non-NULL group, the event joins that group
+ * calling thread). The read format is opts->read_format plus
+ * PEV_FORMAT_TOTAL_TIME_ENABLED and PEV_FORMAT_TOTAL_TIME_RUNNING, so that
+ * reads are scaled for multiplexing and tell a counter that never ran;
+ * PEV_OPEN_EXACT_READ_FORMAT in opts->open_flags sends read_format as it is
+ * (pev_counter_attr() shows what was sent). With a non-NULL group, the event joins that group
  * leader on each of its descriptors (target must expand to the same CPUs
  * and threads) and is read with it by pev_counter_read_group(). A thread of
  * an all_threads target that exits before its descriptor opens is left out.
  * Before the syscall the request is checked against this machine
  * (pev_attr_check); when the kernel refuses, err receives a diagnosis.
  * On success stores the handle in *out and returns 0; on failure nothing
- * stays open and a negative PEV_E* code is returned.
+ * stays open and a negative PEV_E* code is returned. Thread-safe, but with a
+ * group it changes the leader's member list: no other call may use the
+ * group meanwhile.
  */
 PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *opts,
 			     const struct pev_target *target, struct pev_counter *group,
@@ -121,7 +137,8 @@ PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *
 /**
  * Opens a ready-made attribute block: `attr` points to attr_len bytes whose
  * first bytes are a struct pev_attr; attr->size bytes are passed to the
- * kernel (so callers can test sizes and tails the kernel must refuse).
+ * kernel as they are, read_format included (so callers can test sizes and
+ * tails the kernel must refuse).
  * flags are PEV_OPEN_*. Otherwise as pev_counter_open().
  */
 PEV_API int pev_counter_open_attr(const void *attr, size_t attr_len,
@@ -131,6 +148,7 @@ PEV_API int pev_counter_open_attr(const void *attr, size_t attr_len,
 /**
  * Closes every descriptor of c and frees it. NULL is ignored. Closing a
  * group leader leaves its members open but no longer grouped for reading.
+ * No other call may use c, or its group, while it runs or after.
  */
 PEV_API void pev_counter_close(struct pev_counter *c);
 
@@ -158,7 +176,9 @@ PEV_API struct pev_counter *pev_counter_leader(const struct pev_counter *c);
 /** Stores the kernel's unique id of descriptor i in *id. Returns 0 or a negative code. */
 PEV_API int pev_counter_id(const struct pev_counter *c, int i, uint64_t *id);
 
-/* ---- control (ioctls on every descriptor of the counter) ---------------- */
+/* ---- control (ioctls on every descriptor of the counter) ----------------
+ * Each may run concurrently with reads and with each other (the kernel
+ * orders them per event); a read sees the count before or after a change. */
 
 /** Enables counting on every descriptor. Returns 0 or a negative code. */
 PEV_API int pev_counter_enable(struct pev_counter *c);
@@ -210,7 +230,9 @@ PEV_API int pev_counter_pause_output(struct pev_counter *c, bool pause);
  * disabled bit from attr: a breakpoint is left counting only when attr has
  * PEV_ATTR_DISABLED clear (a copy of pev_counter_attr() of a counter opened
  * disabled switches it off). Other types: PEV_EINVAL (Linux 6.x) or
- * PEV_EOPNOTSUPP (older). Returns 0 or a code.
+ * PEV_EOPNOTSUPP (older). Returns 0 or a code. It updates the block
+ * pev_counter_attr() returns: not concurrently with another modify of c or
+ * with a reader of that block (reads and control calls are fine).
  */
 PEV_API int pev_counter_modify(struct pev_counter *c, const struct pev_attr *attr);
 
@@ -220,7 +242,9 @@ PEV_API int pev_process_counters_enable(void);
 /** Disables every counter attached to the calling process (prctl). Returns 0 or a code. */
 PEV_API int pev_process_counters_disable(void);
 
-/* ---- reading -------------------------------------------------------------- */
+/* ---- reading ---------------------------------------------------------------
+ * Reads write only the caller's memory: any number may run at once, with
+ * each other and with the control calls, on one counter or group. */
 
 /** A count, as read and as estimated when the counter was multiplexed. */
 struct pev_count {
@@ -231,7 +255,7 @@ struct pev_count {
 	uint64_t id;           /**< the kernel's id, when one descriptor was read with PEV_FORMAT_ID */
 	uint64_t scaled;       /**< value x enabled / running: the estimate of the full count */
 	double running;        /**< time_running / time_enabled, 1.0 when times were not read */
-	bool counted;          /**< false when the counter never ran: there is no count, not 0 */
+	bool counted;          /**< false when the counter never ran (time_running 0): no count, not 0 */
 	/**
 	 * Zeroed by every read. The struct's size is frozen (it is filled as an
 	 * array): fields of later versions take this room, so a caller built
@@ -241,17 +265,23 @@ struct pev_count {
 };
 
 /**
- * Fills count->scaled, ->running and ->counted from value and the times:
- * never ran (enabled > 0, running 0) → counted false, scaled 0; otherwise
- * scaled = value x enabled / running (exact, without overflow). Without
- * times (both 0) the value is taken as complete.
+ * Fills count->scaled, ->running and ->counted from value and the times, as
+ * read with both PEV_FORMAT_TOTAL_TIME_* bits: never ran (running 0, also
+ * when never enabled) → counted false, scaled 0, running 0.0; otherwise
+ * counted true and scaled = value x enabled / running (exact, without
+ * overflow; the value itself when running >= enabled).
  */
 PEV_API void pev_count_scale(struct pev_count *count);
 
 /**
  * Reads c's count, summed over its descriptors, and scales it
  * (pev_count_scale). For a counter opened with PEV_FORMAT_GROUP, its own
- * entry of the group (matched by id). Returns 0 or a negative code.
+ * entry of the group (matched by id). counted is false when the running
+ * time is 0: opened disabled and never enabled, or never scheduled. When
+ * the read format lacks PEV_FORMAT_TOTAL_TIME_RUNNING (only with
+ * PEV_OPEN_EXACT_READ_FORMAT or pev_counter_open_attr) nothing tells: counted
+ * is true and scaled the value; without PEV_FORMAT_TOTAL_TIME_ENABLED, a
+ * counter that ran is not scaled. Returns 0 or a negative code.
  */
 PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out);
 
@@ -281,7 +311,10 @@ struct pev_read_value {
  * *time_running (0 when absent; either pointer may be NULL), the values into
  * values (room for max). Returns how many values the bytes hold (1 without
  * PEV_FORMAT_GROUP), which may exceed max, PEV_EBADARG for a NULL buf, or
- * PEV_EFORMAT when len does not match the layout.
+ * PEV_EFORMAT when len does not match the layout. With PEV_FORMAT_TOTAL_TIME_RUNNING, a *time_running of
+ * 0 means the event never ran (opened disabled and never enabled, or never
+ * scheduled): its values are no counts (pev_count.counted false), and
+ * pev_count_scale() scales the others.
  */
 PEV_API int pev_read_decode(const void *buf, size_t len, uint64_t read_format,
 			    uint64_t *time_enabled, uint64_t *time_running,

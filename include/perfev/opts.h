@@ -46,6 +46,12 @@ enum pev_inherit {
 #define PEV_OPEN_NO_VALIDATE 0x1U
 /** On EINVAL/EOPNOTSUPP, do not retry with fields cleared to name the refused one. */
 #define PEV_OPEN_NO_PROBE 0x2U
+/**
+ * Send read_format exactly as given. Without it, pev_counter_open() adds
+ * PEV_FORMAT_TOTAL_TIME_ENABLED and PEV_FORMAT_TOTAL_TIME_RUNNING, so that
+ * every read is scaled for multiplexing and tells a counter that never ran.
+ */
+#define PEV_OPEN_EXACT_READ_FORMAT 0x4U
 
 /**
  * Options for opening an event. Every field maps to one perf_event_attr
@@ -87,7 +93,7 @@ struct pev_opts {
 	uint64_t branch_sample_type;   /**< BRANCH_STACK: PEV_BRANCH_* filters */
 	uint32_t aux_sample_size;      /**< AUX: bytes of AUX data per sample */
 
-	uint64_t read_format; /**< PEV_FORMAT_* layout of read(2) */
+	uint64_t read_format; /**< PEV_FORMAT_* layout of read(2); pev_counter_open adds both times (see PEV_OPEN_EXACT_READ_FORMAT) */
 
 	/* Extra records in the ring buffer. */
 	bool mmap;           /**< MMAP records for executable mappings */

@@ -42,7 +42,8 @@ extern "C" {
  * last update (rdtsc through time_offset, time_mult and time_shift, and
  * time_cycles/time_mask with cap_user_time_short) added to time_enabled and
  * time_running. Without cap_user_time the times are those of the page's
- * last update. The result is scaled (pev_count_scale); id and lost are 0.
+ * last update. The result is scaled (pev_count_scale), and counted (the
+ * event is on the PMU) even where the page's times are 0; id and lost are 0.
  *
  * Only meaningful for an event that counts the calling thread (or the CPU
  * it runs on) and whose page is mapped in this process.

@@ -335,6 +335,9 @@ PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *
 	memset(&attr, 0, sizeof(attr));
 	if ((r = pev__attr_encode(&attr.attr, ev, &o, "pev_counter_open", err)) < 0)
 		return r;
+	/* Both times, so that reads are scaled and tell a counter that never ran. */
+	if (!(o.open_flags & PEV_OPEN_EXACT_READ_FORMAT))
+		attr.attr.read_format |= PEV_FORMAT_TOTAL_TIME_ENABLED | PEV_FORMAT_TOTAL_TIME_RUNNING;
 	pev_event_describe(ev, name, sizeof(name));
 	return open_counter(&attr, name, target, group, o.open_flags, out, err);
 }

@@ -27,7 +27,7 @@ struct pev__slot {
 struct pev__single_read {
 	uint8_t words;
 	uint8_t pos_enabled, pos_running, pos_id, pos_lost;
-	bool scale; /* both times are read: the value is scaled by them */
+	bool running; /* the running time is read: it says whether the counter ran (as scale_as_read) */
 };
 
 /* Fills c->single from c->nr and c->attr.read_format. */

@@ -98,15 +98,8 @@ PEV_API void pev_count_scale(struct pev_count *c)
 {
 	if (!c)
 		return;
-	if (!c->time_enabled && !c->time_running) {
-		/* Times not read: the value is all there is. */
-		c->counted = true;
-		c->running = 1.0;
-		c->scaled = c->value;
-		return;
-	}
 	if (!c->time_running) {
-		/* Enabled but never on the PMU: no count exists, which is not zero. */
+		/* Never on the PMU (or never enabled): no count exists, which is not zero. */
 		c->counted = false;
 		c->running = 0.0;
 		c->scaled = 0;
@@ -124,16 +117,17 @@ PEV_API void pev_count_scale(struct pev_count *c)
 }
 
 /*
- * Scales a count read with read_format rf. Scaling needs both times: with
- * only one of them (TOTAL_TIME_ENABLED without RUNNING, say) a running time
- * of 0 means "not read", not "never ran", and the value is taken as complete.
+ * Scales a count read with read_format rf. Whether the counter ran needs the
+ * running time: without it (PEV_OPEN_EXACT_READ_FORMAT, or a raw attribute
+ * block) nothing tells, and the value is taken as complete. Scaling needs
+ * both times: without the enabled time (read as 0) a counter that ran is
+ * taken as having run all along.
  */
 static void scale_as_read(uint64_t rf, struct pev_count *c)
 {
-	const uint64_t both = PEV_FORMAT_TOTAL_TIME_ENABLED | PEV_FORMAT_TOTAL_TIME_RUNNING;
-
 	/* Multiplexed or never ran: the general rule. Ran all the time: the value as is. */
-	if ((rf & both) == both && (c->time_running < c->time_enabled || !c->time_running)) {
+	if ((rf & PEV_FORMAT_TOTAL_TIME_RUNNING) &&
+	    (c->time_running < c->time_enabled || !c->time_running)) {
 		pev_count_scale(c);
 		return;
 	}
@@ -253,7 +247,7 @@ void pev__single_read_init(struct pev_counter *c)
 	s->pos_id = (rf & PEV_FORMAT_ID) ? at++ : SINGLE_READ_ZERO;
 	s->pos_lost = (rf & PEV_FORMAT_LOST) ? at++ : SINGLE_READ_ZERO;
 	s->words = at;
-	s->scale = (rf & PEV_FORMAT_TOTAL_TIME_ENABLED) && (rf & PEV_FORMAT_TOTAL_TIME_RUNNING);
+	s->running = !!(rf & PEV_FORMAT_TOTAL_TIME_RUNNING);
 }
 
 PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out)
@@ -280,7 +274,7 @@ PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out)
 		out->id = buf[s->pos_id];
 		out->lost = buf[s->pos_lost];
 		memset(out->reserved, 0, sizeof(out->reserved));
-		if (s->scale && (out->time_running < out->time_enabled || !out->time_running)) {
+		if (s->running && (out->time_running < out->time_enabled || !out->time_running)) {
 			pev_count_scale(out); /* multiplexed, or never ran */
 		} else {
 			out->scaled = out->value;

@@ -160,6 +160,12 @@ PEV_API int pev_mmap_read(const struct pev_mmap_page *pc, struct pev_count *out)
 		out->time_enabled = enabled;
 		out->time_running = running;
 		pev_count_scale(out);
+		if (!running) {
+			/* index != 0: it is on the PMU now, whatever a page without times says. */
+			out->counted = true;
+			out->scaled = out->value;
+			out->running = 1.0;
+		}
 		return 0;
 	}
 	return PEV_EAGAIN;

@@ -78,6 +78,8 @@ static int session_event_opts(const struct pev_session_opts *so, const struct pe
 				     "pev_ring_open() yourself");
 		return PEV_EBADARG;
 	}
+	/* Records carry read_format's layout (PEV_SAMPLE_READ): as asked, like perf record. */
+	o->open_flags |= PEV_OPEN_EXACT_READ_FORMAT;
 	o->sample_type |= so->sample_type | PEV_SAMPLE_IDENTIFIER | PEV_SAMPLE_TIME;
 	o->sample_id_all = true;
 	if (!o->enable_on_exec)
