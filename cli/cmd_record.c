@@ -22,6 +22,7 @@
 static const char usage[] =
     "perfev record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
     "                     [-a | -C CPUS | -p PID | -t TID] [-m PAGES] [-o FILE] [-q]\n"
+    "                     [--off-cpu]\n"
     "                     [--] [COMMAND [ARGS]]";
 
 #define MAX_PAGES (1UL << 18) /* -m: 1 GiB of 4 KiB pages */
@@ -163,13 +164,15 @@ static void print_help(void)
 	       "  -m, --mmap-pages PAGES    data pages of each ring: a power of two (default %d)\n"
 	       "  -o, --output FILE         where to write (default perf.data; '-': standard\n"
 	       "                            output, in pipe mode)\n"
+	       "      --off-cpu             also where threads wait: every context switch out\n"
+	       "                            with its call chain (wall-clock profiles)\n"
 	       "  -q, --quiet               no status line and no summary\n"
 	       "  -h, --help                print this help\n\n"
 	       "'man perfev-record' has the details.\n",
 	       usage, REC_DEFAULT_FREQ, REC_DEFAULT_PAGES);
 }
 
-enum { OPT_CALL_GRAPH = 256 };
+enum { OPT_CALL_GRAPH = 256, OPT_OFF_CPU };
 
 /* Reads the options into cfg. Returns 0, or the exit status to stop with. */
 static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *help)
@@ -186,6 +189,7 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	    {"mmap-pages", required_argument, NULL, 'm'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -258,6 +262,9 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 			break;
 		case 'q':
 			cfg->quiet = true;
+			break;
+		case OPT_OFF_CPU:
+			cfg->off_cpu = true;
 			break;
 		case 'h':
 			*help = true;
@@ -375,6 +382,7 @@ int cmd_record(int argc, char **argv)
 
 	memset(&s, 0, sizeof(s));
 	s.pipe_fd = -1;
+	s.offcpu = -1;
 	r = parse_options(&s.cfg, argc, argv, &help);
 	if (help) {
 		print_help();

@@ -59,6 +59,7 @@ struct rec_config {
 	const char *output;  /* -o */
 	bool pipe;           /* -o -: pipe mode to standard output */
 	bool quiet;          /* -q: no status line, no summary */
+	bool off_cpu;        /* --off-cpu: every switch-out with its stack, and switch records */
 };
 
 /* One event, opened on every unit of the target. */
@@ -126,6 +127,7 @@ struct rec_state {
 	int nlists;
 	struct rec_event *events;
 	int nevents;
+	int offcpu; /* --off-cpu: the index of its context-switches event, else -1 */
 	struct pev_target *units; /* what each event is opened on */
 	int nunits;
 	struct rec_ring *rings;

@@ -10,7 +10,8 @@
  * embedded, so the file needs nothing else to zoom, search and explain.
  * Colours come from a hash of the name, in a palette per kind of frame
  * (user: warm, kernel: blue, inlined: green, unknown: grey, command:
- * violet), so the same function has the same colour in every graph.
+ * violet, off-CPU: deep blue), so the same function has the same colour
+ * in every graph.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -126,6 +127,11 @@ static void colour(const char *name, unsigned kind, int rgb[3])
 	case PEV__STACK_ROOT:
 		rgb[0] = rgb[1] = rgb[2] = 205;
 		break;
+	case PEV__STACK_OFFCPU: /* waiting: cold, darker and more saturated than kernel frames */
+		rgb[0] = 30 + (int)(50 * a);
+		rgb[1] = 90 + (int)(80 * b);
+		rgb[2] = 200 + (int)(55 * a);
+		break;
 	default: /* user code: red to orange to yellow */
 		rgb[0] = 215 + (int)(40 * b);
 		rgb[1] = 70 + (int)(160 * a);
@@ -151,7 +157,9 @@ static void frame(const struct layout *l, uint32_t i, double x, double w)
 	long fits = (long)((w - 6) / CHAR_W), len = utf8_chars(name);
 	int rgb[3];
 
-	colour(name, n->kind, rgb);
+	/* A frame (not the root or a command) that only off-CPU stacks reach is off-CPU. */
+	colour(name, n->kind < PEV__STACK_COMM && n->total && n->offcpu == n->total
+			     ? PEV__STACK_OFFCPU : n->kind, rgb);
 	fputs("<g class=\"f\"><title>", l->out);
 	xml_text(l->out, name, -1);
 	fprintf(l->out, " (%" PRIu64 " %s, %.2f%%)</title>", n->total, l->unit,

@@ -3,7 +3,8 @@
  * report_stacks.c - the samples of one event merged into a tree of
  * display names, root first: what folded stacks list line by line and
  * what a flame graph draws. Two frames merge when their names do, exactly
- * as tools that read folded text merge them.
+ * as tools that read folded text merge them. An off-CPU sample's stack
+ * ends in the frame "[off-cpu]".
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -141,7 +142,7 @@ static int cmp_names(const void *a, const void *b, void *arg)
 int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flags,
 		      struct pev__stacks *s)
 {
-	uint32_t *fill = NULL, none;
+	uint32_t *fill = NULL, none, off = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->p = p;
@@ -149,7 +150,8 @@ int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flag
 	s->frame_name = calloc(p->nr_frames ? p->nr_frames : 1, sizeof(*s->frame_name));
 	if (!s->frame_name ||
 	    pev__grow((void **)&s->node, &s->cap, 1, sizeof(*s->node)) ||
-	    pev__strtab_intern_str(&s->names, "all", &none))
+	    pev__strtab_intern_str(&s->names, "all", &none) ||
+	    pev__strtab_intern_str(&s->names, "[off-cpu]", &off))
 		goto nomem;
 	memset(&s->node[0], 0, sizeof(s->node[0]));
 	s->node[0].name = none;
@@ -165,11 +167,13 @@ int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flag
 		if (x->event != event)
 			continue;
 		s->node[0].total += w;
+		s->node[0].offcpu += x->offcpu ? w : 0;
 		if (!(flags & PEV_REPORT_NO_COMM)) {
 			if (comm_name(s, x, flags, &name) ||
 			    !(node = child_get(s, node, name, PEV__STACK_COMM)))
 				goto nomem;
 			s->node[node].total += w;
+			s->node[node].offcpu += x->offcpu ? w : 0;
 		}
 		for (int i = (int)x->nr - 1; i >= 0; i--) {
 			if ((flags & PEV_REPORT_NO_INLINE) &&
@@ -179,6 +183,13 @@ int pev__stacks_build(const struct pev_profile *p, unsigned event, unsigned flag
 			    !(node = child_get(s, node, name, kind)))
 				goto nomem;
 			s->node[node].total += w;
+			s->node[node].offcpu += x->offcpu ? w : 0;
+		}
+		if (x->offcpu) {
+			if (!(node = child_get(s, node, off, PEV__STACK_OFFCPU)))
+				goto nomem;
+			s->node[node].total += w;
+			s->node[node].offcpu += w;
 		}
 		if (node == 0) {
 			/* No command and no frame (NO_COMM): the stack is "[unknown]". */
