@@ -194,7 +194,7 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	    {NULL, 0, NULL, 0},
 	};
 	const char *pids = NULL, *tids = NULL, *freq = NULL, *period = NULL;
-	bool all = false;
+	bool all = false, cg_given = false;
 	long v;
 	int opt, r;
 
@@ -225,10 +225,12 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 			break;
 		case 'g':
 			cfg->callgraph = REC_CG_FP;
+			cg_given = true;
 			break;
 		case OPT_CALL_GRAPH:
 			if ((r = parse_callgraph(cfg, optarg)) != 0)
 				return r;
+			cg_given = true;
 			break;
 		case 'a':
 			all = true;
@@ -287,6 +289,9 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		return cli_usage(usage);
 	}
 	cfg->rate_given = freq || period;
+	/* A wall-clock profile wants the on-CPU stacks too: -g unless a mode was chosen. */
+	if (cfg->off_cpu && !cg_given)
+		cfg->callgraph = REC_CG_FP;
 	if (!period) {
 		cfg->freq = REC_DEFAULT_FREQ;
 		if (freq && (r = parse_freq(cfg, freq)) != 0)

@@ -242,7 +242,7 @@ static int open_event(struct rec_state *s, int e, const struct pev_event_spec *s
 				continue;
 			}
 			if ((r == PEV_EACCES || r == PEV_EPERM) && !chose_levels(&spec->opts) &&
-			    !o.exclude_kernel && what.type != PEV_TYPE_TRACEPOINT) {
+			    !o.exclude_kernel && what.type != PEV_TYPE_TRACEPOINT && e != s->offcpu) {
 				/* Not allowed to sample the kernel: user space only. */
 				o.exclude_kernel = o.exclude_hv = true;
 				if (!strstr(ev->name, ":u"))

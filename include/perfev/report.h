@@ -409,8 +409,8 @@ PEV_API int pev_profile_write_folded(const struct pev_profile *p, FILE *out,
  * order. Opened in a browser it zooms into a frame on click, resets,
  * searches (highlighting matches and showing the matched percentage) and
  * shows the name, samples and percentage of the frame under the pointer.
- * Frames only off-CPU samples reach (PEV_PROFILE_EVENT_OFFCPU) are drawn
- * in blues. It needs no external resource. Returns as pev_profile_write_table.
+ * Frames whose weight is mostly off-CPU samples' (PEV_PROFILE_EVENT_OFFCPU)
+ * are drawn in blues. It needs no external resource. Returns as pev_profile_write_table.
  */
 PEV_API int pev_profile_write_flamegraph(const struct pev_profile *p, FILE *out,
 					 const struct pev_report_opts *opts, struct pev_error *err);

@@ -157,9 +157,9 @@ static void frame(const struct layout *l, uint32_t i, double x, double w)
 	long fits = (long)((w - 6) / CHAR_W), len = utf8_chars(name);
 	int rgb[3];
 
-	/* A frame (not the root or a command) that only off-CPU stacks reach is off-CPU. */
-	colour(name, n->kind < PEV__STACK_COMM && n->total && n->offcpu == n->total
-			     ? PEV__STACK_OFFCPU : n->kind, rgb);
+	/* A frame (not the root or a command) whose weight is mostly off-CPU is off-CPU. */
+	colour(name, n->kind < PEV__STACK_COMM && n->offcpu > n->total / 2 ? PEV__STACK_OFFCPU
+									   : n->kind, rgb);
 	fputs("<g class=\"f\"><title>", l->out);
 	xml_text(l->out, name, -1);
 	fprintf(l->out, " (%" PRIu64 " %s, %.2f%%)</title>", n->total, l->unit,

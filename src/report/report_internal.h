@@ -518,7 +518,7 @@ enum pev__stack_kind {
 	PEV__STACK_UNKNOWN = 3,
 	PEV__STACK_COMM = 4,
 	PEV__STACK_ROOT = 5,
-	PEV__STACK_OFFCPU = 6, /* a frame only off-CPU samples reach, and their "[off-cpu]" leaf */
+	PEV__STACK_OFFCPU = 6, /* the "[off-cpu]" leaf (and the colour of mostly off-CPU frames) */
 };
 
 /* A node of the merged stacks: a name reached by the path from the root. */
