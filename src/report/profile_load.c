@@ -163,6 +163,7 @@ static int add_event(struct pev_profile *p, const struct offcpu *oc,
 		pe.unit = PEV_PROFILE_UNIT_NANOSECONDS;
 		pe.period = 0;
 		pe.flags = PEV_PROFILE_EVENT_OFFCPU;
+		pe.value_type = "offcpu";
 	}
 	snprintf(name, sizeof(name), "%s", base);
 	for (int n = 2; (rc = pev_profile_add_event(p, &pe)) == PEV_EBADARG && n < 65536; n++)
