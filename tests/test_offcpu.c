@@ -75,7 +75,10 @@ static uint64_t folded_weight(const char *folded, const char *part)
 	return sum;
 }
 
-/* The acceptance test: 300 ms asleep and 300 ms spinning are each half the wall-clock time. */
+/*
+ * The acceptance test: 300 ms asleep and 300 ms spinning (evened out to the
+ * time the sleep really took) are each half the wall-clock time.
+ */
 Test(offcpu, sleep_and_spin_each_half_of_wall_clock_time, .init = make_dir, .fini = done)
 {
 	const char *file = record_offcpu("halves.data", "dwarf", "300");
