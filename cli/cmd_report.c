@@ -557,6 +557,9 @@ static int offcpu_view(struct pev_profile *p, const struct report_opts *o,
 	if (!o->wall_clock) {
 		if (offcpu && o->group < 0)
 			ro->flags |= PEV_REPORT_GROUP;
+		/* Off-CPU stacks alone: weighed by the time waited, not by switches. */
+		if (offcpu && o->event && strncmp(o->event, "offcpu-time", 11) == 0)
+			ro->flags |= PEV_REPORT_PERIOD;
 		return 0;
 	}
 	if (!offcpu) {

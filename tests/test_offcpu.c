@@ -111,6 +111,14 @@ Test(offcpu, sleep_and_spin_each_half_of_wall_clock_time, .init = make_dir, .fin
 	}
 	cr_expect(sleep_call, "no off-CPU stack offcpu_sleep;*nanosleep;...;[off-cpu]:\n%s", r.out);
 	th_output_free(&r);
+
+	/* The off-CPU event alone weighs its stacks in nanoseconds: at least the 300 ms asleep. */
+	r = th_perfev("report", "-i", file, "-e", "offcpu-time", "--format", "folded");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_geq(folded_weight(r.out, ";offcpu_sleep;"), 300000000u, "%s", r.out);
+	cr_expect_eq(folded_weight(r.out, ";[off-cpu] "), folded_weight(r.out, NULL),
+		     "every off-CPU stack ends in [off-cpu]:\n%s", r.out);
+	th_output_free(&r);
 }
 
 /* The whole of a file (the test fails when it cannot be read). */
