@@ -40,15 +40,18 @@ static const char *path_in(const char *name)
 	return r;
 }
 
-/* perfev record --off-cpu ARGS of the workload for ms each half; returns the file. */
+/*
+ * perfev record -e cpu-clock --off-cpu --call-graph CG of the workload
+ * (sleeping ms first); returns the file.
+ */
 static const char *record_offcpu(const char *name, const char *cg, const char *ms)
 {
 	const char *file = path_in(name);
 	struct th_output r;
 
 	th_require_cap(PEV_CAP_OFFCPU);
-	r = th_perfev("record", "-q", "--off-cpu", "--call-graph", cg, "-o", file,
-		      th_test_program("offcpu_work"), ms);
+	r = th_perfev("record", "-q", "-e", "cpu-clock", "--off-cpu", "--call-graph", cg, "-o",
+		      file, th_test_program("offcpu_work"), ms);
 	cr_assert_eq(r.status, 0, "perfev record --off-cpu failed: %s", r.err);
 	th_output_free(&r);
 	return file;
@@ -158,7 +161,7 @@ static bool fill_of(const char *svg, const char *name, int rgb[3])
 /* The views: a column each in the table, blue off-CPU frames, perf reads the file. */
 Test(offcpu, table_columns_flame_graph_and_perf, .init = make_dir, .fini = done)
 {
-	const char *file = record_offcpu("views.data", "dwarf", "60");
+	const char *file = record_offcpu("views.data", "dwarf", "100");
 	const char *svg = path_in("flame.svg");
 	struct th_output r;
 	int sleep_rgb[3], spin_rgb[3];
@@ -205,11 +208,11 @@ Test(offcpu, table_columns_flame_graph_and_perf, .init = make_dir, .fini = done)
 /* Without the privilege to sample the kernel, --off-cpu says so (no silent ':u' event). */
 Test(offcpu, unprivileged_record_is_refused_or_works, .init = make_dir, .fini = done)
 {
-	const char *file = path_in("nobody.data");
 	struct th_output r;
 
 	th_require_cap(PEV_CAP_SAMPLING);
-	r = th_perfev_nobody("record", "-q", "--off-cpu", "-o", file,
+	/* To standard output (pipe mode): nobody may not write in the test's directory. */
+	r = th_perfev_nobody("record", "-q", "--off-cpu", "-o", "-",
 			     th_test_program("offcpu_work"), "5");
 	if (th_sysctl("perf_event_paranoid") >= 2) {
 		cr_expect_eq(r.status, 1, "--off-cpu as nobody at paranoid 2: %s", r.err);

@@ -92,8 +92,8 @@ static bool is_offcpu(const struct offcpu *oc, const struct pev_perfdata_event *
 	       ev->attr.sample_period == 1;
 }
 
-/* The waiting slot of tid, or NULL without memory. */
-static size_t *offcpu_wait(struct offcpu *oc, int32_t tid, bool add)
+/* tid's entry in the index (its wait's index + 1), or NULL: none yet (add false), no memory. */
+static uint64_t *offcpu_wait(struct offcpu *oc, int32_t tid, bool add)
 {
 	uint64_t *at;
 
@@ -107,18 +107,18 @@ static size_t *offcpu_wait(struct offcpu *oc, int32_t tid, bool add)
 		memset(&oc->wait[oc->nr], 0, sizeof(*oc->wait));
 		*at = ++oc->nr;
 	}
-	return (size_t *)at;
+	return at;
 }
 
 /* A switch-in ends the thread's wait: its off-CPU sample gets the time waited. */
 static int offcpu_switch(void *ctx, int32_t tid, uint64_t time, bool out)
 {
 	struct offcpu *oc = ctx;
-	size_t *at;
+	uint64_t *at;
 
-	if (out || !oc->nr || !(at = offcpu_wait(oc, tid, false)) || !*at)
+	if (out || !oc->nr || !(at = offcpu_wait(oc, tid, false)))
 		return 0;
-	size_t i = *at - 1;
+	size_t i = (size_t)(*at - 1);
 	if (oc->wait[i].waiting && time >= oc->wait[i].time)
 		pev__profile_add_period(oc->p, oc->wait[i].slot, time - oc->wait[i].time);
 	oc->wait[i].waiting = false;
@@ -129,7 +129,7 @@ static int offcpu_switch(void *ctx, int32_t tid, uint64_t time, bool out)
 static int add_offcpu_sample(struct offcpu *oc, struct pev_profile_sample *ps)
 {
 	uint32_t slot;
-	size_t *at;
+	uint64_t *at;
 	int rc;
 
 	ps->period = 0;
