@@ -32,6 +32,7 @@ static const struct {
 	{PEV_CAP_CALLCHAIN, "callchains"},
 	{PEV_CAP_KERNEL_SAMPLING, "kernel-side sampling"},
 	{PEV_CAP_RING, "ring buffer (mlock budget)"},
+	{PEV_CAP_OFFCPU, "off-CPU (--off-cpu)"},
 };
 
 #define NR_CLASSES (sizeof(classes) / sizeof(classes[0]))

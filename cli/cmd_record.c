@@ -23,6 +23,7 @@ static const char usage[] =
     "perfev record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
     "                     [-a | -C CPUS | -p PID | -t TID] [-m PAGES] [-o FILE] [-q]\n"
     "                     [--rotate SECONDS -o DIR/ [--format perf|pprof]]\n"
+    "                     [--off-cpu]\n"
     "                     [--] [COMMAND [ARGS]]";
 
 #define MAX_PAGES (1UL << 18) /* -m: 1 GiB of 4 KiB pages */
@@ -164,6 +165,8 @@ static void print_help(void)
 	       "  -m, --mmap-pages PAGES    data pages of each ring: a power of two (default %d)\n"
 	       "  -o, --output FILE         where to write (default perf.data; '-': standard\n"
 	       "                            output, in pipe mode)\n"
+	       "      --off-cpu             also where threads wait: every context switch out\n"
+	       "                            with its call chain (wall-clock profiles)\n"
 	       "  -q, --quiet               no status line and no summary\n"
 	       "      --rotate SECONDS      one complete file per window of SECONDS into the\n"
 	       "                            directory -o DIR/ names (continuous profiling)\n"
@@ -174,7 +177,7 @@ static void print_help(void)
 	       usage, REC_DEFAULT_FREQ, REC_DEFAULT_PAGES);
 }
 
-enum { OPT_CALL_GRAPH = 256, OPT_ROTATE, OPT_FORMAT };
+enum { OPT_CALL_GRAPH = 256, OPT_ROTATE, OPT_FORMAT, OPT_OFF_CPU };
 
 #define MIN_ROTATE_S 0.1   /* --rotate */
 #define MAX_ROTATE_S 86400.0
@@ -196,11 +199,12 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"rotate", required_argument, NULL, OPT_ROTATE},
 	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *pids = NULL, *tids = NULL, *freq = NULL, *period = NULL, *format = NULL;
-	bool all = false;
+	bool all = false, cg_given = false;
 	long v;
 	int opt, r;
 
@@ -231,10 +235,12 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 			break;
 		case 'g':
 			cfg->callgraph = REC_CG_FP;
+			cg_given = true;
 			break;
 		case OPT_CALL_GRAPH:
 			if ((r = parse_callgraph(cfg, optarg)) != 0)
 				return r;
+			cg_given = true;
 			break;
 		case 'a':
 			all = true;
@@ -285,6 +291,9 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 				return bad_value("--format", "perf or pprof", optarg);
 			cfg->rotate_pprof = strcmp(optarg, "pprof") == 0;
 			break;
+		case OPT_OFF_CPU:
+			cfg->off_cpu = true;
+			break;
 		case 'h':
 			*help = true;
 			return 0;
@@ -319,6 +328,9 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		return cli_usage(usage);
 	}
 	cfg->rate_given = freq || period;
+	/* A wall-clock profile wants the on-CPU stacks too: -g unless a mode was chosen. */
+	if (cfg->off_cpu && !cg_given)
+		cfg->callgraph = REC_CG_FP;
 	if (!period) {
 		cfg->freq = REC_DEFAULT_FREQ;
 		if (freq && (r = parse_freq(cfg, freq)) != 0)
@@ -431,6 +443,7 @@ int cmd_record(int argc, char **argv)
 
 	memset(&s, 0, sizeof(s));
 	s.pipe_fd = -1;
+	s.offcpu = -1;
 	r = parse_options(&s.cfg, argc, argv, &help);
 	if (help) {
 		print_help();

@@ -23,7 +23,7 @@ static const char usage[] =
     "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]\n"
     "                     [-n] [-q] [-v] [--no-demangle] [-c COMMS] [-d DSOS] [-S SYMBOLS]\n"
     "                     [--pid PIDS] [--tid TIDS] [--header|--header-only] [-F FIELDS]\n"
-    "                     [--symbol-at-return]";
+    "                     [--symbol-at-return] [--wall-clock]";
 
 enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
 
@@ -54,6 +54,7 @@ struct report_opts {
 	bool symbol_at_return; /* callers named as perf names them */
 	bool zero_frames;      /* call-chain entries of address 0 kept, as perf */
 	int group;     /* -1: as the file has groups */
+	bool wall_clock; /* on-CPU and off-CPU time as one event in nanoseconds */
 	bool nr_samples, quiet, verbose, no_demangle;
 	bool header, header_only;
 	const char *comms, *pids, *tids, *dsos, *symbols;
@@ -273,7 +274,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD, OPT_MAX_STACK,
 	       OPT_SYMBOL_AT_RETURN, OPT_ZERO_FRAMES,
 	       OPT_GROUP, OPT_NO_GROUP, OPT_PID, OPT_TID, OPT_NO_DEMANGLE, OPT_HEADER,
-	       OPT_HEADER_ONLY };
+	       OPT_HEADER_ONLY, OPT_WALL_CLOCK };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'},
@@ -294,6 +295,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{"zero-frames", no_argument, NULL, OPT_ZERO_FRAMES},
 		{"group", no_argument, NULL, OPT_GROUP},
 		{"no-group", no_argument, NULL, OPT_NO_GROUP},
+		{"wall-clock", no_argument, NULL, OPT_WALL_CLOCK},
 		{"show-nr-samples", no_argument, NULL, 'n'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"verbose", no_argument, NULL, 'v'},
@@ -407,6 +409,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case OPT_NO_GROUP:
 			o->group = 0;
 			break;
+		case OPT_WALL_CLOCK:
+			o->wall_clock = true;
+			break;
 		case 'n':
 			o->nr_samples = true;
 			break;
@@ -455,6 +460,11 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		default:
 			return cli_bad_option(opt, argv, usage);
 		}
+	}
+	if (o->wall_clock && o->event) {
+		cli_error("options '--wall-clock' and '-e' cannot be used together (--wall-clock "
+			  "writes the event 'wall-clock')");
+		return 129;
 	}
 	if (optind < argc) {
 		cli_error("unexpected argument '%s'; name the input file with -i", argv[optind]);
@@ -567,6 +577,45 @@ static const char *sample_trace_text(void *ctx, const struct pev_replay_sample *
 	if (fclose(f) != 0 || !ok)
 		return NULL;
 	return tt->buf;
+}
+
+/*
+ * Off-CPU time in the profile: --wall-clock makes it one event with the
+ * on-CPU time ("wall-clock", weighed in nanoseconds, written alone);
+ * otherwise a file's off-CPU event is shown next to its on-CPU event (a
+ * group, as the loader made it), unless --no-group. Returns 0 or 1.
+ */
+static int offcpu_view(struct pev_profile *p, const struct report_opts *o,
+		       struct pev_report_opts *ro)
+{
+	bool offcpu = false;
+	uint32_t flags;
+
+	for (unsigned e = 0; e < pev_profile_nr_events(p); e++)
+		offcpu |= pev_profile_event_flags(p, e, &flags) == 0 &&
+			  (flags & PEV_PROFILE_EVENT_OFFCPU);
+	if (!o->wall_clock) {
+		if (offcpu && o->group < 0)
+			ro->flags |= PEV_REPORT_GROUP;
+		/* Off-CPU stacks alone: weighed by the time waited, not by switches. */
+		if (offcpu && o->event && strncmp(o->event, "offcpu-time", 11) == 0)
+			ro->flags |= PEV_REPORT_PERIOD;
+		return 0;
+	}
+	if (!offcpu) {
+		cli_error("option '--wall-clock': '%s' has no off-CPU samples; record them with "
+			  "'perfev record --off-cpu'",
+			  o->input);
+		return 1;
+	}
+	if (pev_profile_add_wall_clock(p, NULL) != 0) {
+		cli_error("option '--wall-clock': out of memory");
+		return 1;
+	}
+	ro->event = "wall-clock";
+	ro->flags |= PEV_REPORT_PERIOD;
+	ro->flags &= ~PEV_REPORT_GROUP;
+	return 0;
 }
 
 static int write_profile(const struct pev_profile *p, FILE *out, const struct report_opts *o,
@@ -706,6 +755,8 @@ static int run(const struct report_opts *o)
 		goto done;
 	}
 	cli_warn_unfinished(pd, o->input);
+	if (offcpu_view(p, o, &ro))
+		goto done;
 	for (unsigned e = 0; e < pev_profile_nr_events(p); e++) {
 		uint64_t n = 0;
 		pev_profile_totals(p, e, &n, NULL);

@@ -62,6 +62,7 @@ struct rec_config {
 	double rotate_s;     /* --rotate: seconds of each window, or 0 */
 	const char *rotate_dir; /* --rotate: the directory the windows go to (-o DIR/) */
 	bool rotate_pprof;   /* --format pprof: windows in pprof, not perf.data */
+	bool off_cpu;        /* --off-cpu: every switch-out with its stack, and switch records */
 };
 
 /* One event, opened on every unit of the target. */
@@ -131,6 +132,7 @@ struct rec_state {
 	int nlists;
 	struct rec_event *events;
 	int nevents;
+	int offcpu; /* --off-cpu: the index of its context-switches event, else -1 */
 	struct pev_target *units; /* what each event is opened on */
 	int nunits;
 	struct rec_ring *rings;

@@ -100,6 +100,16 @@ static struct pev_opts sample_opts(const struct rec_state *s, int e,
 		if (!cfg->rate_given && !o.sample_freq)
 			o.sample_period = 1;
 	}
+	/*
+	 * --off-cpu: a sample at every switch out (its stack: where the thread
+	 * waits), and SWITCH records for the switches back in. Call chains
+	 * from frame pointers unless the command line chose a mode.
+	 */
+	if (e == s->offcpu) {
+		o.sample_period = 1;
+		o.sample_freq = 0;
+		o.context_switch = true;
+	}
 	/* A period or frequency term of the event wins over -F and -c. */
 	if (!o.sample_period && !o.sample_freq) {
 		if (cfg->period)
@@ -128,6 +138,8 @@ static struct pev_opts sample_opts(const struct rec_state *s, int e,
 		cg = REC_CG_DWARF;
 	else if (spec->callgraph == PEV_CALLGRAPH_NONE)
 		cg = REC_CG_NONE;
+	if (e == s->offcpu && cg == REC_CG_NONE)
+		cg = REC_CG_FP;
 	if (cg != REC_CG_NONE)
 		o.sample_type |= PEV_SAMPLE_CALLCHAIN;
 	if (cg == REC_CG_DWARF) {
@@ -170,6 +182,29 @@ static bool chose_levels(const struct pev_opts *o)
 }
 
 /*
+ * Says why --off-cpu cannot record here. The kernel takes a switch-out's
+ * sample in the kernel (in schedule()): with kernel sampling refused, a
+ * user-only (":u") context-switches or sched_switch event opens but never
+ * fires, so there is no fallback.
+ */
+static void offcpu_denied(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int level = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	cli_error("option '--off-cpu' needs samples taken in the kernel at each context switch, "
+		  "which kernel.perf_event_paranoid=%d refuses to this user; run as root, give "
+		  "perfev CAP_PERFMON, or allow it: sysctl kernel.perf_event_paranoid=1 "
+		  "('perfev check' says what works here)",
+		  level);
+}
+
+/*
  * Opens event e (spec) on every unit: cycles falls back to cpu-clock where
  * there is no hardware PMU, and an event whose string chose no privilege
  * levels to user space only where sampling the kernel is not allowed (its
@@ -208,7 +243,7 @@ static int open_event(struct rec_state *s, int e, const struct pev_event_spec *s
 				continue;
 			}
 			if ((r == PEV_EACCES || r == PEV_EPERM) && !chose_levels(&spec->opts) &&
-			    !o.exclude_kernel && what.type != PEV_TYPE_TRACEPOINT) {
+			    !o.exclude_kernel && what.type != PEV_TYPE_TRACEPOINT && e != s->offcpu) {
 				/* Not allowed to sample the kernel: user space only. */
 				o.exclude_kernel = o.exclude_hv = true;
 				if (!strstr(ev->name, ":u"))
@@ -217,6 +252,10 @@ static int open_event(struct rec_state *s, int e, const struct pev_event_spec *s
 				continue;
 			}
 			break;
+		}
+		if (r != 0 && e == s->offcpu && (r == PEV_EACCES || r == PEV_EPERM)) {
+			offcpu_denied();
+			return 1;
 		}
 		if (r != 0) {
 			cli_print_error(&err);
@@ -454,6 +493,14 @@ int rec_open(struct rec_state *s)
 			cli_print_error(&err);
 			return 129;
 		}
+		s->nevents += pev_event_list_count(s->lists[s->nlists++]);
+	}
+	if (s->cfg.off_cpu) {
+		if (pev_event_parse("context-switches", NULL, &s->lists[s->nlists], &err) != 0) {
+			cli_print_error(&err);
+			return 1;
+		}
+		s->offcpu = s->nevents;
 		s->nevents += pev_event_list_count(s->lists[s->nlists++]);
 	}
 	if (s->nevents == 0) {

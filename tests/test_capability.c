@@ -20,6 +20,7 @@ Test(capability, names_are_stable_and_unique)
 	static const char *const expected[PEV_CAP_COUNT] = {
 		"software",   "hardware", "cache",      "tracepoint", "breakpoint",      "uprobe",
 		"kprobe",     "cpu_wide", "sampling",   "callchains", "kernel_sampling", "ring_buffer",
+		"off_cpu",
 	};
 
 	for (int i = 0; i < PEV_CAP_COUNT; i++)

@@ -94,6 +94,7 @@ static const char *const check_ids[][2] = {
 	{"callchains", "callchains"},
 	{"kernel_sampling", "kernel-side sampling"},
 	{"ring_buffer", "ring buffer (mlock budget)"},
+	{"off_cpu", "off-CPU (--off-cpu)"},
 };
 #define NR_CHECKS (sizeof(check_ids) / sizeof(check_ids[0]))
 

@@ -45,10 +45,11 @@ enum pev_cap {
 	PEV_CAP_CALLCHAIN = 9,       /**< sampled callchains resolve to the busy function */
 	PEV_CAP_KERNEL_SAMPLING = 10, /**< samples taken in system calls carry kernel addresses */
 	PEV_CAP_RING = 11,           /**< the ring delivers one record per page fault of N */
+	PEV_CAP_OFFCPU = 12,         /**< context switches sampled with stacks for N sleeps (off-CPU profiles) */
 };
 
 /** The number of classes (one past the last enum pev_cap value). */
-#define PEV_CAP_COUNT 12
+#define PEV_CAP_COUNT 13
 
 /** How many times a counting probe makes its event happen (N above). */
 #define PEV_CAP_REPEAT 100

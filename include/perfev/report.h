@@ -77,7 +77,17 @@ struct pev_profile_event {
 	const char *value_type;
 	/** The sampling period when it was fixed (-c); 0: unknown or frequency-based. */
 	uint64_t period;
+	/** PEV_PROFILE_EVENT_* */
+	uint32_t flags;
 };
+
+/**
+ * pev_profile_event.flags: the event's samples are off-CPU time (`perfev
+ * record --off-cpu`): each is a thread's stack when it left the CPU,
+ * weighted by the nanoseconds until it ran again. Folded stacks and flame
+ * graphs mark them (see pev_profile_write_folded()).
+ */
+#define PEV_PROFILE_EVENT_OFFCPU (1u << 0)
 
 /** Initializer for struct pev_profile_event: everything zero, the size set. */
 #define PEV_PROFILE_EVENT_INIT PEV_SIZED_INIT(struct pev_profile_event)
@@ -205,6 +215,23 @@ PEV_API int pev_profile_set_lost(struct pev_profile *p, uint64_t lost);
  * sample's time. Returns 0 or PEV_EBADARG.
  */
 PEV_API int pev_profile_set_time(struct pev_profile *p, uint64_t start_ns, uint64_t duration_ns);
+
+/**
+ * Adds the event "wall-clock" (nanoseconds): a copy of every sample of the
+ * events in nanoseconds, on-CPU (cpu-clock, task-clock: weighted by their
+ * period) and off-CPU (PEV_PROFILE_EVENT_OFFCPU: by the time waited), so
+ * that a stack's share of it is its share of the threads' wall-clock time.
+ * The off-CPU copies keep their mark. Stores its index in *event (may be
+ * NULL). Returns 0, PEV_EBADARG (p NULL, an event of that name already
+ * there), PEV_ENOENT (no off-CPU event) or PEV_ENOMEM.
+ */
+PEV_API int pev_profile_add_wall_clock(struct pev_profile *p, unsigned *event);
+
+/**
+ * The PEV_PROFILE_EVENT_* flags of an event into *flags. Returns 0 or
+ * PEV_EBADARG (p or flags NULL, no such event).
+ */
+PEV_API int pev_profile_event_flags(const struct pev_profile *p, unsigned event, uint32_t *flags);
 
 /** Number of events added. p NULL: 0. */
 PEV_API unsigned pev_profile_nr_events(const struct pev_profile *p);
@@ -383,7 +410,9 @@ PEV_API int pev_profile_write_table(const struct pev_profile *p, FILE *out,
  * samples (or the sum of periods with PEV_REPORT_PERIOD), lines sorted.
  * Frames show the symbol's name, "[unknown]" (or the address with
  * PEV_REPORT_ADDRESSES) when unresolved; ';' in a name becomes ':' and
- * control characters become spaces. Returns as pev_profile_write_table.
+ * control characters become spaces. An off-CPU sample's stack
+ * (PEV_PROFILE_EVENT_OFFCPU) ends in the frame "[off-cpu]". Returns as
+ * pev_profile_write_table.
  */
 PEV_API int pev_profile_write_folded(const struct pev_profile *p, FILE *out,
 				     const struct pev_report_opts *opts, struct pev_error *err);
@@ -394,7 +423,8 @@ PEV_API int pev_profile_write_folded(const struct pev_profile *p, FILE *out,
  * order. Opened in a browser it zooms into a frame on click, resets,
  * searches (highlighting matches and showing the matched percentage) and
  * shows the name, samples and percentage of the frame under the pointer.
- * It needs no external resource. Returns as pev_profile_write_table.
+ * Frames whose weight is mostly off-CPU samples' (PEV_PROFILE_EVENT_OFFCPU)
+ * are drawn in blues. It needs no external resource. Returns as pev_profile_write_table.
  */
 PEV_API int pev_profile_write_flamegraph(const struct pev_profile *p, FILE *out,
 					 const struct pev_report_opts *opts, struct pev_error *err);

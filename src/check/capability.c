@@ -566,6 +566,7 @@ static const struct {
     [PEV_CAP_CALLCHAIN] = {"callchains", pev__cap_probe_callchain},
     [PEV_CAP_KERNEL_SAMPLING] = {"kernel_sampling", pev__cap_probe_kernel_sampling},
     [PEV_CAP_RING] = {"ring_buffer", pev__cap_probe_ring},
+    [PEV_CAP_OFFCPU] = {"off_cpu", pev__cap_probe_offcpu},
 };
 
 PEV_API const char *pev_capability_name(enum pev_cap cap)

@@ -71,5 +71,6 @@ void pev__cap_probe_sampling(struct pev_capability *out, const struct pev_machin
 void pev__cap_probe_callchain(struct pev_capability *out, const struct pev_machine *m);
 void pev__cap_probe_kernel_sampling(struct pev_capability *out, const struct pev_machine *m);
 void pev__cap_probe_ring(struct pev_capability *out, const struct pev_machine *m);
+void pev__cap_probe_offcpu(struct pev_capability *out, const struct pev_machine *m);
 
 #endif /* PERFEV_CAPABILITY_INTERNAL_H */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check/capability_internal.h"
@@ -31,6 +32,7 @@ struct tally {
 	uint64_t samples;
 	uint64_t matched;
 	uint64_t lost;
+	uint64_t switch_ins; /* SWITCH records of this thread coming back onto a CPU */
 };
 
 /* Decides whether one sample shows what the probe caused. */
@@ -71,6 +73,9 @@ static void drain_and_close(struct pev_counter *c, struct pev_ring *ring, sample
 				continue;
 			if (r.type == PEV_RECORD_LOST) {
 				t->lost += r.lost.lost;
+			} else if (r.type == PEV_RECORD_SWITCH) {
+				t->switch_ins += !pev_record_switch_out(&r) &&
+						 r.sample_id.tid == (uint32_t)gettid();
 			} else if (r.type == PEV_RECORD_SAMPLE) {
 				t->samples++;
 				if (match(&r, ctx))
@@ -280,6 +285,70 @@ void pev__cap_probe_kernel_sampling(struct pev_capability *out, const struct pev
 		    out->fix, sizeof(out->fix),
 		    "kernel samples arrive without kernel addresses (hidden from this user?): "
 		    "kernel profiles cannot be symbolized here");
+}
+
+/* Sleeps of the off-CPU probe, each 1 ms. */
+#define OFFCPU_SLEEPS 20
+
+/* A switch-out sample of this thread whose call chain has the user stack it waits in. */
+static bool sample_shows_wait(const struct pev_record *r, void *ctx)
+{
+	const struct pev_sample *s = &r->sample;
+
+	(void)ctx;
+	if (r->sample_id.tid != (uint32_t)gettid())
+		return false;
+	for (uint64_t i = 0; i + 1 < s->callchain_nr; i++)
+		if (s->callchain[i] == PEV_CONTEXT_USER && !pev_callchain_is_context(s->callchain[i + 1]))
+			return true;
+	return false;
+}
+
+/*
+ * What `perfev record --off-cpu` needs: context-switches sampled at every
+ * switch out with call chains (the kernel takes the sample in schedule(),
+ * so kernel sampling must be allowed: a ':u' event opens but never fires),
+ * and SWITCH records for the switches back in.
+ */
+void pev__cap_probe_offcpu(struct pev_capability *out, const struct pev_machine *m)
+{
+	struct pev_event ev = pev_event_software(PEV_SW_CONTEXT_SWITCHES);
+	struct pev_opts o = PEV_OPTS_INIT;
+	struct pev_counter *c;
+	struct pev_ring *ring;
+	struct tally t;
+
+	(void)m;
+	ev.name = "context-switches";
+	o.sample_period = 1;
+	o.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME | PEV_SAMPLE_CALLCHAIN;
+	o.context_switch = true;
+	o.sample_id_all = true;
+	if (open_sampler(out, &ev, &o, false, &c, &ring) < 0) {
+		if (out->code == PEV_EACCES || out->code == PEV_EPERM)
+			pev__cap_set(out->fix, sizeof(out->fix),
+				     "off-CPU samples are taken in the kernel, which this user may "
+				     "not sample (a ':u' event never fires)\nrun as root, give "
+				     "CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1");
+		return;
+	}
+	pev_counter_enable(c);
+	for (int i = 0; i < OFFCPU_SLEEPS; i++) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	pev_counter_disable(c);
+	out->expected = OFFCPU_SLEEPS;
+	drain_and_close(c, ring, sample_shows_wait, NULL, &t);
+	judge_samples(out, &t, OFFCPU_SLEEPS, "context-switches every switch",
+		      "with the user stack the thread slept in");
+	pev__appendf(out->detail, sizeof(out->detail), "; %" PRIu64 " switches back in",
+		     t.switch_ins);
+	if (out->verdict == PEV_CAP_WORKS && t.switch_ins < OFFCPU_SLEEPS) {
+		out->verdict = PEV_CAP_PARTIAL;
+		pev__cap_set(out->fix, sizeof(out->fix),
+			     "switch records go missing: off-CPU times will be short");
+	}
 }
 
 /* A sample of a page fault inside the probe's region. */

@@ -91,6 +91,7 @@ int pev_profile_add_event(struct pev_profile *p, const struct pev_profile_event 
 	d->value_type = vt;
 	d->unit = e.unit;
 	d->period = e.period;
+	d->flags = e.flags & PEV_PROFILE_EVENT_OFFCPU;
 	d->leader = p->nr_events;
 	d->nr_members = 1;
 	return (int)p->nr_events++;
@@ -213,7 +214,8 @@ static bool sample_eq(const void *owner, uint32_t id, const void *key)
 	const struct pev_profile *p = owner;
 	const struct pev__sample *a = &p->samples[id - 1], *b = key;
 
-	return a->nr == b->nr && a->event == b->event && a->comm == b->comm && a->pid == b->pid &&
+	return a->nr == b->nr && a->event == b->event && a->offcpu == b->offcpu &&
+	       a->comm == b->comm && a->pid == b->pid &&
 	       a->tid == b->tid && a->cpu == b->cpu && a->trace == b->trace &&
 	       (b->nr == 0 || /* no stack at all yet: p->stack may be NULL */
 		memcmp(p->stack + a->frames, p->stack + b->frames, b->nr * sizeof(*p->stack)) == 0);
@@ -221,12 +223,59 @@ static bool sample_eq(const void *owner, uint32_t id, const void *key)
 
 int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sample *s)
 {
+	uint32_t slot;
+
+	return pev__profile_add_sample_slot(p, s, &slot);
+}
+
+/*
+ * Stores sample k (its frames already at k->frames in the stack) with the
+ * alike samples, or as a new one (its nr frames then kept), hash h.
+ */
+static int store_sample(struct pev_profile *p, const struct pev__sample *k, uint64_t h,
+			uint64_t period, uint32_t *slot)
+{
+	uint32_t id = pev__idset_find(&p->sample_set, (uint32_t)h, sample_eq, p, k);
+	struct pev__sample *d;
+
+	if (id && p->samples[id - 1].count < UINT32_MAX) {
+		d = &p->samples[id - 1];
+	} else {
+		if (pev__grow((void **)&p->samples, &p->cap_samples, (size_t)p->nr_samples + 1,
+			      sizeof(*p->samples)) ||
+		    (!id && pev__idset_add(&p->sample_set, (uint32_t)h, p->nr_samples + 1)))
+			return PEV_ENOMEM;
+		d = &p->samples[p->nr_samples++];
+		*d = *k;
+		d->period = 0;
+		d->count = 0;
+		if (k->frames == p->nr_stack)
+			p->nr_stack += k->nr;
+	}
+	d->period += period;
+	d->count++;
+	p->events[k->event].samples++;
+	p->events[k->event].total += period;
+	*slot = (uint32_t)(d - p->samples);
+	return 0;
+}
+
+/* The hash of a sample's fields but its frames, continuing from h (the frames'). */
+static uint64_t sample_hash(uint64_t h, const struct pev__sample *k)
+{
+	h = pev__hash_u64(h, (uint64_t)k->comm << 32 | k->event | (uint64_t)k->offcpu << 16);
+	h = pev__hash_u64(h, (uint64_t)(uint32_t)k->pid << 32 | (uint32_t)k->tid);
+	return pev__hash_u64(h, (uint64_t)k->trace << 32 | (uint32_t)k->cpu);
+}
+
+int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile_sample *s,
+				 uint32_t *slot)
+{
 	struct pev_profile_sample c;
-	struct pev__sample k = {0}, *d;
+	struct pev__sample k = {0};
 	const size_t min_frame = offsetof(struct pev_profile_frame, dso) + sizeof(const char *);
 	size_t base;
 	uint64_t h;
-	uint32_t id;
 
 	if (!p || !s || copy_sized(&c, sizeof(c), s, s->sz) < 0)
 		return PEV_EBADARG;
@@ -254,28 +303,12 @@ int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sampl
 	k.frames = (uint32_t)base;
 	k.nr = (uint16_t)c.nr_frames;
 	k.event = (uint16_t)c.event;
+	k.offcpu = (p->events[c.event].flags & PEV_PROFILE_EVENT_OFFCPU) != 0;
 	k.pid = c.pid;
 	k.tid = c.tid;
 	k.cpu = c.cpu;
-	h = pev__hash_u64(h, (uint64_t)k.comm << 32 | k.event);
-	h = pev__hash_u64(h, (uint64_t)(uint32_t)k.pid << 32 | (uint32_t)k.tid);
-	h = pev__hash_u64(h, (uint64_t)k.trace << 32 | (uint32_t)k.cpu);
-	id = pev__idset_find(&p->sample_set, (uint32_t)h, sample_eq, p, &k);
-	if (id && p->samples[id - 1].count < UINT32_MAX) {
-		d = &p->samples[id - 1];
-	} else {
-		if (pev__grow((void **)&p->samples, &p->cap_samples, (size_t)p->nr_samples + 1,
-			      sizeof(*p->samples)) ||
-		    (!id && pev__idset_add(&p->sample_set, (uint32_t)h, p->nr_samples + 1)))
-			return PEV_ENOMEM;
-		d = &p->samples[p->nr_samples++];
-		*d = k;
-		p->nr_stack += c.nr_frames;
-	}
-	d->period += c.period;
-	d->count++;
-	p->events[c.event].samples++;
-	p->events[c.event].total += c.period;
+	if (store_sample(p, &k, sample_hash(h, &k), c.period, slot))
+		return PEV_ENOMEM;
 	if (c.time) {
 		if (!p->has_time || c.time < p->min_time)
 			p->min_time = c.time;
@@ -283,6 +316,61 @@ int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sampl
 			p->max_time = c.time;
 		p->has_time = true;
 	}
+	return 0;
+}
+
+void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t period)
+{
+	p->samples[slot].period += period;
+	p->events[p->samples[slot].event].total += period;
+}
+
+int pev_profile_event_flags(const struct pev_profile *p, unsigned event, uint32_t *flags)
+{
+	if (!p || !flags || event >= p->nr_events)
+		return PEV_EBADARG;
+	*flags = p->events[event].flags;
+	return 0;
+}
+
+int pev_profile_add_wall_clock(struct pev_profile *p, unsigned *event)
+{
+	struct pev_profile_event ev = PEV_PROFILE_EVENT_INIT;
+	uint32_t n, slot;
+	bool offcpu = false;
+	int w;
+
+	if (!p)
+		return PEV_EBADARG;
+	for (unsigned e = 0; e < p->nr_events; e++)
+		offcpu |= (p->events[e].flags & PEV_PROFILE_EVENT_OFFCPU) != 0;
+	if (!offcpu)
+		return PEV_ENOENT;
+	ev.name = "wall-clock";
+	ev.unit = PEV_PROFILE_UNIT_NANOSECONDS;
+	ev.value_type = "wall";
+	if ((w = pev_profile_add_event(p, &ev)) < 0)
+		return w;
+	/* Copies share their frames with the originals: alike only with each other. */
+	n = p->nr_samples;
+	for (uint32_t i = 0; i < n; i++) {
+		struct pev__sample k = p->samples[i];
+		const uint32_t *st = pev__sample_stack(p, &k);
+		uint64_t h = pev__hash_u64(PEV__HASH_SEED, k.nr);
+
+		if (p->events[k.event].unit != PEV_PROFILE_UNIT_NANOSECONDS || !k.period)
+			continue;
+		for (unsigned f = 0; f < k.nr; f++)
+			h = pev__hash_u64(h, st[f]);
+		k.event = (uint32_t)w;
+		if (store_sample(p, &k, sample_hash(h, &k), k.period, &slot))
+			return PEV_ENOMEM;
+		/* One copy stands for all the samples it copies. */
+		p->samples[slot].count += k.count - 1;
+		p->events[w].samples += k.count - 1;
+	}
+	if (event)
+		*event = (unsigned)w;
 	return 0;
 }
 

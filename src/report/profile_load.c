@@ -8,6 +8,11 @@
  * counts for each event it read, as perf report counts it: weighted by how
  * much that event's count (found by its id) grew since the id's previous
  * read, left out when it did not grow.
+ *
+ * Off-CPU time (`perfev record --off-cpu`, or perf's `-e cs -c 1 -g
+ * --switch-events`): a context-switches sample taken at every switch-out,
+ * in a file with SWITCH records, becomes a sample of "offcpu-time" weighted
+ * by the nanoseconds from that switch-out to the thread's next switch-in.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,8 +71,83 @@ static uint64_t *last_read(struct last_reads *l, uint64_t id)
 	return &l->value[j];
 }
 
+/* Threads switched out at an off-CPU sample, waiting for their switch-in. */
+struct offcpu {
+	struct pev_profile *p;
+	bool file_switches; /* some event of the file records context switches */
+	struct last_reads index; /* tid + 1 -> index + 1 in wait[] */
+	struct {
+		uint64_t time; /* of the switch-out */
+		uint32_t slot; /* the stored sample it weighs */
+		bool waiting;
+	} *wait;
+	size_t nr, cap;
+};
+
+/* Whether ev is a context-switches event sampling every switch, in a file that has switch records. */
+static bool is_offcpu(const struct offcpu *oc, const struct pev_perfdata_event *ev)
+{
+	return oc->file_switches && ev->attr.type == PEV_TYPE_SOFTWARE &&
+	       ev->attr.config == PEV_SW_CONTEXT_SWITCHES && !(ev->attr.flags & PEV_ATTR_FREQ) &&
+	       ev->attr.sample_period == 1;
+}
+
+/* tid's entry in the index (its wait's index + 1), or NULL: none yet (add false), no memory. */
+static uint64_t *offcpu_wait(struct offcpu *oc, int32_t tid, bool add)
+{
+	uint64_t *at;
+
+	if (!add && !oc->index.cap)
+		return NULL;
+	if (!(at = last_read(&oc->index, (uint64_t)(uint32_t)tid + 1)))
+		return NULL;
+	if (!*at) {
+		if (!add || pev__grow((void **)&oc->wait, &oc->cap, oc->nr + 1, sizeof(*oc->wait)))
+			return NULL;
+		memset(&oc->wait[oc->nr], 0, sizeof(*oc->wait));
+		*at = ++oc->nr;
+	}
+	return at;
+}
+
+/* A switch-in ends the thread's wait: its off-CPU sample gets the time waited. */
+static int offcpu_switch(void *ctx, int32_t tid, uint64_t time, bool out)
+{
+	struct offcpu *oc = ctx;
+	uint64_t *at;
+
+	if (out || !oc->nr || !(at = offcpu_wait(oc, tid, false)))
+		return 0;
+	size_t i = (size_t)(*at - 1);
+	if (oc->wait[i].waiting && time >= oc->wait[i].time)
+		pev__profile_add_period(oc->p, oc->wait[i].slot, time - oc->wait[i].time);
+	oc->wait[i].waiting = false;
+	return 0;
+}
+
+/* Adds an off-CPU sample (weight 0 until its thread's switch-in). */
+static int add_offcpu_sample(struct offcpu *oc, struct pev_profile_sample *ps)
+{
+	uint32_t slot;
+	uint64_t *at;
+	int rc;
+
+	ps->period = 0;
+	if ((rc = pev__profile_add_sample_slot(oc->p, ps, &slot)))
+		return rc;
+	if (!ps->time)
+		return 0;
+	if (!(at = offcpu_wait(oc, ps->tid, true)))
+		return PEV_ENOMEM;
+	oc->wait[*at - 1].time = ps->time;
+	oc->wait[*at - 1].slot = slot;
+	oc->wait[*at - 1].waiting = true;
+	return 0;
+}
+
 /* Adds file event ev to the profile under a name no other event has. */
-static int add_event(struct pev_profile *p, const struct pev_perfdata_event *ev)
+static int add_event(struct pev_profile *p, const struct offcpu *oc,
+		     const struct pev_perfdata_event *ev)
 {
 	struct pev_profile_event pe = PEV_PROFILE_EVENT_INIT;
 	char base[256], name[300];
@@ -78,13 +158,20 @@ static int add_event(struct pev_profile *p, const struct pev_perfdata_event *ev)
 	pe.unit = pev_replay_event_unit(ev);
 	if (!(ev->attr.flags & PEV_ATTR_FREQ))
 		pe.period = ev->attr.sample_period;
+	if (is_offcpu(oc, ev)) {
+		snprintf(base, sizeof(base), "offcpu-time");
+		pe.unit = PEV_PROFILE_UNIT_NANOSECONDS;
+		pe.period = 0;
+		pe.flags = PEV_PROFILE_EVENT_OFFCPU;
+		pe.value_type = "offcpu";
+	}
 	snprintf(name, sizeof(name), "%s", base);
 	for (int n = 2; (rc = pev_profile_add_event(p, &pe)) == PEV_EBADARG && n < 65536; n++)
 		snprintf(name, sizeof(name), "%s#%d", base, n);
 	return rc;
 }
 
-static int event_index(struct pev_profile *p, struct event_map *m,
+static int event_index(struct pev_profile *p, struct event_map *m, const struct offcpu *oc,
 		       const struct pev_perfdata_event *ev)
 {
 	size_t i = (size_t)ev->index;
@@ -100,7 +187,7 @@ static int event_index(struct pev_profile *p, struct event_map *m,
 		m->nr = n;
 	}
 	if (m->idx[i] < 0)
-		m->idx[i] = add_event(p, ev);
+		m->idx[i] = add_event(p, oc, ev);
 	return m->idx[i];
 }
 
@@ -132,11 +219,30 @@ static int add_groups(struct pev_perfdata *pd, struct pev_profile *p, const stru
 }
 
 /*
+ * An off-CPU event right after an on-CPU one in nanoseconds (cpu-clock,
+ * task-clock), neither in a group, joins it in one: the table then shows
+ * a column each. 0 or PEV_ENOMEM.
+ */
+static int group_offcpu(struct pev_profile *p)
+{
+	for (unsigned e = 1; e < p->nr_events; e++) {
+		const struct pev__event *on = &p->events[e - 1], *off = &p->events[e];
+		if (!(off->flags & PEV_PROFILE_EVENT_OFFCPU) || (on->flags & PEV_PROFILE_EVENT_OFFCPU) ||
+		    on->unit != PEV_PROFILE_UNIT_NANOSECONDS)
+			continue;
+		int rc = pev_profile_set_group(p, e - 1, 2, NULL);
+		if (rc == PEV_ENOMEM)
+			return rc;
+	}
+	return 0;
+}
+
+/*
  * Adds a sample that read counters (PERF_SAMPLE_READ) once for each event
  * it read whose count grew, weighted by the growth. 0 or a negative code.
  */
 static int add_read_sample(struct pev_perfdata *pd, struct pev_profile *p, struct event_map *m,
-			   struct last_reads *reads, struct pev_profile_sample *ps,
+			   const struct offcpu *oc, struct last_reads *reads, struct pev_profile_sample *ps,
 			   const struct pev_read_data *rd)
 {
 	for (uint64_t i = 0; i < rd->nr; i++) {
@@ -154,7 +260,7 @@ static int add_read_sample(struct pev_perfdata *pd, struct pev_profile *p, struc
 		*last = v.value;
 		if (!ps->period)
 			continue;
-		if ((e = event_index(p, m, ev)) < 0)
+		if ((e = event_index(p, m, oc, ev)) < 0)
 			return e;
 		ps->event = (unsigned)e;
 		if ((rc = pev_profile_add_sample(p, ps)))
@@ -164,7 +270,8 @@ static int add_read_sample(struct pev_perfdata *pd, struct pev_profile *p, struc
 }
 
 static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profile *p,
-		struct event_map *m, const struct pev_replay_opts *o, struct pev_error *err)
+		struct event_map *m, struct offcpu *oc, const struct pev_replay_opts *o,
+		struct pev_error *err)
 {
 	struct last_reads reads = {0};
 	struct pev_replay_sample s;
@@ -180,14 +287,14 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		const struct pev_perfdata_event *ev = pev_perfdata_event(pd, i);
 		if (ev->attr.type == PEV_TYPE_SOFTWARE && ev->attr.config == PEV_SW_DUMMY)
 			continue;
-		if ((rc = event_index(p, m, ev)) < 0)
+		if ((rc = event_index(p, m, oc, ev)) < 0)
 			return pev__error_start(err, rc, 0, NULL, NULL, true);
 	}
-	if ((rc = add_groups(pd, p, m)) < 0)
+	if ((rc = add_groups(pd, p, m)) < 0 || (rc = group_offcpu(p)) < 0)
 		return pev__error_start(err, rc, 0, NULL, NULL, true);
 	while ((rc = pev_replay_next(r, &s, err)) == 1) {
 		struct pev_profile_sample ps = PEV_PROFILE_SAMPLE_INIT;
-		int e = event_index(p, m, s.event);
+		int e = event_index(p, m, oc, s.event);
 
 		if (e < 0) {
 			rc = e;
@@ -206,7 +313,9 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		if (o->sample_text)
 			ps.trace = o->sample_text(o->sample_text_ctx, &s);
 		if (s.record->sample.fields & PEV_SAMPLE_READ)
-			rc = add_read_sample(pd, p, m, &reads, &ps, &s.record->sample.read);
+			rc = add_read_sample(pd, p, m, oc, &reads, &ps, &s.record->sample.read);
+		else if (is_offcpu(oc, s.event))
+			rc = add_offcpu_sample(oc, &ps);
 		else
 			rc = pev_profile_add_sample(p, &ps);
 		if ((adding = rc != 0))
@@ -231,6 +340,7 @@ int pev_profile_load(struct pev_perfdata *pd, const struct pev_replay_opts *opts
 {
 	struct pev_replay_opts o = PEV_REPLAY_OPTS_INIT;
 	struct event_map m = {0};
+	struct offcpu oc = {0};
 	struct pev_replay *r = NULL;
 	struct pev_profile *p = NULL;
 	int rc;
@@ -247,9 +357,17 @@ int pev_profile_load(struct pev_perfdata *pd, const struct pev_replay_opts *opts
 		pev_replay_close(r);
 		return pev__error_start(err, rc, 0, NULL, NULL, true);
 	}
-	rc = load(pd, r, p, &m, &o, err);
+	oc.p = p;
+	for (int i = 0; i < pev_perfdata_nr_events(pd); i++)
+		oc.file_switches |= (pev_perfdata_event(pd, i)->attr.flags & PEV_ATTR_CONTEXT_SWITCH) != 0;
+	if (oc.file_switches)
+		pev__replay_on_switch(r, offcpu_switch, &oc);
+	rc = load(pd, r, p, &m, &oc, &o, err);
 	pev_replay_close(r);
 	free(m.idx);
+	free(oc.index.id);
+	free(oc.index.value);
+	free(oc.wait);
 	if (rc) {
 		pev_profile_free(p);
 		return rc;

@@ -71,6 +71,8 @@ struct pev_replay {
 	uint64_t lost_samples; /* the sum of LOST_SAMPLES records' counts */
 	bool has_lost_samples; /* any LOST_SAMPLES record read */
 	char unknown_comm[24];
+	pev__replay_switch_fn on_switch; /* context switches, or NULL */
+	void *switch_ctx;
 };
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -381,6 +383,14 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 		break;
 	case PEV_RECORD_LOST:
 		r->lost += rec->lost.lost;
+		break;
+	case PEV_RECORD_SWITCH:
+	case PEV_RECORD_SWITCH_CPU_WIDE:
+		/* The trailer names the task that switches (out of or into the CPU). */
+		if (r->on_switch && (rec->id_fields & PEV_SAMPLE_TID) &&
+		    (rec->id_fields & PEV_SAMPLE_TIME))
+			rc = r->on_switch(r->switch_ctx, (int32_t)rec->sample_id.tid,
+					  rec->sample_id.time, pev_record_switch_out(rec));
 		break;
 	case PEV_RECORD_LOST_SAMPLES:
 		r->lost_samples += rec->lost_samples.lost;
@@ -709,6 +719,12 @@ static int next_in_file_order(struct pev_replay *r, struct pev_replay_sample *ou
 			return rc < 0 ? pev__error_start(err, rc, 0, NULL, NULL, true) : 1;
 	}
 	return rc;
+}
+
+void pev__replay_on_switch(struct pev_replay *r, pev__replay_switch_fn fn, void *ctx)
+{
+	r->on_switch = fn;
+	r->switch_ctx = ctx;
 }
 
 int pev_replay_next(struct pev_replay *r, struct pev_replay_sample *out, struct pev_error *err)

@@ -9,6 +9,7 @@
 #ifndef PERFEV_REPLAY_INTERNAL_H
 #define PERFEV_REPLAY_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,5 +56,15 @@ int pev__rq_release(struct pev__rq *q, uint64_t limit);
 const struct pev__rq_entry *pev__rq_pop(struct pev__rq *q, const void **bytes);
 
 void pev__rq_free(struct pev__rq *q);
+
+/*
+ * Told of each context switch replayed (SWITCH, SWITCH_CPU_WIDE records
+ * with the task's id and time): the thread, when, and whether it left the
+ * CPU (else it came back). Returns 0 or PEV_ENOMEM, which ends the replay.
+ */
+typedef int (*pev__replay_switch_fn)(void *ctx, int32_t tid, uint64_t time, bool out);
+
+/* Sets the function told of context switches (NULL: none), with ctx. */
+void pev__replay_on_switch(struct pev_replay *r, pev__replay_switch_fn fn, void *ctx);
 
 #endif /* PERFEV_REPLAY_INTERNAL_H */

@@ -10,7 +10,8 @@
  * embedded, so the file needs nothing else to zoom, search and explain.
  * Colours come from a hash of the name, in a palette per kind of frame
  * (user: warm, kernel: blue, inlined: green, unknown: grey, command:
- * violet), so the same function has the same colour in every graph.
+ * violet, off-CPU: deep blue), so the same function has the same colour
+ * in every graph.
  *
  * A differential graph (pev_profile_write_diff_flamegraph) is the same
  * drawing of the newer profile, each frame coloured instead by how its
@@ -133,6 +134,11 @@ static void colour(const char *name, unsigned kind, int rgb[3])
 	case PEV__STACK_ROOT:
 		rgb[0] = rgb[1] = rgb[2] = 205;
 		break;
+	case PEV__STACK_OFFCPU: /* waiting: cold, darker and more saturated than kernel frames */
+		rgb[0] = 30 + (int)(50 * a);
+		rgb[1] = 90 + (int)(80 * b);
+		rgb[2] = 200 + (int)(55 * a);
+		break;
 	default: /* user code: red to orange to yellow */
 		rgb[0] = 215 + (int)(40 * b);
 		rgb[1] = 70 + (int)(160 * a);
@@ -191,7 +197,11 @@ static void frame(const struct layout *l, uint32_t i, double x, double w)
 			l->unit, pev__percent(n->base_total, l->s->node[0].base_total),
 			change(l->s, n));
 	} else {
-		colour(name, n->kind, rgb);
+		/* A frame (not the root or a command) whose weight is mostly off-CPU is off-CPU. */
+		colour(name,
+		       n->kind < PEV__STACK_COMM && n->offcpu > n->total / 2 ? PEV__STACK_OFFCPU
+									     : n->kind,
+		       rgb);
 	}
 	fputs(")</title>", l->out);
 	fprintf(l->out,

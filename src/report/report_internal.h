@@ -150,8 +150,9 @@ struct pev__sample {
 	uint64_t period; /* summed */
 	uint32_t count;  /* samples */
 	uint32_t frames; /* offset of its first (leaf) frame in stack[] */
-	uint16_t nr;     /* frames */
-	uint16_t event;
+	uint32_t nr : 15;     /* frames (at most PEV__PROFILE_MAX_FRAMES) */
+	uint32_t offcpu : 1;  /* off-CPU time (its event's, or a wall-clock copy of one) */
+	uint32_t event : 16;
 	uint32_t comm; /* string id */
 	int32_t pid, tid, cpu;
 	uint32_t trace; /* string id of the trace text, or 0 */
@@ -167,6 +168,7 @@ struct pev__event {
 	uint32_t leader;     /* its group's leader; its own index when alone */
 	uint32_t nr_members; /* events of the group it leads, itself included; 1 alone */
 	uint32_t group_name; /* string id of its group's name (on the leader), or 0 */
+	uint32_t flags;      /* PEV_PROFILE_EVENT_* */
 };
 
 struct pev_profile {
@@ -200,6 +202,16 @@ struct pev_profile {
 	uint64_t min_time, max_time;
 	bool has_time;
 };
+
+/*
+ * pev_profile_add_sample() that also stores in *slot where the sample went
+ * (the index of the alike samples it joined), for pev__profile_add_period.
+ */
+int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile_sample *s,
+				 uint32_t *slot);
+
+/* Adds period to the stored samples at slot and to their event's total. */
+void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t period);
 
 /* The unknown symbol (samples without frames) is syms[0]. */
 #define PEV__SYM_NONE 0u
@@ -527,6 +539,7 @@ enum pev__stack_kind {
 	PEV__STACK_UNKNOWN = 3,
 	PEV__STACK_COMM = 4,
 	PEV__STACK_ROOT = 5,
+	PEV__STACK_OFFCPU = 6, /* the "[off-cpu]" leaf (and the colour of mostly off-CPU frames) */
 };
 
 /* A node of the merged stacks: a name reached by the path from the root. */
@@ -541,6 +554,7 @@ struct pev__stack_node {
 	uint64_t total; /* weight of the stacks through this node */
 	uint64_t self;  /* weight of the stacks ending here */
 	uint64_t base_total, base_self; /* the same in a diff's baseline (pev__stacks_add) */
+	uint64_t offcpu; /* weight of the off-CPU stacks through this node */
 };
 
 /* Every stack of one event, root first, merged by display name. Node 0 is the root. */
@@ -556,6 +570,7 @@ struct pev__stacks {
 	unsigned max_depth;
 	uint64_t samples; /* samples of the event */
 	uint64_t base_samples; /* samples of a diff's baseline event */
+	uint32_t offcpu_name;  /* "[off-cpu]", the last frame of off-CPU stacks */
 };
 
 /*

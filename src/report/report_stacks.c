@@ -144,7 +144,8 @@ int pev__stacks_init(struct pev__stacks *s)
 
 	memset(s, 0, sizeof(*s));
 	if (pev__grow((void **)&s->node, &s->cap, 1, sizeof(*s->node)) ||
-	    pev__strtab_intern_str(&s->names, "all", &none)) {
+	    pev__strtab_intern_str(&s->names, "all", &none) ||
+	    pev__strtab_intern_str(&s->names, "[off-cpu]", &s->offcpu_name)) {
 		pev__stacks_free(s);
 		return -ENOMEM;
 	}
@@ -155,13 +156,18 @@ int pev__stacks_init(struct pev__stacks *s)
 	return 0;
 }
 
-/* Adds w to node's weights: the base ones (a diff's first profile) or the shown ones. */
-static void weigh(struct pev__stack_node *n, uint64_t w, bool base)
+/*
+ * Adds w to node's weights: the base ones (a diff's first profile) or the
+ * shown ones, and to its off-CPU weight for an off-CPU sample's.
+ */
+static void weigh(struct pev__stack_node *n, uint64_t w, bool base, bool offcpu)
 {
 	if (base)
 		n->base_total += w;
 	else
 		n->total += w;
+	if (offcpu && !base)
+		n->offcpu += w;
 }
 
 int pev__stacks_add(struct pev__stacks *s, const struct pev_profile *p, unsigned event,
@@ -185,12 +191,12 @@ int pev__stacks_add(struct pev__stacks *s, const struct pev_profile *p, unsigned
 
 		if (x->event != event)
 			continue;
-		weigh(&s->node[0], w, base);
+		weigh(&s->node[0], w, base, x->offcpu);
 		if (!(flags & PEV_REPORT_NO_COMM)) {
 			if (comm_name(s, x, flags, &name) ||
 			    !(node = child_get(s, node, name, PEV__STACK_COMM)))
 				return -ENOMEM;
-			weigh(&s->node[node], w, base);
+			weigh(&s->node[node], w, base, x->offcpu);
 		}
 		for (int i = (int)x->nr - 1; i >= 0; i--) {
 			if ((flags & PEV_REPORT_NO_INLINE) &&
@@ -199,14 +205,20 @@ int pev__stacks_add(struct pev__stacks *s, const struct pev_profile *p, unsigned
 			if (frame_name(s, st[i], flags, &name, &kind) ||
 			    !(node = child_get(s, node, name, kind)))
 				return -ENOMEM;
-			weigh(&s->node[node], w, base);
+			weigh(&s->node[node], w, base, x->offcpu);
+		}
+		if (x->offcpu) {
+			/* An off-CPU stack ends in a frame of its own, told apart in the graph. */
+			if (!(node = child_get(s, node, s->offcpu_name, PEV__STACK_OFFCPU)))
+				return -ENOMEM;
+			weigh(&s->node[node], w, base, true);
 		}
 		if (node == 0) {
 			/* No command and no frame (NO_COMM): the stack is "[unknown]". */
 			if (pev__strtab_intern_str(&s->names, "[unknown]", &name) ||
 			    !(node = child_get(s, 0, name, PEV__STACK_UNKNOWN)))
 				return -ENOMEM;
-			weigh(&s->node[node], w, base);
+			weigh(&s->node[node], w, base, x->offcpu);
 		}
 		if (base)
 			s->node[node].base_self += w;

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_offcpu.c - wall-clock profiles: `perfev record --off-cpu` and what
+ * `perfev report` makes of them. A workload that sleeps 300 ms in one
+ * function and spins 300 ms in another shows each at half the wall-clock
+ * time, the sleeping stack ending in libc's sleep call; the table gives
+ * on-CPU and off-CPU time a column each, the flame graph draws off-CPU
+ * frames in blues, folded stacks mark them, and perf reads the file. The
+ * profile model's wall-clock event is checked without the kernel too.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "perfev/report.h"
+
+static const char *dir; /* removed when the test's process exits */
+
+static void make_dir(void)
+{
+	th_leak_init();
+	dir = th_temp_dir("offcpu");
+}
+
+static void done(void)
+{
+	th_leak_fini();
+}
+
+static const char *path_in(const char *name)
+{
+	static char p[4][PATH_MAX];
+	static int at;
+	char *r = p[at++ % 4];
+
+	snprintf(r, PATH_MAX, "%s/%s", dir, name);
+	return r;
+}
+
+/*
+ * perfev record -e cpu-clock --off-cpu --call-graph CG of the workload
+ * (sleeping ms first); returns the file.
+ */
+static const char *record_offcpu(const char *name, const char *cg, const char *ms)
+{
+	const char *file = path_in(name);
+	struct th_output r;
+
+	th_require_cap(PEV_CAP_OFFCPU);
+	r = th_perfev("record", "-q", "-e", "cpu-clock", "--off-cpu", "--call-graph", cg, "-o",
+		      file, th_test_program("offcpu_work"), ms);
+	cr_assert_eq(r.status, 0, "perfev record --off-cpu failed: %s", r.err);
+	th_output_free(&r);
+	return file;
+}
+
+/* The weight of the folded lines that contain `part` (all lines: NULL). */
+static uint64_t folded_weight(const char *folded, const char *part)
+{
+	uint64_t sum = 0;
+
+	for (const char *l = folded; *l;) {
+		const char *nl = strchr(l, '\n'), *end = nl ? nl : l + strlen(l);
+		const char *sp = end;
+		while (sp > l && sp[-1] != ' ')
+			sp--;
+		char line[8192];
+		size_t n = (size_t)(end - l) < sizeof(line) - 1 ? (size_t)(end - l) : sizeof(line) - 1;
+		memcpy(line, l, n);
+		line[n] = '\0';
+		if (!part || strstr(line, part))
+			sum += strtoull(sp, NULL, 10);
+		l = nl ? nl + 1 : end;
+	}
+	return sum;
+}
+
+/*
+ * The acceptance test: 300 ms asleep and 300 ms spinning (evened out to the
+ * time the sleep really took) are each half the wall-clock time.
+ */
+Test(offcpu, sleep_and_spin_each_half_of_wall_clock_time, .init = make_dir, .fini = done)
+{
+	const char *file = record_offcpu("halves.data", "dwarf", "300");
+	struct th_output r = th_perfev("report", "-i", file, "--wall-clock", "--format", "folded");
+	uint64_t total, sleep, spin;
+	bool sleep_call = false;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	total = folded_weight(r.out, NULL);
+	sleep = folded_weight(r.out, ";offcpu_sleep;");
+	spin = folded_weight(r.out, ";offcpu_spin");
+	cr_assert_gt(total, 0, "no wall-clock time: %s", r.out);
+	/* Both halves: at least 600 ms of the threads' time is there. */
+	cr_expect_geq(total, 600000000u, "wall-clock total %" PRIu64 " ns for 600 ms of work",
+		      total);
+	cr_expect(sleep * 100 >= total * 45 && sleep * 100 <= total * 55,
+		  "offcpu_sleep has %.1f%% of the wall-clock time (50 +- 5 expected):\n%s",
+		  100.0 * (double)sleep / (double)total, r.out);
+	cr_expect(spin * 100 >= total * 45 && spin * 100 <= total * 55,
+		  "offcpu_spin has %.1f%% of the wall-clock time (50 +- 5 expected):\n%s",
+		  100.0 * (double)spin / (double)total, r.out);
+	/* The sleeping stack: offcpu_sleep, then libc's sleep call, ... the kernel, [off-cpu]. */
+	for (const char *l = r.out; (l = strstr(l, ";offcpu_sleep;")); l++) {
+		const char *next = l + strlen(";offcpu_sleep;");
+		const char *eol = strchr(next, '\n');
+		size_t n = strcspn(next, ";\n");
+		if (n >= 9 && memmem(next, n, "nanosleep", 9) && eol &&
+		    memmem(next, (size_t)(eol - next), ";[off-cpu] ", 11))
+			sleep_call = true;
+	}
+	cr_expect(sleep_call, "no off-CPU stack offcpu_sleep;*nanosleep;...;[off-cpu]:\n%s", r.out);
+	th_output_free(&r);
+
+	/* The off-CPU event alone weighs its stacks in nanoseconds: at least the 300 ms asleep. */
+	r = th_perfev("report", "-i", file, "-e", "offcpu-time", "--format", "folded");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_geq(folded_weight(r.out, ";offcpu_sleep;"), 300000000u, "%s", r.out);
+	cr_expect_eq(folded_weight(r.out, ";[off-cpu] "), folded_weight(r.out, NULL),
+		     "every off-CPU stack ends in [off-cpu]:\n%s", r.out);
+	th_output_free(&r);
+}
+
+/* The whole of a file (the test fails when it cannot be read). */
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, n;
+	char chunk[65536];
+
+	cr_assert_not_null(f, "cannot open %s", path);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		buf = realloc(buf, len + n + 1);
+		cr_assert_not_null(buf);
+		memcpy(buf + len, chunk, n);
+		len += n;
+	}
+	fclose(f);
+	if (!buf)
+		buf = calloc(1, 1);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* The fill of the first frame titled name ("name (...") in an SVG, as r, g, b. */
+static bool fill_of(const char *svg, const char *name, int rgb[3])
+{
+	char title[256];
+	const char *t, *f;
+
+	snprintf(title, sizeof(title), "<title>%s (", name);
+	if (!(t = strstr(svg, title)) || !(f = strstr(t, "fill=\"rgb(")))
+		return false;
+	return sscanf(f, "fill=\"rgb(%d,%d,%d)", &rgb[0], &rgb[1], &rgb[2]) == 3;
+}
+
+/* The views: a column each in the table, blue off-CPU frames, perf reads the file. */
+Test(offcpu, table_columns_flame_graph_and_perf, .init = make_dir, .fini = done)
+{
+	const char *file = record_offcpu("views.data", "dwarf", "100");
+	const char *svg = path_in("flame.svg");
+	struct th_output r;
+	int sleep_rgb[3], spin_rgb[3];
+	char *text;
+
+	r = th_perfev("report", "-i", file, "--stdio", "--no-children", "-g", "none");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	expect_has(r.out, "of events 'anon group { cpu-clock, offcpu-time }'");
+	th_output_free(&r);
+
+	r = th_perfev("report", "-i", file, "--wall-clock", "--format", "flamegraph", "-o", svg);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	th_output_free(&r);
+	text = read_file(svg);
+	cr_assert(fill_of(text, "offcpu_sleep", sleep_rgb), "no offcpu_sleep frame");
+	expect_has(text, "<title>[off-cpu] (");
+	free(text);
+	/* Asleep: blue (blue high, red low). */
+	cr_expect(sleep_rgb[2] >= 200 && sleep_rgb[0] < 100, "offcpu_sleep is rgb(%d,%d,%d)",
+		  sleep_rgb[0], sleep_rgb[1], sleep_rgb[2]);
+	/* On the CPU: the warm palette (red high). Under --wall-clock the spinning frame
+	 * may be blue too on a busy machine, where it waits for a CPU more than it runs. */
+	r = th_perfev("report", "-i", file, "-e", "cpu-clock", "--format", "flamegraph", "-o",
+		      svg);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	th_output_free(&r);
+	text = read_file(svg);
+	cr_assert(fill_of(text, "offcpu_spin", spin_rgb), "no offcpu_spin frame");
+	expect_lacks(text, "[off-cpu]");
+	free(text);
+	cr_expect(spin_rgb[0] >= 200, "offcpu_spin is rgb(%d,%d,%d)", spin_rgb[0], spin_rgb[1],
+		  spin_rgb[2]);
+
+	if (th_have_program("perf")) {
+		char cmd[PATH_MAX + 64];
+		snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --no-children 2>&1", file);
+		text = th_sh_ok(cmd);
+		expect_has(text, "context-switches");
+		expect_has(text, "cpu-clock");
+		free(text);
+	}
+}
+
+/* Without the privilege to sample the kernel, --off-cpu says so (no silent ':u' event). */
+Test(offcpu, unprivileged_record_is_refused_or_works, .init = make_dir, .fini = done)
+{
+	struct th_output r;
+
+	th_require_cap(PEV_CAP_SAMPLING);
+	/* To standard output (pipe mode): nobody may not write in the test's directory. */
+	r = th_perfev_nobody("record", "-q", "--off-cpu", "-o", "-",
+			     th_test_program("offcpu_work"), "5");
+	if (th_sysctl("perf_event_paranoid") >= 2) {
+		cr_expect_eq(r.status, 1, "--off-cpu as nobody at paranoid 2: %s", r.err);
+		expect_has(r.err, "option '--off-cpu' needs samples taken in the kernel");
+		expect_has(r.err, "kernel.perf_event_paranoid=1");
+	} else {
+		cr_expect_eq(r.status, 0, "--off-cpu as nobody at paranoid < 2: %s", r.err);
+	}
+	th_output_free(&r);
+}
+
+/* --wall-clock needs off-CPU samples, and writes its own event (no -e). */
+Test(offcpu, wall_clock_needs_off_cpu_samples, .init = make_dir, .fini = done)
+{
+	const char *file = path_in("oncpu.data");
+	struct th_output r;
+
+	th_require_cap(PEV_CAP_SAMPLING);
+	r = th_perfev("record", "-q", "-e", "task-clock", "-o", file,
+		      th_test_program("offcpu_work"), "5");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	th_output_free(&r);
+	r = th_perfev("report", "-i", file, "--wall-clock");
+	cr_expect_eq(r.status, 1);
+	expect_has(r.err, "has no off-CPU samples; record them with 'perfev record --off-cpu'");
+	th_output_free(&r);
+	r = th_perfev("report", "-i", file, "--wall-clock", "-e", "task-clock");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "options '--wall-clock' and '-e' cannot be used together");
+	th_output_free(&r);
+}
+
+/* ---- the model, without the kernel ---------------------------------------------- */
+
+static void add(struct pev_profile *p, unsigned ev, uint64_t period, const char *leaf)
+{
+	struct pev_profile_frame f[2] = {{.address = 0x2000, .symbol = leaf, .dso = "/bin/w"},
+					 {.address = 0x1000, .symbol = "main", .dso = "/bin/w"}};
+	struct pev_profile_sample s = PEV_PROFILE_SAMPLE_INIT;
+
+	s.event = ev;
+	s.period = period;
+	s.comm = "w";
+	s.pid = s.tid = 7;
+	s.frames = f;
+	s.nr_frames = 2;
+	cr_assert_eq(pev_profile_add_sample(p, &s), 0);
+}
+
+Test(offcpu, wall_clock_event_adds_on_and_off_cpu_nanoseconds)
+{
+	struct pev_profile *p;
+	struct pev_profile_event on = PEV_PROFILE_EVENT_INIT, off = PEV_PROFILE_EVENT_INIT;
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	unsigned w = 0;
+	uint32_t flags = 99;
+	uint64_t samples, period;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	on.name = "cpu-clock";
+	on.unit = PEV_PROFILE_UNIT_NANOSECONDS;
+	cr_assert_eq(pev_profile_add_event(p, &on), 0);
+	cr_expect_eq(pev_profile_add_wall_clock(p, &w), PEV_ENOENT, "no off-CPU event yet");
+	off.name = "offcpu-time";
+	off.unit = PEV_PROFILE_UNIT_NANOSECONDS;
+	off.flags = PEV_PROFILE_EVENT_OFFCPU;
+	cr_assert_eq(pev_profile_add_event(p, &off), 1);
+	cr_expect_eq(pev_profile_event_flags(p, 1, &flags), 0);
+	cr_expect_eq(flags, PEV_PROFILE_EVENT_OFFCPU);
+	cr_expect_eq(pev_profile_event_flags(p, 2, &flags), PEV_EBADARG);
+	add(p, 0, 250000, "spin");
+	add(p, 0, 250000, "spin");
+	add(p, 1, 700000, "sleep");
+	add(p, 1, 0, "sleep"); /* a switch-out never followed by a switch-in */
+	cr_assert_eq(pev_profile_add_wall_clock(p, &w), 0);
+	cr_expect_eq(w, 2);
+	cr_expect_eq(pev_profile_add_wall_clock(p, NULL), PEV_EBADARG, "one wall-clock event");
+	cr_assert_eq(pev_profile_totals(p, w, &samples, &period), 0);
+	cr_expect_eq(period, 1200000);
+	cr_expect_eq(samples, 4);
+
+	o.event = "wall-clock";
+	o.flags = PEV_REPORT_PERIOD;
+	out = open_memstream(&text, &len);
+	cr_assert_eq(pev_profile_write_folded(p, out, &o, NULL), 0);
+	fclose(out);
+	cr_expect_str_eq(text, "w;main;sleep;[off-cpu] 700000\nw;main;spin 500000\n");
+	free(text);
+	pev_profile_free(p);
+}
