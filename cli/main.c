@@ -14,6 +14,7 @@ static const struct cli_command commands[] = {
 	{"report", cmd_report, "read perf.data and write its profile (table, flame graph, pprof)"},
 	{"script", cmd_script, "read perf.data and print its samples one per line"},
 	{"record", cmd_record, "sample a command, processes or CPUs into perf.data"},
+	{"top", cmd_top, "a live table of the hottest functions, refreshed every second"},
 };
 
 static void print_help(FILE *out)

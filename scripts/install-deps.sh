@@ -32,6 +32,7 @@ packages="
 	locales
 	python3
 	g++
+	tmux
 "
 
 # The locale test_stat_parity groups digits in (perf's thousands separators).
