@@ -253,37 +253,77 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * Prints the writer's table without its file-oriented header lines: the
+ * sample counts there would be of distinct stacks, not of samples; the
+ * event's name stays ("# Event 'cpu-clock'").
+ */
+static void print_table(const char *text)
+{
+	for (const char *line = text, *end; line && *line; line = end ? end + 1 : NULL) {
+		const char *ev = strstr(line, " of event '");
+		int len;
+		end = strchr(line, '\n');
+		len = end ? (int)(end - line) : (int)strlen(line);
+		if (strncmp(line, "# Samples:", 10) == 0 && ev && ev < line + len)
+			printf("# Event %.*s\n", (int)(line + len - ev - 10), ev + 10);
+		else if (strncmp(line, "# Total Lost", 12) != 0 &&
+		         strncmp(line, "# Event count", 13) != 0 && !(len == 1 && line[0] == '#'))
+			printf("%.*s\n", len, line);
+	}
+}
+
 /* One plain table: a header line, then the report writer's table. */
 static int print_stdio(const struct top_view *v, bool callgraph)
 {
 	struct pev_report_opts o;
 	struct pev_error err;
 	time_t t = time(NULL);
-	char when[32];
+	char when[32], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int r;
 
+	if (!f) {
+		cli_error("out of memory");
+		return 1;
+	}
 	top_view_report_opts(v, &o);
 	o.event = NULL; /* every event, a section each */
 	o.callgraph = callgraph ? PEV_REPORT_CALLGRAPH_CALLEE : PEV_REPORT_CALLGRAPH_NONE;
+	r = pev_profile_write_table(v->profile, f, &o, &err);
+	fclose(f);
+	if (r != 0) {
+		free(text);
+		cli_error("cannot write the table: %s", err.message);
+		return 1;
+	}
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
 	printf("   PerfevTop: %llu samples/s, %llu lost, %s, %s\n"
 	       "-------------------------------------------------------------------------------\n",
 	       (unsigned long long)(v->interval > 0 ? (double)v->samples / v->interval : 0),
 	       (unsigned long long)v->lost, v->zero ? "per interval" : "decaying", when);
-	if (pev_profile_write_table(v->profile, stdout, &o, &err) != 0) {
-		cli_error("cannot write the table: %s", err.message);
-		return 1;
-	}
+	print_table(text);
+	free(text);
 	putchar('\n');
 	return fflush(stdout) != 0 || ferror(stdout);
 }
 
-/* Drains every record the rings hold into the model. */
+/*
+ * Drains the rings into the model for at most half a tick, so that keys,
+ * signals and refreshes are not held up when records come faster than
+ * they are symbolized (what stays behind waits, or is counted as lost).
+ */
 static void drain(struct pev_session *s, struct top_model *m, bool drop)
 {
 	struct pev_session_record r;
+	double until = now_s() + TOP_TICK_MS / 2000.0;
 
-	while (pev_session_read(s, &r) > 0)
+	for (unsigned n = 1; pev_session_read(s, &r) > 0; n++) {
 		top_model_feed(m, &r, drop);
+		if (!(n & 63) && (now_s() > until || cli_stop_signal()))
+			break;
+	}
 }
 
 /* The loop: drain every tick, refresh every delay, keys and signals between. */
@@ -318,6 +358,7 @@ static int run(struct top_config *c, struct pev_session *s, struct top_model *m,
 		if (tui && top_screen_resized())
 			redraw = true;
 		drain(s, m, v->paused);
+		pev_session_poll(s, 0); /* notes the rings whose task exited */
 		if (pev_session_finished(s)) {
 			pev_session_flush(s);
 			drain(s, m, v->paused);

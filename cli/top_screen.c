@@ -224,14 +224,17 @@ static int key_column(const struct top_view *v, const char *key)
 static int draw_callgraph(const struct top_view *v, int width, int room)
 {
 	struct pev_report_opts o;
-	char sym[256], *sel, *text;
+	char sym[256], dso[256], comm[64], *text;
 	int c = key_column(v, "sym"), shown = 0;
-	bool in_graph = false;
+	bool seen = false;
 
 	if (!row_column(v->selected, c, sym, sizeof(sym)))
 		return 0;
-	sel = rows[v->selected];
 	top_view_report_opts(v, &o);
+	if (!o.dsos && row_column(v->selected, key_column(v, "dso"), dso, sizeof(dso)))
+		o.dsos = dso;
+	if (!o.comms && row_column(v->selected, key_column(v, "comm"), comm, sizeof(comm)))
+		o.comms = comm;
 	o.callgraph = PEV_REPORT_CALLGRAPH_CALLEE;
 	o.flags |= PEV_REPORT_NO_HEADER;
 	/* "[.] name": the writer's filter takes the name. */
@@ -239,15 +242,19 @@ static int draw_callgraph(const struct top_view *v, int width, int room)
 	text = table_text(v->profile, &o);
 	if (!text)
 		return 0;
+	/* The filters leave the selected entry first: its graph is what follows it. */
 	for (char *line = text, *end; line && *line && shown < room; line = end ? end + 1 : NULL) {
+		bool entry;
 		end = strchr(line, '\n');
 		if (end)
 			*end = '\0';
-		if (line[0] != ' ' || !line[strspn(line, " ")])
-			in_graph = false;
-		else if (strchr(line, '%') && strcmp(line, sel) == 0)
-			in_graph = true;
-		else if (in_graph) {
+		entry = line[0] == ' ' && line[strspn(line, " ")] >= '0' &&
+		        line[strspn(line, " ")] <= '9' && strchr(line, '%');
+		if (entry && seen)
+			break;
+		if (entry) {
+			seen = true;
+		} else if (seen && line[0] == ' ' && line[strspn(line, " ")]) {
 			char out[1024];
 			snprintf(out, sizeof(out), "\033[2m%.*s\033[0m\033[K\r\n", width, line);
 			put(out);
