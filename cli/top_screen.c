@@ -44,7 +44,8 @@ static void put(const char *s)
 	}
 }
 
-void top_screen_leave(void)
+/* The terminal as it was (async-signal-safe: write and tcsetattr only). */
+static void restore(void)
 {
 	if (!entered)
 		return;
@@ -54,10 +55,18 @@ void top_screen_leave(void)
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
 }
 
+void top_screen_leave(void)
+{
+	for (int i = 0; i < nrows; i++)
+		free(rows[i]);
+	nrows = 0;
+	restore();
+}
+
 /* A fatal signal: the terminal back, then the signal's default. */
 static void on_fatal(int sig)
 {
-	top_screen_leave();
+	restore();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -85,7 +94,7 @@ int top_screen_enter(void)
 	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) != 0)
 		return -1;
 	entered = true;
-	atexit(top_screen_leave);
+	atexit(restore);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_winch; /* no SA_RESTART: the loop's poll wakes up */
 	sigaction(SIGWINCH, &sa, NULL);
