@@ -5,8 +5,8 @@
 # side, at the same time, on the same workload (report_work, CPU-bound in
 # four known functions), at the same rate (-F), each refreshing its plain
 # table every second for SECS seconds (--stdio, output discarded, standard
-# input a pipe that never speaks). Each tool's own CPU time (user + system,
-# from /proc/PID/stat) is read 3 s after the start and just before both are
+# input a pipe that never speaks). Each tool's own CPU time (the run time
+# of all its threads, /proc/PID/task/*/schedstat, in ns) is read 3 s after the start and just before both are
 # stopped: the whole run (start-up included: both read /proc/kallsyms) and
 # the steady state after those 3 s. Target (docs/BENCHMARKS.md): perfev top
 # uses at most a tenth of perf top's CPU time. A second pair does the same
@@ -36,9 +36,9 @@ pids=""
 cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT INT TERM
 
-# user + system CPU time of a process in ms.
+# CPU time of a process in ms, all its threads: the scheduler's run time (ns).
 cpu_ms() {
-	awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"
+	cat /proc/"$1"/task/*/schedstat | awk '{ t += $1 } END { printf "%.1f", t / 1e6 }'
 }
 
 # One pair: perfev top and perf top with the extra options $1, for $secs seconds.
@@ -62,9 +62,9 @@ pair() {
 	awk -v o="${1:--}" -v e="$ce" -v p="$cp" -v se="$se" -v sp="$sp" 'BEGIN {
 		r = p > 0 ? e / p : 0
 		s = p - sp > 0 ? (e - se) / (p - sp) : 0
-		printf "%-4s whole run:    perfev top %6.0f ms  perf top %6.0f ms  perfev/perf %.3f (target <= 0.1: %s)\n",
+		printf "%-4s whole run:    perfev top %7.1f ms  perf top %7.1f ms  perfev/perf %.3f (target <= 0.1: %s)\n",
 		       o, e, p, r, (r <= 0.1 ? "met" : "MISSED")
-		printf "%-4s after 3 s:    perfev top %6.0f ms  perf top %6.0f ms  perfev/perf %.3f (target <= 0.1: %s)\n",
+		printf "%-4s after 3 s:    perfev top %7.1f ms  perf top %7.1f ms  perfev/perf %.3f (target <= 0.1: %s)\n",
 		       o, e - se, p - sp, s, (s <= 0.1 ? "met" : "MISSED")
 	}'
 }

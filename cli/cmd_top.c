@@ -2,7 +2,7 @@
 /*
  * cmd_top.c - `perfev top`: a live table of the hottest functions, as perf
  * top. A session samples the events on every CPU (-a, the default), a
- * process (-p) or a thread (-t); its rings are drained every 100 ms into
+ * process (-p) or a thread (-t); its rings are drained every 250 ms into
  * the model (top_model.c); every -d seconds the model becomes a profile
  * that the report writer draws, on the terminal (top_screen.c) or, with
  * --stdio or when standard output is no terminal, as one plain table per
@@ -25,7 +25,7 @@ static const char usage[] =
 
 #define TOP_DEFAULT_FREQ 4000 /* -F, as perf top */
 #define TOP_PAGES        128  /* data pages of each ring */
-#define TOP_TICK_MS      100  /* how often the rings are drained */
+#define TOP_TICK_MS      250  /* how often the rings are drained (keys wake the loop at once) */
 
 struct top_config {
 	struct rec_config rec; /* target, ids, -F/-c (read as record reads them) */

@@ -3,7 +3,7 @@
  * top.h - what the parts of `perfev top` share.
  *
  * cmd_top.c reads the options and runs the loop: a session's rings drained
- * every 100 ms, a table every -d seconds. top_model.c keeps the samples
+ * every 250 ms, a table every -d seconds. top_model.c keeps the samples
  * seen: one entry per distinct stack (thread, addresses) with its weight,
  * symbolized once when first seen, the side-band records (and those
  * record_synth.c makes from /proc) fed to the symbolizer; each refresh
