@@ -55,7 +55,7 @@ static long max_sample_rate(void)
 }
 
 /* -F: a rate from 1 to the kernel's limit, or "max". */
-static int parse_freq(struct rec_config *cfg, const char *text)
+int rec_parse_freq(struct rec_config *cfg, const char *text)
 {
 	long max = max_sample_rate(), v;
 
@@ -114,7 +114,7 @@ static int parse_callgraph(struct rec_config *cfg, const char *text)
 }
 
 /* -p or -t: a comma-separated list of existing process or thread ids. */
-static int parse_ids(struct rec_config *cfg, char opt, const char *text)
+int rec_parse_ids(struct rec_config *cfg, char opt, const char *text)
 {
 	const char *name = opt == 'p' ? "-p" : "-t";
 	const char *what = opt == 'p' ? "a comma-separated list of process ids"
@@ -333,16 +333,16 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		cfg->callgraph = REC_CG_FP;
 	if (!period) {
 		cfg->freq = REC_DEFAULT_FREQ;
-		if (freq && (r = parse_freq(cfg, freq)) != 0)
+		if (freq && (r = rec_parse_freq(cfg, freq)) != 0)
 			return r;
 	}
 	if (pids) {
 		cfg->target = REC_TARGET_PROCESS;
-		return parse_ids(cfg, 'p', pids);
+		return rec_parse_ids(cfg, 'p', pids);
 	}
 	if (tids) {
 		cfg->target = REC_TARGET_THREAD;
-		return parse_ids(cfg, 't', tids);
+		return rec_parse_ids(cfg, 't', tids);
 	}
 	cfg->target = all || cfg->cpus ? REC_TARGET_CPUS : REC_TARGET_COMMAND;
 	return 0;

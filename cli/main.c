@@ -15,6 +15,7 @@ static const struct cli_command commands[] = {
 	{"script", cmd_script, "read perf.data and print its samples one per line"},
 	{"record", cmd_record, "sample a command, processes or CPUs into perf.data"},
 	{"diff", cmd_diff, "compare two perf.data files: what grew, what shrank"},
+	{"top", cmd_top, "a live table of the hottest functions, refreshed every second"},
 };
 
 static void print_help(FILE *out)

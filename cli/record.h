@@ -157,6 +157,14 @@ struct rec_state {
 	bool failed; /* a window could not be completed: stop, exit 1 */
 };
 
+/* cmd_record.c (`perfev top` reads the same options) */
+
+/* -F: a rate from 1 to the kernel's limit, or "max", into cfg->freq. Returns 0 or the exit status. */
+int rec_parse_freq(struct rec_config *cfg, const char *text);
+
+/* -p (opt 'p') or -t: existing process or thread ids into cfg->ids. Returns 0 or the exit status. */
+int rec_parse_ids(struct rec_config *cfg, char opt, const char *text);
+
 /* record_open.c */
 
 /*
@@ -187,6 +195,19 @@ void rec_close(struct rec_state *s);
  * and MMAP2 records from /proc. Returns 0 or a negative code.
  */
 int rec_synthesize(struct rec_state *s);
+
+/* Receives synthesized records (len bytes of whole records); returns 0 or a negative code. */
+typedef int (*rec_synth_sink)(void *ctx, const void *bytes, size_t len);
+
+/*
+ * Makes the records rec_synthesize writes (the kernel's mapping; COMM, FORK
+ * and MMAP2 of the tasks of target: ids for -p and -t, and for a command
+ * the processes --rotate's earlier windows saw; every process for CPUs), each ending with `trailer` zero bytes, and hands them to sink in
+ * batches (`perfev top` feeds its symbolizer with them). Returns 0 or the
+ * sink's first non-zero result.
+ */
+int rec_synth_tasks(enum rec_target target, const pid_t *ids, int nids, size_t trailer,
+                    rec_synth_sink sink, void *ctx);
 
 /*
  * Writes FINISHED_INIT, the end of the records made at start, as perf

@@ -18,11 +18,13 @@
 
 #include "record.h"
 
-/* A buffer of synthesized records. */
+/* A buffer of synthesized records, handed to the sink when full and at the end. */
 struct synth_buf {
 	unsigned char *bytes;
 	size_t len, cap;
 	size_t trailer; /* bytes of the sample_id trailer each record ends with */
+	rec_synth_sink sink;
+	void *ctx;
 };
 
 /* Appends a record: header, body (body_len bytes), a NUL-padded string, the trailer. */
@@ -52,23 +54,30 @@ static void put_record(struct synth_buf *b, uint32_t type, uint16_t misc, const 
 	b->len += size;
 }
 
-/* Writes the buffer's records to the file (noting their mappings) and empties it. */
-static int flush_buf(struct rec_state *s, struct synth_buf *b)
+/* Hands the buffer's records to its sink and empties it. */
+static int flush_buf(struct synth_buf *b)
 {
+	int r = b->len ? b->sink(b->ctx, b->bytes, b->len) : 0;
+
+	b->len = 0;
+	return r;
+}
+
+/* record's sink: the records go to the file, their mappings noted. */
+static int file_sink(void *ctx, const void *bytes, size_t len)
+{
+	struct rec_state *s = ctx;
 	struct pev_error err;
 
-	if (!b->len)
-		return 0;
-	for (size_t at = 0; at < b->len;) {
-		const struct pev_event_header *h = (const void *)(b->bytes + at);
+	for (size_t at = 0; at < len;) {
+		const struct pev_event_header *h = (const void *)((const char *)bytes + at);
 		rec_dsos_account(s, h, h->size);
 		s->stats.synthesized++;
 		at += h->size;
 	}
-	int r = pev_perfdata_writer_write(s->writer, b->bytes, b->len, &err);
+	int r = pev_perfdata_writer_write(s->writer, bytes, len, &err);
 	if (r != 0)
 		cli_error("cannot write '%s': %s", s->cfg.output, err.message);
-	b->len = 0;
 	return r;
 }
 
@@ -208,7 +217,7 @@ static void synth_maps(struct synth_buf *b, pid_t pid)
 }
 
 /* Every thread of process pid, then its mappings. */
-static int synth_process(struct rec_state *s, struct synth_buf *b, pid_t pid)
+static int synth_process(struct synth_buf *b, pid_t pid)
 {
 	char path[64];
 
@@ -224,7 +233,7 @@ static int synth_process(struct rec_state *s, struct synth_buf *b, pid_t pid)
 	}
 	closedir(d);
 	synth_maps(b, pid);
-	return b->len > (1U << 20) ? flush_buf(s, b) : 0;
+	return b->len > (1U << 20) ? flush_buf(b) : 0;
 }
 
 /* The process a thread belongs to (Tgid in /proc/TID/status), or tid itself. */
@@ -244,31 +253,31 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
-int rec_synthesize(struct rec_state *s)
+int rec_synth_tasks(enum rec_target target, const pid_t *ids, int nids, size_t trailer,
+                    rec_synth_sink sink, void *ctx)
 {
-	struct synth_buf b = {.trailer = s->fmt.id_size};
+	struct synth_buf b = {.trailer = trailer, .sink = sink, .ctx = ctx};
 	int r = 0;
 
 	synth_kernel(&b);
-	switch (s->cfg.target) {
+	switch (target) {
 	case REC_TARGET_COMMAND:
 		/*
 		 * The kernel writes the command's own records as it runs; a later
 		 * window of --rotate needs them anew for the processes the earlier
-		 * ones saw (those still alive).
+		 * ones saw (ids: those still alive; none for the first window).
 		 */
-		for (int i = 0; i < s->nknown && r == 0; i++)
-			if (s->known[i] > 0)
-				r = synth_process(s, &b, s->known[i]);
+		for (int i = 0; i < nids && r == 0; i++)
+			r = synth_process(&b, ids[i]);
 		break;
 	case REC_TARGET_PROCESS:
-		for (int i = 0; i < s->cfg.nids && r == 0; i++)
-			r = synth_process(s, &b, s->cfg.ids[i]);
+		for (int i = 0; i < nids && r == 0; i++)
+			r = synth_process(&b, ids[i]);
 		break;
 	case REC_TARGET_THREAD:
-		for (int i = 0; i < s->cfg.nids && r == 0; i++) {
-			pid_t pid = tgid_of(s->cfg.ids[i]);
-			synth_thread(&b, pid, s->cfg.ids[i]);
+		for (int i = 0; i < nids && r == 0; i++) {
+			pid_t pid = tgid_of(ids[i]);
+			synth_thread(&b, pid, ids[i]);
 			synth_maps(&b, pid);
 		}
 		break;
@@ -278,15 +287,23 @@ int rec_synthesize(struct rec_state *s)
 			break;
 		for (struct dirent *de; r == 0 && (de = readdir(d));)
 			if (isdigit((unsigned char)de->d_name[0]))
-				r = synth_process(s, &b, (pid_t)strtol(de->d_name, NULL, 10));
+				r = synth_process(&b, (pid_t)strtol(de->d_name, NULL, 10));
 		closedir(d);
 		break;
 	}
 	}
 	if (r == 0)
-		r = flush_buf(s, &b);
+		r = flush_buf(&b);
 	free(b.bytes);
 	return r;
+}
+
+int rec_synthesize(struct rec_state *s)
+{
+	bool command = s->cfg.target == REC_TARGET_COMMAND;
+
+	return rec_synth_tasks(s->cfg.target, command ? s->known : s->cfg.ids,
+	                       command ? s->nknown : s->cfg.nids, s->fmt.id_size, file_sink, s);
 }
 
 int rec_finished_init(struct rec_state *s)

@@ -36,6 +36,7 @@ packages="
 	python3-pytest
 	python3-pandas
 	binutils
+	tmux
 "
 
 # The locale test_stat_parity groups digits in (perf's thousands separators).

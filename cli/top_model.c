@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_model.c - the samples `perfev top` has seen: one entry per distinct
+ * stack (event, thread, addresses) with its weight (summed periods),
+ * symbolized when first seen; the threads' names; the symbolizer fed with
+ * the side-band records. A refresh makes a struct pev_profile of the
+ * entries for the report writer, then ages them (decay or zeroing).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "top.h"
+
+#define BUCKETS 4096
+
+/*
+ * A function already resolved in a process: any address in [start, end)
+ * resolves to it, so one symbolizer lookup serves every address of a hot
+ * function (elfutils' lookup scans big symbol tables: cc1's, chromium's).
+ * Kept in the buckets of the RANGE_BLOCK-byte blocks it covers (at most
+ * RANGE_SPAN of them), dropped with the process's address space.
+ */
+#define RANGE_BLOCK   256
+#define RANGE_SPAN    16
+#define RANGE_BUCKETS 8192
+
+struct top_range {
+	struct top_range *next;
+	int32_t pid; /* -1 for the kernel */
+	uint64_t start, end;
+	struct pev_profile_frame frame; /* at start: address, offset and dso_offset follow addr */
+};
+
+/* A distinct stack and its weight. */
+struct top_stack {
+	struct top_stack *next;
+	uint64_t hash;
+	unsigned event;
+	int32_t pid, tid;
+	uint64_t weight;
+	uint32_t nips;
+	uint64_t *ips; /* the raw addresses (markers included): the key */
+	struct pev_profile_frame *frames;
+	size_t nframes;
+};
+
+/* A thread's name; never freed before the model (stacks point at it). */
+struct top_comm {
+	struct top_comm *next;
+	int32_t tid;
+	char comm[32];
+};
+
+struct top_model {
+	struct pev_symbols *sym;
+	struct top_stack *stacks[BUCKETS];
+	struct top_comm *comms[BUCKETS];
+	struct top_range **ranges; /* RANGE_BUCKETS chains */
+	char **names;
+	int nevents;
+	uint64_t samples; /* fed since the last profile */
+	uint64_t lost;
+	struct pev_record_format synth_fmt; /* synthesized records: no trailer */
+	struct pev_profile_frame *scratch;  /* frames of the stack being added */
+	size_t scratch_cap;
+};
+
+struct top_model *top_model_new(const char *const *names, int nevents)
+{
+	struct top_model *m = cli_xcalloc(1, sizeof(*m));
+	struct pev_symbols_opts so = PEV_SYMBOLS_OPTS_INIT;
+	struct pev_record_config rc = PEV_RECORD_CONFIG_INIT;
+	struct pev_error err;
+
+	/* No DWARF: file:line and inline frames cost time a live table does not show. */
+	so.flags = PEV_SYMBOLS_NO_SRCLINE | PEV_SYMBOLS_NO_INLINE;
+	if (pev_symbols_new(&so, &m->sym, &err) != 0 || pev_record_format_init(&m->synth_fmt, &rc)) {
+		cli_error("cannot start the symbolizer: %s", err.message);
+		free(m);
+		return NULL;
+	}
+	m->ranges = cli_xcalloc(RANGE_BUCKETS, sizeof(*m->ranges));
+	m->names = cli_xcalloc((size_t)nevents, sizeof(char *));
+	m->nevents = nevents;
+	for (int i = 0; i < nevents; i++)
+		m->names[i] = strdup(names[i]);
+	return m;
+}
+
+static void stack_free(struct top_stack *st)
+{
+	free(st->ips);
+	free(st->frames);
+	free(st);
+}
+
+void top_model_free(struct top_model *m)
+{
+	if (!m)
+		return;
+	for (int b = 0; b < BUCKETS; b++) {
+		for (struct top_stack *st = m->stacks[b], *n; st; st = n) {
+			n = st->next;
+			stack_free(st);
+		}
+		for (struct top_comm *c = m->comms[b], *n; c; c = n) {
+			n = c->next;
+			free(c);
+		}
+	}
+	for (int i = 0; i < m->nevents; i++)
+		free(m->names[i]);
+	free(m->names);
+	for (int b = 0; b < RANGE_BUCKETS; b++)
+		for (struct top_range *r = m->ranges[b], *n; r; r = n) {
+			n = r->next;
+			free(r);
+		}
+	free(m->ranges);
+	free(m->scratch);
+	pev_symbols_free(m->sym);
+	free(m);
+}
+
+/* ---- thread names ---------------------------------------------------------------- */
+
+static struct top_comm *comm_find(struct top_model *m, int32_t tid, bool add)
+{
+	struct top_comm **head = &m->comms[(uint32_t)tid % BUCKETS];
+
+	for (struct top_comm *c = *head; c; c = c->next)
+		if (c->tid == tid)
+			return c;
+	if (!add)
+		return NULL;
+	struct top_comm *c = cli_xcalloc(1, sizeof(*c));
+	c->tid = tid;
+	c->next = *head;
+	*head = c;
+	return c;
+}
+
+static void comm_set(struct top_model *m, int32_t tid, const char *comm)
+{
+	struct top_comm *c = comm_find(m, tid, true);
+
+	snprintf(c->comm, sizeof(c->comm), "%s", comm);
+}
+
+static const char *comm_of(struct top_model *m, int32_t pid, int32_t tid)
+{
+	struct top_comm *c = comm_find(m, tid, false);
+
+	if (!c)
+		c = comm_find(m, pid, false);
+	return c ? c->comm : NULL;
+}
+
+static void range_forget(struct top_model *m, int32_t pid);
+
+/* ---- side band ------------------------------------------------------------------- */
+
+/* Forgets the stacks of a process whose program changed (exec): its addresses mean other code now. */
+static void forget_process(struct top_model *m, int32_t pid)
+{
+	for (int b = 0; b < BUCKETS; b++)
+		for (struct top_stack **pp = &m->stacks[b]; *pp;) {
+			struct top_stack *st = *pp;
+			if (st->pid == pid) {
+				*pp = st->next;
+				stack_free(st);
+			} else {
+				pp = &st->next;
+			}
+		}
+}
+
+static void sideband(struct top_model *m, const struct pev_record *rec)
+{
+	switch (rec->type) {
+	case PEV_RECORD_COMM:
+		comm_set(m, (int32_t)rec->comm.tid, rec->comm.comm);
+		if (pev_record_comm_exec(rec)) {
+			pev_symbols_exec(m->sym, (int32_t)rec->comm.pid);
+			forget_process(m, (int32_t)rec->comm.pid);
+			range_forget(m, (int32_t)rec->comm.pid);
+		}
+		break;
+	case PEV_RECORD_FORK: {
+		struct top_comm *parent = comm_find(m, (int32_t)rec->task.ptid, false);
+		if (parent && !comm_find(m, (int32_t)rec->task.tid, false))
+			comm_set(m, (int32_t)rec->task.tid, parent->comm);
+		if (rec->task.pid != rec->task.ppid)
+			pev_symbols_fork(m->sym, (int32_t)rec->task.ppid, (int32_t)rec->task.pid);
+		break;
+	}
+	case PEV_RECORD_EXIT:
+		/* Its stacks keep their frames (the symbolizer's strings live on). */
+		if (rec->task.pid == rec->task.tid) {
+			pev_symbols_exit(m->sym, (int32_t)rec->task.pid);
+			range_forget(m, (int32_t)rec->task.pid);
+		}
+		break;
+	case PEV_RECORD_MMAP:
+		if (!pev_record_mmap_data(rec))
+			pev_symbols_add_mapping(m->sym, (int32_t)rec->mmap.pid, rec->mmap.addr,
+			                        rec->mmap.len, rec->mmap.pgoff, rec->mmap.filename,
+			                        NULL, 0);
+		break;
+	case PEV_RECORD_MMAP2:
+		if (!pev_record_mmap_data(rec))
+			pev_symbols_add_mapping(
+			    m->sym, (int32_t)rec->mmap2.pid, rec->mmap2.addr, rec->mmap2.len,
+			    rec->mmap2.pgoff, rec->mmap2.filename,
+			    rec->mmap2.has_build_id ? rec->mmap2.build_id : NULL,
+			    rec->mmap2.has_build_id ? rec->mmap2.build_id_size : 0);
+		break;
+	case PEV_RECORD_LOST:
+		m->lost += rec->lost.lost;
+		break;
+	default:
+		break;
+	}
+}
+
+int top_model_synth_sink(void *ctx, const void *bytes, size_t len)
+{
+	struct top_model *m = ctx;
+	struct pev_record rec;
+
+	for (size_t at = 0; at < len;) {
+		const struct pev_event_header *h = (const void *)((const char *)bytes + at);
+		if (h->size < sizeof(*h))
+			break;
+		if (pev_record_decode(&m->synth_fmt, h, len - at, &rec) > 0)
+			sideband(m, &rec);
+		at += h->size;
+	}
+	return 0;
+}
+
+/* ---- samples --------------------------------------------------------------------- */
+
+static uint64_t hash_stack(unsigned event, int32_t tid, const uint64_t *ips, uint32_t n)
+{
+	uint64_t h = 1469598103934665603ULL ^ ((uint64_t)event << 32 | (uint32_t)tid);
+
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ ips[i]) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+static struct pev_profile_frame *push_frame(struct top_model *m, size_t *n)
+{
+	if (*n == m->scratch_cap) {
+		m->scratch_cap = m->scratch_cap ? 2 * m->scratch_cap : 64;
+		m->scratch = realloc(m->scratch, m->scratch_cap * sizeof(*m->scratch));
+		if (!m->scratch) {
+			cli_error("out of memory");
+			exit(1);
+		}
+	}
+	return &m->scratch[(*n)++];
+}
+
+static uint32_t range_bucket(int32_t pid, uint64_t block)
+{
+	uint64_t h = (block ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ULL;
+	return (uint32_t)(h >> 51) % RANGE_BUCKETS;
+}
+
+static const struct top_range *range_find(struct top_model *m, int32_t pid, uint64_t addr)
+{
+	for (const struct top_range *r = m->ranges[range_bucket(pid, addr / RANGE_BLOCK)]; r;
+	     r = r->next)
+		if (r->pid == pid && r->start <= addr && addr < r->end)
+			return r;
+	return NULL;
+}
+
+static void range_add(struct top_model *m, int32_t pid, const struct pev_symbol *sym,
+                      const struct pev_profile_frame *f, uint64_t lookup)
+{
+	uint64_t first = sym->start / RANGE_BLOCK, last = (sym->start + sym->size - 1) / RANGE_BLOCK;
+
+	if (!sym->size || sym->status != PEV_SYMBOL_OK || last - first >= RANGE_SPAN)
+		return;
+	for (uint64_t b = first; b <= last; b++) {
+		struct top_range *r = cli_xcalloc(1, sizeof(*r));
+		uint32_t at = range_bucket(pid, b);
+		r->pid = pid;
+		r->start = sym->start;
+		r->end = sym->start + sym->size;
+		r->frame = *f;
+		r->frame.offset = 0;
+		r->frame.dso_offset = f->dso_offset - (lookup - sym->start);
+		r->next = m->ranges[at];
+		m->ranges[at] = r;
+	}
+}
+
+/* Drops the ranges of pid (its program changed, or it exited). */
+static void range_forget(struct top_model *m, int32_t pid)
+{
+	for (int b = 0; b < RANGE_BUCKETS; b++)
+		for (struct top_range **pp = &m->ranges[b]; *pp;) {
+			struct top_range *r = *pp;
+			if (r->pid == pid) {
+				*pp = r->next;
+				free(r);
+			} else {
+				pp = &r->next;
+			}
+		}
+}
+
+/* The frame of addr (looked up at `lookup`: a return address less one stays in its call). */
+static void add_frame(struct top_model *m, size_t *n, int32_t pid, uint64_t addr,
+                      uint64_t lookup, bool kernel)
+{
+	struct pev_symbol sym = PEV_SYMBOL_INIT;
+	struct pev_profile_frame *f = push_frame(m, n);
+	int32_t space = kernel ? -1 : pid;
+	const struct top_range *r = range_find(m, space, lookup);
+
+	if (r) {
+		*f = r->frame;
+		f->address = addr;
+		f->offset = addr - r->start;
+		f->dso_offset += addr - r->start;
+		return;
+	}
+	memset(f, 0, sizeof(*f));
+	f->address = addr;
+	if (pev_symbols_resolve(m->sym, space, lookup, &sym) != 0)
+		return;
+	if (kernel || (sym.flags & PEV_SYMBOL_KERNEL))
+		f->flags |= PEV_FRAME_KERNEL;
+	if (sym.status == PEV_SYMBOL_OK) {
+		f->symbol = sym.name;
+		f->offset = sym.offset + (addr - lookup);
+	}
+	f->dso = sym.dso;
+	if (sym.flags & PEV_SYMBOL_IN_FILE) {
+		f->flags |= PEV_FRAME_DSO_OFFSET;
+		f->dso_offset = sym.file_offset + (addr - lookup);
+	}
+	range_add(m, space, &sym, f, addr);
+}
+
+static bool kernel_mode(unsigned cpumode)
+{
+	return cpumode == PEV_RECORD_MISC_KERNEL || cpumode == PEV_RECORD_MISC_GUEST_KERNEL;
+}
+
+/* Symbolizes a new stack's addresses, leaf first, into st->frames. */
+static void resolve_stack(struct top_model *m, struct top_stack *st, const struct pev_record *rec)
+{
+	const struct pev_sample *s = &rec->sample;
+	bool kmode = kernel_mode(pev_record_cpumode(rec));
+	size_t n = 0;
+
+	if ((s->fields & PEV_SAMPLE_CALLCHAIN) && s->callchain_nr) {
+		struct pev_callchain_iter it;
+		struct pev_callchain_frame f;
+		uint64_t context = UINT64_MAX;
+
+		pev_callchain_iter_init(&it, s->callchain, s->callchain_nr);
+		while (pev_callchain_iter_next(&it, &f)) {
+			bool kernel = f.context == PEV_CONTEXT_KERNEL ||
+			              f.context == PEV_CONTEXT_GUEST_KERNEL || (f.context == 0 && kmode);
+			/* The first address of a context is where it stopped; the rest return there. */
+			bool first = f.context != context;
+			context = f.context;
+			if (f.context == PEV_CONTEXT_HV || f.ip == 0)
+				continue;
+			add_frame(m, &n, st->pid, f.ip, first ? f.ip : f.ip - 1, kernel);
+		}
+	}
+	if (!n && (s->fields & PEV_SAMPLE_IP))
+		add_frame(m, &n, st->pid, s->ip, s->ip, kmode);
+	st->frames = malloc((n ? n : 1) * sizeof(*st->frames));
+	if (!st->frames) {
+		cli_error("out of memory");
+		exit(1);
+	}
+	memcpy(st->frames, m->scratch, n * sizeof(*st->frames));
+	st->nframes = n;
+}
+
+static void add_sample(struct top_model *m, const struct pev_session_record *r)
+{
+	const struct pev_record *rec = &r->rec;
+	const struct pev_sample *s = &rec->sample;
+	uint64_t leaf[2] = {s->ip, pev_record_cpumode(rec)};
+	const uint64_t *ips = leaf;
+	uint32_t n = 2;
+	int32_t pid = (int32_t)rec->sample_id.pid, tid = (int32_t)rec->sample_id.tid;
+
+	if (r->event < 0 || r->event >= m->nevents)
+		return;
+	if ((s->fields & PEV_SAMPLE_CALLCHAIN) && s->callchain_nr) {
+		ips = s->callchain;
+		n = (uint32_t)s->callchain_nr;
+	}
+	uint64_t h = hash_stack((unsigned)r->event, tid, ips, n);
+	struct top_stack **head = &m->stacks[h % BUCKETS], *st;
+	for (st = *head; st; st = st->next)
+		if (st->hash == h && st->tid == tid && st->event == (unsigned)r->event &&
+		    st->nips == n && memcmp(st->ips, ips, n * sizeof(*ips)) == 0)
+			break;
+	if (!st) {
+		st = cli_xcalloc(1, sizeof(*st));
+		st->hash = h;
+		st->event = (unsigned)r->event;
+		st->pid = pid;
+		st->tid = tid;
+		st->nips = n;
+		st->ips = malloc(n * sizeof(*ips));
+		if (!st->ips) {
+			cli_error("out of memory");
+			exit(1);
+		}
+		memcpy(st->ips, ips, n * sizeof(*ips));
+		resolve_stack(m, st, rec);
+		st->next = *head;
+		*head = st;
+	}
+	st->weight += (s->fields & PEV_SAMPLE_PERIOD) && s->period ? s->period : 1;
+	m->samples++;
+}
+
+void top_model_feed(struct top_model *m, const struct pev_session_record *r, bool drop)
+{
+	if (r->rec.type == PEV_RECORD_SAMPLE) {
+		if (!drop)
+			add_sample(m, r);
+	} else {
+		sideband(m, &r->rec);
+	}
+}
+
+/* ---- refresh --------------------------------------------------------------------- */
+
+/* What an event's period counts: time for the clock events, else occurrences. */
+static enum pev_profile_unit unit_of(const char *name)
+{
+	return strncmp(name, "cpu-clock", 9) == 0 || strncmp(name, "task-clock", 10) == 0
+	           ? PEV_PROFILE_UNIT_NANOSECONDS
+	           : PEV_PROFILE_UNIT_COUNT;
+}
+
+struct pev_profile *top_model_profile(struct top_model *m, uint64_t *samples_out)
+{
+	struct pev_profile *p;
+
+	*samples_out = m->samples;
+	m->samples = 0;
+	if (pev_profile_new(&p) != 0)
+		return NULL;
+	for (int i = 0; i < m->nevents; i++) {
+		struct pev_profile_event ev = PEV_PROFILE_EVENT_INIT;
+		ev.name = m->names[i];
+		ev.unit = unit_of(m->names[i]);
+		if (pev_profile_add_event(p, &ev) < 0)
+			goto fail;
+	}
+	for (int b = 0; b < BUCKETS; b++)
+		for (struct top_stack *st = m->stacks[b]; st; st = st->next) {
+			struct pev_profile_sample s = PEV_PROFILE_SAMPLE_INIT;
+			s.event = st->event;
+			s.period = st->weight;
+			s.comm = comm_of(m, st->pid, st->tid);
+			s.pid = st->pid;
+			s.tid = st->tid;
+			s.frames = st->frames;
+			s.nr_frames = st->nframes;
+			if (pev_profile_add_sample(p, &s) != 0)
+				goto fail;
+		}
+	pev_profile_set_lost(p, m->lost);
+	return p;
+fail:
+	pev_profile_free(p);
+	return NULL;
+}
+
+void top_model_decay(struct top_model *m, bool zero)
+{
+	for (int b = 0; b < BUCKETS; b++)
+		for (struct top_stack **pp = &m->stacks[b]; *pp;) {
+			struct top_stack *st = *pp;
+			st->weight = zero ? 0 : st->weight * 7 / 8;
+			if (!st->weight) {
+				*pp = st->next;
+				stack_free(st);
+			} else {
+				pp = &st->next;
+			}
+		}
+}
+
+uint64_t top_model_lost(const struct top_model *m)
+{
+	return m->lost;
+}
