@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	}
 	pev_event_list_free(events); /* the counters keep what they need */
 
-	char *buf = malloc(64 << 20); /* the region: touch 64 MiB of fresh memory */
+	char *buf = (char *)malloc(64 << 20); /* the region: touch 64 MiB of fresh memory */
 	if (buf)
 		memset(buf, 1, 64 << 20);
 	pev_counter_list_disable(counters);

@@ -46,7 +46,7 @@ struct pev_counter_list_opts {
 };
 
 /** Initializer for struct pev_counter_list_opts: everything zero, the size set. */
-#define PEV_COUNTER_LIST_OPTS_INIT {.sz = sizeof(struct pev_counter_list_opts)}
+#define PEV_COUNTER_LIST_OPTS_INIT PEV_SIZED_INIT(struct pev_counter_list_opts)
 
 /** The events of a list, opened. Opaque. */
 struct pev_counter_list;

@@ -71,7 +71,7 @@ struct pev_diff_opts {
 };
 
 /** Initializer for struct pev_diff_opts: everything zero (the defaults), the size set. */
-#define PEV_DIFF_OPTS_INIT {.sz = sizeof(struct pev_diff_opts)}
+#define PEV_DIFF_OPTS_INIT PEV_SIZED_INIT(struct pev_diff_opts)
 
 /**
  * Writes the table of `perf diff`: per event of a that b has (by name), a

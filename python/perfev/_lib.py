@@ -88,6 +88,7 @@ class Error(ctypes.Structure):
         ("length", c_int),
         ("message", ctypes.c_char * ERROR_MESSAGE_MAX),
         ("hint", ctypes.c_char * ERROR_MESSAGE_MAX),
+        ("reserved", c_uint64 * 8),
     ]
 
 
@@ -102,6 +103,7 @@ class Event(ctypes.Structure):
         ("config3", c_uint64),
         ("name", c_char_p),
         ("pmu", c_char_p),
+        ("reserved", c_uint64 * 4),
     ]
 
 
@@ -162,6 +164,7 @@ class Target(ctypes.Structure):
         ("cgroup", c_char_p),
         ("cpus", c_char_p),
         ("all_threads", c_bool),
+        ("reserved", c_uint64 * 2),
     ]
 
 
@@ -176,6 +179,7 @@ class Count(ctypes.Structure):
         ("scaled", c_uint64),
         ("running", c_double),
         ("counted", c_bool),
+        ("reserved", c_uint64 * 4),
     ]
 
 
@@ -193,6 +197,7 @@ class SessionOpts(ctypes.Structure):
         ("target", POINTER(Target)),
         ("data_pages", c_size_t),
         ("track", c_bool),
+        ("event_sz", c_size_t),
     ]
 
 
