@@ -2,8 +2,8 @@
 """The C library, loaded with ctypes, and the C structs perfev's Python side uses.
 
 Only what the bindings need is declared. Structs whose first field is their
-size (`sz`) are declared up to the last field used: the library treats the
-fields past `sz` as zero, which is what its ABI promises older callers.
+size (`sz`) may be declared up to the last field used: the library treats
+the fields past `sz` as zero, which is what its ABI promises older callers.
 tests/test_layout.py checks every offset and size here against the C
 headers (it compiles a small program; installing needs no compiler).
 """
@@ -35,11 +35,6 @@ SAMPLE_ADDR = 1 << 3
 SAMPLE_CALLCHAIN = 1 << 5
 SAMPLE_CPU = 1 << 7
 SAMPLE_PERIOD = 1 << 8
-
-FORMAT_TOTAL_TIME_ENABLED = 1 << 0
-FORMAT_TOTAL_TIME_RUNNING = 1 << 1
-FORMAT_ID = 1 << 2
-FORMAT_GROUP = 1 << 3
 
 PID_SELF = 0
 CPU_ANY = -1
@@ -107,55 +102,6 @@ class Event(ctypes.Structure):
     ]
 
 
-class OptsPrefix(ctypes.Structure):
-    """struct pev_opts, up to read_format (sz says how much the library reads)."""
-    _fields_ = [
-        ("sz", c_size_t),
-        ("exclude_user", c_bool),
-        ("exclude_kernel", c_bool),
-        ("exclude_hv", c_bool),
-        ("exclude_idle", c_bool),
-        ("exclude_host", c_bool),
-        ("exclude_guest", c_bool),
-        ("disabled", c_bool),
-        ("enable_on_exec", c_bool),
-        ("remove_on_exec", c_bool),
-        ("inherit", c_int),
-        ("inherit_stat", c_bool),
-        ("pinned", c_bool),
-        ("exclusive", c_bool),
-        ("sample_period", c_uint64),
-        ("sample_freq", c_uint64),
-        ("skid", c_int),
-        ("sample_type", c_uint64),
-        ("callchain_max_stack", c_uint16),
-        ("exclude_callchain_kernel", c_bool),
-        ("exclude_callchain_user", c_bool),
-        ("sample_regs_user", c_uint64),
-        ("sample_stack_user", c_uint32),
-        ("sample_regs_intr", c_uint64),
-        ("branch_sample_type", c_uint64),
-        ("aux_sample_size", c_uint32),
-        ("read_format", c_uint64),
-    ]
-
-
-class EventSpecPrefix(ctypes.Structure):
-    """struct pev_event_spec: the event; its options follow (at offsetof(opts))."""
-    _fields_ = [("ev", Event)]
-
-
-class EventSpecTail(ctypes.Structure):
-    """struct pev_event_spec after its options (at offsetof(opts) + opts.sz)."""
-    _fields_ = [
-        ("text", c_char_p),
-        ("pmu", c_char_p),
-        ("group", c_int),
-        ("group_leader", c_bool),
-        ("leader_sampling", c_bool),
-    ]
-
-
 class Target(ctypes.Structure):
     """struct pev_target."""
     _fields_ = [
@@ -165,6 +111,16 @@ class Target(ctypes.Structure):
         ("cpus", c_char_p),
         ("all_threads", c_bool),
         ("reserved", c_uint64 * 2),
+    ]
+
+
+class CounterListOpts(ctypes.Structure):
+    """struct pev_counter_list_opts."""
+    _fields_ = [
+        ("sz", c_size_t),
+        ("disabled", c_bool),
+        ("enable_on_exec", c_bool),
+        ("inherit", c_int),
     ]
 
 
@@ -320,18 +276,16 @@ event_list_count = _fn("pev_event_list_count", c_int, c_void_p)
 event_list_at = _fn("pev_event_list_at", c_void_p, c_void_p, c_int)
 event_list_free = _fn("pev_event_list_free", None, c_void_p)
 
-counter_open = _fn("pev_counter_open", c_int, c_void_p, c_void_p, POINTER(Target), c_void_p,
-                   POINTER(c_void_p), POINTER(Error))
-counter_close = _fn("pev_counter_close", None, c_void_p)
-counter_enable = _fn("pev_counter_enable", c_int, c_void_p)
-counter_disable = _fn("pev_counter_disable", c_int, c_void_p)
-counter_reset = _fn("pev_counter_reset", c_int, c_void_p)
-counter_enable_group = _fn("pev_counter_enable_group", c_int, c_void_p)
-counter_disable_group = _fn("pev_counter_disable_group", c_int, c_void_p)
-counter_reset_group = _fn("pev_counter_reset_group", c_int, c_void_p)
-counter_read = _fn("pev_counter_read", c_int, c_void_p, POINTER(Count))
-counter_read_group = _fn("pev_counter_read_group", c_int, c_void_p, POINTER(Count), c_int)
 counter_name = _fn("pev_counter_name", c_char_p, c_void_p)
+counter_list_open = _fn("pev_counter_list_open", c_int, c_void_p, POINTER(CounterListOpts),
+                        POINTER(Target), POINTER(c_void_p), POINTER(Error))
+counter_list_close = _fn("pev_counter_list_close", None, c_void_p)
+counter_list_count = _fn("pev_counter_list_count", c_int, c_void_p)
+counter_list_at = _fn("pev_counter_list_at", c_void_p, c_void_p, c_int)
+counter_list_enable = _fn("pev_counter_list_enable", c_int, c_void_p)
+counter_list_disable = _fn("pev_counter_list_disable", c_int, c_void_p)
+counter_list_reset = _fn("pev_counter_list_reset", c_int, c_void_p)
+counter_list_read = _fn("pev_counter_list_read", c_int, c_void_p, POINTER(Count), c_int)
 
 session_open = _fn("pev_session_open", c_int, POINTER(SessionOpts), POINTER(c_void_p),
                    POINTER(Error))

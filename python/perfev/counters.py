@@ -7,10 +7,6 @@ from dataclasses import dataclass
 from . import _lib
 from .errors import check
 
-# Where struct pev_event_spec keeps its options (after the struct pev_event).
-_SPEC_OPTS_OFFSET = ctypes.sizeof(_lib.Event)
-
-
 @dataclass(frozen=True)
 class Count:
     """One counter's reading.
@@ -62,57 +58,29 @@ class Counters:
 
     pid: a thread or process (None: the calling thread); cpu: a CPU (None:
     any); all_threads: pid is a process, every thread of it counted;
-    inherit: threads and children created later are counted too. Entering
-    the context resets and enables the counters, leaving it disables them;
-    they can also be driven with enable() / disable() / reset(). close()
-    (or the end of a `with` on the object returned by open) releases them.
+    inherit: threads and children created later are counted too. The events
+    open disabled, through libperfev's counter lists (groups read in one
+    go); entering the context resets and enables them, leaving it disables
+    them; enable() / disable() / reset() do the same by hand. close()
+    releases them (safe to call twice).
     """
 
     def __init__(self, events, pid=None, cpu=None, all_threads=False, inherit=False):
-        self._handles = []   # every counter, in list order
-        self._names = []
-        self._leaders = []   # index of each event's group leader (itself when alone)
+        self._l = ctypes.c_void_p()
         self._target = make_target(pid, cpu, all_threads)
         lst = parse(events)
         try:
-            n = _lib.event_list_count(lst)
-            for i in range(n):
-                self._open(_lib.event_list_at(lst, i), inherit)
-        except BaseException:
-            self.close()
-            raise
+            o = _lib.CounterListOpts()
+            o.sz = ctypes.sizeof(o)
+            o.disabled = True
+            o.inherit = _lib.INHERIT_ALL if inherit else _lib.INHERIT_NONE
+            err = _lib.Error()
+            check(_lib.counter_list_open(lst, ctypes.byref(o), ctypes.byref(self._target),
+                                         ctypes.byref(self._l), ctypes.byref(err)), err)
+            self._names = [_lib.text(_lib.counter_name(_lib.counter_list_at(self._l, i)))
+                           for i in range(check(_lib.counter_list_count(self._l)))]
         finally:
             _lib.event_list_free(lst)
-
-    def _open(self, spec_addr, inherit):
-        spec = _lib.EventSpecPrefix.from_address(spec_addr)
-        # The options the event string set (modifiers, terms), copied whole:
-        # their size is their first field.
-        opts_addr = spec_addr + _SPEC_OPTS_OFFSET
-        size = _lib.c_size_t.from_address(opts_addr).value
-        tail = _lib.EventSpecTail.from_address(opts_addr + size)
-        buf = ctypes.create_string_buffer(ctypes.string_at(opts_addr, size), size)
-        opts = _lib.OptsPrefix.from_buffer(buf)
-        opts.read_format |= _lib.FORMAT_TOTAL_TIME_ENABLED | _lib.FORMAT_TOTAL_TIME_RUNNING
-        if inherit:
-            opts.inherit = _lib.INHERIT_ALL
-        index = len(self._handles)
-        leader = None
-        if tail.group >= 0:
-            opts.read_format |= _lib.FORMAT_GROUP | _lib.FORMAT_ID
-            if not tail.group_leader:
-                leader = self._leaders[-1]
-        # Leaders start disabled; members follow their leader.
-        opts.disabled = leader is None
-        handle = ctypes.c_void_p()
-        err = _lib.Error()
-        rc = _lib.counter_open(ctypes.addressof(spec.ev), buf, ctypes.byref(self._target),
-                               self._handles[leader] if leader is not None else None,
-                               ctypes.byref(handle), ctypes.byref(err))
-        check(rc, err)
-        self._handles.append(handle)
-        self._names.append(_lib.text(spec.ev.name) or _lib.text(_lib.counter_name(handle)))
-        self._leaders.append(index if leader is None else leader)
 
     @property
     def names(self):
@@ -120,53 +88,31 @@ class Counters:
         return list(self._names)
 
     def enable(self):
-        for i, h in enumerate(self._handles):
-            if self._leaders[i] == i:
-                check(_lib.counter_enable_group(h) if self._has_members(i)
-                      else _lib.counter_enable(h))
+        check(_lib.counter_list_enable(self._l))
 
     def disable(self):
-        for i, h in enumerate(self._handles):
-            if self._leaders[i] == i:
-                check(_lib.counter_disable_group(h) if self._has_members(i)
-                      else _lib.counter_disable(h))
+        check(_lib.counter_list_disable(self._l))
 
     def reset(self):
-        for i, h in enumerate(self._handles):
-            if self._leaders[i] == i:
-                check(_lib.counter_reset_group(h) if self._has_members(i)
-                      else _lib.counter_reset(h))
-
-    def _has_members(self, i):
-        return any(l == i and j != i for j, l in enumerate(self._leaders))
+        check(_lib.counter_list_reset(self._l))
 
     def read(self):
         """Every event's Count, by name (a repeated name gets "#2", "#3", ...)."""
+        n = len(self._names)
+        counts = (_lib.Count * max(n, 1))()
+        check(_lib.counter_list_read(self._l, counts, n))
         out = {}
-        i = 0
-        while i < len(self._handles):
-            members = [j for j, l in enumerate(self._leaders) if l == i]
-            if len(members) > 1:
-                counts = (_lib.Count * len(members))()
-                n = check(_lib.counter_read_group(self._handles[i], counts, len(members)))
-                values = [_count(counts[k]) for k in range(n)]
-            else:
-                c = _lib.Count()
-                check(_lib.counter_read(self._handles[i], ctypes.byref(c)))
-                values = [_count(c)]
-            for j, v in zip(members, values):
-                name, k = self._names[j], 2
-                while name in out:
-                    name, k = f"{self._names[j]}#{k}", k + 1
-                out[name] = v
-            i = members[-1] + 1
+        for i, base in enumerate(self._names):
+            name, k = base, 2
+            while name in out:
+                name, k = f"{base}#{k}", k + 1
+            out[name] = _count(counts[i])
         return out
 
     def close(self):
-        """Closes every counter (members before leaders). Safe to call twice."""
-        for h in reversed(self._handles):
-            _lib.counter_close(h)
-        self._handles = []
+        if self._l:
+            _lib.counter_list_close(self._l)
+            self._l = ctypes.c_void_p()
 
     def __enter__(self):
         self.reset()
@@ -174,7 +120,7 @@ class Counters:
         return self
 
     def __exit__(self, *exc):
-        if self._handles:
+        if self._l:
             self.disable()
         return False
 
