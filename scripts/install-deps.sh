@@ -32,6 +32,8 @@ packages="
 	locales
 	python3
 	g++
+	golang-go
+	golang-github-google-pprof-dev
 "
 
 # The locale test_stat_parity groups digits in (perf's thousands separators).
