@@ -301,7 +301,7 @@ enum pev_report_cg_value {
 #define PEV_REPORT_LABEL_TID (1u << 2)
 /** pprof label "cpu" (number). */
 #define PEV_REPORT_LABEL_CPU (1u << 3)
-/** No pprof labels at all (labels 0 means the default, comm and pid). */
+/** No pprof labels at all (labels 0 means the default: comm, pid, tid and cpu). */
 #define PEV_REPORT_LABEL_NONE (1u << 31)
 
 /**
@@ -340,7 +340,7 @@ struct pev_report_opts {
 	unsigned frame_height;
 	/** Flame graph: frames narrower than this many pixels are left out. 0: 0.1. */
 	double min_width;
-	/** pprof: PEV_REPORT_LABEL_* bits. 0: comm and pid. */
+	/** pprof: PEV_REPORT_LABEL_* bits. 0: comm, pid, tid and cpu (cpu where samples have one). */
 	unsigned labels;
 	/** Table: how call graphs are drawn. 0: a graph, as perf's default. */
 	enum pev_report_cg_print callgraph_print;
