@@ -271,12 +271,13 @@ static void parse_folded(char *text, struct table *t)
 }
 
 /*
- * The profile's own names: by default pprof symbolizes again from the
- * binaries it finds (picking other aliases: __clock_gettime for
- * clock_gettime@@GLIBC_2.17) and drops C++ template arguments and
- * parameter lists.
+ * The profile's own names: by default pprof shortens C++ names whose
+ * system_name is no linkage name (template arguments and parameter lists
+ * dropped); a -symbolize=demangle=... option symbolizes again from the
+ * binaries, picking other aliases (__clock_gettime for
+ * clock_gettime@@GLIBC_2.17).
  */
-#define FULL_NAMES "-symbolize=none"
+#define OWN_NAMES "-symbolize=none"
 
 /* ---- the comparison -------------------------------------------------------------------- */
 
@@ -336,7 +337,7 @@ static void check_file(const char *data, const struct expect *x)
 	free(sh("'%s' report -i '%s' --format pprof -o '%s' 2>&1", perfev, data, pb));
 
 	/* The header: the main binary and its build id. */
-	out = sh("'%s' -top -noinlines -nodecount=0 -nodefraction=0 %s '%s' 2>&1", pprof, FULL_NAMES, pb);
+	out = sh("'%s' -top -noinlines -nodecount=0 -nodefraction=0 %s '%s' 2>&1", pprof, OWN_NAMES, pb);
 	if (x->program) {
 		const char *base = strrchr(x->program, '/') ? strrchr(x->program, '/') + 1 : x->program;
 		char want[PATH_MAX];
@@ -374,7 +375,7 @@ static void check_file(const char *data, const struct expect *x)
 	/* Stacks and their sample counts, without inlined functions and with them. */
 	for (int inl = 0; inl < 2 && !x->busy; inl++) {
 		out = sh("'%s' -traces %s -sample_index=samples %s '%s' 2>&1", pprof,
-			 inl ? "" : "-noinlines", FULL_NAMES, pb);
+			 inl ? "" : "-noinlines", OWN_NAMES, pb);
 		parse_traces(out, &theirs, &tids, &with_cpu);
 		free(out);
 		out = sh("'%s' report -i '%s' --format folded %s 2>&1", perfev, data,
