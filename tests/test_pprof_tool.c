@@ -4,7 +4,7 @@
  * pprof (built from Debian's golang-go and golang-github-google-pprof-dev
  * into the build directory; $PERFEV_PPROF names it). For files perfev and
  * perf record (frame pointers, --call-graph dwarf, C and C++, threads,
- * CPU-wide), pprof must agree with `perfev report` on the same file:
+ * --sample-cpu), pprof must agree with `perfev report` on the same file:
  *
  *   - `pprof -top -noinlines`: every function with the flat percentage the
  *     table (--no-children --sort sym) gives it;
@@ -287,7 +287,6 @@ struct expect {
 	int min_tids;        /* distinct tid labels at least */
 	bool cpu;            /* samples carry a cpu label */
 	const char *top;     /* the function with the most flat time, or NULL */
-	bool busy;           /* other tasks too: no stacks compared, nor unresolved rows */
 };
 
 static void check_raw(const char *pprof, const char *pb, const struct expect *x)
@@ -314,8 +313,7 @@ static void check_raw(const char *pprof, const char *pb, const struct expect *x)
 			cr_expect_str_eq(file, real, "the main mapping is %s, not the program %s", file,
 					 real);
 		}
-		/* Other tasks' files may lack a GNU build id (Go programs, memfds). */
-		if (!x->busy && (file[0] == '/' || id == 1))
+		if (file[0] == '/' || id == 1)
 			cr_expect(has_bid, "mapping %u (%s) has no build id: %s", id, file, line);
 	}
 	free(raw);
@@ -351,13 +349,7 @@ static void check_file(const char *data, const struct expect *x)
 	out = sh("'%s' report -i '%s' --stdio --no-children --sort sym -g none -q 2>&1", perfev, data);
 	parse_table(out, &ours);
 	free(out);
-	/* pprof names an unresolved address by its mapping, perfev "[unknown]". */
-	if (x->busy) {
-		struct entry *o = (struct entry *)table_get(&ours, "[unknown]");
-		struct entry *t = (struct entry *)table_get(&theirs, "[unknown]");
-		if (o && t)
-			o->value = t->value;
-	}
+
 	/* Both print two decimals: a name the table shows twice (two DSOs) sums two roundings. */
 	expect_same(&ours, "perfev report", &theirs, "pprof -top", 0.021, "flat %");
 	if (x->top) {
@@ -373,7 +365,7 @@ static void check_file(const char *data, const struct expect *x)
 	table_free(&theirs);
 
 	/* Stacks and their sample counts, without inlined functions and with them. */
-	for (int inl = 0; inl < 2 && !x->busy; inl++) {
+	for (int inl = 0; inl < 2; inl++) {
 		out = sh("'%s' -traces %s -sample_index=samples %s '%s' 2>&1", pprof,
 			 inl ? "" : "-noinlines", OWN_NAMES, pb);
 		parse_traces(out, &theirs, &tids, &with_cpu);
@@ -388,9 +380,9 @@ static void check_file(const char *data, const struct expect *x)
 		table_free(&ours);
 		table_free(&theirs);
 	}
-	cr_expect(x->busy || (int)tids.n >= x->min_tids, "%zu distinct tid labels, expected %d at least",
+	cr_expect((int)tids.n >= x->min_tids, "%zu distinct tid labels, expected %d at least",
 		      tids.n, x->min_tids);
-	cr_expect(x->busy || !x->cpu || with_cpu > 0, "no sample of pprof -traces has a cpu label");
+	cr_expect(!x->cpu || with_cpu > 0, "no sample of pprof -traces has a cpu label");
 	table_free(&tids);
 
 	check_raw(pprof, pb, x);
@@ -439,18 +431,6 @@ Test(pprof_tool, perfev_dwarf_cxx)
 	check_file(perfev_record("dwarf.data", "--call-graph dwarf", cmd), &x);
 }
 
-/* CPU-wide: every sample has its CPU, and other tasks of the machine come in too. */
-Test(pprof_tool, perfev_cpu_wide)
-{
-	const char *prog = th_test_program("report_work");
-	char cmd[PATH_MAX + 16];
-	struct expect x = {.min_tids = 1, .cpu = true, .busy = true};
-
-	pprof_tool();
-	snprintf(cmd, sizeof(cmd), "'%s' 100", prog);
-	check_file(perfev_record("cpu.data", "-g -a", cmd), &x);
-}
-
 /* ---- files perf records -------------------------------------------------------------------- */
 
 static const char *perf_record(const char *name, const char *args, const char *cmd)
@@ -483,4 +463,17 @@ Test(pprof_tool, perf_dwarf)
 	th_need_perf();
 	snprintf(cmd, sizeof(cmd), "'%s'", prog);
 	check_file(perf_record("perf-dwarf.data", "--call-graph dwarf -e cpu-clock", cmd), &x);
+}
+
+/* Samples with their CPU (perf record --sample-cpu): a cpu label on each. */
+Test(pprof_tool, perf_sample_cpu)
+{
+	const char *prog = th_test_program("report_work");
+	char cmd[PATH_MAX + 16];
+	struct expect x = {.program = prog, .min_tids = 1, .cpu = true, .top = "report_work_a"};
+
+	pprof_tool();
+	th_need_perf();
+	snprintf(cmd, sizeof(cmd), "'%s' 200", prog);
+	check_file(perf_record("perf-cpu.data", "-g --sample-cpu -e cpu-clock", cmd), &x);
 }

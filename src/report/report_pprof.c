@@ -574,6 +574,8 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 			default:
 				l->key = key_cpu;
 				l->num = ls->cpu;
+				/* A unit keeps CPU 0: readers drop a number label 0 without one. */
+				l->num_unit = key_cpu;
 				break;
 			}
 			lp[li++] = l;
