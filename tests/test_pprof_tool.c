@@ -11,7 +11,8 @@
  *   - `pprof -traces -noinlines -sample_index=samples`: the same stacks,
  *     each with the sample count `perfev report --format folded` gives it;
  *   - `pprof -raw` and `-top`'s header: the main mapping (pprof's "File:")
- *     is the recorded program, with its build id; every file mapping has
+ *     is the recorded program, with its build id, and Time and Duration are
+ *     there (the file's capture time less its samples' span); every file mapping has
  *     one; samples carry comm, pid and tid labels (cpu where recorded);
  *     the sample types are samples/count and cpu/nanoseconds.
  *
@@ -343,6 +344,8 @@ static void check_file(const char *data, const struct expect *x)
 		cr_expect(strncmp(out, want, strlen(want)) == 0, "pprof -top does not start with %s:\n%.500s",
 			  want, out);
 		cr_expect(strstr(out, "\nBuild ID: "), "pprof -top shows no build id:\n%.500s", out);
+		cr_expect(strstr(out, "\nTime: ") && strstr(out, "\nDuration: "),
+			  "pprof -top shows no time and duration:\n%.500s", out);
 	}
 	parse_top(out, &theirs);
 	free(out);

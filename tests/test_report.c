@@ -1688,7 +1688,12 @@ Test(report, pprof_main_mapping_build_ids_labels)
 	size_t len = 0;
 	int64_t num;
 
+	uint64_t start = 1, duration = 1;
+
 	cr_assert_eq(pev_profile_new(&p), 0);
+	cr_assert_eq(pev_profile_time(p, &start, &duration), 0);
+	cr_expect(start == 0 && duration == 0, "no time yet");
+	cr_expect_eq(pev_profile_time(NULL, &start, NULL), PEV_EBADARG);
 	cr_assert_eq(add_event(p, "cpu-clock", PEV_PROFILE_UNIT_NANOSECONDS), 0);
 	ADD(p, 0, 5, 100, "w", 10, 11, -1, libc);
 	ADD(p, 0, 3, 100, "w", 10, 10, 2, libc, F("main", "/bin/w"));

@@ -226,6 +226,15 @@ struct pev_profile_mapping {
  */
 PEV_API int pev_profile_add_mapping(struct pev_profile *p, const struct pev_profile_mapping *m);
 
+/**
+ * When the recording started (0: unknown) and how long it ran: what
+ * pev_profile_set_time recorded, else 0 and the span between the first and
+ * last sample's time (0 without times). Either pointer may be NULL.
+ * Returns 0 or PEV_EBADARG.
+ */
+PEV_API int pev_profile_time(const struct pev_profile *p, uint64_t *start_ns,
+			     uint64_t *duration_ns);
+
 /** Number of events added. p NULL: 0. */
 PEV_API unsigned pev_profile_nr_events(const struct pev_profile *p);
 

@@ -370,6 +370,19 @@ int pev_profile_add_mapping(struct pev_profile *p, const struct pev_profile_mapp
 	return 0;
 }
 
+int pev_profile_time(const struct pev_profile *p, uint64_t *start_ns, uint64_t *duration_ns)
+{
+	if (!p)
+		return PEV_EBADARG;
+	if (start_ns)
+		*start_ns = p->time_set ? p->start_ns : 0;
+	if (duration_ns)
+		*duration_ns = p->time_set ? p->duration_ns
+			       : p->has_time ? p->max_time - p->min_time
+					     : 0;
+	return 0;
+}
+
 unsigned pev_profile_nr_events(const struct pev_profile *p)
 {
 	return p ? p->nr_events : 0;

@@ -671,11 +671,11 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 	m->prof.function = m->fn_ptrs;
 
 	/* Times and comments. */
-	if (p->time_set) {
-		m->prof.time_nanos = (int64_t)p->start_ns;
-		m->prof.duration_nanos = (int64_t)p->duration_ns;
-	} else if (p->has_time) {
-		m->prof.duration_nanos = (int64_t)(p->max_time - p->min_time);
+	{
+		uint64_t start, duration;
+		pev_profile_time(p, &start, &duration);
+		m->prof.time_nanos = (int64_t)start;
+		m->prof.duration_nanos = (int64_t)duration;
 	}
 	{
 		char text[64];
