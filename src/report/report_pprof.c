@@ -218,22 +218,28 @@ static int mapping_new(struct builder *b, uint32_t dso)
 }
 
 /*
- * The recorded program (its DSO's string id, 0 when unknown): the DSO
- * described with PEV_PROFILE_MAPPING_MAIN, else the file named like a
- * program that is in the most samples' user stacks.
+ * The recorded program into *best (its DSO's string id, 0 when unknown):
+ * the DSO described with PEV_PROFILE_MAPPING_MAIN, else the file named like
+ * a program that is in the most samples' user stacks. 0 or -ENOMEM.
  */
-static uint32_t main_dso(const struct pev_profile *p)
+static int main_dso(const struct pev_profile *p, uint32_t *best)
 {
-	uint64_t *in = NULL;
-	uint32_t *stamp = NULL, best = 0;
+	uint64_t *in;
+	uint32_t *stamp;
+	int rc = 0;
 
+	*best = 0;
 	for (uint32_t i = 0; i < p->nr_maps; i++)
-		if (p->maps[i].flags & PEV_PROFILE_MAPPING_MAIN)
-			return p->maps[i].dso;
+		if (p->maps[i].flags & PEV_PROFILE_MAPPING_MAIN) {
+			*best = p->maps[i].dso;
+			return 0;
+		}
 	in = calloc(p->str.n ? p->str.n : 1, sizeof(*in));
 	stamp = calloc(p->str.n ? p->str.n : 1, sizeof(*stamp));
-	if (!in || !stamp)
+	if (!in || !stamp) {
+		rc = -ENOMEM;
 		goto out;
+	}
 	for (uint32_t si = 0; si < p->nr_samples; si++) {
 		const struct pev__sample *s = &p->samples[si];
 		const uint32_t *st = pev__sample_stack(p, s);
@@ -245,14 +251,14 @@ static uint32_t main_dso(const struct pev_profile *p)
 				continue;
 			stamp[dso] = si + 1;
 			in[dso] += s->count;
-			if (!best || in[dso] > in[best])
-				best = dso;
+			if (!*best || in[dso] > in[*best])
+				*best = dso;
 		}
 	}
 out:
 	free(in);
 	free(stamp);
-	return best;
+	return rc;
 }
 
 /* The mapping (1-based, 0: none) of a frame's DSO, its range and flags updated. */
@@ -798,7 +804,7 @@ int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
 	}
 	b.nv = 2 * ne;
 	/* The recorded program's mapping is the first: pprof's main binary. */
-	if ((main = main_dso(p)) && mapping_new(&b, main))
+	if (main_dso(p, &main) || (main && mapping_new(&b, main)))
 		goto nomem;
 	if ((ne && add_samples(&b, column)) || build_message(&b, events, ne, &m))
 		goto nomem;
