@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -618,6 +619,24 @@ static int offcpu_view(struct pev_profile *p, const struct report_opts *o,
 	return 0;
 }
 
+/*
+ * pprof's time_nanos: without the file's own (CLOCK_DATA), when it was
+ * captured (its modification time, perf's "captured on") less the span of
+ * its samples.
+ */
+static void pprof_capture_time(struct pev_profile *p, struct pev_perfdata *pd, const char *path)
+{
+	uint64_t start, duration, mtime;
+	struct stat st;
+
+	if (pev_perfdata_pipe_mode(pd) || pev_profile_time(p, &start, &duration) || start ||
+	    stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	mtime = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+	if (mtime > duration)
+		pev_profile_set_time(p, mtime - duration, duration);
+}
+
 static int write_profile(const struct pev_profile *p, FILE *out, const struct report_opts *o,
 			 struct pev_report_opts *ro, struct pev_error *err)
 {
@@ -757,6 +776,8 @@ static int run(const struct report_opts *o)
 	cli_warn_unfinished(pd, o->input);
 	if (offcpu_view(p, o, &ro))
 		goto done;
+	if (o->format == FMT_PPROF)
+		pprof_capture_time(p, pd, o->input);
 	for (unsigned e = 0; e < pev_profile_nr_events(p); e++) {
 		uint64_t n = 0;
 		pev_profile_totals(p, e, &n, NULL);

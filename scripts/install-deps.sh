@@ -37,6 +37,8 @@ packages="
 	python3-pandas
 	binutils
 	tmux
+	golang-go
+	golang-github-google-pprof-dev
 "
 
 # The locale test_stat_parity groups digits in (perf's thousands separators).

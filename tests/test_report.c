@@ -1652,6 +1652,115 @@ Test(report, unresolved_shown_by_file_offset)
 	pev_profile_free(p);
 }
 
+/* The first mapping of a pprof profile, by name. */
+static const char *pmain(const Pev__Pprof__Profile *prof)
+{
+	return prof->n_mapping ? pstr(prof, prof->mapping[0]->filename) : "(none)";
+}
+
+static const Pev__Pprof__Mapping *pmapping(const Pev__Pprof__Profile *prof, const char *file)
+{
+	for (size_t i = 0; i < prof->n_mapping; i++)
+		if (strcmp(pstr(prof, prof->mapping[i]->filename), file) == 0)
+			return prof->mapping[i];
+	return NULL;
+}
+
+/*
+ * pprof's main binary (its first mapping) is the program: without a word
+ * from pev_profile_add_mapping, the file named like a program in the most
+ * stacks; with PEV_PROFILE_MAPPING_MAIN, that one, even without a frame.
+ * Mappings get the build ids and ranges described; samples get comm, pid,
+ * tid and cpu (when known) labels by default.
+ */
+Test(report, pprof_main_mapping_build_ids_labels)
+{
+	static const unsigned char bid[20] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6,
+					      7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+	struct pev_profile_mapping m = PEV_PROFILE_MAPPING_INIT;
+	struct pev_profile_frame libc = {.address = 0x7f0000026100, .symbol = "memcpy",
+					 .dso = "/lib/libc.so.6", .flags = PEV_FRAME_DSO_OFFSET,
+					 .dso_offset = 0x26100};
+	struct pev_profile *p = NULL;
+	Pev__Pprof__Profile *prof;
+	const Pev__Pprof__Mapping *x;
+	char *gz = NULL;
+	size_t len = 0;
+	int64_t num;
+
+	uint64_t start = 1, duration = 1;
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	cr_assert_eq(pev_profile_time(p, &start, &duration), 0);
+	cr_expect(start == 0 && duration == 0, "no time yet");
+	cr_expect_eq(pev_profile_time(NULL, &start, NULL), PEV_EBADARG);
+	cr_assert_eq(add_event(p, "cpu-clock", PEV_PROFILE_UNIT_NANOSECONDS), 0);
+	ADD(p, 0, 5, 100, "w", 10, 11, -1, libc);
+	ADD(p, 0, 3, 100, "w", 10, 10, 2, libc, F("main", "/bin/w"));
+	ADD(p, 0, 1, 100, "sh", 20, 20, 1, F("main", "/bin/sh"));
+
+	cr_assert_eq(run_writer(pev_profile_write_pprof, p, NULL, &gz, &len, NULL), 0);
+	prof = decode_pprof(gz, len);
+	cr_expect_str_eq(pmain(prof), "/bin/w", "the program in the most stacks comes first");
+	for (size_t i = 0; i < prof->n_sample; i++) {
+		const Pev__Pprof__Sample *s = prof->sample[i];
+		int64_t tid = -1;
+		cr_expect_not_null(plabel(prof, s, "comm", NULL));
+		cr_expect(plabel(prof, s, "tid", &tid) != NULL, "no tid label");
+		bool cpu = plabel(prof, s, "cpu", &num) != NULL;
+		cr_expect_eq(cpu, tid != 11, "a cpu label only where the sample has a CPU");
+		if (tid == 10)
+			cr_expect_eq(num, 2);
+	}
+	pev__pprof__profile__free_unpacked(prof, NULL);
+	free(gz);
+
+	m.dso = "/lib/libc.so.6";
+	m.start = m.file_offset = 0x26000;
+	m.limit = 0x17c000;
+	m.build_id = bid;
+	m.build_id_size = sizeof(bid);
+	cr_assert_eq(pev_profile_add_mapping(p, &m), 0);
+	m = (struct pev_profile_mapping)PEV_PROFILE_MAPPING_INIT;
+	m.dso = "/usr/bin/python3";
+	m.start = m.file_offset = 0x1000;
+	m.limit = 0x3000;
+	m.flags = PEV_PROFILE_MAPPING_MAIN;
+	cr_assert_eq(pev_profile_add_mapping(p, &m), 0);
+	cr_assert_eq(run_writer(pev_profile_write_pprof, p, NULL, &gz, &len, NULL), 0);
+	prof = decode_pprof(gz, len);
+	cr_expect_str_eq(pmain(prof), "/usr/bin/python3", "the program said, without frames");
+	cr_expect_eq(prof->mapping[0]->memory_start, 0x1000);
+	cr_expect_eq(prof->mapping[0]->memory_limit, 0x3000);
+	cr_expect_eq(prof->mapping[0]->file_offset, 0x1000);
+	x = pmapping(prof, "/lib/libc.so.6");
+	cr_assert_not_null(x);
+	cr_expect_str_eq(pstr(prof, x->build_id), "deadbeef0102030405060708090a0b0c0d0e0f10");
+	cr_expect_eq(x->memory_start, 0x26000);
+	cr_expect_eq(x->memory_limit, 0x17c000);
+	cr_expect_eq(x->file_offset, 0x26000);
+	cr_expect(x->has_functions);
+	pev__pprof__profile__free_unpacked(prof, NULL);
+	free(gz);
+
+	/* Refused: no DSO, a range backwards, a build id too long, unknown flags. */
+	m = (struct pev_profile_mapping)PEV_PROFILE_MAPPING_INIT;
+	cr_expect_eq(pev_profile_add_mapping(p, &m), PEV_EBADARG);
+	m.dso = "/x";
+	m.start = 2;
+	m.limit = 1;
+	cr_expect_eq(pev_profile_add_mapping(p, &m), PEV_EBADARG);
+	m.limit = 3;
+	m.build_id = bid;
+	m.build_id_size = 65;
+	cr_expect_eq(pev_profile_add_mapping(p, &m), PEV_EBADARG);
+	m.build_id_size = 0;
+	m.flags = 2;
+	cr_expect_eq(pev_profile_add_mapping(p, &m), PEV_EBADARG);
+	cr_expect_eq(pev_profile_add_mapping(NULL, &m), PEV_EBADARG);
+	pev_profile_free(p);
+}
+
 Test(report, pprof_inline_events_labels)
 {
 	struct pev_profile *p = NULL;

@@ -232,6 +232,48 @@ PEV_API int pev_profile_add_wall_clock(struct pev_profile *p, unsigned *event);
  * PEV_EBADARG (p or flags NULL, no such event).
  */
 PEV_API int pev_profile_event_flags(const struct pev_profile *p, unsigned event, uint32_t *flags);
+/** pev_profile_mapping.flags: the recorded program (pprof's main mapping, listed first). */
+#define PEV_PROFILE_MAPPING_MAIN (1u << 0)
+
+/**
+ * A file mapped into the recorded processes, for pprof's mappings.
+ * Initialize with PEV_PROFILE_MAPPING_INIT. start, limit and file_offset
+ * use the numbering the DSO's frames use: for frames with
+ * PEV_FRAME_DSO_OFFSET, offsets in the file (start = file_offset = the
+ * mapping's file offset, limit = start + its length); else run-time
+ * addresses (the kernel: its start, end, and perf's file offset).
+ */
+struct pev_profile_mapping {
+	size_t sz;         /**< sizeof(struct pev_profile_mapping), set by the INIT macro */
+	const char *dso;   /**< the file, as frames name it in their dso; required */
+	uint64_t start;    /**< the lowest address of its code; start = limit = 0: unknown */
+	uint64_t limit;    /**< one past the highest */
+	uint64_t file_offset; /**< the offset in the file that start maps */
+	const unsigned char *build_id; /**< the file's build id, or NULL */
+	size_t build_id_size;          /**< its length in bytes (at most 64) */
+	unsigned flags;    /**< PEV_PROFILE_MAPPING_* */
+};
+
+/** Initializer for struct pev_profile_mapping: everything zero, the size set. */
+#define PEV_PROFILE_MAPPING_INIT PEV_SIZED_INIT(struct pev_profile_mapping)
+
+/**
+ * Describes a DSO for pprof (copied). Calls for one DSO add up: its range
+ * grows to cover each one's, the first build id stays, flags are or'ed.
+ * Without a call, a DSO's mapping spans its frames' addresses. Returns 0,
+ * PEV_EBADARG (no dso, limit below start, a build id over 64 bytes, unknown
+ * flags or options) or PEV_ENOMEM.
+ */
+PEV_API int pev_profile_add_mapping(struct pev_profile *p, const struct pev_profile_mapping *m);
+
+/**
+ * When the recording started (0: unknown) and how long it ran: what
+ * pev_profile_set_time recorded, else 0 and the span between the first and
+ * last sample's time (0 without times). Either pointer may be NULL.
+ * Returns 0 or PEV_EBADARG.
+ */
+PEV_API int pev_profile_time(const struct pev_profile *p, uint64_t *start_ns,
+			     uint64_t *duration_ns);
 
 /** Number of events added. p NULL: 0. */
 PEV_API unsigned pev_profile_nr_events(const struct pev_profile *p);
@@ -308,7 +350,7 @@ enum pev_report_cg_value {
 #define PEV_REPORT_LABEL_TID (1u << 2)
 /** pprof label "cpu" (number). */
 #define PEV_REPORT_LABEL_CPU (1u << 3)
-/** No pprof labels at all (labels 0 means the default, comm and pid). */
+/** No pprof labels at all (labels 0 means the default: comm, pid, tid and cpu). */
 #define PEV_REPORT_LABEL_NONE (1u << 31)
 
 /**
@@ -347,7 +389,7 @@ struct pev_report_opts {
 	unsigned frame_height;
 	/** Flame graph: frames narrower than this many pixels are left out. 0: 0.1. */
 	double min_width;
-	/** pprof: PEV_REPORT_LABEL_* bits. 0: comm and pid. */
+	/** pprof: PEV_REPORT_LABEL_* bits. 0: comm, pid, tid and cpu (cpu where samples have one). */
 	unsigned labels;
 	/** Table: how call graphs are drawn. 0: a graph, as perf's default. */
 	enum pev_report_cg_print callgraph_print;

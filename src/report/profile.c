@@ -46,6 +46,8 @@ void pev_profile_free(struct pev_profile *p)
 	pev__idset_free(&p->sample_set);
 	free(p->stack);
 	free(p->events);
+	free(p->maps);
+	pev__idset_free(&p->map_set);
 	free(p);
 }
 
@@ -389,6 +391,84 @@ int pev_profile_set_time(struct pev_profile *p, uint64_t start_ns, uint64_t dura
 	p->start_ns = start_ns;
 	p->duration_ns = duration_ns;
 	p->time_set = true;
+	return 0;
+}
+
+/* ---- mappings ------------------------------------------------------------------------- */
+
+static bool map_eq(const void *owner, uint32_t id, const void *key)
+{
+	const struct pev_profile *p = owner;
+
+	return p->maps[id - 1].dso == *(const uint32_t *)key;
+}
+
+static uint32_t map_hash(uint32_t dso)
+{
+	return (uint32_t)pev__hash_u64(PEV__HASH_SEED, dso);
+}
+
+const struct pev__mapinfo *pev__profile_mapinfo(const struct pev_profile *p, uint32_t dso)
+{
+	uint32_t id = dso ? pev__idset_find(&p->map_set, map_hash(dso), map_eq, p, &dso) : 0;
+
+	return id ? &p->maps[id - 1] : NULL;
+}
+
+int pev_profile_add_mapping(struct pev_profile *p, const struct pev_profile_mapping *m)
+{
+	struct pev_profile_mapping c;
+	struct pev__mapinfo *d;
+	char hex[2 * 64 + 1];
+	uint32_t dso, id;
+
+	if (!p || !m || copy_sized(&c, sizeof(c), m, m->sz) < 0)
+		return PEV_EBADARG;
+	if (!c.dso || !c.dso[0] || c.limit < c.start || c.build_id_size > 64 ||
+	    (c.build_id_size && !c.build_id) || (c.flags & ~PEV_PROFILE_MAPPING_MAIN))
+		return PEV_EBADARG;
+	if (pev__strtab_intern_str(&p->str, c.dso, &dso))
+		return PEV_ENOMEM;
+	id = pev__idset_find(&p->map_set, map_hash(dso), map_eq, p, &dso);
+	if (!id) {
+		if (p->nr_maps == UINT32_MAX - 1 ||
+		    pev__grow((void **)&p->maps, &p->cap_maps, (size_t)p->nr_maps + 1,
+			      sizeof(*p->maps)) ||
+		    pev__idset_add(&p->map_set, map_hash(dso), p->nr_maps + 1))
+			return PEV_ENOMEM;
+		memset(&p->maps[p->nr_maps], 0, sizeof(p->maps[0]));
+		p->maps[p->nr_maps].dso = dso;
+		id = ++p->nr_maps;
+	}
+	d = &p->maps[id - 1];
+	d->flags |= c.flags;
+	if (c.build_id_size && !d->build_id) {
+		for (size_t i = 0; i < c.build_id_size; i++)
+			snprintf(hex + 2 * i, 3, "%02x", c.build_id[i]);
+		if (pev__strtab_intern_str(&p->str, hex, &d->build_id))
+			return PEV_ENOMEM;
+	}
+	if (c.limit > c.start) {
+		if (!d->limit || c.start < d->start) {
+			d->file_offset = c.file_offset;
+			d->start = c.start;
+		}
+		if (c.limit > d->limit)
+			d->limit = c.limit;
+	}
+	return 0;
+}
+
+int pev_profile_time(const struct pev_profile *p, uint64_t *start_ns, uint64_t *duration_ns)
+{
+	if (!p)
+		return PEV_EBADARG;
+	if (start_ns)
+		*start_ns = p->time_set ? p->start_ns : 0;
+	if (duration_ns)
+		*duration_ns = p->time_set ? p->duration_ns
+			       : p->has_time ? p->max_time - p->min_time
+					     : 0;
 	return 0;
 }
 

@@ -269,11 +269,110 @@ static int add_read_sample(struct pev_perfdata *pd, struct pev_profile *p, struc
 	return 0;
 }
 
+/* ---- pprof's mappings ------------------------------------------------------------ */
+
+#define KERNEL_DSO "[kernel.kallsyms]"
+
+/*
+ * A file mapping or build id the replay met, into the profile in the
+ * numbering of the DSO's frames: offsets in the file for user files and the
+ * vDSO, run-time addresses for the kernel (the symbolizer's choice).
+ */
+static int add_map(void *ctx, const struct pev__replay_map *r)
+{
+	struct pev_profile_mapping m = PEV_PROFILE_MAPPING_INIT;
+	bool kernel = strncmp(r->path, KERNEL_DSO, strlen(KERNEL_DSO)) == 0;
+	int rc;
+
+	if (!kernel && !(r->path[0] == '/' && r->path[1] != '/') && strcmp(r->path, "[vdso]") != 0)
+		return 0;
+	m.dso = kernel ? KERNEL_DSO : r->path;
+	m.build_id = r->build_id;
+	m.build_id_size = r->build_id_size;
+	if (r->len && kernel && r->pid == -1) {
+		m.start = r->start;
+		m.limit = r->start + r->len;
+		m.file_offset = r->pgoff;
+	} else if (r->len && !kernel) {
+		m.start = m.file_offset = r->pgoff;
+		m.limit = r->pgoff + r->len;
+	}
+	rc = pev_profile_add_mapping(ctx, &m);
+	return rc == PEV_ENOMEM ? rc : 0;
+}
+
+/* The build ids of the file's header (the BUILD_ID feature), the host's. */
+static int add_header_build_ids(struct pev_perfdata *pd, struct pev_profile *p)
+{
+	const struct pev_perfdata_features *f = pev_perfdata_features(pd);
+
+	for (size_t i = 0; i < f->nr_build_ids; i++) {
+		const struct pev_perfdata_build_id *b = &f->build_ids[i];
+		struct pev__replay_map m = {.path = b->filename, .pid = -1,
+					    .build_id = b->build_id, .build_id_size = b->size};
+		int rc;
+		if (b->filename && b->pid == -1 && b->size && (rc = add_map(p, &m)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Samples per program (pev__replay_program's pointers). */
+struct prog_count {
+	const char *path;
+	uint64_t samples;
+};
+
+struct programs {
+	struct prog_count *v;
+	size_t n, cap;
+	size_t last; /* index of the last one counted: samples come in runs */
+};
+
+static int count_program(struct programs *pc, const char *path)
+{
+	size_t i;
+
+	if (!path)
+		return 0;
+	if (pc->last < pc->n && pc->v[pc->last].path == path) {
+		pc->v[pc->last].samples++;
+		return 0;
+	}
+	for (i = 0; i < pc->n && pc->v[i].path != path; i++)
+		;
+	if (i == pc->n) {
+		if (pev__grow((void **)&pc->v, &pc->cap, pc->n + 1, sizeof(*pc->v)))
+			return PEV_ENOMEM;
+		pc->v[pc->n++] = (struct prog_count){path, 0};
+	}
+	pc->v[i].samples++;
+	pc->last = i;
+	return 0;
+}
+
+/* The program with the most samples becomes the profile's main mapping. */
+static int set_main(struct pev_profile *p, const struct programs *pc)
+{
+	struct pev_profile_mapping m = PEV_PROFILE_MAPPING_INIT;
+	size_t best = 0;
+
+	if (!pc->n)
+		return 0;
+	for (size_t i = 1; i < pc->n; i++)
+		if (pc->v[i].samples > pc->v[best].samples)
+			best = i;
+	m.dso = pc->v[best].path;
+	m.flags = PEV_PROFILE_MAPPING_MAIN;
+	return pev_profile_add_mapping(p, &m);
+}
+
 static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profile *p,
 		struct event_map *m, struct offcpu *oc, const struct pev_replay_opts *o,
 		struct pev_error *err)
 {
 	struct last_reads reads = {0};
+	struct programs progs = {0};
 	struct pev_replay_sample s;
 	uint64_t first = 0, last = 0;
 	bool adding = false; /* rc is a failure to add a sample, not the replay's */
@@ -290,8 +389,10 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		if ((rc = event_index(p, m, oc, ev)) < 0)
 			return pev__error_start(err, rc, 0, NULL, NULL, true);
 	}
-	if ((rc = add_groups(pd, p, m)) < 0 || (rc = group_offcpu(p)) < 0)
+	if ((rc = add_groups(pd, p, m)) < 0 || (rc = group_offcpu(p)) < 0 ||
+	    (rc = add_header_build_ids(pd, p)) < 0)
 		return pev__error_start(err, rc, 0, NULL, NULL, true);
+	pev__replay_on_map(r, add_map, p);
 	while ((rc = pev_replay_next(r, &s, err)) == 1) {
 		struct pev_profile_sample ps = PEV_PROFILE_SAMPLE_INIT;
 		int e = event_index(p, m, oc, s.event);
@@ -318,6 +419,8 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 			rc = add_offcpu_sample(oc, &ps);
 		else
 			rc = pev_profile_add_sample(p, &ps);
+		if (!rc)
+			rc = count_program(&progs, pev__replay_program(r, s.pid));
 		if ((adding = rc != 0))
 			break;
 		if (s.time && (!first || s.time < first))
@@ -327,11 +430,21 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 	}
 	free(reads.id);
 	free(reads.value);
+	if (rc == 0 && (rc = set_main(p, &progs)) < 0)
+		adding = true;
+	free(progs.v);
 	if (rc < 0) /* the replay's own failures (rc < 0 ending the loop) come with err filled */
 		return adding ? pev__error_start(err, rc, 0, NULL, NULL, true) : rc;
 	pev_profile_set_lost(p, pev_replay_lost(r));
-	if (last > first)
-		pev_profile_set_time(p, 0, last - first);
+	if (last > first) {
+		/* CLOCK_DATA (perf record -k) ties the event clock to the wall clock. */
+		const struct pev_perfdata_features *f = pev_perfdata_features(pd);
+		uint64_t start = 0;
+		if (f->clock_data_tod_ns && f->clock_data_clock_ns &&
+		    f->clock_data_tod_ns + first > f->clock_data_clock_ns)
+			start = f->clock_data_tod_ns + first - f->clock_data_clock_ns;
+		pev_profile_set_time(p, start, last - first);
+	}
 	return 0;
 }
 

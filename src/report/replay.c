@@ -19,6 +19,7 @@
 #include "core/log_internal.h"
 #include "perfev/event.h"
 #include "report/replay_internal.h"
+#include "report/report_internal.h"
 #include "symbols/symbols_internal.h"
 #include "core/util.h"
 
@@ -55,6 +56,10 @@ struct pev_replay {
 	struct pev__arena arena;  /* comms, build-id entries */
 	struct pev__u64map comms; /* tid -> const char * */
 	struct pev__u64map bids;  /* hash of the path -> struct bid_entry * */
+	struct pev__u64map programs; /* pid -> its program's path (interned in prog_paths) */
+	struct pev__u64map prog_paths; /* hash of a path -> struct prog_path * */
+	pev__replay_map_fn map_fn;
+	void *map_ctx;
 
 	/* The address cache: open addressing on (pid, addr). */
 	struct addr_frames *cache;
@@ -186,6 +191,54 @@ static const struct pev_perfdata_build_id *build_id_of(struct pev_replay *r, con
 	return NULL;
 }
 
+/* ---- programs and mappings ------------------------------------------------------- */
+
+/* A program's path, kept once however many processes run it. */
+struct prog_path {
+	const char *path;
+	struct prog_path *next; /* same hash */
+};
+
+static const char *prog_intern(struct pev_replay *r, const char *path)
+{
+	uint64_t h = pev__hash_str(path);
+	struct prog_path *e;
+
+	for (e = pev__u64map_get(&r->prog_paths, h); e; e = e->next)
+		if (strcmp(e->path, path) == 0)
+			return e->path;
+	e = pev__arena_alloc(&r->arena, sizeof(*e));
+	if (!e || !(e->path = pev__arena_strdup(&r->arena, path)))
+		return NULL;
+	e->next = pev__u64map_get(&r->prog_paths, h);
+	return pev__u64map_put(&r->prog_paths, h, e) ? NULL : e->path;
+}
+
+/* A file mapping: the process's program when it has none yet, and the map function told. */
+static int note_mapping(struct pev_replay *r, int32_t pid, uint64_t start, uint64_t len,
+			uint64_t pgoff, const char *path, const unsigned char *bid, size_t bid_size)
+{
+	struct pev__replay_map m = {path, pid, start, len, pgoff, bid, bid_size};
+
+	if (pid >= 0 && !pev__u64map_get(&r->programs, (uint32_t)pid) && pev__path_program_like(path)) {
+		const char *prog = prog_intern(r, path);
+		if (!prog || pev__u64map_put(&r->programs, (uint32_t)pid, (void *)prog))
+			return PEV_ENOMEM;
+	}
+	return r->map_fn ? r->map_fn(r->map_ctx, &m) : 0;
+}
+
+void pev__replay_on_map(struct pev_replay *r, pev__replay_map_fn fn, void *ctx)
+{
+	r->map_fn = fn;
+	r->map_ctx = ctx;
+}
+
+const char *pev__replay_program(const struct pev_replay *r, int32_t pid)
+{
+	return pid >= 0 ? pev__u64map_get(&r->programs, (uint32_t)pid) : NULL;
+}
+
 /* ---- the address cache --------------------------------------------------------- */
 
 static void cache_clear(struct pev_replay *r)
@@ -246,6 +299,12 @@ static int resolve_into(struct pev_replay *r, struct addr_frames *e, int32_t pid
 
 	if (rc)
 		return rc;
+	if (r->map_fn && sym.dso && sym.build_id_size) {
+		struct pev__replay_map m = {.path = sym.dso, .pid = pid, .build_id = sym.build_id,
+					    .build_id_size = sym.build_id_size};
+		if ((rc = r->map_fn(r->map_ctx, &m)) < 0)
+			return rc;
+	}
 	if (sym.flags & PEV_SYMBOL_IN_FILE)
 		flags |= PEV_FRAME_DSO_OFFSET;
 	ok = sym.status == PEV_SYMBOL_OK;
@@ -332,6 +391,7 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 	case PEV_RECORD_COMM:
 		set_comm(r, rec->comm.tid, rec->comm.comm);
 		if (pev_record_comm_exec(rec)) {
+			pev__u64map_del(&r->programs, rec->comm.pid);
 			rc = pev_symbols_exec(r->sym, (int32_t)rec->comm.pid);
 			cache_clear(r);
 		}
@@ -343,6 +403,9 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 				pev__u64map_put(&r->comms, rec->task.tid, (void *)c);
 		}
 		if (rec->task.pid != rec->task.ppid) {
+			void *prog = pev__u64map_get(&r->programs, rec->task.ppid);
+			if (prog && pev__u64map_put(&r->programs, rec->task.pid, prog))
+				return PEV_ENOMEM;
 			rc = pev_symbols_fork(r->sym, (int32_t)rec->task.ppid, (int32_t)rec->task.pid);
 			cache_clear(r);
 		}
@@ -361,23 +424,34 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 		rc = pev_symbols_add_mapping(r->sym, (int32_t)rec->mmap.pid, rec->mmap.addr,
 					     rec->mmap.len, rec->mmap.pgoff, rec->mmap.filename,
 					     b ? b->build_id : NULL, b ? b->size : 0);
+		if (note_mapping(r, (int32_t)rec->mmap.pid, rec->mmap.addr, rec->mmap.len,
+				 rec->mmap.pgoff, rec->mmap.filename, b ? b->build_id : NULL,
+				 b ? b->size : 0) < 0)
+			return PEV_ENOMEM;
 		cache_clear(r);
 		break;
 	case PEV_RECORD_MMAP2:
 		if (pev_record_mmap_data(rec))
 			break;
-		if (rec->mmap2.has_build_id) {
-			rc = pev_symbols_add_mapping(r->sym, (int32_t)rec->mmap2.pid, rec->mmap2.addr,
-						     rec->mmap2.len, rec->mmap2.pgoff,
-						     rec->mmap2.filename, rec->mmap2.build_id,
-						     rec->mmap2.build_id_size);
-		} else {
-			b = rec->mmap2.filename[0] == '/' ? build_id_of(r, rec->mmap2.filename)
-							  : NULL;
+		{
+			const unsigned char *bid = NULL;
+			size_t bid_size = 0;
+			if (rec->mmap2.has_build_id) {
+				bid = rec->mmap2.build_id;
+				bid_size = rec->mmap2.build_id_size;
+			} else if (rec->mmap2.filename[0] == '/' &&
+				   (b = build_id_of(r, rec->mmap2.filename))) {
+				bid = b->build_id;
+				bid_size = b->size;
+			}
 			rc = pev_symbols_add_mapping(r->sym, (int32_t)rec->mmap2.pid,
 						     rec->mmap2.addr, rec->mmap2.len,
-						     rec->mmap2.pgoff, rec->mmap2.filename,
-						     b ? b->build_id : NULL, b ? b->size : 0);
+						     rec->mmap2.pgoff, rec->mmap2.filename, bid,
+						     bid_size);
+			if (note_mapping(r, (int32_t)rec->mmap2.pid, rec->mmap2.addr,
+					 rec->mmap2.len, rec->mmap2.pgoff, rec->mmap2.filename,
+					 bid, bid_size) < 0)
+				return PEV_ENOMEM;
 		}
 		cache_clear(r);
 		break;
@@ -639,6 +713,8 @@ void pev_replay_close(struct pev_replay *r)
 	free(r->format_ok);
 	pev__u64map_free(&r->comms);
 	pev__u64map_free(&r->bids);
+	pev__u64map_free(&r->programs);
+	pev__u64map_free(&r->prog_paths);
 	pev__arena_free(&r->arena);
 	free(r->cache);
 	free(r->pool);

@@ -15,6 +15,8 @@
 
 #include "perfev/replay.h"
 
+struct pev_replay;
+
 /* One record held in the queue: a copy of its bytes and what the reader said of it. */
 struct pev__rq_entry {
 	uint64_t time;
@@ -66,5 +68,26 @@ typedef int (*pev__replay_switch_fn)(void *ctx, int32_t tid, uint64_t time, bool
 
 /* Sets the function told of context switches (NULL: none), with ctx. */
 void pev__replay_on_switch(struct pev_replay *r, pev__replay_switch_fn fn, void *ctx);
+/* A file mapping (MMAP, MMAP2) the replay met, or a build id the symbolizer read (len 0). */
+struct pev__replay_map {
+	const char *path;
+	int32_t pid; /* -1: the kernel's */
+	uint64_t start, len, pgoff;
+	const unsigned char *build_id; /* or NULL */
+	size_t build_id_size;
+};
+
+/* Called for each; a negative return (PEV_ENOMEM) ends the replay with it. */
+typedef int (*pev__replay_map_fn)(void *ctx, const struct pev__replay_map *m);
+
+/* Sets the function told of every mapping from now on (NULL: none). */
+void pev__replay_on_map(struct pev_replay *r, pev__replay_map_fn fn, void *ctx);
+
+/*
+ * The program process pid runs at this point of the replay: the first file
+ * it mapped after its exec that is not named like a shared library, or
+ * NULL. Equal paths give the same pointer, valid until pev_replay_close.
+ */
+const char *pev__replay_program(const struct pev_replay *r, int32_t pid);
 
 #endif /* PERFEV_REPLAY_INTERNAL_H */

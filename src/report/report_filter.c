@@ -94,3 +94,15 @@ void pev__filter_free(struct pev__filter *f)
 	free(f->sym_ok);
 	memset(f, 0, sizeof(*f));
 }
+
+bool pev__path_program_like(const char *path)
+{
+	const char *so;
+
+	if (path[0] != '/' || path[1] == '/' || strncmp(path, "/memfd:", 7) == 0)
+		return false;
+	for (so = strstr(strrchr(path, '/'), ".so"); so; so = strstr(so + 3, ".so"))
+		if (so[3] == '\0' || so[3] == '.')
+			return false;
+	return true;
+}

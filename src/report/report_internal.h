@@ -171,8 +171,21 @@ struct pev__event {
 	uint32_t flags;      /* PEV_PROFILE_EVENT_* */
 };
 
+/* What pev_profile_add_mapping said of a DSO. */
+struct pev__mapinfo {
+	uint32_t dso;      /* string id */
+	uint32_t build_id; /* string id of its hex digits, or 0 */
+	uint64_t start, limit, file_offset; /* limit 0: no range */
+	unsigned flags;    /* PEV_PROFILE_MAPPING_* */
+};
+
 struct pev_profile {
 	struct pev__strtab str;
+
+	struct pev__mapinfo *maps; /* DSOs described, in the order first described */
+	uint32_t nr_maps;
+	size_t cap_maps;
+	struct pev__idset map_set; /* ids: index + 1 */
 
 	struct pev__sym *syms; /* syms[0]: the unknown symbol of samples without frames */
 	uint32_t nr_syms;
@@ -212,6 +225,8 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 
 /* Adds period to the stored samples at slot and to their event's total. */
 void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t period);
+/* What was said of DSO dso (a string id), or NULL. */
+const struct pev__mapinfo *pev__profile_mapinfo(const struct pev_profile *p, uint32_t dso);
 
 /* The unknown symbol (samples without frames) is syms[0]. */
 #define PEV__SYM_NONE 0u
@@ -312,6 +327,12 @@ bool pev__list_has(const char *list, const char *s);
 bool pev__list_single(const char *list);
 /* A DSO's base name as perf shows it ("[kernel.kallsyms]" stays as it is). */
 const char *pev__dso_base(const char *path);
+
+/*
+ * Whether a file may be a program: a path (not "//anon", not a memfd) not
+ * named like a shared library ("libc.so.6", "x.so").
+ */
+bool pev__path_program_like(const char *path);
 
 /* The filters of pev_report_opts, prepared for one profile. */
 struct pev__filter {

@@ -9,9 +9,12 @@
  * Sample. A Location is a code address with its inline chain: the inlined
  * frames before a frame in the stack become the first lines of that
  * frame's location, innermost first. Functions are (name, source file);
- * mappings are DSOs, their range the lowest and highest address seen.
- * Addresses in a file are its offsets there, as perf shows them: one
- * location per spot of a library, whatever the process that ran it.
+ * mappings are DSOs, their range what pev_profile_add_mapping said of them
+ * widened to the addresses seen, the main program's first (pprof's "main
+ * binary"). Addresses in a file are its offsets there, as perf shows them:
+ * one location per spot of a library, whatever the process that ran it;
+ * such a mapping starts at its own file offset, so that pprof's and other
+ * symbolizers' address - start + file_offset is that offset too.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -77,7 +80,7 @@ static void trie_free(struct trie *t)
 
 struct mapping {
 	uint32_t dso; /* profile string id */
-	uint64_t lo, hi;
+	uint64_t lo, hi; /* the addresses seen; lo > hi: none */
 	bool functions, filenames, lines, inlines;
 	bool offsets; /* lo and hi are offsets in the file (PEV_FRAME_DSO_OFFSET) */
 };
@@ -105,7 +108,7 @@ struct location {
 
 struct labelset {
 	uint32_t comm;
-	int32_t pid, tid, cpu;
+	int32_t pid, tid, cpu; /* cpu -1: none */
 	uint32_t hash;
 };
 
@@ -199,6 +202,65 @@ static int function_of(struct builder *b, uint32_t frame, uint32_t *id)
 	return 0;
 }
 
+/* A new mapping for DSO dso (a profile string id), no address seen yet. */
+static int mapping_new(struct builder *b, uint32_t dso)
+{
+	struct mapping *m;
+
+	if (pev__grow((void **)&b->map, &b->cap_map, (size_t)b->nr_map + 1, sizeof(*b->map)))
+		return -ENOMEM;
+	m = &b->map[b->nr_map];
+	memset(m, 0, sizeof(*m));
+	m->dso = dso;
+	m->lo = UINT64_MAX;
+	b->dso_mapping[dso] = ++b->nr_map;
+	return 0;
+}
+
+/*
+ * The recorded program into *best (its DSO's string id, 0 when unknown):
+ * the DSO described with PEV_PROFILE_MAPPING_MAIN, else the file named like
+ * a program that is in the most samples' user stacks. 0 or -ENOMEM.
+ */
+static int main_dso(const struct pev_profile *p, uint32_t *best)
+{
+	uint64_t *in;
+	uint32_t *stamp;
+	int rc = 0;
+
+	*best = 0;
+	for (uint32_t i = 0; i < p->nr_maps; i++)
+		if (p->maps[i].flags & PEV_PROFILE_MAPPING_MAIN) {
+			*best = p->maps[i].dso;
+			return 0;
+		}
+	in = calloc(p->str.n ? p->str.n : 1, sizeof(*in));
+	stamp = calloc(p->str.n ? p->str.n : 1, sizeof(*stamp));
+	if (!in || !stamp) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t si = 0; si < p->nr_samples; si++) {
+		const struct pev__sample *s = &p->samples[si];
+		const uint32_t *st = pev__sample_stack(p, s);
+		for (unsigned k = 0; k < s->nr; k++) {
+			const struct pev__frame *f = &p->frames[st[k]];
+			uint32_t dso = p->syms[f->sym].dso;
+			if (!dso || (f->flags & PEV_FRAME_KERNEL) || stamp[dso] == si + 1 ||
+			    !pev__path_program_like(pev__strtab_get(&p->str, dso)))
+				continue;
+			stamp[dso] = si + 1;
+			in[dso] += s->count;
+			if (!*best || in[dso] > in[*best])
+				*best = dso;
+		}
+	}
+out:
+	free(in);
+	free(stamp);
+	return rc;
+}
+
 /* The mapping (1-based, 0: none) of a frame's DSO, its range and flags updated. */
 static int mapping_of(struct builder *b, uint32_t frame, bool inlined_chain, uint32_t *id)
 {
@@ -209,19 +271,11 @@ static int mapping_of(struct builder *b, uint32_t frame, bool inlined_chain, uin
 	*id = 0;
 	if (!y->dso)
 		return 0;
-	if (!b->dso_mapping[y->dso]) {
-		if (pev__grow((void **)&b->map, &b->cap_map, (size_t)b->nr_map + 1, sizeof(*b->map)))
-			return -ENOMEM;
-		m = &b->map[b->nr_map];
-		memset(m, 0, sizeof(*m));
-		m->dso = y->dso;
-		m->lo = frame_address(f);
-		m->hi = frame_address(f);
-		m->offsets = (f->flags & PEV_FRAME_DSO_OFFSET) != 0;
-		b->dso_mapping[y->dso] = ++b->nr_map;
-	}
+	if (!b->dso_mapping[y->dso] && mapping_new(b, y->dso))
+		return -ENOMEM;
 	*id = b->dso_mapping[y->dso];
 	m = &b->map[*id - 1];
+	m->offsets |= (f->flags & PEV_FRAME_DSO_OFFSET) != 0;
 	if (frame_address(f) < m->lo)
 		m->lo = frame_address(f);
 	if (frame_address(f) > m->hi)
@@ -286,7 +340,7 @@ static int labelset_of(struct builder *b, const struct pev__sample *s, uint32_t 
 	k.comm = (b->labels & PEV_REPORT_LABEL_COMM) ? s->comm : 0;
 	k.pid = (b->labels & PEV_REPORT_LABEL_PID) ? s->pid : 0;
 	k.tid = (b->labels & PEV_REPORT_LABEL_TID) ? s->tid : 0;
-	k.cpu = (b->labels & PEV_REPORT_LABEL_CPU) ? s->cpu : 0;
+	k.cpu = (b->labels & PEV_REPORT_LABEL_CPU) && s->cpu >= 0 ? s->cpu : -1;
 	h = pev__hash_u64(PEV__HASH_SEED, (uint64_t)k.comm << 32 | (uint32_t)k.pid);
 	h = pev__hash_u64(h, (uint64_t)(uint32_t)k.tid << 32 | (uint32_t)k.cpu);
 	k.hash = (uint32_t)h;
@@ -503,10 +557,9 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 		ls = &b->ls[b->samples.node[n].key - 1];
 		lp = m->label_ptrs + (size_t)(slot - 1) * nl;
 		s->label = lp;
-		s->n_label = nl;
 		for (unsigned k = 0; k < 4; k++) {
 			Pev__Pprof__Label *l;
-			if (!(b->labels & (1u << k)))
+			if (!(b->labels & (1u << k)) || (k == 3 && ls->cpu < 0))
 				continue;
 			l = &m->labels[(size_t)(slot - 1) * nl + li];
 			pev__pprof__label__init(l);
@@ -527,10 +580,13 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 			default:
 				l->key = key_cpu;
 				l->num = ls->cpu;
+				/* A unit keeps CPU 0: readers drop a number label 0 without one. */
+				l->num_unit = key_cpu;
 				break;
 			}
 			lp[li++] = l;
 		}
+		s->n_label = li;
 		m->sample_ptrs[slot - 1] = s;
 	}
 	m->prof.n_sample = b->nr_slots;
@@ -542,13 +598,24 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 	for (uint32_t i = 0; i < b->nr_map; i++) {
 		Pev__Pprof__Mapping *x = &m->maps[i];
 		const struct mapping *y = &b->map[i];
+		const struct pev__mapinfo *info = pev__profile_mapinfo(p, y->dso);
+		uint64_t lo = y->lo, limit = y->lo <= y->hi ? y->hi + 1 : 0;
+
+		if (info && info->limit) {
+			lo = info->start < lo ? info->start : lo;
+			limit = info->limit > limit ? info->limit : limit;
+		}
 		pev__pprof__mapping__init(x);
 		x->id = i + 1;
-		x->memory_start = y->lo;
-		x->memory_limit = y->hi + 1;
+		x->memory_start = lo <= limit ? lo : 0;
+		x->memory_limit = limit;
 		/* Addresses that are file offsets map to themselves in the file. */
-		x->file_offset = y->offsets ? y->lo : 0;
-		if (str_of_id(b, y->dso, &x->filename))
+		if (y->offsets || (info && info->limit && info->start == info->file_offset))
+			x->file_offset = x->memory_start;
+		else if (info && info->limit && info->start == x->memory_start)
+			x->file_offset = info->file_offset;
+		if (str_of_id(b, y->dso, &x->filename) ||
+		    (info && str_of_id(b, info->build_id, &x->build_id)))
 			return -ENOMEM;
 		x->has_functions = y->functions;
 		x->has_filenames = y->filenames;
@@ -610,11 +677,11 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 	m->prof.function = m->fn_ptrs;
 
 	/* Times and comments. */
-	if (p->time_set) {
-		m->prof.time_nanos = (int64_t)p->start_ns;
-		m->prof.duration_nanos = (int64_t)p->duration_ns;
-	} else if (p->has_time) {
-		m->prof.duration_nanos = (int64_t)(p->max_time - p->min_time);
+	{
+		uint64_t start, duration;
+		pev_profile_time(p, &start, &duration);
+		m->prof.time_nanos = (int64_t)start;
+		m->prof.duration_nanos = (int64_t)duration;
 	}
 	{
 		char text[64];
@@ -704,7 +771,7 @@ int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
 	struct message m;
 	unsigned *events = NULL, ne = 0;
 	int *column = NULL, event, r;
-	uint32_t empty;
+	uint32_t empty, main;
 	uint8_t *packed = NULL;
 	size_t len;
 
@@ -717,7 +784,8 @@ int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
 	memset(&m, 0, sizeof(m));
 	b.p = p;
 	b.flags = o.flags;
-	b.labels = o.labels == 0 ? PEV_REPORT_LABEL_COMM | PEV_REPORT_LABEL_PID
+	b.labels = o.labels == 0 ? PEV_REPORT_LABEL_COMM | PEV_REPORT_LABEL_PID |
+					   PEV_REPORT_LABEL_TID | PEV_REPORT_LABEL_CPU
 		 : (o.labels & PEV_REPORT_LABEL_NONE) ? 0
 						     : o.labels & 0xf;
 	events = calloc(p->nr_events ? p->nr_events : 1, sizeof(*events));
@@ -736,6 +804,9 @@ int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
 		}
 	}
 	b.nv = 2 * ne;
+	/* The recorded program's mapping is the first: pprof's main binary. */
+	if (main_dso(p, &main) || (main && mapping_new(&b, main)))
+		goto nomem;
 	if ((ne && add_samples(&b, column)) || build_message(&b, events, ne, &m))
 		goto nomem;
 	len = pev__pprof__profile__get_packed_size(&m.prof);
