@@ -18,7 +18,8 @@ static const char usage[] =
     "perfev diff [-c delta|delta-abs|ratio|wdiff:W1,W2] [-s KEYS] [--percent-limit P]\n"
     "                   [-p] [-F] [-b] [-e EVENT] [--format table|folded|flamegraph]\n"
     "                   [-o OUT] [--title TEXT] [--no-inline] [-C COMMS] [-d DSOS]\n"
-    "                   [-S SYMBOLS] [--pid PIDS] [--tid TIDS] [-q] [-v] [OLD [NEW]]";
+    "                   [-S SYMBOLS] [--pid PIDS] [--tid TIDS] [-q] [-v] [--stdio]\n"
+    "                   [OLD [NEW]]";
 
 enum format { FMT_TABLE, FMT_FOLDED, FMT_FLAMEGRAPH };
 
@@ -29,6 +30,35 @@ struct diff_args {
 	struct pev_report_opts r;
 	bool no_inline, quiet;
 };
+
+static void print_help(void)
+{
+	printf("usage: %s\n\n"
+	       "Compares two perf.data files (default perf.data.old and perf.data; one name: it\n"
+	       "and perf.data.old) and shows what changed.\n\n"
+	       "  -c, --compute MODE        delta-abs (default), delta, ratio or wdiff:W1,W2\n"
+	       "  -s, --sort KEYS           sort keys, as perfev report takes them (dso,sym)\n"
+	       "      --percent-limit P     leave out entries under P percent in both files\n"
+	       "  -p, --period              each file's period; folded, flamegraph: weigh by it\n"
+	       "  -F, --formula             the formula of each computed value\n"
+	       "  -b, --baseline-only       only the entries both files have\n"
+	       "  -e, --event EVENT         only this event (it must be in both files)\n"
+	       "      --format FORMAT       table, folded or flamegraph\n"
+	       "  -o, --output OUT          write to OUT instead of standard output\n"
+	       "      --title TEXT          the flame graph's title\n"
+	       "      --no-inline           folded stacks, flame graph: no inlined frames\n"
+	       "  -C, --comms COMMS         only these commands (comma-separated)\n"
+	       "  -d, --dsos DSOS           only functions in these files\n"
+	       "  -S, --symbols SYMBOLS     only these functions\n"
+	       "      --pid PIDS            only these processes\n"
+	       "      --tid TIDS            only these threads\n"
+	       "  -q, --quiet               no warnings\n"
+	       "  -v, --verbose             full paths in the Shared Object column\n"
+	       "      --stdio               accepted for perf's sake: the table is always text\n"
+	       "  -h, --help                print this help\n\n"
+	       "'man perfev-diff' has the details.\n",
+	       usage);
+}
 
 static int bad_value(const char *opt, const char *needs, const char *got)
 {
@@ -168,10 +198,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		case 'T':
 			break;
 		case 'h':
-			printf("usage: %s\n\nCompares two perf.data files (default perf.data.old and "
-			       "perf.data; one name: it\nand perf.data.old) and shows what changed.\n"
-			       "See 'man perfev-diff'.\n",
-			       usage);
+			print_help();
 			exit(0);
 		default:
 			return cli_bad_option(opt, argv, usage);

@@ -73,10 +73,53 @@ Test(null_args, counter)
 	EXPECT_BADARG(pev_read_decode, (NULL, 0, 0, NULL, NULL, NULL, 0));
 }
 
+Test(null_args, counter_list)
+{
+	struct pev_counter_list *l = (struct pev_counter_list *)&l;
+
+	EXPECT_BADARG(pev_counter_list_open, (NULL, NULL, NULL, NULL, NULL));
+	EXPECT_BADARG(pev_counter_list_open, (NULL, NULL, NULL, &l, NULL));
+	cr_expect_null(l, "pev_counter_list_open: *out not NULL after a refusal");
+	EXPECT_VOID(pev_counter_list_close, (NULL));
+	EXPECT_BADARG(pev_counter_list_count, (NULL));
+	EXPECT_NULL(pev_counter_list_at, (NULL, 0));
+	EXPECT_BADARG(pev_counter_list_enable, (NULL));
+	EXPECT_BADARG(pev_counter_list_disable, (NULL));
+	EXPECT_BADARG(pev_counter_list_reset, (NULL));
+	EXPECT_BADARG(pev_counter_list_read, (NULL, NULL, 0));
+}
+
 Test(null_args, cpulist)
 {
 	EXPECT_BADARG(pev_cpulist_parse, (NULL, NULL, 0));
 	EXPECT_FALSE(pev_cpulist_contains, (NULL, 0));
+}
+
+Test(null_args, diff)
+{
+	EXPECT_BADARG(pev_profile_write_diff, (NULL, NULL, NULL, NULL, NULL));
+	EXPECT_BADARG(pev_profile_write_diff_folded, (NULL, NULL, NULL, NULL, NULL));
+	EXPECT_BADARG(pev_profile_write_diff_flamegraph, (NULL, NULL, NULL, NULL, NULL));
+}
+
+/* The diff writers refuse each of their three pointers alone, as perfev/diff.h says. */
+Test(null_args, diff_each_argument)
+{
+	int (*const writers[])(const struct pev_profile *, const struct pev_profile *, FILE *,
+			       const struct pev_diff_opts *, struct pev_error *) = {
+		pev_profile_write_diff, pev_profile_write_diff_folded,
+		pev_profile_write_diff_flamegraph};
+	struct pev_profile *p;
+	struct pev_error err;
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	for (size_t i = 0; i < sizeof(writers) / sizeof(writers[0]); i++) {
+		cr_expect_eq(writers[i](NULL, p, stdout, NULL, &err), PEV_EBADARG, "writer %zu", i);
+		cr_expect_eq(writers[i](p, NULL, stdout, NULL, &err), PEV_EBADARG, "writer %zu", i);
+		cr_expect_eq(writers[i](p, p, NULL, NULL, &err), PEV_EBADARG, "writer %zu", i);
+		cr_expect_eq(err.code, PEV_EBADARG, "writer %zu: err.code %d", i, err.code);
+	}
+	pev_profile_free(p);
 }
 
 Test(null_args, error)
@@ -243,6 +286,8 @@ Test(null_args, report)
 	EXPECT_BADARG(pev_profile_set_group, (NULL, 0, 0, NULL));
 	EXPECT_BADARG(pev_profile_set_lost, (NULL, 0));
 	EXPECT_BADARG(pev_profile_set_time, (NULL, 0, 0));
+	EXPECT_BADARG(pev_profile_add_wall_clock, (NULL, NULL));
+	EXPECT_BADARG(pev_profile_event_flags, (NULL, 0, NULL));
 	EXPECT_ZERO(pev_profile_nr_events, (NULL));
 	EXPECT_BADARG(pev_profile_totals, (NULL, 0, NULL, NULL));
 	EXPECT_BADARG(pev_profile_write_table, (NULL, NULL, NULL, NULL));
@@ -340,6 +385,12 @@ Test(null_args, tracepoint)
 	EXPECT_BADARG(pev_tracepoints_foreach, (NULL, NULL, NULL, NULL, NULL, NULL));
 	EXPECT_BADARG(pev_tracepoint_id, (NULL, NULL, NULL, NULL, NULL));
 }
+Test(null_args, version)
+{
+	NO_POINTER(pev_version);
+	NO_POINTER(pev_version_number);
+}
+
 /* ---- every export is called above -------------------------------------------------- */
 
 Test(null_args, every_exported_function_is_called_above)

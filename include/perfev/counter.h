@@ -6,7 +6,7 @@
  * per (CPU, task) pair the target expands to. It owns every descriptor;
  * pev_counter_close() releases them all. Descriptors are close-on-exec.
  *
- * Threads (docs/API.md): the reads (pev_counter_read*, pev_counter_id and
+ * Threads (share/doc/perfev/API.md): the reads (pev_counter_read*, pev_counter_id and
  * the other getters) and the control calls (enable, disable, reset, their
  * group forms, refresh, set_period, set_filter, set_bpf, query_bpf,
  * pause_output) change nothing in the object: any number of them may run at

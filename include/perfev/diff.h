@@ -16,7 +16,7 @@
  *   o.compute = PEV_DIFF_RATIO;
  *   pev_profile_write_diff(old, new, stdout, &o, &err);  // like perf diff -c ratio
  *
- * docs/DIFF.md describes the outputs.
+ * share/doc/perfev/DIFF.md describes the outputs.
  */
 #ifndef PERFEV_DIFF_H
 #define PERFEV_DIFF_H
