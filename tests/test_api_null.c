@@ -288,6 +288,8 @@ Test(null_args, report)
 	EXPECT_BADARG(pev_profile_set_time, (NULL, 0, 0));
 	EXPECT_BADARG(pev_profile_add_wall_clock, (NULL, NULL));
 	EXPECT_BADARG(pev_profile_event_flags, (NULL, 0, NULL));
+	EXPECT_BADARG(pev_profile_add_mapping, (NULL, NULL));
+	EXPECT_BADARG(pev_profile_time, (NULL, NULL, NULL));
 	EXPECT_ZERO(pev_profile_nr_events, (NULL));
 	EXPECT_BADARG(pev_profile_totals, (NULL, 0, NULL, NULL));
 	EXPECT_BADARG(pev_profile_write_table, (NULL, NULL, NULL, NULL));
