@@ -124,7 +124,7 @@ static bool sym_eq(const void *owner, uint32_t id, const void *key)
 	const struct pev__sym *a = &p->syms[id], *b = key;
 
 	return a->name == b->name && a->dso == b->dso && a->kernel == b->kernel &&
-	       a->address == b->address;
+	       a->inlined == b->inlined && a->address == b->address;
 }
 
 static int sym_intern(struct pev_profile *p, struct pev__sym *k, uint32_t *id)
@@ -132,7 +132,7 @@ static int sym_intern(struct pev_profile *p, struct pev__sym *k, uint32_t *id)
 	uint64_t h = pev__hash_u64(PEV__HASH_SEED, k->address);
 
 	h = pev__hash_u64(h, (uint64_t)k->name << 32 | k->dso);
-	h = pev__hash_u64(h, k->kernel);
+	h = pev__hash_u64(h, (uint64_t)k->inlined << 16 | k->kernel);
 	k->hash = (uint32_t)h;
 	if (k->name == 0 && k->dso == 0 && k->address == 0 && k->kernel == 0) {
 		*id = PEV__SYM_NONE; /* the same as "no frame": an address 0 in nothing known */
@@ -154,7 +154,8 @@ static bool frame_eq(const void *owner, uint32_t id, const void *key)
 	const struct pev_profile *p = owner;
 	const struct pev__frame *a = &p->frames[id], *b = key;
 
-	return a->address == b->address && a->sym == b->sym && a->offset == b->offset &&
+	return a->address == b->address && a->sym == b->sym && a->gsym == b->gsym &&
+	       a->offset == b->offset &&
 	       a->file == b->file && a->line == b->line && a->flags == b->flags &&
 	       a->dso_offset == b->dso_offset;
 }
@@ -185,14 +186,26 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 		k.dso_offset = f->dso_offset;
 	}
 	sk.kernel = (k.flags & PEV_FRAME_KERNEL) ? 1 : 0;
+	sk.inlined = (k.flags & PEV_FRAME_INLINED) ? 1 : 0;
 	/* An unresolved address is one symbol per spot of its file, whatever the process. */
 	sk.address = sk.name ? 0 : (k.flags & PEV_FRAME_DSO_OFFSET) ? k.dso_offset : f->address;
 	if (sym_intern(p, &sk, &k.sym))
 		return -ENOMEM;
+	/* The function as its debuginfo names it, where that differs: an "inlined" symbol of its own. */
+	k.gsym = k.sym;
+	if (frame_sz >= offsetof(struct pev_profile_frame, debug_name) + sizeof(f->debug_name) &&
+	    f->debug_name && sk.name && !sk.inlined &&
+	    (!f->symbol || strcmp(f->debug_name, f->symbol) != 0)) {
+		if (pev__strtab_intern_str(&p->str, f->debug_name, &sk.name))
+			return -ENOMEM;
+		sk.inlined = 1;
+		if (sym_intern(p, &sk, &k.gsym))
+			return -ENOMEM;
+	}
 
 	h = pev__hash_u64(PEV__HASH_SEED, k.address);
 	h = pev__hash_u64(h, (uint64_t)k.sym << 32 | k.file);
-	h = pev__hash_u64(h, k.offset ^ k.dso_offset);
+	h = pev__hash_u64(h, (k.offset ^ k.dso_offset) + k.gsym);
 	h = pev__hash_u64(h, (uint64_t)k.line << 32 | k.flags);
 	k.hash = (uint32_t)h;
 	*id = pev__idset_find(&p->frame_set, k.hash, frame_eq, p, &k);
