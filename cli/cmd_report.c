@@ -630,11 +630,11 @@ static int run(const struct report_opts *o)
 		sopts.flags |= PEV_SYMBOLS_SHORT_NAMES;
 	/*
 	 * Inline frames need DWARF, the slowest part of symbolizing. The table,
-	 * as perf's, shows them where it draws call chains (call graphs and
-	 * children entries, "name (inlined)"); the other formats have them;
-	 * --no-inline drops them everywhere.
+	 * as perf's, shows them in the call chains it unwinds with DWARF (call
+	 * graphs and children entries, "name (inlined)"; not in frame-pointer
+	 * chains); the other formats have them; --no-inline drops them.
 	 */
-	bool table_chains = o->format == FMT_TABLE && chains && o->max_stack != 0 &&
+	bool table_chains = o->format == FMT_TABLE && events_have(pd, PEV_SAMPLE_REGS_USER | PEV_SAMPLE_STACK_USER) && o->max_stack != 0 &&
 			    (ro.callgraph || (ro.flags & PEV_REPORT_CHILDREN));
 	if (o->format == FMT_TABLE && !o->no_inline && (table_chains || o->inline_frames))
 		ro.flags |= PEV_REPORT_INLINE_MARKS;

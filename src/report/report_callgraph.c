@@ -127,6 +127,9 @@ int pev__cgraph_build(const struct pev__rows *r, uint32_t row, enum pev_report_c
 		unsigned lo, hi;
 		uint32_t node = 0;
 
+		/* As perf: the sampled address's inline frames lead its chain. */
+		if ((flags & PEV_REPORT_INLINE_MARKS) && pos == self)
+			pos = self = 0;
 		/* The entry's own samples give their whole chain (within the window)
 		 * down to the self frame; those of its callees the chain from the entry. */
 		pev__rows_window(r, s, &lo, &hi);
