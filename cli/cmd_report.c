@@ -638,6 +638,9 @@ static int run(const struct report_opts *o)
 			    (ro.callgraph || (ro.flags & PEV_REPORT_CHILDREN));
 	if (o->format == FMT_TABLE && !o->no_inline && (table_chains || o->inline_frames))
 		ro.flags |= PEV_REPORT_INLINE_MARKS;
+	/* The table's inline frames need no source lines: no line tables to read. */
+	if (o->format == FMT_TABLE && !wants_srcline(o))
+		sopts.flags |= PEV_SYMBOLS_NO_LINES;
 	if (o->no_inline || (o->format == FMT_TABLE && !table_chains && !o->inline_frames)) {
 		ropts.flags |= PEV_REPLAY_NO_INLINE;
 		/* The srcline key needs lines, if not inline chains. */

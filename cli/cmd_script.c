@@ -443,7 +443,7 @@ static int run(struct script_opts *o)
 				    o->input, why);
 	}
 	/* C++ names as perf script prints them: geo::Circle::area+0x33. */
-	sopts.flags |= PEV_SYMBOLS_SHORT_NAMES;
+	sopts.flags |= PEV_SYMBOLS_SHORT_NAMES | PEV_SYMBOLS_NO_LINES;
 	/* As perf: inline frames in the call chains unwound with DWARF only. */
 	if (o->no_inline || !o->sf.use_callchain ||
 	    !any_event_has(pd, PEV_SAMPLE_STACK_USER)) {

@@ -431,10 +431,9 @@ Test(parity, c_with_shared_libraries)
 
 Test(parity, cxx_dwarf_call_graph)
 {
-	/* Call graphs with inline frames: libc's __libc_start_main_impl (inlined). */
+	/* Call chains with inline frames: libc's __libc_start_main_impl (inlined). */
 	expect_parity(&(struct workload){ "cxx", "--call-graph dwarf -e cpu-clock -F 500",
-					  "%s/parity_cxx 300", "perf.script perfev.script",
-					  "inline frames in script's call chains" });
+					  "%s/parity_cxx 300", NULL, NULL });
 }
 
 Test(parity, threads)
