@@ -259,7 +259,10 @@ static void print_frame(struct text *t, unsigned f, const struct pev_profile_fra
 			const struct pev_profile_frame *holder, bool chain)
 {
 	bool first = true;
-	bool inlined = chain && ((fr->flags & PEV_FRAME_INLINED) || fr->debug_name);
+	/* As perf: an inlined function named as the symbol holding it is that symbol. */
+	bool inlined = chain && (fr->debug_name || ((fr->flags & PEV_FRAME_INLINED) &&
+						    !(fr->symbol && holder->symbol &&
+						      strcmp(fr->symbol, holder->symbol) == 0)));
 	const char *name = chain && fr->debug_name ? fr->debug_name : fr->symbol;
 
 	if (f & SF_IP) {

@@ -160,8 +160,12 @@ static bool frame_eq(const void *owner, uint32_t id, const void *key)
 	       a->dso_offset == b->dso_offset;
 }
 
+/*
+ * Interns frame f; holder: the symbol of the frame holding f's inlined code
+ * (the next frame not inlined), or NULL.
+ */
 static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f,
-			size_t frame_sz, uint32_t *id)
+			size_t frame_sz, const char *holder, uint32_t *id)
 {
 	struct pev__sym sk = {0};
 	struct pev__frame k = {0};
@@ -193,6 +197,13 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 		return -ENOMEM;
 	/* The function as its debuginfo names it, where that differs: an "inlined" symbol of its own. */
 	k.gsym = k.sym;
+	/* As perf: an inlined function named as the symbol holding it is that symbol. */
+	if (sk.inlined && sk.name && holder && strcmp(f->symbol, holder) == 0) {
+		sk.inlined = 0;
+		if (sym_intern(p, &sk, &k.gsym))
+			return -ENOMEM;
+		sk.inlined = 1;
+	}
 	if (frame_sz >= offsetof(struct pev_profile_frame, debug_name) + sizeof(f->debug_name) &&
 	    f->debug_name && sk.name && !sk.inlined &&
 	    (!f->symbol || strcmp(f->debug_name, f->symbol) != 0)) {
@@ -219,6 +230,15 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 	p->frames[p->nr_frames] = k;
 	*id = p->nr_frames++;
 	return 0;
+}
+
+/* Whether frame i of c is inlined (a caller's older struct: never). */
+static bool frame_inlined(const struct pev_profile_sample *c, size_t i)
+{
+	const struct pev_profile_frame *f = (const void *)((const char *)c->frames + i * c->frame_sz);
+
+	return c->frame_sz >= offsetof(struct pev_profile_frame, flags) + sizeof(f->flags) &&
+	       (f->flags & PEV_FRAME_INLINED);
 }
 
 static bool sample_eq(const void *owner, uint32_t id, const void *key)
@@ -254,10 +274,16 @@ int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sampl
 	/* The frames go after the stored ones: kept only when no alike sample has them. */
 	base = p->nr_stack;
 	h = pev__hash_u64(PEV__HASH_SEED, c.nr_frames);
-	for (size_t i = 0; i < c.nr_frames; i++) {
+	for (size_t i = 0, hi = 0; i < c.nr_frames; i++) {
 		const struct pev_profile_frame *f =
 			(const void *)((const char *)c.frames + i * c.frame_sz);
-		if (frame_intern(p, f, c.frame_sz, &p->stack[base + i]))
+		const struct pev_profile_frame *holder;
+
+		for (hi = hi > i ? hi : i; hi + 1 < c.nr_frames && frame_inlined(&c, hi); hi++)
+			;
+		holder = (const void *)((const char *)c.frames + hi * c.frame_sz);
+		if (frame_intern(p, f, c.frame_sz, hi > i ? holder->symbol : NULL,
+				 &p->stack[base + i]))
 			return PEV_ENOMEM; /* nothing of the sample is kept: nr_stack is unchanged */
 		h = pev__hash_u64(h, p->stack[base + i]);
 	}
