@@ -634,7 +634,8 @@ static int run(const struct report_opts *o)
 	 * graphs and children entries, "name (inlined)"; not in frame-pointer
 	 * chains); the other formats have them; --no-inline drops them.
 	 */
-	bool table_chains = o->format == FMT_TABLE && events_have(pd, PEV_SAMPLE_REGS_USER | PEV_SAMPLE_STACK_USER) && o->max_stack != 0 &&
+	bool table_chains = o->format == FMT_TABLE && o->max_stack != 0 &&
+			    events_have(pd, PEV_SAMPLE_REGS_USER | PEV_SAMPLE_STACK_USER) &&
 			    (ro.callgraph || (ro.flags & PEV_REPORT_CHILDREN));
 	if (o->format == FMT_TABLE && !o->no_inline && (table_chains || o->inline_frames))
 		ro.flags |= PEV_REPORT_INLINE_MARKS;
