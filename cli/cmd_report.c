@@ -737,11 +737,20 @@ static int run(const struct report_opts *o)
 	else if (!o->verbose)
 		sopts.flags |= PEV_SYMBOLS_SHORT_NAMES;
 	/*
-	 * Inline frames need DWARF, the slowest part of symbolizing: the table,
-	 * like perf's, shows them only when asked (--inline); the other formats
-	 * have them unless told not to (--no-inline).
+	 * Inline frames need DWARF, the slowest part of symbolizing. The table,
+	 * as perf's, shows them in the call chains it unwinds with DWARF (call
+	 * graphs and children entries, "name (inlined)"; not in frame-pointer
+	 * chains); the other formats have them; --no-inline drops them.
 	 */
-	if (o->no_inline || (o->format == FMT_TABLE && !o->inline_frames)) {
+	bool table_chains = o->format == FMT_TABLE && o->max_stack != 0 &&
+			    events_have(pd, PEV_SAMPLE_REGS_USER | PEV_SAMPLE_STACK_USER) &&
+			    (ro.callgraph || (ro.flags & PEV_REPORT_CHILDREN));
+	if (o->format == FMT_TABLE && !o->no_inline && (table_chains || o->inline_frames))
+		ro.flags |= PEV_REPORT_INLINE_MARKS;
+	/* The table's inline frames need no source lines: no line tables to read. */
+	if (o->format == FMT_TABLE && !wants_srcline(o))
+		sopts.flags |= PEV_SYMBOLS_NO_LINES;
+	if (o->no_inline || (o->format == FMT_TABLE && !table_chains && !o->inline_frames)) {
 		ropts.flags |= PEV_REPLAY_NO_INLINE;
 		/* The srcline key needs lines, if not inline chains. */
 		sopts.flags |= wants_srcline(o) ? PEV_SYMBOLS_NO_INLINE : PEV_SYMBOLS_NO_SRCLINE;

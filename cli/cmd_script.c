@@ -17,7 +17,7 @@
 
 static const char usage[] =
 	"perfev script [-i FILE] [-F [KIND:][+-]FIELD,...] [-G] [--ns] [--symbol-at-return]\n"
-	"                     [--zero-frames]";
+	"                     [--zero-frames] [--inline|--no-inline]";
 
 struct script_opts {
 	const char *input;
@@ -25,11 +25,12 @@ struct script_opts {
 	bool ns; /* times in nanoseconds */
 	bool symbol_at_return; /* callers named as perf names them */
 	bool zero_frames;      /* call-chain entries of address 0 kept, as perf */
+	bool no_inline;        /* no inline frames in DWARF-unwound chains */
 };
 
 static int parse_args(int argc, char **argv, struct script_opts *o)
 {
-	enum { OPT_NS = 256, OPT_SYMBOL_AT_RETURN, OPT_ZERO_FRAMES };
+	enum { OPT_NS = 256, OPT_SYMBOL_AT_RETURN, OPT_ZERO_FRAMES, OPT_INLINE, OPT_NO_INLINE };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"fields", required_argument, NULL, 'F'},
@@ -37,6 +38,8 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 		{"ns", no_argument, NULL, OPT_NS},
 		{"symbol-at-return", no_argument, NULL, OPT_SYMBOL_AT_RETURN},
 		{"zero-frames", no_argument, NULL, OPT_ZERO_FRAMES},
+		{"inline", no_argument, NULL, OPT_INLINE},
+		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -65,6 +68,12 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 		case OPT_ZERO_FRAMES:
 			o->zero_frames = true;
 			break;
+		case OPT_INLINE:
+			o->no_inline = false;
+			break;
+		case OPT_NO_INLINE:
+			o->no_inline = true;
+			break;
 		case 'h':
 			printf("usage: %s\n\n"
 			       "Prints the samples of a perf.data file (default ./perf.data, or standard "
@@ -87,6 +96,10 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 			       "                         does (default: by its call instruction)\n"
 			       "      --zero-frames      keep call-chain entries of address 0, as perf "
 			       "does\n"
+			       "      --no-inline        no inlined functions in call chains unwound "
+			       "with DWARF\n"
+			       "                         (--inline, the default: one line each, "
+			       "\"(inlined)\")\n\n"
 			       "  -h, --help             print this help\n\n"
 			       "See 'man perfev-script'.\n",
 			       usage);
@@ -238,12 +251,20 @@ struct printer {
 /*
  * One frame: "ADDRESS sym+0xOFF (dso)", as the fields ask. As perf, a call
  * chain's frame in a file shows its offset in the file (what objdump takes),
- * the sample's own line its run-time address.
+ * the sample's own line its run-time address. A chain's inlined function,
+ * or a function its debuginfo names otherwise than its symbol, is
+ * "ADDRESS name+0xOFF (inlined)", OFF the offset in the holding symbol
+ * (holder: the frame of that symbol).
  */
 static void print_frame(struct text *t, unsigned f, const struct pev_profile_frame *fr,
-			bool chain)
+			const struct pev_profile_frame *holder, bool chain)
 {
 	bool first = true;
+	/* As perf: an inlined function named as the symbol holding it is that symbol. */
+	bool inlined = chain && (fr->debug_name || ((fr->flags & PEV_FRAME_INLINED) &&
+						    !(fr->symbol && holder->symbol &&
+						      strcmp(fr->symbol, holder->symbol) == 0)));
+	const char *name = chain && fr->debug_name ? fr->debug_name : fr->symbol;
 
 	if (f & SF_IP) {
 		put_hex(t, chain && (fr->flags & PEV_FRAME_DSO_OFFSET) ? fr->dso_offset
@@ -254,16 +275,16 @@ static void print_frame(struct text *t, unsigned f, const struct pev_profile_fra
 	if (f & (SF_SYM | SF_SYMOFF)) {
 		if (!first)
 			put_char(t, ' ');
-		put_str(t, fr->symbol ? fr->symbol : "[unknown]");
-		if ((f & SF_SYMOFF) && fr->symbol && !(fr->flags & PEV_FRAME_INLINED)) {
+		put_str(t, name ? name : "[unknown]");
+		if ((f & SF_SYMOFF) && holder->symbol) {
 			put(t, "+0x", 3);
-			put_hex(t, fr->offset, 0);
+			put_hex(t, holder->offset, 0);
 		}
-		if (fr->flags & PEV_FRAME_INLINED)
+		if (inlined)
 			put_str(t, " (inlined)");
 		first = false;
 	}
-	if (f & SF_DSO) {
+	if ((f & SF_DSO) && !inlined) {
 		put(t, " (", first ? 1 : 2);
 		put_str(t, fr->dso ? fr->dso : "[unknown]");
 		put_char(t, ')');
@@ -368,9 +389,12 @@ static void print_sample(struct printer *pr, const struct pev_replay_sample *s)
 		put_char(t, '\n');
 	} else if (chain && (smp->fields & PEV_SAMPLE_CALLCHAIN)) {
 		put_char(t, '\n');
-		for (size_t i = 0; i < s->nr_frames; i++) {
+		for (size_t i = 0, h = 0; i < s->nr_frames; i++) {
+			h = h > i ? h : i;
+			while (h + 1 < s->nr_frames && (s->frames[h].flags & PEV_FRAME_INLINED))
+				h++;
 			put_char(t, '\t');
-			print_frame(t, f, &s->frames[i], true);
+			print_frame(t, f, &s->frames[i], &s->frames[h], true);
 			put_char(t, '\n');
 		}
 		put_char(t, '\n');
@@ -380,7 +404,7 @@ static void print_sample(struct printer *pr, const struct pev_replay_sample *s)
 		while (leaf + 1 < s->nr_frames && (s->frames[leaf].flags & PEV_FRAME_INLINED))
 			leaf++;
 		put_char(t, ' ');
-		print_frame(t, f, &s->frames[leaf], false);
+		print_frame(t, f, &s->frames[leaf], &s->frames[leaf], false);
 		put_char(t, '\n');
 	}
 	if (t->len >= TEXT_FLUSH_AT)
@@ -423,8 +447,13 @@ static int run(struct script_opts *o)
 				    o->input, why);
 	}
 	/* C++ names as perf script prints them: geo::Circle::area+0x33. */
-	sopts.flags |= PEV_SYMBOLS_NO_SRCLINE | PEV_SYMBOLS_SHORT_NAMES;
-	ropts.flags |= PEV_REPLAY_NO_INLINE;
+	sopts.flags |= PEV_SYMBOLS_SHORT_NAMES | PEV_SYMBOLS_NO_LINES;
+	/* As perf: inline frames in the call chains unwound with DWARF only. */
+	if (o->no_inline || !o->sf.use_callchain ||
+	    !any_event_has(pd, PEV_SAMPLE_STACK_USER)) {
+		ropts.flags |= PEV_REPLAY_NO_INLINE;
+		sopts.flags |= PEV_SYMBOLS_NO_SRCLINE;
+	}
 	if (!o->sf.use_callchain)
 		ropts.flags |= PEV_REPLAY_NO_CALLCHAIN;
 	if (o->symbol_at_return)

@@ -124,6 +124,13 @@ struct pev_profile_frame {
 	 * every process that maps the file.
 	 */
 	uint64_t dso_offset;
+	/**
+	 * The name the debuginfo gives the function of a frame that is not
+	 * PEV_FRAME_INLINED, where it differs from `symbol` (libc's
+	 * "__libc_start_main_impl", symbol "__libc_start_main"), or NULL.
+	 * Under PEV_REPORT_INLINE_MARKS the table's call graphs show it.
+	 */
+	const char *debug_name;
 };
 
 /** A sample to add. Initialize with PEV_PROFILE_SAMPLE_INIT. */
@@ -340,6 +347,13 @@ enum pev_report_cg_value {
 #define PEV_REPORT_FULL_PATHS (1u << 11)
 /** Table: a Samples column after the overhead (perf -n, --show-nr-samples). */
 #define PEV_REPORT_NR_SAMPLES (1u << 12)
+/**
+ * Table: inlined functions as perf shows them: "name (inlined)" in call
+ * graphs and, under PEV_REPORT_CHILDREN, as entries of their own; a frame
+ * whose debuginfo names its function otherwise than its symbol
+ * (pev_profile_frame.debug_name) shows that name, marked the same way.
+ */
+#define PEV_REPORT_INLINE_MARKS (1u << 13)
 
 /* pev_report_opts.labels: the pprof labels each sample carries. */
 /** pprof label "comm" (string). */

@@ -71,6 +71,11 @@ struct pev_symbols;
  * "geo::Circle::area() const").
  */
 #define PEV_SYMBOLS_SHORT_NAMES (1u << 5)
+/**
+ * Read the chain of inlined functions but no file:line (frames' file NULL,
+ * line 0): the DWARF lookup that reads least (no line tables).
+ */
+#define PEV_SYMBOLS_NO_LINES (1u << 6)
 
 /** Options of pev_symbols_new. Initialize with PEV_SYMBOLS_OPTS_INIT. */
 struct pev_symbols_opts {

@@ -239,6 +239,7 @@ class ProfileFrame(ctypes.Structure):
         ("line", c_uint32),
         ("flags", c_uint32),
         ("dso_offset", c_uint64),
+        ("debug_name", c_char_p),
     ]
 
 

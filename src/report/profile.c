@@ -127,7 +127,7 @@ static bool sym_eq(const void *owner, uint32_t id, const void *key)
 	const struct pev__sym *a = &p->syms[id], *b = key;
 
 	return a->name == b->name && a->dso == b->dso && a->kernel == b->kernel &&
-	       a->address == b->address;
+	       a->inlined == b->inlined && a->address == b->address;
 }
 
 static int sym_intern(struct pev_profile *p, struct pev__sym *k, uint32_t *id)
@@ -135,7 +135,7 @@ static int sym_intern(struct pev_profile *p, struct pev__sym *k, uint32_t *id)
 	uint64_t h = pev__hash_u64(PEV__HASH_SEED, k->address);
 
 	h = pev__hash_u64(h, (uint64_t)k->name << 32 | k->dso);
-	h = pev__hash_u64(h, k->kernel);
+	h = pev__hash_u64(h, (uint64_t)k->inlined << 16 | k->kernel);
 	k->hash = (uint32_t)h;
 	if (k->name == 0 && k->dso == 0 && k->address == 0 && k->kernel == 0) {
 		*id = PEV__SYM_NONE; /* the same as "no frame": an address 0 in nothing known */
@@ -157,13 +157,18 @@ static bool frame_eq(const void *owner, uint32_t id, const void *key)
 	const struct pev_profile *p = owner;
 	const struct pev__frame *a = &p->frames[id], *b = key;
 
-	return a->address == b->address && a->sym == b->sym && a->offset == b->offset &&
+	return a->address == b->address && a->sym == b->sym && a->gsym == b->gsym &&
+	       a->offset == b->offset &&
 	       a->file == b->file && a->line == b->line && a->flags == b->flags &&
 	       a->dso_offset == b->dso_offset;
 }
 
+/*
+ * Interns frame f; holder: the symbol of the frame holding f's inlined code
+ * (the next frame not inlined), or NULL.
+ */
 static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f,
-			size_t frame_sz, uint32_t *id)
+			size_t frame_sz, const char *holder, uint32_t *id)
 {
 	struct pev__sym sk = {0};
 	struct pev__frame k = {0};
@@ -188,14 +193,33 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 		k.dso_offset = f->dso_offset;
 	}
 	sk.kernel = (k.flags & PEV_FRAME_KERNEL) ? 1 : 0;
+	sk.inlined = (k.flags & PEV_FRAME_INLINED) ? 1 : 0;
 	/* An unresolved address is one symbol per spot of its file, whatever the process. */
 	sk.address = sk.name ? 0 : (k.flags & PEV_FRAME_DSO_OFFSET) ? k.dso_offset : f->address;
 	if (sym_intern(p, &sk, &k.sym))
 		return -ENOMEM;
+	/* The function as its debuginfo names it, where that differs: an "inlined" symbol of its own. */
+	k.gsym = k.sym;
+	/* As perf: an inlined function named as the symbol holding it is that symbol. */
+	if (sk.inlined && sk.name && holder && strcmp(f->symbol, holder) == 0) {
+		sk.inlined = 0;
+		if (sym_intern(p, &sk, &k.gsym))
+			return -ENOMEM;
+		sk.inlined = 1;
+	}
+	if (frame_sz >= offsetof(struct pev_profile_frame, debug_name) + sizeof(f->debug_name) &&
+	    f->debug_name && sk.name && !sk.inlined &&
+	    (!f->symbol || strcmp(f->debug_name, f->symbol) != 0)) {
+		if (pev__strtab_intern_str(&p->str, f->debug_name, &sk.name))
+			return -ENOMEM;
+		sk.inlined = 1;
+		if (sym_intern(p, &sk, &k.gsym))
+			return -ENOMEM;
+	}
 
 	h = pev__hash_u64(PEV__HASH_SEED, k.address);
 	h = pev__hash_u64(h, (uint64_t)k.sym << 32 | k.file);
-	h = pev__hash_u64(h, k.offset ^ k.dso_offset);
+	h = pev__hash_u64(h, (k.offset ^ k.dso_offset) + k.gsym);
 	h = pev__hash_u64(h, (uint64_t)k.line << 32 | k.flags);
 	k.hash = (uint32_t)h;
 	*id = pev__idset_find(&p->frame_set, k.hash, frame_eq, p, &k);
@@ -209,6 +233,15 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 	p->frames[p->nr_frames] = k;
 	*id = p->nr_frames++;
 	return 0;
+}
+
+/* Whether frame i of c is inlined (a caller's older struct: never). */
+static bool frame_inlined(const struct pev_profile_sample *c, size_t i)
+{
+	const struct pev_profile_frame *f = (const void *)((const char *)c->frames + i * c->frame_sz);
+
+	return c->frame_sz >= offsetof(struct pev_profile_frame, flags) + sizeof(f->flags) &&
+	       (f->flags & PEV_FRAME_INLINED);
 }
 
 static bool sample_eq(const void *owner, uint32_t id, const void *key)
@@ -292,10 +325,16 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 	/* The frames go after the stored ones: kept only when no alike sample has them. */
 	base = p->nr_stack;
 	h = pev__hash_u64(PEV__HASH_SEED, c.nr_frames);
-	for (size_t i = 0; i < c.nr_frames; i++) {
+	for (size_t i = 0, hi = 0; i < c.nr_frames; i++) {
 		const struct pev_profile_frame *f =
 			(const void *)((const char *)c.frames + i * c.frame_sz);
-		if (frame_intern(p, f, c.frame_sz, &p->stack[base + i]))
+		const struct pev_profile_frame *holder;
+
+		for (hi = hi > i ? hi : i; hi + 1 < c.nr_frames && frame_inlined(&c, hi); hi++)
+			;
+		holder = (const void *)((const char *)c.frames + hi * c.frame_sz);
+		if (frame_intern(p, f, c.frame_sz, hi > i ? holder->symbol : NULL,
+				 &p->stack[base + i]))
 			return PEV_ENOMEM; /* nothing of the sample is kept: nr_stack is unchanged */
 		h = pev__hash_u64(h, p->stack[base + i]);
 	}

@@ -295,6 +295,7 @@ static int resolve_into(struct pev_replay *r, struct addr_frames *e, int32_t pid
 	uint32_t flags = kernel || (sym.flags & PEV_SYMBOL_KERNEL) ? PEV_FRAME_KERNEL : 0;
 	/* In a file: its offset there, perf's DSO-relative address (same in every process). */
 	uint64_t dso_offset = (sym.flags & PEV_SYMBOL_IN_FILE) ? sym.file_offset : 0;
+	const char *debug_name = NULL;
 	bool ok;
 
 	if (rc)
@@ -310,6 +311,11 @@ static int resolve_into(struct pev_replay *r, struct addr_frames *e, int32_t pid
 	ok = sym.status == PEV_SYMBOL_OK;
 	if (ok && !(r->flags & PEV_REPLAY_NO_INLINE) && sym.nframes > 1)
 		nin = sym.nframes - 1;
+	/* The debuginfo's name of the function holding the address, where not the symbol's. */
+	if (ok && !(r->flags & PEV_REPLAY_NO_INLINE) && sym.nframes && sym.name &&
+	    sym.frames[sym.nframes - 1].function &&
+	    strcmp(sym.frames[sym.nframes - 1].function, sym.name) != 0)
+		debug_name = sym.frames[sym.nframes - 1].function;
 	if (grow((void **)&r->pool, &r->pool_cap, r->pool_len + nin + 1, sizeof(*r->pool)))
 		return PEV_ENOMEM;
 	e->addr = addr;
@@ -336,6 +342,7 @@ static int resolve_into(struct pev_replay *r, struct addr_frames *e, int32_t pid
 		.line = sym.nframes ? sym.frames[sym.nframes - 1].line : sym.line,
 		.flags = flags,
 		.dso_offset = dso_offset,
+		.debug_name = debug_name,
 	};
 	return 0;
 }

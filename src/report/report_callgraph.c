@@ -61,7 +61,7 @@ static uint32_t child_get(struct pev__cgraph *g, uint32_t parent, uint32_t key)
 
 static uint32_t frame_key(const struct pev_profile *p, uint32_t frame, unsigned flags)
 {
-	uint32_t sym = p->frames[frame].sym;
+	uint32_t sym = (flags & PEV_REPORT_INLINE_MARKS) ? p->frames[frame].gsym : p->frames[frame].sym;
 
 	if (!p->syms[sym].name && !(flags & PEV_REPORT_ADDRESSES))
 		return PEV__CG_UNKNOWN;
@@ -78,6 +78,10 @@ const char *pev__cg_label(const struct pev_profile *p, const struct pev__cg_node
 		snprintf(buf, size, "%#" PRIx64, n->address);
 		return buf;
 	}
+	if ((flags & PEV_REPORT_INLINE_MARKS) && p->syms[n->key].inlined) {
+		snprintf(buf, size, "%s (inlined)", pev__strtab_get(&p->str, p->syms[n->key].name));
+		return buf;
+	}
 	return pev__sym_label(p, n->key, flags & PEV_REPORT_ADDRESSES, buf, size);
 }
 
@@ -92,7 +96,7 @@ static int cmp_kids(const void *a, const void *b, void *arg)
 	const struct sort_ctx *c = arg;
 	const struct pev__cg_node *x = &c->g->node[*(const uint32_t *)a];
 	const struct pev__cg_node *y = &c->g->node[*(const uint32_t *)b];
-	char bx[32], by[32];
+	char bx[512], by[512];
 	int r;
 
 	if (x->period != y->period)
@@ -123,6 +127,9 @@ int pev__cgraph_build(const struct pev__rows *r, uint32_t row, enum pev_report_c
 		unsigned lo, hi;
 		uint32_t node = 0;
 
+		/* As perf: the sampled address's inline frames lead its chain. */
+		if ((flags & PEV_REPORT_INLINE_MARKS) && pos == self)
+			pos = self = 0;
 		/* The entry's own samples give their whole chain (within the window)
 		 * down to the self frame; those of its callees the chain from the entry. */
 		pev__rows_window(r, s, &lo, &hi);
@@ -207,6 +214,7 @@ struct draw {
 	unsigned margin;  /* spaces after the fixed 12 */
 	char *bar;        /* per level: whether its line ("|") continues */
 	bool printed;
+	char name[1024]; /* the label being printed ("name (inlined)" does not fit callers' bufs) */
 };
 
 /* The node a chain continues to: its only child, when no stack ends at node. */
@@ -240,9 +248,13 @@ static void below(const struct pev__cgraph *g, uint32_t node, uint64_t *period, 
 	}
 }
 
-static const char *label(const struct draw *d, uint32_t node, char *buf, size_t size)
+static const char *label(struct draw *d, uint32_t node, char *buf, size_t size)
 {
-	return pev__cg_label(d->p, &d->g->node[node], d->st->flags, buf, size);
+	const struct pev__cg_node *n = &d->g->node[node];
+
+	if (n->key != PEV__CG_UNKNOWN && d->p->syms[n->key].inlined)
+		return pev__cg_label(d->p, n, d->st->flags, d->name, sizeof(d->name));
+	return pev__cg_label(d->p, n, d->st->flags, buf, size);
 }
 
 static void value(const struct draw *d, uint64_t period, uint64_t samples, uint64_t total)
@@ -500,7 +512,7 @@ static int draw_chains(struct draw *d)
 int pev__cgraph_print(FILE *out, const struct pev_profile *p, const struct pev__cgraph *g,
 		      const struct pev__cg_style *st)
 {
-	struct draw d = {out, p, g, st, 0, 0, NULL, false};
+	struct draw d = {.out = out, .p = p, .g = g, .st = st};
 	int r;
 
 	if (st->limit > 0)

@@ -124,7 +124,8 @@ struct pev__sym {
 	uint64_t address;
 	uint32_t name;    /* string id, 0 when unresolved */
 	uint32_t dso;     /* string id, 0 when unknown */
-	uint32_t kernel;  /* 1 for a kernel symbol */
+	uint16_t kernel;  /* 1 for a kernel symbol */
+	uint16_t inlined; /* 1 for an inlined function's, or a debuginfo name's (shown "(inlined)") */
 	uint32_t hash;
 };
 
@@ -134,6 +135,7 @@ struct pev__frame {
 	uint64_t offset;
 	uint64_t dso_offset; /* with PEV_FRAME_DSO_OFFSET: the offset in the DSO's file */
 	uint32_t sym;  /* index into syms */
+	uint32_t gsym; /* the symbol call graphs show with PEV_REPORT_INLINE_MARKS (debug_name's) */
 	uint32_t file; /* string id */
 	uint32_t line;
 	uint32_t flags; /* PEV_FRAME_* */

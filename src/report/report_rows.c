@@ -166,10 +166,19 @@ static uint32_t row_get(struct pev__rows *r, const struct row_key *k, uint32_t c
 	return ++r->n;
 }
 
-/* The frames of a sample the table counts: every frame that is not inlined. */
-static bool counted(const struct pev_profile *p, uint32_t frame)
+/*
+ * The symbol a frame of a sample's chain gives an entry of children mode:
+ * with PEV_REPORT_INLINE_MARKS, as perf, every frame's, inlined ones and
+ * debuginfo names included; else the symbol of every frame not inlined
+ * (PEV__SYM_NONE for an inlined one: none).
+ */
+static uint32_t chain_sym(const struct pev_profile *p, uint32_t frame, unsigned flags)
 {
-	return !(p->frames[frame].flags & PEV_FRAME_INLINED);
+	const struct pev__frame *f = &p->frames[frame];
+
+	if (flags & PEV_REPORT_INLINE_MARKS)
+		return f->gsym;
+	return (f->flags & PEV_FRAME_INLINED) ? UINT32_MAX : f->sym;
 }
 
 /* Calls back for each (row, position) a sample contributes to. */
@@ -259,10 +268,12 @@ static int walk_samples(struct walk *w)
 		for (unsigned j = lo; j < hi; j++) {
 			unsigned i = r->win.root_first ? hi - 1 - (j - lo) : j;
 
-			if (i == self || !counted(p, st[i]) ||
-			    !pev__filter_sym(&r->filter, p->frames[st[i]].sym))
+			uint32_t csym = chain_sym(p, st[i], r->flags);
+
+			if ((i == self && csym == sym) || csym == UINT32_MAX ||
+			    !pev__filter_sym(&r->filter, csym))
 				continue;
-			make_key(p, &w->m, s, p->frames[st[i]].sym, st[i], &k);
+			make_key(p, &w->m, s, csym, st[i], &k);
 			if (!(row = row_get(r, &k, s->comm)))
 				return -ENOMEM;
 			contribute(w, si, row, i, false);

@@ -67,7 +67,9 @@ const char *pev__row_cell(const struct pev__rows *r, const struct pev__row *row,
 
 	if (k != PEV__KEY_SYM)
 		return t == tmp ? (pev__strlcpy(buf, tmp, size), buf) : t;
-	snprintf(buf, size, "[%c] %s", r->p->syms[row->sym].kernel ? 'k' : '.', t);
+	snprintf(buf, size, "[%c] %s%s", r->p->syms[row->sym].kernel ? 'k' : '.', t,
+		 (r->flags & PEV_REPORT_INLINE_MARKS) && r->p->syms[row->sym].inlined ? " (inlined)"
+											 : "");
 	return buf;
 }
 

@@ -33,7 +33,8 @@ static int copy_opts(struct pev_symbols_opts *dst, const struct pev_symbols_opts
 	if (r < 0)
 		return r;
 	if (dst->flags & ~(PEV_SYMBOLS_NO_DEMANGLE | PEV_SYMBOLS_NO_SRCLINE | PEV_SYMBOLS_NO_INLINE |
-			   PEV_SYMBOLS_NO_KERNEL | PEV_SYMBOLS_PROC | PEV_SYMBOLS_SHORT_NAMES))
+			   PEV_SYMBOLS_NO_KERNEL | PEV_SYMBOLS_PROC | PEV_SYMBOLS_SHORT_NAMES |
+			   PEV_SYMBOLS_NO_LINES))
 		return pev__bad_arg(err, func, "opts", "opts.flags has unknown bits (0x%x)",
 				    dst->flags);
 	return 0;

@@ -496,7 +496,8 @@ static int read_frames(struct pev_symbols *s, Dwarf_Die *cu, uint64_t bias, uint
 		fr[k].column = col;
 		k++;
 		if (tag == DW_TAG_inlined_subroutine) {
-			call_site(&chain[i], &file, &line, &col);
+			if (!(s->opts.flags & PEV_SYMBOLS_NO_LINES))
+				call_site(&chain[i], &file, &line, &col);
 		} else {
 			Dwarf_Addr lo, hi;
 			if (dwarf_lowpc(&chain[i], &lo) == 0 && dwarf_highpc(&chain[i], &hi) == 0 &&
@@ -540,7 +541,7 @@ static int read_dwarf(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr,
 	r = pev__dso_cu_find(&d->cus, d->mod, vaddr, &cu, &bias);
 	if (r <= 0)
 		return r;
-	l = dwarf_getsrc_die(&cu, vaddr - bias);
+	l = (s->opts.flags & PEV_SYMBOLS_NO_LINES) ? NULL : dwarf_getsrc_die(&cu, vaddr - bias);
 	if (l) {
 		e->file = dwarf_linesrc(l, NULL, NULL);
 		if (dwarf_lineno(l, &line) == 0 && line > 0)
