@@ -20,18 +20,10 @@ reps=${2:-5}
 rounds=${3:-1100}
 work=$build/bench/bench_record_work
 count=$build/bench/bench_record_count
-perfev=$build/perfev
+. "$(dirname "$0")/bench_common.sh"
 
-for f in "$work" "$count" "$perfev"; do
-	if [ ! -x "$f" ]; then
-		echo "bench_record.sh: $f is missing: build first (ninja -C $build)" >&2
-		exit 1
-	fi
-done
-if ! perf=$(command -v perf); then
-	echo "bench_record.sh: perf is not installed (Debian: linux-perf): nothing to compare with" >&2
-	exit 77
-fi
+bench_need_built "$work" "$count" "$perfev"
+bench_need_perf
 tmp=$(mktemp -d /tmp/bench_record.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 

@@ -20,42 +20,18 @@ set -eu
 build=${1:-build}
 runs=${2:-11}
 file=${3:-}
-runner=$build/bench/bench_stat
-perfev=$build/perfev
 work=$build/tests/report_work
+. "$(dirname "$0")/bench_common.sh"
 
-for f in "$runner" "$perfev"; do
-	if [ ! -x "$f" ]; then
-		echo "bench_script.sh: $f is missing: build first (ninja -C $build)" >&2
-		exit 1
-	fi
-done
-if ! perf=$(command -v perf); then
-	echo "bench_script.sh: perf is not installed (Debian: linux-perf): nothing to compare with" >&2
-	exit 77
-fi
+bench_need_built "$runner" "$perfev"
+bench_need_perf
 
-tmp=
-if [ -z "$file" ]; then
-	if [ ! -x "$work" ]; then
-		echo "bench_script.sh: $work is missing: build the tests (ninja -C $build)" >&2
-		exit 1
-	fi
-	tmp=$(mktemp -d /tmp/perfev-bench-script.XXXXXX)
-	trap 'rm -rf "$tmp"' EXIT
-	file=$tmp/perf.data
-	"$perf" record -q -F 20000 -g -o "$file" "$work" 12000 >/dev/null 2>&1
-fi
+bench_record_file script 12000 -F 20000 -g
 samples=$("$perfev" script -i "$file" -F comm | wc -l)
 lines=$("$perfev" script -i "$file" | wc -l)
 
 echo "bench_script.sh: $(uname -srm), $(getconf _NPROCESSORS_ONLN) CPUs online, $samples samples ($lines lines of script), $(wc -c < "$file") bytes"
-out=$("$runner" "$runs" -- "$perfev" script -i "$file" -- "$perf" script -i "$file")
-printf '%s\n' "$out"
-printf '%s\n' "$out" | awk '
-	$1 == "wall" { w = $NF; sub("x", "", w) }
-	$1 == "peak" { m = $NF; sub("x", "", m) }
-	END {
+bench_side_by_side '
 		printf "target: wall <= 0.25x %s (%.3fx); peak RSS %.3fx\n",
-		       (w + 0 <= 0.25 ? "met" : "MISSED"), w, m
-	}'
+		       (w + 0 <= 0.25 ? "met" : "MISSED"), w, m' \
+	-- "$perfev" script -i "$file" -- "$perf" script -i "$file"

@@ -14,27 +14,13 @@ set -eu
 
 build=${1:-build}
 runs=${2:-21}
-runner=$build/bench/bench_stat
-perfev=$build/perfev
+. "$(dirname "$0")/bench_common.sh"
 
-for f in "$runner" "$perfev"; do
-	if [ ! -x "$f" ]; then
-		echo "bench_stat.sh: $f is missing: build first (ninja -C $build)" >&2
-		exit 1
-	fi
-done
-if ! perf=$(command -v perf); then
-	echo "bench_stat.sh: perf is not installed (Debian: linux-perf): nothing to compare with" >&2
-	exit 77
-fi
+bench_need_built "$runner" "$perfev"
+bench_need_perf
 
 echo "bench_stat.sh: $(uname -srm), $(getconf _NPROCESSORS_ONLN) CPUs online"
-out=$("$runner" "$runs" -- "$perfev" stat -e task-clock true -- "$perf" stat -e task-clock true)
-printf '%s\n' "$out"
-printf '%s\n' "$out" | awk '
-	$1 == "wall" { w = $NF; sub("x", "", w) }
-	$1 == "peak" { m = $NF; sub("x", "", m) }
-	END {
+bench_side_by_side '
 		printf "targets: wall <= 0.15x %s (%.3fx), peak RSS <= 0.25x %s (%.3fx)\n",
-		       (w + 0 <= 0.15 ? "met" : "MISSED"), w, (m + 0 <= 0.25 ? "met" : "MISSED"), m
-	}'
+		       (w + 0 <= 0.15 ? "met" : "MISSED"), w, (m + 0 <= 0.25 ? "met" : "MISSED"), m' \
+	-- "$perfev" stat -e task-clock true -- "$perf" stat -e task-clock true

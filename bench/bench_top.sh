@@ -19,18 +19,10 @@ build=${1:-build}
 secs=${2:-20}
 hz=${3:-1000}
 work=$build/tests/report_work
-perfev=$build/perfev
+. "$(dirname "$0")/bench_common.sh"
 
-for f in "$work" "$perfev"; do
-	if [ ! -x "$f" ]; then
-		echo "bench_top.sh: $f is missing: build first (ninja -C $build)" >&2
-		exit 1
-	fi
-done
-if ! perf=$(command -v perf); then
-	echo "bench_top.sh: perf is not installed (Debian: linux-perf): nothing to compare with" >&2
-	exit 77
-fi
+bench_need_built "$work" "$perfev"
+bench_need_perf
 
 pids=""
 cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; }

@@ -790,6 +790,25 @@ const char *th_temp_dir(const char *name)
 	return dir;
 }
 
+static const char *suite_dir;
+
+const char *th_suite_dir(const char *name)
+{
+	suite_dir = th_temp_dir(name);
+	return suite_dir;
+}
+
+const char *th_path_in(const char *name)
+{
+	static char p[4][PATH_MAX];
+	static int at;
+	char *r = p[at++ % 4];
+
+	cr_assert_not_null(suite_dir, "th_path_in(\"%s\") before th_suite_dir()", name);
+	snprintf(r, PATH_MAX, "%s/%s", suite_dir, name);
+	return r;
+}
+
 char *th_path_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir) + strlen(name) + 2;

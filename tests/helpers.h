@@ -241,6 +241,19 @@ const char *th_test_program(const char *name);
  */
 const char *th_temp_dir(const char *name);
 
+/*
+ * The suite's directory: th_temp_dir(name), remembered for th_path_in().
+ * Call it from the suite's .init (each test runs in its own process, so
+ * each test gets a fresh one, removed when its process exits). Returns it.
+ */
+const char *th_suite_dir(const char *name);
+
+/*
+ * th_suite_dir()'s directory + "/" + name, in one of 4 static buffers used
+ * in turn: the result stays valid until 4 more calls.
+ */
+const char *th_path_in(const char *name);
+
 /* Removes dir and everything under it (no shell); returns 0 or -1. */
 int th_remove_tree(const char *dir);
 

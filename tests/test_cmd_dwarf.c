@@ -21,12 +21,10 @@
 
 #include "helpers.h"
 
-static const char *dir; /* removed when the test's process exits */
-
 static void make_dir(void)
 {
 	th_leak_init();
-	dir = th_temp_dir("dwarf");
+	th_suite_dir("dwarf");
 }
 
 static void remove_dir(void)
@@ -34,15 +32,12 @@ static void remove_dir(void)
 	th_leak_fini();
 }
 
-/* Records program ROUNDS with perf ("perf") or perfev ("perfev") into dir/name. */
+/* Records program ROUNDS with perf ("perf") or perfev ("perfev") into the suite's directory. */
 static const char *record(const char *tool, const char *name, const char *program)
 {
-	static char file[4][PATH_MAX];
-	static int at;
-	char *f = file[at++ % 4];
+	const char *f = th_path_in(name);
 	char cmd[3 * PATH_MAX];
 
-	snprintf(f, PATH_MAX, "%s/%s", dir, name);
 	snprintf(cmd, sizeof(cmd), "'%s' record %s --call-graph dwarf -e cpu-clock -o '%s' '%s' 60 2>&1",
 		 strcmp(tool, "perf") == 0 ? "perf" : th_perfev_bin(),
 		 strcmp(tool, "perf") == 0 ? "-q" : "", f, th_test_program(program));

@@ -38,7 +38,7 @@ static const char *dir; /* removed when the test's process exits */
 static void make_dir(void)
 {
 	th_leak_init();
-	dir = th_temp_dir("rep");
+	dir = th_suite_dir("rep");
 }
 
 static void remove_dir(void)
@@ -46,20 +46,10 @@ static void remove_dir(void)
 	th_leak_fini();
 }
 
-static const char *path_in(const char *name)
-{
-	static char p[4][PATH_MAX];
-	static int at;
-	char *r = p[at++ % 4];
-
-	snprintf(r, PATH_MAX, "%s/%s", dir, name);
-	return r;
-}
-
 /* perf record ARGS -o FILE WORKLOAD MS, quietly. */
 static const char *perf_record(const char *name, const char *args, const char *workload)
 {
-	const char *file = path_in(name);
+	const char *file = th_path_in(name);
 	char cmd[16384];
 
 	snprintf(cmd, sizeof(cmd), "perf record -q %s -o '%s' %s 2>&1", args, file, workload);
@@ -297,7 +287,7 @@ Test(cmd_report, no_call_chains_and_percent_limit)
 Test(cmd_report, reads_perfev_record_files)
 {
 	char cmd[16384], *out = NULL, *err = NULL;
-	const char *f = path_in("ours.data");
+	const char *f = th_path_in("ours.data");
 	struct section *s = calloc(2, sizeof(*s));
 
 	snprintf(cmd, sizeof(cmd), "'%s' record -h >/dev/null 2>&1", th_perfev_bin());
@@ -333,7 +323,7 @@ Test(cmd_report, reads_perfev_record_files)
 Test(cmd_report, dso_now_a_fifo_or_device)
 {
 	char cmd[16384], *out = NULL, *err = NULL;
-	const char *f = path_in("special.data"), *prog = path_in("prog");
+	const char *f = th_path_in("special.data"), *prog = th_path_in("prog");
 	const char *kinds[2] = {"mkfifo '%s'", "ln -s /dev/zero '%s'"};
 
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", th_test_program("report_work"), prog);
@@ -364,7 +354,7 @@ Test(cmd_report, dso_now_a_fifo_or_device)
 Test(cmd_report, output_never_through_a_link)
 {
 	char cmd[16384], other[PATH_MAX], *out = NULL, *err = NULL;
-	const char *f = path_in("linked.data");
+	const char *f = th_path_in("linked.data");
 	const char *link = th_link_to_keep(dir, "out.txt", other, sizeof(other));
 
 	snprintf(cmd, sizeof(cmd), "'%s' record -e cpu-clock -o '%s' -- '%s' 30 2>&1",
@@ -500,7 +490,7 @@ static void write_jit_samples(const char *path, int32_t pid)
 Test(cmd_report, jit_map_of_another_user_skipped)
 {
 	const int32_t pid = 4190001; /* above any pid this machine hands out soon */
-	const char *f = path_in("jit.data");
+	const char *f = th_path_in("jit.data");
 	char map[64];
 	FILE *m;
 
@@ -600,8 +590,8 @@ Test(cmd_report, formats_decode)
 	char *f = strdup(perf_record("fmt.data", "-g -e cpu-clock", work));
 
 	/* Folded: "comm;outer;...;leaf N", the workload's functions under main. */
-	report_to(f, "folded", path_in("out.folded"));
-	text = slurp(path_in("out.folded"), &len);
+	report_to(f, "folded", th_path_in("out.folded"));
+	text = slurp(th_path_in("out.folded"), &len);
 	unsigned long total = 0;
 	bool found = false;
 	for (char *l = text, *nl; *l; l = nl + 1) {
@@ -622,8 +612,8 @@ Test(cmd_report, formats_decode)
 	free(text);
 
 	/* JSON: events with rows. */
-	report_to(f, "json", path_in("out.json"));
-	text = slurp(path_in("out.json"), &len);
+	report_to(f, "json", th_path_in("out.json"));
+	text = slurp(th_path_in("out.json"), &len);
 	json_object *root = json_tokener_parse(text);
 	cr_assert_not_null(root, "not JSON: %.200s", text);
 	cr_expect(strstr(text, "report_work_a") != NULL);
@@ -631,8 +621,8 @@ Test(cmd_report, formats_decode)
 	free(text);
 
 	/* pprof: gzip'ed profile.proto with samples and the workload's functions. */
-	report_to(f, "pprof", path_in("out.pb.gz"));
-	text = slurp(path_in("out.pb.gz"), &len);
+	report_to(f, "pprof", th_path_in("out.pb.gz"));
+	text = slurp(th_path_in("out.pb.gz"), &len);
 	Pev__Pprof__Profile *prof = inflate_pprof(text, len);
 	/* Samples of one stack are one pprof sample; their count is value 0. */
 	int64_t counted = 0;
@@ -651,8 +641,8 @@ Test(cmd_report, formats_decode)
 	free(text);
 
 	/* Flame graph: an SVG document with a frame for report_work_a. */
-	report_to(f, "flamegraph", path_in("out.svg"));
-	text = slurp(path_in("out.svg"), &len);
+	report_to(f, "flamegraph", th_path_in("out.svg"));
+	text = slurp(th_path_in("out.svg"), &len);
 	xmlDocPtr doc = xmlReadMemory(text, (int)len, "out.svg", NULL, XML_PARSE_NONET);
 	cr_assert_not_null(doc, "the flame graph is not XML");
 	xmlNodePtr svg = xmlDocGetRootElement(doc);
@@ -687,11 +677,11 @@ static void write_bytes(const char *path, const void *data, size_t len)
 
 Test(cmd_report, bad_files)
 {
-	expect_fails(path_in("missing.data"), NULL, "missing.data");
-	write_bytes(path_in("empty.data"), "", 0);
-	expect_fails(path_in("empty.data"), NULL, "empty.data");
-	write_bytes(path_in("text.data"), "hello, this is not perf.data\n", 29);
-	expect_fails(path_in("text.data"), NULL, "text.data");
+	expect_fails(th_path_in("missing.data"), NULL, "missing.data");
+	write_bytes(th_path_in("empty.data"), "", 0);
+	expect_fails(th_path_in("empty.data"), NULL, "empty.data");
+	write_bytes(th_path_in("text.data"), "hello, this is not perf.data\n", 29);
+	expect_fails(th_path_in("text.data"), NULL, "text.data");
 }
 
 Test(cmd_report, truncated_file)
@@ -703,9 +693,9 @@ Test(cmd_report, truncated_file)
 	snprintf(work, sizeof(work), "%s 50", th_test_program("report_work"));
 	const char *f = perf_record("full.data", "-e cpu-clock", work);
 	char *bytes = slurp(f, &len);
-	write_bytes(path_in("cut.data"), bytes, len / 2);
+	write_bytes(th_path_in("cut.data"), bytes, len / 2);
 	free(bytes);
-	expect_fails(path_in("cut.data"), NULL, "cut.data");
+	expect_fails(th_path_in("cut.data"), NULL, "cut.data");
 }
 
 /*
@@ -763,7 +753,7 @@ static void record_then_kill(const char *record, const char *file)
 Test(cmd_report, unfinished_files)
 {
 	char cmd[2 * PATH_MAX + 64];
-	const char *f = path_in("killed.data");
+	const char *f = th_path_in("killed.data");
 	size_t len;
 
 	th_require_cap(PEV_CAP_SAMPLING);
@@ -776,15 +766,15 @@ Test(cmd_report, unfinished_files)
 	expect_unfinished(f, true);
 
 	/* The same cut inside its last record (the disk filled). */
-	write_bytes(path_in("killed-cut.data"), bytes, len - 5);
-	expect_unfinished(path_in("killed-cut.data"), true);
+	write_bytes(th_path_in("killed-cut.data"), bytes, len - 5);
+	expect_unfinished(th_path_in("killed-cut.data"), true);
 
 	/* Only the header and the events, as a recorder killed at once leaves it. */
 	uint64_t data_offset;
 	memcpy(&data_offset, bytes + 40, 8);
 	cr_assert(data_offset < len);
-	write_bytes(path_in("header-only.data"), bytes, data_offset);
-	expect_unfinished(path_in("header-only.data"), false);
+	write_bytes(th_path_in("header-only.data"), bytes, data_offset);
+	expect_unfinished(th_path_in("header-only.data"), false);
 	free(bytes);
 }
 
@@ -796,7 +786,7 @@ Test(cmd_report, unfinished_files)
 Test(cmd_report, unfinished_perf_file)
 {
 	char cmd[2 * PATH_MAX + 64];
-	const char *f = path_in("perf-killed.data");
+	const char *f = th_path_in("perf-killed.data");
 
 	th_need_perf();
 	snprintf(cmd, sizeof(cmd), "perf record -g -F 4000 -e cpu-clock -o '%s'", f);
@@ -1050,7 +1040,7 @@ static void expect_report_lines_like_perf(const char *file, const char *args, co
 Test(cmd_report, tracepoints_only_sorted_by_trace_like_perf, .timeout = 120)
 {
 	char work[PATH_MAX + 128], cmd[2 * PATH_MAX + 256];
-	const char *ours = path_in("tp_ours.data");
+	const char *ours = th_path_in("tp_ours.data");
 
 	th_need_perf();
 	if (!tracefs_ok())
@@ -1072,27 +1062,27 @@ Test(cmd_report, tracepoints_only_sorted_by_trace_like_perf, .timeout = 120)
 	/* A pipe's format: perf chooses its keys before it knows the events. */
 	snprintf(cmd, sizeof(cmd),
 		 "'%s' record -q -a -e sched:sched_switch -o - -- %s > '%s' 2>/dev/null",
-		 th_perfev_bin(), work, path_in("tp_pipe.data"));
+		 th_perfev_bin(), work, th_path_in("tp_pipe.data"));
 	free(th_sh_ok(cmd));
-	expect_report_lines_like_perf(path_in("tp_pipe.data"), "", "# Overhead  Command");
-	expect_report_lines_like_perf(path_in("tp_pipe.data"), "--sort trace", "Trace output");
+	expect_report_lines_like_perf(th_path_in("tp_pipe.data"), "", "# Overhead  Command");
+	expect_report_lines_like_perf(th_path_in("tp_pipe.data"), "--sort trace", "Trace output");
 
 	/*
 	 * With call chains: the entries and their order (perf breaks Children ties
 	 * by call-chain depth, docs/PERF_DIFFERENCES.md, so without Children).
 	 */
 	snprintf(cmd, sizeof(cmd), "'%s' record -q -a -g -e sched:sched_switch -o '%s' -- %s 2>&1",
-		 th_perfev_bin(), path_in("tp_g.data"), work);
+		 th_perfev_bin(), th_path_in("tp_g.data"), work);
 	free(th_sh_ok(cmd));
-	expect_report_lines_like_perf(path_in("tp_g.data"), "--no-children -g none",
+	expect_report_lines_like_perf(th_path_in("tp_g.data"), "--no-children -g none",
 				      "# Overhead  Trace output");
 
 	/* Two tracepoints: a section each. */
 	snprintf(cmd, sizeof(cmd),
 		 "'%s' record -q -a -e sched:sched_switch -e sched:sched_wakeup -o '%s' -- %s 2>&1",
-		 th_perfev_bin(), path_in("tp_two.data"), work);
+		 th_perfev_bin(), th_path_in("tp_two.data"), work);
 	free(th_sh_ok(cmd));
-	expect_report_lines_like_perf(path_in("tp_two.data"), "", "of event 'sched:sched_wakeup'");
+	expect_report_lines_like_perf(th_path_in("tp_two.data"), "", "of event 'sched:sched_wakeup'");
 
 	/* perf record -a adds a dummy event: perf sorts as for any file, or by trace when told. */
 	const char *pa = perf_record("tp_perf_a.data", "-a -e sched:sched_switch", work);

@@ -17,27 +17,15 @@
 #include "helpers.h"
 #include "perfev/report.h"
 
-static const char *dir; /* removed when the test's process exits */
-
 static void make_dir(void)
 {
 	th_leak_init();
-	dir = th_temp_dir("offcpu");
+	th_suite_dir("offcpu");
 }
 
 static void done(void)
 {
 	th_leak_fini();
-}
-
-static const char *path_in(const char *name)
-{
-	static char p[4][PATH_MAX];
-	static int at;
-	char *r = p[at++ % 4];
-
-	snprintf(r, PATH_MAX, "%s/%s", dir, name);
-	return r;
 }
 
 /*
@@ -46,7 +34,7 @@ static const char *path_in(const char *name)
  */
 static const char *record_offcpu(const char *name, const char *cg, const char *ms)
 {
-	const char *file = path_in(name);
+	const char *file = th_path_in(name);
 	struct th_output r;
 
 	th_require_cap(PEV_CAP_OFFCPU);
@@ -162,7 +150,7 @@ static bool fill_of(const char *svg, const char *name, int rgb[3])
 Test(offcpu, table_columns_flame_graph_and_perf, .init = make_dir, .fini = done)
 {
 	const char *file = record_offcpu("views.data", "dwarf", "100");
-	const char *svg = path_in("flame.svg");
+	const char *svg = th_path_in("flame.svg");
 	struct th_output r;
 	int sleep_rgb[3], spin_rgb[3];
 	char *text;
@@ -227,7 +215,7 @@ Test(offcpu, unprivileged_record_is_refused_or_works, .init = make_dir, .fini = 
 /* --wall-clock needs off-CPU samples, and writes its own event (no -e). */
 Test(offcpu, wall_clock_needs_off_cpu_samples, .init = make_dir, .fini = done)
 {
-	const char *file = path_in("oncpu.data");
+	const char *file = th_path_in("oncpu.data");
 	struct th_output r;
 
 	th_require_cap(PEV_CAP_SAMPLING);

@@ -28,12 +28,10 @@
 
 #include "helpers.h"
 
-static const char *dir; /* removed when the test's process exits */
-
 static void setup(void)
 {
 	th_leak_init();
-	dir = th_temp_dir("pprof");
+	th_suite_dir("pprof");
 }
 
 static void teardown(void)
@@ -52,16 +50,6 @@ static const char *pprof_tool(void)
 		th_skip("no pprof built: install golang-go and golang-github-google-pprof-dev "
 			"(scripts/install-deps.sh), then reconfigure the build");
 	return p;
-}
-
-static const char *path_in(const char *name)
-{
-	static char p[4][PATH_MAX];
-	static int at;
-	char *r = p[at++ % 4];
-
-	snprintf(r, PATH_MAX, "%s/%s", dir, name);
-	return r;
 }
 
 /* Runs a shell command built from fmt; returns its output (the command must succeed). */
@@ -395,7 +383,7 @@ static void check_file(const char *data, const struct expect *x)
 
 static const char *perfev_record(const char *name, const char *args, const char *cmd)
 {
-	const char *file = path_in(name);
+	const char *file = th_path_in(name);
 
 	free(sh("'%s' record -q %s -o '%s' -- %s 2>&1", th_perfev_bin(), args, file, cmd));
 	return file;
@@ -438,7 +426,7 @@ Test(pprof_tool, perfev_dwarf_cxx)
 
 static const char *perf_record(const char *name, const char *args, const char *cmd)
 {
-	const char *file = path_in(name);
+	const char *file = th_path_in(name);
 
 	free(sh("perf record -q %s -o '%s' -- %s 2>&1", args, file, cmd));
 	return file;

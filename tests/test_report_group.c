@@ -19,12 +19,10 @@
 
 #include "helpers.h"
 
-static const char *dir; /* removed when the test's process exits */
-
 static void make_dir(void)
 {
 	th_leak_init();
-	dir = th_temp_dir("group");
+	th_suite_dir("group");
 }
 
 static void remove_dir(void)
@@ -32,20 +30,10 @@ static void remove_dir(void)
 	th_leak_fini();
 }
 
-static const char *path_in(const char *name)
-{
-	static char p[4][PATH_MAX];
-	static int at;
-	char *r = p[at++ % 4];
-
-	snprintf(r, PATH_MAX, "%s/%s", dir, name);
-	return r;
-}
-
 /* `TOOL record -q ARGS -o FILE` on the report workload; returns FILE. */
 static const char *record(const char *tool, const char *name, const char *args)
 {
-	const char *file = path_in(name);
+	const char *file = th_path_in(name);
 	char cmd[8192];
 
 	snprintf(cmd, sizeof(cmd), "'%s' record -q %s -o '%s' '%s' 200 2>&1", tool, args, file,
