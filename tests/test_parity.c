@@ -295,14 +295,72 @@ static void drop_tip(char *text)
  * --symbol-at-return and --zero-frames, which show them as perf does.
  * Takes text and returns the result (the one to free).
  */
+/*
+ * Inline frames of glibc functions known by several names: perf names some
+ * by their internal alias (`__GI_exit`, `__GI__exit`) where perfev takes
+ * DWARF's name (`exit`, `_exit`), and which of them each tool marks
+ * "(inlined)" differs (`__clock_gettime`): "__GI_" prefixes and the marks
+ * are left out on both sides, so frames are compared by name. In place.
+ */
+static void unalias_gi(char *text)
+{
+	char *w = text;
+
+	for (const char *r = text; *r;) {
+		if (strncmp(r, " (inlined)", 10) == 0) {
+			r += 10;
+			continue;
+		}
+		if (strncmp(r, "__GI_", 5) == 0 && (r == text || r[-1] == ' ' || r[-1] == '-' ||
+						     r[-1] == '/' || r[-1] == '\t')) {
+			size_t n = strspn(r + 5, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						 "0123456789_.");
+			memmove(w, r + 5, n);
+			w += n;
+			r += 5 + n;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
+/*
+ * Column padding: perf sizes a column over entries it does not print (seen:
+ * the Shared Object column as wide as "[kernel.kallsyms]" in a children
+ * table with no kernel row), so padding is compared as one space and the
+ * dotted rules under the headings are left out. In place.
+ */
+static void squeeze_padding(char *text)
+{
+	char *w = text;
+
+	for (char *l = text; *l;) {
+		size_t n = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+		bool rule = strncmp(l, "# ..", 4) == 0;
+		for (size_t i = 0; !rule && i < n; i++) {
+			/* Leading blanks stay: they are the call graphs' indentation. */
+			bool lead = i < strspn(l, " ");
+			if (l[i] == ' ' && i + 1 < n && l[i + 1] == ' ' && !lead)
+				continue;
+			*w++ = l[i];
+		}
+		l += n;
+	}
+	*w = '\0';
+}
+
 static char *normalize_known(char *text, bool report)
 {
+	unalias_gi(text);
 	if (!report)
 		return text;
 	drop_tip(text);
 	unmark_unmapped(text);
 	drop_chain_address_entries(text);
-	return sort_tied_entries(text);
+	text = sort_tied_entries(text);
+	squeeze_padding(text);
+	return text;
 }
 
 /* ---- running and comparing -------------------------------------------------- */
