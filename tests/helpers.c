@@ -317,7 +317,8 @@ void th_require_root(void)
 			     (int)geteuid());
 }
 
-static bool run_child(void (*fn)(void *ctx), void *ctx, size_t ctx_size, bool drop)
+/* Runs fn(ctx copy) in a child, as uid (and gid) `as` unless it is -1; copies ctx back. */
+static bool run_child(void (*fn)(void *ctx), void *ctx, size_t ctx_size, long as)
 {
 	size_t size = ctx_size ? ctx_size : 1;
 	void *shared = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -329,9 +330,9 @@ static bool run_child(void (*fn)(void *ctx), void *ctx, size_t ctx_size, bool dr
 	pid_t pid = fork();
 	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
-		if (drop) {
-			if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-			    setresuid(65534, 65534, 65534) < 0)
+		if (as >= 0) {
+			if (setgroups(0, NULL) < 0 || setresgid((gid_t)as, (gid_t)as, (gid_t)as) < 0 ||
+			    setresuid((uid_t)as, (uid_t)as, (uid_t)as) < 0)
 				_exit(90);
 			if (prctl(PR_SET_DUMPABLE, 1) < 0)
 				_exit(91);
@@ -350,12 +351,18 @@ static bool run_child(void (*fn)(void *ctx), void *ctx, size_t ctx_size, bool dr
 bool th_as_nobody(void (*fn)(void *ctx), void *ctx, size_t ctx_size)
 {
 	th_require_root();
-	return run_child(fn, ctx, ctx_size, true);
+	return run_child(fn, ctx, ctx_size, 65534);
+}
+
+bool th_as_uid(uid_t uid, void (*fn)(void *ctx), void *ctx, size_t ctx_size)
+{
+	th_require_root();
+	return run_child(fn, ctx, ctx_size, (long)uid);
 }
 
 bool th_in_child(void (*fn)(void *ctx), void *ctx, size_t ctx_size)
 {
-	return run_child(fn, ctx, ctx_size, false);
+	return run_child(fn, ctx, ctx_size, -1);
 }
 
 /* ---- tracefs ----------------------------------------------------------- */

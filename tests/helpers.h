@@ -125,6 +125,13 @@ void th_leak_fini(void);
  */
 bool th_as_nobody(void (*fn)(void *ctx), void *ctx, size_t ctx_size);
 
+/*
+ * th_as_nobody as another unprivileged uid (and the same gid), for tests
+ * that measure a per-user budget (perf_event_mlock_kb) other tests running
+ * as nobody at the same time would share.
+ */
+bool th_as_uid(uid_t uid, void (*fn)(void *ctx), void *ctx, size_t ctx_size);
+
 /* Same, without dropping privileges: for code that changes process state (rlimits, seccomp). */
 bool th_in_child(void (*fn)(void *ctx), void *ctx, size_t ctx_size);
 
