@@ -10,8 +10,7 @@
  * agree with perf's line for line. The comparison normalizes only what
  * docs/PERF_DIFFERENCES.md lists: column widths, DSO paths (perfev's full
  * path, perf's base name), C++ parameter lists, script frames perf names
- * by glibc's "__GI_" aliases, PLT stubs and kernel symbols that share an
- * address (known gaps), and the rest of a chain perf's
+ * by glibc's "__GI_" aliases (a known gap), and the rest of a chain perf's
  * unwinder lost in a stack word. Skips when perf is missing.
  */
 #include <limits.h>
@@ -94,13 +93,6 @@ static char *normalize(const char *line, size_t len, bool base_names)
 	}
 	*w = '\0';
 	return out;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-
-	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
 /* The lines of text, normalized, NULL-terminated. */
@@ -398,15 +390,7 @@ static double expect_script_like_perf(const char *file, const char *hot)
 			lost++;
 			continue;
 		}
-		/* Kernel symbols sharing an address (memcpy, __pi_memcpy): perf takes
-		 * the last in kallsyms, perfev another (a known gap). */
-		bool matched = strcmp(a[i], b[j]) == 0 ||
-			       (ends_with(b[j], " ([kernel.kallsyms])") &&
-				ends_with(a[i], " ([kernel.kallsyms])") && strcmp(addr_a, addr_b) == 0);
-		/* PLT stubs: perf's "@plt" names, perfev's "[unknown]" (issue 13 item 4). */
-		matched |= strstr(b[j], "@plt") && strstr(a[i], " [unknown] ") &&
-			   strcmp(addr_a, addr_b) == 0;
-		matched |= same_but_gi_alias(a[i], b[j]);
+		bool matched = strcmp(a[i], b[j]) == 0 || same_but_gi_alias(a[i], b[j]);
 		if (!matched) {
 			cr_expect_fail("line %zu\nperfev: %s\nperf:   %s", i, a[i], b[j]);
 			break;

@@ -294,9 +294,9 @@ static bool symbol_token(const char *l, size_t n, size_t *start, size_t *end)
 
 /*
  * Whether perfev's line x and perf's y differ only in the symbol named at
- * one address, where docs/PERF_DIFFERENCES.md lists it: kernel symbols
- * sharing an address (a known gap), and a return address on the first byte
- * of the next function (perf names that function, "+0x0"; perfev the caller).
+ * one address, where docs/PERF_DIFFERENCES.md lists it: a return address on
+ * the first byte of the next function (perf names that function, "+0x0";
+ * perfev the caller).
  */
 static bool only_listed_symbol_differs(const char *x, size_t lx, const char *y, size_t ly)
 {
@@ -305,8 +305,6 @@ static bool only_listed_symbol_differs(const char *x, size_t lx, const char *y, 
 	if (!symbol_token(x, lx, &xs, &xe) || !symbol_token(y, ly, &ys, &ye) || xs != ys ||
 	    memcmp(x, y, xs) != 0 || lx - xe != ly - ye || memcmp(x + xe, y + ye, lx - xe) != 0)
 		return false;
-	if (memmem(y + ye, ly - ye, "([kernel.kallsyms])", 19))
-		return true;
 	return ye - ys > 4 && memcmp(y + ye - 4, "+0x0", 4) == 0;
 }
 

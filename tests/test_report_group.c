@@ -6,9 +6,8 @@
  * (perf evlist -v, perf report --header-only); `perfev report` shows a
  * group file, perf's or perfev's, as `perf report --stdio` does: the same
  * header lines and, row after row, the same percentages of every member
- * (both read the same file, so they agree to the last digit). The one
- * tolerated difference is a known gap of docs/PERF_DIFFERENCES.md: samples
- * in a PLT stub, which perf names "sin@plt" and perfev shows unresolved.
+ * (both read the same file, so they agree to the last digit), with no
+ * tolerance.
  * The library's side needs no perf: a profile's groups
  * (pev_profile_set_group) written as exact tables under PEV_REPORT_GROUP.
  */
@@ -127,30 +126,11 @@ static char *group_lines(const char *file)
 
 /* ---- the table ------------------------------------------------------------------------ */
 
-/* Whether a table line is a row whose symbol perf names as a PLT stub ("x@plt", "@plt"). */
-static bool plt_row(const char *line)
-{
-	const char *end = line + strcspn(line, "\n");
-	const char *at = strstr(line, "@plt");
-
-	return line[0] != '#' && at && at < end;
-}
-
-/* Whether a table line of perfev's is a row with an unresolved symbol ("[.] 0x..."). */
-static bool unresolved_row(const char *line)
-{
-	const char *end = line + strcspn(line, "\n");
-	const char *at = strstr(line, "] 0x");
-
-	return line[0] != '#' && at && at < end;
-}
-
 /*
  * The lines a comparison uses: without blank lines, perf's header note and
- * tip, trailing blanks, and the rows left out by `skip`. Returns a
- * malloc'ed copy.
+ * tip and trailing blanks. Returns a malloc'ed copy.
  */
-static char *comparable(const char *text, bool (*skip)(const char *))
+static char *comparable(const char *text)
 {
 	char *out = malloc(strlen(text) + 1), *o = out;
 
@@ -160,8 +140,7 @@ static char *comparable(const char *text, bool (*skip)(const char *))
 		while (keep && l[keep - 1] == ' ')
 			keep--;
 		bool drop = keep == 0 || (keep == 1 && l[0] == '#') ||
-			    strncmp(l, "# To display", 12) == 0 || strncmp(l, "# (Tip:", 7) == 0 ||
-			    (skip && skip(l));
+			    strncmp(l, "# To display", 12) == 0 || strncmp(l, "# (Tip:", 7) == 0;
 		if (!drop) {
 			memcpy(o, l, keep);
 			o += keep;
@@ -173,69 +152,10 @@ static char *comparable(const char *text, bool (*skip)(const char *))
 	return out;
 }
 
-/* Whether a row with an unresolved symbol of ours stands for one of perf's PLT rows. */
-static bool is_their_plt(const char *ours_line, const char *theirs)
-{
-	/* The percentages (up to the symbol) of a PLT row of theirs. */
-	size_t pct = (size_t)(strstr(ours_line, "[") - ours_line);
-
-	for (const char *l = theirs; *l; l += strcspn(l, "\n") + 1) {
-		if (plt_row(l) && strncmp(l, ours_line, pct) == 0)
-			return true;
-		if (!l[strcspn(l, "\n")])
-			break;
-	}
-	return false;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/*
- * Takes the kernel rows ("[k]") out of text, in place, and returns their
- * percentage columns sorted, one a line (malloc'ed). Kernel symbols that
- * share an address are named differently (a known gap of
- * docs/PERF_DIFFERENCES.md), which may also order tied rows differently:
- * their numbers are compared, not their names.
- */
-static char *take_kernel_rows(char *text)
-{
-	char **rows = calloc(strlen(text) / 2 + 1, sizeof(*rows));
-	size_t n = 0, size = 1;
-	char *o = text;
-
-	for (char *l = text; *l;) {
-		size_t len = strcspn(l, "\n");
-		char *k = strstr(l, "[k] ");
-		if (l[0] != '#' && k && k < l + len) {
-			rows[n] = strndup(l, (size_t)(k - l));
-			size += strlen(rows[n++]) + 1;
-		} else {
-			memmove(o, l, len + 1);
-			o += len + 1;
-		}
-		l += len + 1;
-	}
-	*o = '\0';
-	qsort(rows, n, sizeof(*rows), cmp_str);
-	char *out = malloc(size), *p = out;
-	for (size_t i = 0; i < n; i++) {
-		p += sprintf(p, "%s\n", rows[i]);
-		free(rows[i]);
-	}
-	*p = '\0';
-	free(rows);
-	return out;
-}
-
 /*
  * Runs `perfev report ARGS` and `perf report --stdio ARGS` on file (each
  * output through the shell pipe `grep`, "" for none) and compares them
- * line by line: every header line and every row the same, but for perf's
- * PLT rows, which perfev shows as unresolved addresses with the same
- * percentages, and kernel rows, compared by their numbers (known gaps).
+ * line by line: every header line and every row the same.
  */
 static void expect_lines_like_perf(const char *file, const char *args, const char *grep)
 {
@@ -246,27 +166,9 @@ static void expect_lines_like_perf(const char *file, const char *args, const cha
 	snprintf(cmd, sizeof(cmd), "perf report --stdio -i '%s' %s 2>/dev/null%s", file, args,
 		 grep);
 	b = th_sh_ok(cmd);
-	char *theirs = comparable(b, plt_row);
-	char *ours_all = comparable(a, NULL);
-	/* Ours without the rows that are perf's PLT rows. */
-	char *ours = malloc(strlen(ours_all) + 1), *o = ours;
-	for (const char *l = ours_all; *l;) {
-		size_t len = strcspn(l, "\n");
-		if (!(unresolved_row(l) && is_their_plt(l, b) && !strstr(theirs, l))) {
-			memcpy(o, l, len + 1);
-			o += len + 1;
-		}
-		l += len + 1;
-	}
-	*o = '\0';
-	char *kours = take_kernel_rows(ours), *ktheirs = take_kernel_rows(theirs);
+	char *theirs = comparable(b), *ours = comparable(a);
 	cr_expect_str_eq(ours, theirs, "perfev report %s:\n%s\n---- perf report:\n%s", args, a, b);
-	cr_expect_str_eq(kours, ktheirs, "kernel rows, perfev report %s:\n%s\n---- perf report:\n%s",
-			 args, a, b);
-	free(kours);
-	free(ktheirs);
 	free(ours);
-	free(ours_all);
 	free(theirs);
 	free(a);
 	free(b);

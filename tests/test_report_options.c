@@ -6,10 +6,10 @@
  * namespace, templates, an anonymous namespace; libstdc++, libc and the
  * dynamic loader): -n, -q, -v, --no-demangle, --comms, --dsos, --symbols,
  * --pid, --tid, -F, --header, --header-only, the pid and srcline sort keys,
- * base names in the DSO column and C++ names without parameter lists. Only user-space samples are recorded
- * (cpu-clock:u): kernel symbols sharing an address are a known gap
- * (docs/PERF_DIFFERENCES.md). The one normalization: perf's random
- * "(Tip: ...)" block at the end is dropped.
+ * base names in the DSO column and C++ names without parameter lists. Only
+ * user-space samples are recorded (cpu-clock:u): the options are what is
+ * tested, kernel symbols are test_cmd_report's. The one normalization:
+ * perf's random "(Tip: ...)" block at the end is dropped.
  */
 #include <limits.h>
 #include <stdio.h>
