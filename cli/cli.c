@@ -227,6 +227,22 @@ const char *cli_decimal_point(void)
 	return point[0] ? point : ".";
 }
 
+pid_t cli_tgid_of(pid_t tid)
+{
+	char path[64], line[256];
+	pid_t tgid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 bool cli_parse_long(const char *text, const char *stops, long min, long max, long *out)
 {
 	char *end;

@@ -149,6 +149,9 @@ void cli_print_wrapped(FILE *out, const char *text, int indent, int width);
  */
 bool cli_parse_long(const char *text, const char *stops, long min, long max, long *out);
 
+/* The process thread tid belongs to (Tgid in /proc/TID/status), or 0 when it is gone. */
+pid_t cli_tgid_of(pid_t tid);
+
 /* Copies the first sentence of text (up to ". ") into buf. Returns buf. */
 char *cli_first_sentence(const char *text, char *buf, size_t size);
 

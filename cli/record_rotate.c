@@ -31,6 +31,7 @@ struct rec_window {
 	char pb_tmp[PATH_MAX]; /* --format pprof: the profile being written */
 	char final[PATH_MAX];  /* its name once complete */
 	double end_ms;         /* CLOCK_MONOTONIC time the window ends */
+	uint64_t start_ns;     /* CLOCK_REALTIME when it started (pprof's time_nanos) */
 	unsigned long done;    /* windows completed */
 };
 
@@ -52,6 +53,7 @@ static int name_window(struct rec_state *s)
 	char stamp[64];
 
 	clock_gettime(CLOCK_REALTIME, &now);
+	w->start_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	gmtime_r(&now.tv_sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
 	int a = snprintf(w->tmp, sizeof(w->tmp), "%s/.perfev-window-%d.data", dir, (int)getpid());
@@ -127,7 +129,10 @@ static bool sync_file(const char *path)
 	return ok;
 }
 
-/* Turns the window's perf.data into pprof at pb_tmp. Returns 0 or 1 (said). */
+/*
+ * Turns the window's perf.data into pprof at pb_tmp, its time the window's
+ * (a store files a profile under it). Returns 0 or 1 (said).
+ */
 static int convert_to_pprof(const struct rec_window *w)
 {
 	struct pev_replay_opts ro = PEV_REPLAY_OPTS_INIT;
@@ -138,10 +143,15 @@ static int convert_to_pprof(const struct rec_window *w)
 	FILE *out = NULL;
 	int r = 1;
 
+	struct timespec now;
+
 	if (pev_perfdata_open(w->tmp, 0, &pd, &err) != 0 || pev_profile_load(pd, &ro, &p, &err) != 0) {
 		cli_error("cannot read the window '%s': %s", w->tmp, err.message);
 		goto out;
 	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	uint64_t end_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	pev_profile_set_time(p, w->start_ns, end_ns > w->start_ns ? end_ns - w->start_ns : 0);
 	int fd = open(w->pb_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 || !(out = fdopen(fd, "w"))) {
 		cli_error("cannot write '%s': %s", w->pb_tmp, strerror(errno));

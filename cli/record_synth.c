@@ -236,23 +236,6 @@ static int synth_process(struct synth_buf *b, pid_t pid)
 	return b->len > (1U << 20) ? flush_buf(b) : 0;
 }
 
-/* The process a thread belongs to (Tgid in /proc/TID/status), or tid itself. */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[256];
-	pid_t tgid = tid;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return tid;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 int rec_synth_tasks(enum rec_target target, const pid_t *ids, int nids, size_t trailer,
                     rec_synth_sink sink, void *ctx)
 {
@@ -276,7 +259,9 @@ int rec_synth_tasks(enum rec_target target, const pid_t *ids, int nids, size_t t
 		break;
 	case REC_TARGET_THREAD:
 		for (int i = 0; i < nids && r == 0; i++) {
-			pid_t pid = tgid_of(ids[i]);
+			pid_t pid = cli_tgid_of(ids[i]);
+			if (!pid)
+				pid = ids[i]; /* gone meanwhile: its records say nothing */
 			synth_thread(&b, pid, ids[i]);
 			synth_maps(&b, pid);
 		}

@@ -294,23 +294,6 @@ static void add_label_value(struct text *t, const char *v)
 	}
 }
 
-/* The process a thread belongs to, from /proc (0 when it is gone). */
-static pid_t thread_group(pid_t tid)
-{
-	char path[64], line[256];
-	pid_t tgid = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 /* The labels of event e at key k: {event="...",cpu="..."} and so on. */
 static void add_labels(struct text *t, const struct stat_server *sv, const struct stat_state *s,
 		       int e, int k)
@@ -406,7 +389,7 @@ static void make_page(struct stat_server *sv, struct stat_state *s, bool om)
 		sv->key_pids = cli_xcalloc(s->nkeys ? (size_t)s->nkeys : 1, sizeof(pid_t));
 		for (int k = 0; k < s->nkeys; k++)
 			if (s->keys[k].tid >= 0)
-				sv->key_pids[k] = thread_group(s->keys[k].tid);
+				sv->key_pids[k] = cli_tgid_of(s->keys[k].tid);
 		sv->ncells = ncells;
 	}
 	stat_read_all(s, sv->raw);

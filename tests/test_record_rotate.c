@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,15 +65,18 @@ static bool ends_with(const char *s, const char *tail)
 	return a >= b && strcmp(s + a - b, tail) == 0;
 }
 
-/* Expects path to be a whole perf.data whose samples name the workload's hottest function. */
-static void expect_complete_recording(const char *path)
+/*
+ * Expects path to be a whole perf.data; with hot, one whose samples name
+ * the workload's functions (a last window may hold only its exit).
+ */
+static void expect_complete_recording(const char *path, bool hot)
 {
 	struct th_output o = th_perfev("report", "-i", path, "--no-children", "--sort", "sym",
 				       "-g", "none");
 	cr_expect_eq(o.status, 0, "perfev report %s: %s", path, o.err);
 	cr_expect(!strstr(o.err, "unfinished") && !strstr(o.err, "warning"), "%s: %s", path,
 		  o.err);
-	cr_expect(strstr(o.out, "[.] report_work_"), "%s has no symbolized sample:\n%s", path,
+	cr_expect(!hot || strstr(o.out, "[.] report_work_"), "%s has no symbolized sample:\n%s", path,
 		  o.out);
 	th_output_free(&o);
 }
@@ -138,7 +142,7 @@ Test(record_rotate, each_window_is_a_whole_file_with_its_symbols)
 		cr_expect(ends_with(l.names[i], ".data") && strstr(l.names[i], "/perfev-"),
 			  "%s", l.names[i]);
 		/* The later windows too: their tasks' mappings are made again from /proc. */
-		expect_complete_recording(l.names[i]);
+		expect_complete_recording(l.names[i], i + 1 < l.n);
 	}
 	/* perf reads them as well. */
 	if (th_have_program("perf") && l.n > 1) {
@@ -153,14 +157,46 @@ Test(record_rotate, each_window_is_a_whole_file_with_its_symbols)
 	free(out);
 }
 
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/*
+ * python3 -c PROFILE_CHECK FILE START END prints whether the profile names
+ * report_work_a, has a "samples" type, and carries a time in [START, END]
+ * and a duration under a second (its top-level varint fields 9 and 10).
+ */
+#define PROFILE_CHECK                                                                              \
+	"import gzip,sys\n"                                                                        \
+	"d=gzip.open(sys.argv[1]).read(); f={}; i=0\n"                                             \
+	"def v():\n"                                                                               \
+	"  global i; x=s=0\n"                                                                      \
+	"  while True:\n"                                                                          \
+	"    b=d[i]; i+=1; x|=(b&127)<<s; s+=7\n"                                                  \
+	"    if b<128: return x\n"                                                                 \
+	"while i<len(d):\n"                                                                        \
+	"  k=v(); t=k&7\n"                                                                         \
+	"  if t==0: f[k>>3]=v()\n"                                                                 \
+	"  elif t==2: n=v(); i+=n\n"                                                               \
+	"  elif t==1: i+=8\n"                                                                      \
+	"  else: i+=4\n"                                                                           \
+	"ok=float(sys.argv[2])<=f.get(9,0)<=float(sys.argv[3]) and 0<f.get(10,0)<1e9\n"            \
+	"print(b\"report_work_a\" in d, b\"samples\" in d, ok)"
+
 Test(record_rotate, pprof_windows)
 {
 	const char *dir = th_temp_dir("rotate");
 	char *out = th_path_join(dir, "pprof");
 	struct listing l;
 
+	double start = now_ns();
 	struct th_output o = th_perfev("record", "-q", "--rotate", "0.4", "--format", "pprof", "-o",
 				       out, "-g", "--", th_test_program("report_work"), "1000");
+	double end = now_ns();
 	cr_assert_eq(o.status, 0, "%s", o.err);
 	th_output_free(&o);
 	list_dir(out, &l);
@@ -169,15 +205,18 @@ Test(record_rotate, pprof_windows)
 	for (int i = 0; i < l.n; i++) {
 		char cmd[4096];
 		cr_expect(ends_with(l.names[i], ".pb.gz"), "%s", l.names[i]);
-		/* gzip around a profile.proto whose string table names the hot functions. */
+		/*
+		 * gzip around a profile.proto whose string table names the hot
+		 * functions, with the window's time (time_nanos, field 9: in the
+		 * run; duration_nanos, field 10: under a second).
+		 */
 		snprintf(cmd, sizeof(cmd),
-			 "python3 -c 'import gzip,sys; d=gzip.open(sys.argv[1]).read(); "
-			 "print(b\"report_work_a\" in d, b\"samples\" in d)' '%s'",
-			 l.names[i]);
+			 "python3 -c '%s' '%s' %.0f %.0f", PROFILE_CHECK, l.names[i], start,
+			 end);
 		char *text = th_sh_ok(cmd);
 		/* The last window may hold only the workload's exit. */
-		cr_expect_str_eq(text, i + 1 < l.n ? "True True\n" : text, "%s", l.names[i]);
-		cr_expect(strstr(text, " True\n"), "%s", l.names[i]);
+		cr_expect_str_eq(text, i + 1 < l.n ? "True True True\n" : text, "%s", l.names[i]);
+		cr_expect(strstr(text, " True True\n"), "%s", l.names[i]);
 		free(text);
 	}
 	free_listing(&l);
@@ -200,7 +239,7 @@ Test(record_rotate, a_killed_recorder_loses_only_its_current_window)
 	list_dir(out, &l);
 	cr_expect_leq(l.hidden, 1, "more than the current window unfinished");
 	for (int i = 0; i < l.n; i++)
-		expect_complete_recording(l.names[i]);
+		expect_complete_recording(l.names[i], true);
 	free_listing(&l);
 	free(out);
 }
