@@ -227,6 +227,19 @@ const char *cli_decimal_point(void)
 	return point[0] ? point : ".";
 }
 
+bool cli_parse_double(const char *text, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || *end || !(v >= min && v <= max))
+		return false;
+	*out = v;
+	return true;
+}
+
 pid_t cli_tgid_of(pid_t tid)
 {
 	char path[64], line[256];

@@ -149,6 +149,13 @@ void cli_print_wrapped(FILE *out, const char *text, int indent, int width);
  */
 bool cli_parse_long(const char *text, const char *stops, long min, long max, long *out);
 
+/*
+ * Parses a decimal number (strtod's syntax, NaN refused) that is all of
+ * text and lies in [min, max]. Stores it in *out and returns true, or
+ * returns false.
+ */
+bool cli_parse_double(const char *text, double min, double max, double *out);
+
 /* The process thread tid belongs to (Tgid in /proc/TID/status), or 0 when it is gone. */
 pid_t cli_tgid_of(pid_t tid);
 

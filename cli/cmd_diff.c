@@ -122,7 +122,6 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{NULL, 0, NULL, 0},
 	};
 	int opt, rc;
-	char *end;
 
 	optind = 1;
 	opterr = 0;
@@ -136,10 +135,7 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 			a->r.sort = optarg;
 			break;
 		case OPT_PERCENT:
-			errno = 0;
-			a->r.percent_limit = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(a->r.percent_limit >= 0) ||
-			    a->r.percent_limit > 100)
+			if (!cli_parse_double(optarg, 0, 100, &a->r.percent_limit))
 				return bad_value("--percent-limit", "a percentage from 0 to 100",
 						 optarg);
 			break;

@@ -275,16 +275,11 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		case 'q':
 			cfg->quiet = true;
 			break;
-		case OPT_ROTATE: {
-			char *end;
-			errno = 0;
-			cfg->rotate_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(cfg->rotate_s >= MIN_ROTATE_S) ||
-			    cfg->rotate_s > MAX_ROTATE_S)
+		case OPT_ROTATE:
+			if (!cli_parse_double(optarg, MIN_ROTATE_S, MAX_ROTATE_S, &cfg->rotate_s))
 				return bad_value("--rotate", "a number of seconds from 0.1 to 86400",
 						 optarg);
 			break;
-		}
 		case OPT_FORMAT:
 			format = optarg;
 			if (strcmp(optarg, "perf") != 0 && strcmp(optarg, "pprof") != 0)

@@ -362,10 +362,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		}
 		case OPT_PERCENT:
-			errno = 0;
-			o->percent_limit = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->percent_limit >= 0) ||
-			    o->percent_limit > 100)
+			if (!cli_parse_double(optarg, 0, 100, &o->percent_limit))
 				return bad_value("--percent-limit", "a percentage from 0 to 100",
 						 optarg);
 			/* as perf: the limit is the call graphs' threshold too */

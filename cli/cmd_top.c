@@ -70,15 +70,6 @@ static int bad_value(const char *opt, const char *needs, const char *got)
 }
 
 /* A positive decimal number (with a fraction) below max into *out. */
-static bool parse_double(const char *text, double min, double max, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(text, &end);
-	return end != text && !*end && !errno && *out >= min && *out <= max;
-}
-
 static int parse_args(int argc, char **argv, struct top_config *c)
 {
 	enum { OPT_STDIO = 256, OPT_PERCENT };
@@ -122,7 +113,7 @@ static int parse_args(int argc, char **argv, struct top_config *c)
 			tids = optarg;
 			break;
 		case 'd':
-			if (!parse_double(optarg, 0.05, 3600, &c->delay))
+			if (!cli_parse_double(optarg, 0.05, 3600, &c->delay))
 				return bad_value("-d", "seconds from 0.05 to 3600", optarg);
 			break;
 		case 's':
@@ -142,7 +133,7 @@ static int parse_args(int argc, char **argv, struct top_config *c)
 			c->stdio = true;
 			break;
 		case OPT_PERCENT:
-			if (!parse_double(optarg, 0, 100, &c->percent_limit))
+			if (!cli_parse_double(optarg, 0, 100, &c->percent_limit))
 				return bad_value("--percent-limit", "a percentage from 0 to 100", optarg);
 			break;
 		case 'h':
