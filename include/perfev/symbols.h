@@ -204,6 +204,9 @@ struct pev_symbols_stats {
 	uint64_t mappings;       /**< mappings in them */
 	uint64_t kernel_symbols; /**< symbols read from kallsyms (0 when unavailable or unread) */
 	uint64_t jit_reads;      /**< JIT map files read (re-reads after they grew included) */
+	/** Symbols in the DSOs' symbol indexes (a build id is indexed once, however many DSOs map it). */
+	uint64_t index_symbols;
+	uint64_t index_bytes;    /**< memory the symbol indexes take, in bytes */
 };
 
 /** An initializer for struct pev_symbols_stats. */

@@ -131,6 +131,12 @@ PEV_API void pev_symbols_free(struct pev_symbols *s)
 	pev__u64map_each(&s->dsos, free_dso_chain, NULL);
 	pev__u64map_free(&s->dsos);
 	pev__u64map_free(&s->labels);
+	pev__u64map_free(&s->indexes);
+	while (s->all_indexes) {
+		struct sym_index *next = s->all_indexes->next_all;
+		pev__index_free(s->all_indexes);
+		s->all_indexes = next;
+	}
 	pev__u64map_each(&s->jits, free_jit, NULL);
 	pev__u64map_free(&s->jits);
 	pev__kernel_free(s->kernel);

@@ -169,7 +169,6 @@ void pev__dso_free(struct sym_dso *d)
 	pev__dso_cus_free(&d->cus);
 	pev__u64map_free(&d->addrs);
 	pev__u64map_free(&d->syms);
-	free(d->aliases);
 	free(d->loads);
 	free(d->path);
 	free(d->open_path);
@@ -556,6 +555,23 @@ static int read_dwarf(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr,
 
 /* ---- symbols ------------------------------------------------------------------ */
 
+/* Names ds for display: its raw name demangled when it is a C++ name. */
+static void name_sym(struct pev_symbols *s, struct dso_sym *ds, const char *raw)
+{
+	const char *dm = NULL;
+
+	ds->name = raw;
+	if (!is_mangled(raw))
+		return;
+	if (!(s->opts.flags & PEV_SYMBOLS_NO_DEMANGLE))
+		dm = pev__sym_demangle(&s->arena, raw, short_names(s));
+	if (dm)
+		ds->name = dm;
+	else
+		ds->mangled = true;
+}
+
+/* The symbol of a PLT stub or a DWARF function at start (made once per start). */
 static const struct dso_sym *get_sym(struct pev_symbols *s, struct sym_dso *d, uint64_t start,
 				     uint64_t size, const char *raw)
 {
@@ -568,46 +584,31 @@ static const struct dso_sym *get_sym(struct pev_symbols *s, struct sym_dso *d, u
 		return NULL;
 	ds->start = start;
 	ds->size = size;
-	ds->name = raw;
-	if (is_mangled(raw)) {
-		const char *dm = (s->opts.flags & PEV_SYMBOLS_NO_DEMANGLE)
-					 ? NULL
-					 : pev__sym_demangle(&s->arena, raw, short_names(s));
-		if (dm)
-			ds->name = dm;
-		else
-			ds->mangled = true;
-	}
+	name_sym(s, ds, raw);
 	if (pev__u64map_put(&d->syms, start, ds) < 0)
 		return NULL;
 	return ds;
 }
 
-/* Looks vaddr up in d (symbol table, then DWARF) and caches the answer. */
+/* Looks vaddr up in d (symbol index, PLT, then DWARF) and caches the answer. */
 static struct dso_addr *lookup(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr)
 {
 	struct dso_addr *e = pev__arena_alloc(&s->arena, sizeof(*e));
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *name, *plt_name;
+	struct sym_index *x = pev__dso_index(s, d);
+	struct dso_sym *ds;
+	const char *plt_name;
 	uint64_t fn_lo = 0, fn_hi = 0, plt_start, plt_size;
 	int plt;
 
-	if (!e)
+	if (!e || !x)
 		return NULL;
-	name = dwfl_module_addrinfo(d->mod, vaddr, &off, &sym, NULL, NULL, NULL);
 	if (!(s->opts.flags & PEV_SYMBOLS_NO_SRCLINE) &&
 	    read_dwarf(s, d, vaddr, e, &fn_lo, &fn_hi) < 0)
 		return NULL;
-	if (name && name[0]) {
-		/* Several symbols at one start: perf's choice among them. */
-		uint64_t start = vaddr - off;
-
-		e->sym = pev__u64map_get(&d->syms, start);
-		if (!e->sym &&
-		    !(e->sym = get_sym(s, d, start, sym.st_size,
-				       pev__dso_alias_name(d, start, name))))
-			return NULL;
+	if ((ds = pev__index_find(x, vaddr))) {
+		if (!ds->name)
+			name_sym(s, ds, ds->raw);
+		e->sym = ds;
 	} else if ((plt = pev__dso_plt_find(s, d, vaddr, &plt_start, &plt_size, &plt_name)) != 0) {
 		/* A PLT stub: named after the function it jumps to, as perf does. */
 		if (plt < 0 || !(e->sym = get_sym(s, d, plt_start, plt_size, plt_name)))

@@ -6,6 +6,7 @@
  *   symbols_maps.c   address spaces: mappings per process, /proc/PID/maps
  *   symbols_dso.c    ELF files through libdwfl: build ids, symbols, lines,
  *                    inline frames, demangling, the per-DSO caches
+ *   symbols_index.c  a DSO's symbols sorted into address ranges: lookups
  *   symbols_alias.c  the name of a function that several symbols share
  *   symbols_plt.c    names for PLT stubs ("sin@plt")
  *   symbols_cus.c    the DWARF compile unit holding an address, also where
@@ -77,12 +78,30 @@ struct dso_cus {
 	bool built;
 };
 
-/* One resolved symbol of a DSO (shared by every address inside it). */
+/* One symbol of a DSO (shared by every address inside it). */
 struct dso_sym {
 	uint64_t start; /* ELF vaddr */
 	uint64_t size;
-	const char *name; /* display name: demangled when possible */
+	const char *name; /* display name: demangled when possible; NULL until named */
+	const char *raw;  /* the symbol table's name (index entries) */
 	bool mangled;     /* a _Z name left as it is */
+};
+
+/*
+ * The symbol index of a DSO (symbols_index.c): range k covers the ELF
+ * addresses [at[k], at[k + 1]) and names syms[sym[k]], or no symbol when
+ * sym[k] is UINT32_MAX; the last range runs to the end of the address space.
+ */
+struct sym_index {
+	struct sym_index *next_same_key; /* indexes whose build ids key alike */
+	struct sym_index *next_all;      /* every index of the symbolizer */
+	unsigned char bid[PEV_BUILD_ID_MAX];
+	size_t bid_len; /* 0: not shared */
+	uint64_t *at;
+	uint32_t *sym;
+	size_t nranges;
+	struct dso_sym *syms;
+	size_t nsyms;
 };
 
 /* One resolved address of a DSO: the cache entry. */
@@ -133,13 +152,8 @@ struct sym_dso {
 	struct dso_cus cus;
 
 	struct pev__u64map addrs; /* ELF vaddr -> struct dso_addr */
-	struct pev__u64map syms;  /* symbol start -> struct dso_sym */
-	/* The symbols that share their address with another, by address
-	 * (symbols_alias.c): built at the first symbol looked up. */
-	uint64_t *aliases;
-	size_t naliases;
-	uint64_t alias_base; /* the module's start: keys hold offsets from it */
-	bool aliases_built;
+	struct pev__u64map syms;  /* start -> struct dso_sym, for PLT stubs and DWARF functions */
+	struct sym_index *index;  /* built at the first lookup; owned by the symbolizer */
 	struct dso_plt plt;
 };
 
@@ -176,6 +190,8 @@ struct pev_symbols {
 	struct pev__u64map procs; /* pid (as uint32) -> struct sym_proc */
 	struct pev__u64map dsos;  /* hash of path -> struct sym_dso (chain) */
 	struct pev__u64map labels; /* hash of label -> its one copy (arena) */
+	struct pev__u64map indexes; /* build id key -> struct sym_index (chain) */
+	struct sym_index *all_indexes;
 	/* pid -> struct sym_jit. Kept after the process exits: results point
 	 * into them, and samples may still name the pid. */
 	struct pev__u64map jits;
@@ -228,11 +244,26 @@ const char *pev__sym_demangle(struct pev__arena *a, const char *name, bool short
 size_t pev__sym_short_name(const char *name, size_t *len);
 
 /* symbols_alias.c */
-/*
- * The name of the symbol at start in d: when several symbols start there,
- * the one perf's rule chooses among them, else name (libdwfl's answer).
- */
-const char *pev__dso_alias_name(struct sym_dso *d, uint64_t start, const char *name);
+/* What perf's rule among aliases looks at in a symbol. */
+struct alias_sym {
+	const char *name;
+	bool sized; /* a size, or the last at its address (perf stretches it) */
+	unsigned char type, bind;
+};
+
+/* Whether perf reads sym (name its name) among a DSO's symbols. */
+bool pev__alias_counts(const char *name, const GElf_Sym *sym);
+/* Whether b wins over a, which comes before it in the symbol table. */
+bool pev__alias_beats(const struct alias_sym *b, const struct alias_sym *a);
+
+/* symbols_index.c */
+/* d's index (d opened, status OK): found by build id or built now; NULL when out of memory. */
+struct sym_index *pev__dso_index(struct pev_symbols *s, struct sym_dso *d);
+/* The symbol whose range holds vaddr (an ELF address of the DSO), or NULL. */
+struct dso_sym *pev__index_find(const struct sym_index *x, uint64_t vaddr);
+/* The bytes x takes. */
+size_t pev__index_bytes(const struct sym_index *x);
+void pev__index_free(struct sym_index *x);
 
 /* symbols_plt.c */
 /*
