@@ -13,24 +13,6 @@
 
 #define BUCKETS 4096
 
-/*
- * A function already resolved in a process: any address in [start, end)
- * resolves to it, so one symbolizer lookup serves every address of a hot
- * function (elfutils' lookup scans big symbol tables: cc1's, chromium's).
- * Kept in the buckets of the RANGE_BLOCK-byte blocks it covers (at most
- * RANGE_SPAN of them), dropped with the process's address space.
- */
-#define RANGE_BLOCK   256
-#define RANGE_SPAN    16
-#define RANGE_BUCKETS 8192
-
-struct top_range {
-	struct top_range *next;
-	int32_t pid; /* -1 for the kernel */
-	uint64_t start, end;
-	struct pev_profile_frame frame; /* at start: address, offset and dso_offset follow addr */
-};
-
 /* A distinct stack and its weight. */
 struct top_stack {
 	struct top_stack *next;
@@ -55,7 +37,6 @@ struct top_model {
 	struct pev_symbols *sym;
 	struct top_stack *stacks[BUCKETS];
 	struct top_comm *comms[BUCKETS];
-	struct top_range **ranges; /* RANGE_BUCKETS chains */
 	char **names;
 	int nevents;
 	uint64_t samples; /* fed since the last profile */
@@ -79,7 +60,6 @@ struct top_model *top_model_new(const char *const *names, int nevents)
 		free(m);
 		return NULL;
 	}
-	m->ranges = cli_xcalloc(RANGE_BUCKETS, sizeof(*m->ranges));
 	m->names = cli_xcalloc((size_t)nevents, sizeof(char *));
 	m->nevents = nevents;
 	for (int i = 0; i < nevents; i++)
@@ -111,12 +91,6 @@ void top_model_free(struct top_model *m)
 	for (int i = 0; i < m->nevents; i++)
 		free(m->names[i]);
 	free(m->names);
-	for (int b = 0; b < RANGE_BUCKETS; b++)
-		for (struct top_range *r = m->ranges[b], *n; r; r = n) {
-			n = r->next;
-			free(r);
-		}
-	free(m->ranges);
 	free(m->scratch);
 	pev_symbols_free(m->sym);
 	free(m);
@@ -156,8 +130,6 @@ static const char *comm_of(struct top_model *m, int32_t pid, int32_t tid)
 	return c ? c->comm : NULL;
 }
 
-static void range_forget(struct top_model *m, int32_t pid);
-
 /* ---- side band ------------------------------------------------------------------- */
 
 /* Forgets the stacks of a process whose program changed (exec): its addresses mean other code now. */
@@ -183,7 +155,6 @@ static void sideband(struct top_model *m, const struct pev_record *rec)
 		if (pev_record_comm_exec(rec)) {
 			pev_symbols_exec(m->sym, (int32_t)rec->comm.pid);
 			forget_process(m, (int32_t)rec->comm.pid);
-			range_forget(m, (int32_t)rec->comm.pid);
 		}
 		break;
 	case PEV_RECORD_FORK: {
@@ -196,10 +167,8 @@ static void sideband(struct top_model *m, const struct pev_record *rec)
 	}
 	case PEV_RECORD_EXIT:
 		/* Its stacks keep their frames (the symbolizer's strings live on). */
-		if (rec->task.pid == rec->task.tid) {
+		if (rec->task.pid == rec->task.tid)
 			pev_symbols_exit(m->sym, (int32_t)rec->task.pid);
-			range_forget(m, (int32_t)rec->task.pid);
-		}
 		break;
 	case PEV_RECORD_MMAP:
 		if (!pev_record_mmap_data(rec))
@@ -263,57 +232,6 @@ static struct pev_profile_frame *push_frame(struct top_model *m, size_t *n)
 	return &m->scratch[(*n)++];
 }
 
-static uint32_t range_bucket(int32_t pid, uint64_t block)
-{
-	uint64_t h = (block ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ULL;
-	return (uint32_t)(h >> 51) % RANGE_BUCKETS;
-}
-
-static const struct top_range *range_find(struct top_model *m, int32_t pid, uint64_t addr)
-{
-	for (const struct top_range *r = m->ranges[range_bucket(pid, addr / RANGE_BLOCK)]; r;
-	     r = r->next)
-		if (r->pid == pid && r->start <= addr && addr < r->end)
-			return r;
-	return NULL;
-}
-
-static void range_add(struct top_model *m, int32_t pid, const struct pev_symbol *sym,
-                      const struct pev_profile_frame *f, uint64_t lookup)
-{
-	uint64_t first = sym->start / RANGE_BLOCK, last = (sym->start + sym->size - 1) / RANGE_BLOCK;
-
-	if (!sym->size || sym->status != PEV_SYMBOL_OK || last - first >= RANGE_SPAN)
-		return;
-	for (uint64_t b = first; b <= last; b++) {
-		struct top_range *r = cli_xcalloc(1, sizeof(*r));
-		uint32_t at = range_bucket(pid, b);
-		r->pid = pid;
-		r->start = sym->start;
-		r->end = sym->start + sym->size;
-		r->frame = *f;
-		r->frame.offset = 0;
-		r->frame.dso_offset = f->dso_offset - (lookup - sym->start);
-		r->next = m->ranges[at];
-		m->ranges[at] = r;
-	}
-}
-
-/* Drops the ranges of pid (its program changed, or it exited). */
-static void range_forget(struct top_model *m, int32_t pid)
-{
-	for (int b = 0; b < RANGE_BUCKETS; b++)
-		for (struct top_range **pp = &m->ranges[b]; *pp;) {
-			struct top_range *r = *pp;
-			if (r->pid == pid) {
-				*pp = r->next;
-				free(r);
-			} else {
-				pp = &r->next;
-			}
-		}
-}
-
 /* The frame of addr (looked up at `lookup`: a return address less one stays in its call). */
 static void add_frame(struct top_model *m, size_t *n, int32_t pid, uint64_t addr,
                       uint64_t lookup, bool kernel)
@@ -321,15 +239,7 @@ static void add_frame(struct top_model *m, size_t *n, int32_t pid, uint64_t addr
 	struct pev_symbol sym = PEV_SYMBOL_INIT;
 	struct pev_profile_frame *f = push_frame(m, n);
 	int32_t space = kernel ? -1 : pid;
-	const struct top_range *r = range_find(m, space, lookup);
 
-	if (r) {
-		*f = r->frame;
-		f->address = addr;
-		f->offset = addr - r->start;
-		f->dso_offset += addr - r->start;
-		return;
-	}
 	memset(f, 0, sizeof(*f));
 	f->address = addr;
 	if (pev_symbols_resolve(m->sym, space, lookup, &sym) != 0)
@@ -345,7 +255,6 @@ static void add_frame(struct top_model *m, size_t *n, int32_t pid, uint64_t addr
 		f->flags |= PEV_FRAME_DSO_OFFSET;
 		f->dso_offset = sym.file_offset + (addr - lookup);
 	}
-	range_add(m, space, &sym, f, addr);
 }
 
 static bool kernel_mode(unsigned cpumode)

@@ -521,6 +521,36 @@ Test(parity, python)
 		"own)" });
 }
 
+/*
+ * Real programs from Debian packages, whose symbols are many: gcc's cc1 (a
+ * stripped C++ program: .dynsym alone, some 29,000 symbols) and node (both
+ * .symtab and .dynsym, over 100,000 symbols, aliases among them).
+ */
+Test(parity, compiler_dynsym_only)
+{
+	const char *root = getenv("PERFEV_SOURCE_ROOT");
+	char command[2048];
+
+	if (!th_have_program("gcc"))
+		th_skip("gcc is not installed (Debian package gcc)");
+	cr_assert_not_null(root, "PERFEV_SOURCE_ROOT is not set (meson test sets it)");
+	snprintf(command, sizeof(command),
+		 "gcc -O2 -c -I'%s/include' -I'%s/src' -o /dev/null '%s/src/events/parse.c'", root,
+		 root, root);
+	expect_parity(&(struct workload){ "cc1", "-e cpu-clock -F 4000", command, NULL, NULL });
+}
+
+Test(parity, node_symtab_and_dynsym)
+{
+	if (!th_have_program("node"))
+		th_skip("node is not installed (Debian package nodejs)");
+	expect_parity(&(struct workload){
+		"node", "-g -e cpu-clock -F 1000",
+		"node --jitless -e 'let s = 0; for (let i = 0; i < 200000; i++) s += "
+		"JSON.stringify({a: i, b: [i, String(i)]}).length; console.log(s)'",
+		NULL, NULL });
+}
+
 Test(parity, short_lived_command)
 {
 	expect_parity(&(struct workload){ "short", "-e page-faults -c 1", "/bin/true", NULL, NULL });

@@ -207,6 +207,11 @@ struct pev_symbols_stats {
 	/** Symbols in the DSOs' symbol indexes (a build id is indexed once, however many DSOs map it). */
 	uint64_t index_symbols;
 	uint64_t index_bytes;    /**< memory the symbol indexes take, in bytes */
+	/** Processes whose stack unwinder (a Dwfl with their modules and CFI) is kept now:
+	 *  at most 64, the one used least recently ends first. */
+	uint64_t unwinders;
+	/** Unwinders built: one per process unwound, again after its mappings of files changed. */
+	uint64_t unwind_builds;
 };
 
 /** An initializer for struct pev_symbols_stats. */

@@ -164,11 +164,25 @@ static bool frame_eq(const void *owner, uint32_t id, const void *key)
 }
 
 /*
- * Interns frame f; holder: the symbol of the frame holding f's inlined code
- * (the next frame not inlined), or NULL.
+ * Where f's function starts, as one number for every process: in its DSO's
+ * file when the frame has the offset there (PEV_FRAME_DSO_OFFSET), else in
+ * the address space (the kernel's, a JIT map's).
+ */
+static uint64_t function_start(const struct pev_profile_frame *f, size_t frame_sz)
+{
+	bool in_file = frame_sz >= offsetof(struct pev_profile_frame, dso_offset) +
+					   sizeof(f->dso_offset) &&
+		       (f->flags & PEV_FRAME_DSO_OFFSET);
+
+	return (in_file ? f->dso_offset : f->address) - f->offset;
+}
+
+/*
+ * Interns frame f; holder: the frame holding f's inlined code (the next
+ * frame not inlined), or NULL.
  */
 static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f,
-			size_t frame_sz, const char *holder, uint32_t *id)
+			size_t frame_sz, const struct pev_profile_frame *holder, uint32_t *id)
 {
 	struct pev__sym sk = {0};
 	struct pev__frame k = {0};
@@ -194,18 +208,28 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 	}
 	sk.kernel = (k.flags & PEV_FRAME_KERNEL) ? 1 : 0;
 	sk.inlined = (k.flags & PEV_FRAME_INLINED) ? 1 : 0;
-	/* An unresolved address is one symbol per spot of its file, whatever the process. */
-	sk.address = sk.name ? 0 : (k.flags & PEV_FRAME_DSO_OFFSET) ? k.dso_offset : f->address;
+	/*
+	 * An unresolved address is one symbol per spot of its file, whatever the
+	 * process; a function is one symbol per start in its file (as perf keeps
+	 * them: C++ overloads with one short name, a method JIT-compiled twice,
+	 * are two entries). An inlined function has no start: its name is it.
+	 */
+	sk.address = (k.flags & PEV_FRAME_DSO_OFFSET) ? k.dso_offset : f->address;
+	if (sk.name)
+		sk.address = sk.inlined ? 0 : function_start(f, frame_sz);
 	if (sym_intern(p, &sk, &k.sym))
 		return -ENOMEM;
 	/* The function as its debuginfo names it, where that differs: an "inlined" symbol of its own. */
 	k.gsym = k.sym;
 	/* As perf: an inlined function named as the symbol holding it is that symbol. */
-	if (sk.inlined && sk.name && holder && strcmp(f->symbol, holder) == 0) {
+	if (sk.inlined && sk.name && holder && holder->symbol &&
+	    strcmp(f->symbol, holder->symbol) == 0) {
 		sk.inlined = 0;
+		sk.address = function_start(holder, frame_sz);
 		if (sym_intern(p, &sk, &k.gsym))
 			return -ENOMEM;
 		sk.inlined = 1;
+		sk.address = 0;
 	}
 	if (frame_sz >= offsetof(struct pev_profile_frame, debug_name) + sizeof(f->debug_name) &&
 	    f->debug_name && sk.name && !sk.inlined &&
@@ -213,6 +237,7 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 		if (pev__strtab_intern_str(&p->str, f->debug_name, &sk.name))
 			return -ENOMEM;
 		sk.inlined = 1;
+		sk.address = 0;
 		if (sym_intern(p, &sk, &k.gsym))
 			return -ENOMEM;
 	}
@@ -333,7 +358,7 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 		for (hi = hi > i ? hi : i; hi + 1 < c.nr_frames && frame_inlined(&c, hi); hi++)
 			;
 		holder = (const void *)((const char *)c.frames + hi * c.frame_sz);
-		if (frame_intern(p, f, c.frame_sz, hi > i ? holder->symbol : NULL,
+		if (frame_intern(p, f, c.frame_sz, hi > i ? holder : NULL,
 				 &p->stack[base + i]))
 			return PEV_ENOMEM; /* nothing of the sample is kept: nr_stack is unchanged */
 		h = pev__hash_u64(h, p->stack[base + i]);

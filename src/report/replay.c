@@ -516,6 +516,14 @@ static int push_unwound(struct pev_replay *r, const struct pev_sample *s, size_t
 	return nr < 0 ? nr : 0;
 }
 
+/* Whether c is a context marker the kernel writes into call chains. */
+static bool known_context(uint64_t c)
+{
+	return c == PEV_CONTEXT_HV || c == PEV_CONTEXT_KERNEL || c == PEV_CONTEXT_USER ||
+	       c == PEV_CONTEXT_GUEST || c == PEV_CONTEXT_GUEST_KERNEL ||
+	       c == PEV_CONTEXT_GUEST_USER;
+}
+
 /* Builds the stack of a sample into r->frames. */
 static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 			struct pev_replay_sample *out)
@@ -533,6 +541,11 @@ static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 
 		pev_callchain_iter_init(&it, s->callchain, s->callchain_nr);
 		while (pev_callchain_iter_next(&it, &f)) {
+			/* A marker no kernel writes (-1: a frame-pointer walk read
+			 * garbage): the rest of the chain is garbage too. perf drops
+			 * the whole chain; the frames before it are good. */
+			if (f.context != context && f.context && !known_context(f.context))
+				break;
 			bool kernel = f.context == PEV_CONTEXT_KERNEL ||
 				      f.context == PEV_CONTEXT_GUEST_KERNEL ||
 				      (f.context == 0 && is_kernel_mode(out->cpumode));

@@ -264,7 +264,7 @@ PEV_API int pev_symbols_fork(struct pev_symbols *s, int32_t parent, int32_t chil
 	if (!(cp = pev__sym_proc(s, child, true)))
 		return PEV_ENOMEM;
 	cp->nmaps = 0;
-	cp->maps_version++;
+	cp->files_version++;
 	if (!pp || !pp->nmaps)
 		return 0;
 	if (cp->cap < pp->nmaps) {
@@ -288,7 +288,7 @@ PEV_API int pev_symbols_exec(struct pev_symbols *s, int32_t pid)
 		return PEV_EBADARG;
 	if ((p = pev__sym_proc(s, pid, false))) {
 		p->nmaps = 0;
-		p->maps_version++;
+		p->files_version++;
 	}
 	return 0;
 }

@@ -172,7 +172,9 @@ struct sym_proc {
 	int32_t pid;
 	struct sym_map *maps; /* sorted by start, disjoint */
 	size_t nmaps, cap;
-	uint64_t maps_version;     /* bumped by every change of maps */
+	/* bumped by every change of the mappings of files (not by anonymous
+	 * memory): what the unwinder's modules are made of */
+	uint64_t files_version;
 	struct sym_unwind *unwind; /* the unwinder of its samples, or NULL */
 };
 
@@ -205,6 +207,7 @@ struct pev_symbols {
 	struct pev_error kernel_err;
 
 	struct pev_symbols_stats st;
+	uint64_t unwind_clock; /* samples unwound: the age of each process's unwinder */
 };
 
 /* symbols_maps.c */

@@ -91,12 +91,15 @@ int pev__sym_map_insert(struct pev_symbols *s, struct sym_proc *p, uint64_t star
 			uint64_t pgoff, struct sym_dso *dso, const char *label)
 {
 	size_t i, j;
+	bool files = dso != NULL;
 	(void)s;
 
 	/* At most one existing mapping is split in two: room for it and the new one. */
 	if (reserve(p, 2) < 0)
 		return -ENOMEM;
 	i = first_ending_after(p, start);
+	for (j = i; !files && j < p->nmaps && p->maps[j].start < end; j++)
+		files = p->maps[j].dso != NULL;
 	if (i < p->nmaps && p->maps[i].start < start && p->maps[i].end > end) {
 		/* The new mapping lands inside one: split it around the hole. */
 		struct sym_map tail = p->maps[i];
@@ -127,7 +130,8 @@ int pev__sym_map_insert(struct pev_symbols *s, struct sym_proc *p, uint64_t star
 	}
 	p->maps[i] = (struct sym_map){
 		.start = start, .end = end, .pgoff = pgoff, .dso = dso, .label = label};
-	p->maps_version++;
+	if (files) /* anonymous memory coming and going changes no module */
+		p->files_version++;
 	return 0;
 }
 

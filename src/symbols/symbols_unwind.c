@@ -7,9 +7,12 @@
  * Each process gets one Dwfl that holds its mapped DSOs at their load
  * addresses, attached once to callbacks that read the current sample: it
  * lives across samples (libdwfl keeps each module's CFI in it) and is built
- * again only after the process's mappings changed. Its modules share the
- * ELF images the symbolizer already opened (libelf counts the references),
- * so no file is read twice.
+ * again only after the mappings of files in the process changed (anonymous
+ * memory, which a program maps and unmaps all the time, changes no module).
+ * Its modules share the ELF images the symbolizer already opened (libelf
+ * counts the references), so no file is read twice. At most UNWIND_MAX
+ * processes keep one at a time: a new one ends the one used least recently,
+ * so a recording of thousands of processes that never exit holds no more.
  *
  * Memory reads come from the stack copy for addresses inside it, from the
  * mapped files for the others; anything else stops the walk there.
@@ -58,9 +61,14 @@ struct unwind_sample {
 	int32_t tid;
 };
 
+/* The most processes that keep a Dwfl at once. */
+#define UNWIND_MAX 64
+
 struct sym_unwind {
 	Dwfl *dwfl;
-	uint64_t version;  /* the process's maps_version it was built from */
+	uint64_t version;  /* the process's files_version it was built from */
+	uint64_t used;     /* pev_symbols.unwind_clock at its last sample */
+	uint64_t *live;    /* the symbolizer's count of unwinders */
 	bool attached;     /* false: no module to unwind through */
 	struct unwind_sample cur;
 };
@@ -292,7 +300,8 @@ static int unwind_build(struct pev_symbols *s, struct sym_proc *p, struct sym_un
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
 	u->attached = false;
-	u->version = p->maps_version;
+	u->version = p->files_version;
+	s->st.unwind_builds++;
 	u->dwfl = dwfl_begin(&module_callbacks);
 	if (!u->dwfl)
 		return PEV_ENOMEM;
@@ -320,6 +329,27 @@ static int collect_frame(Dwfl_Frame *state, void *arg)
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/* Finds the process whose unwinder was used least recently. */
+static void find_oldest(void *val, void *ctx)
+{
+	struct sym_proc *p = val, **oldest = ctx;
+
+	if (p->unwind && (!*oldest || p->unwind->used < (*oldest)->unwind->used))
+		*oldest = p;
+}
+
+/* Ends the unwinder used least recently (its process builds one again if it needs it). */
+static void evict_one(struct pev_symbols *s)
+{
+	struct sym_proc *oldest = NULL;
+
+	pev__u64map_each(&s->procs, find_oldest, &oldest);
+	if (oldest) {
+		pev__unwind_free(oldest->unwind);
+		oldest->unwind = NULL;
+	}
+}
+
 int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
 			struct pev__unwind_frame *out, size_t max)
@@ -342,13 +372,18 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 		return 0;
 	u = p->unwind;
 	if (!u) {
+		if (s->st.unwinders >= UNWIND_MAX)
+			evict_one(s);
 		u = calloc(1, sizeof(*u));
 		if (!u)
 			return PEV_ENOMEM;
 		p->unwind = u;
-		u->version = p->maps_version - 1; /* never built */
+		u->version = p->files_version - 1; /* never built */
+		u->live = &s->st.unwinders;
+		s->st.unwinders++;
 	}
-	if (u->version != p->maps_version && (rc = unwind_build(s, p, u)))
+	u->used = ++s->unwind_clock;
+	if (u->version != p->files_version && (rc = unwind_build(s, p, u)))
 		return rc;
 	/* As perf: a sampled pc in no mapped file (JIT code, a mapping no record
 	 * described) unwinds nothing; the caller shows the sampled address. */
@@ -386,5 +421,7 @@ void pev__unwind_free(struct sym_unwind *u)
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
 #endif
+	if (u->live)
+		(*u->live)--;
 	free(u);
 }
