@@ -472,3 +472,85 @@ Test(replay_synth, unresolved_address_shown_as_file_offset, .init = th_leak_init
 	free(blob);
 	free(path);
 }
+
+/*
+ * A frame-pointer walk that read garbage where a program keeps no frame
+ * pointers (gcc's cc1) can put -1 into a call chain, a context marker the
+ * kernel never writes: the chain ends there. The frames before it stay
+ * (perf drops the whole chain: docs/PERF_DIFFERENCES.md).
+ */
+Test(replay_synth, garbage_context_marker_ends_the_chain, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	const char *tmp = th_temp_dir("rsynth"), *prog = th_test_program("report_work");
+	char *path = th_path_join(tmp, "garbage.data");
+	uint64_t b = nm_address(prog, "report_work_b"), m = nm_address(prog, "main");
+	uint64_t base = 0x555555554000;
+	struct synth s = {.time = 1000};
+
+	synth_mmap2(&s, 4242, base, 0x4000, 0, prog);
+	uint64_t chain[] = {PEV_CONTEXT_USER, base + b, UINT64_MAX, base + m + 1};
+	synth_sample(&s, 4242, false, base + b, chain, 4);
+	synth_write(&s, path);
+
+	char *got = user_frames(path);
+	cr_expect_str_eq(got, "report_work_b+0x0\n", "frames after the -1 marker:\n%s", got);
+	free(got);
+	free(path);
+}
+
+/*
+ * Two C++ overloads, f(int) and f(double): one short name ("f"), two
+ * functions. perf keeps them apart (its entries compare symbols by their
+ * start), and so must perfev: two rows, not one of their sum.
+ */
+Test(replay_synth, overloads_with_one_short_name_are_two_rows, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	static const char text[] =
+		".text\n.p2align 8\n"
+		".globl _Z1fi\n.type _Z1fi, %function\n_Z1fi:\n.skip 0x40\n.size _Z1fi, .-_Z1fi\n"
+		".globl _Z1fd\n.type _Z1fd, %function\n_Z1fd:\n.skip 0x40\n.size _Z1fd, .-_Z1fd\n";
+	const char *tmp = th_temp_dir("rsynth");
+	char *path = th_path_join(tmp, "overloads.data"), *src = th_path_join(tmp, "over.s");
+	char *so = th_path_join(tmp, "libover.so"), cmd[3 * PATH_MAX], *out;
+	uint64_t base = 0x7f0000000000, fi, fd;
+	struct synth s = {.time = 1000};
+	FILE *f;
+
+	if (!th_have_program("cc"))
+		th_skip("no C compiler (cc) to build the test's shared object");
+	f = fopen(src, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -o '%s' '%s' 2>&1", so, src);
+	free(th_sh_ok(cmd));
+	fi = nm_address(so, "_Z1fi");
+	fd = nm_address(so, "_Z1fd");
+	/* The whole file mapped from its start: file offsets are addresses in it. */
+	synth_mmap2(&s, 4242, base, 0x4000, 0, so);
+	for (int i = 0; i < 3; i++) {
+		uint64_t chain[] = {PEV_CONTEXT_USER, base + fi + 4};
+		synth_sample(&s, 4242, false, base + fi + 4, chain, 2);
+	}
+	uint64_t chain[] = {PEV_CONTEXT_USER, base + fd + 8};
+	synth_sample(&s, 4242, false, base + fd + 8, chain, 2);
+	synth_write(&s, path);
+
+	out = run_on("'%s' report -i '%s' --no-children --sort sym -g none -q", path);
+	expect_has(out, "75.00%  [.] f\n");
+	expect_has(out, "25.00%  [.] f\n");
+	free(out);
+	if (th_have_program("perf")) {
+		out = run_on(": %s; perf report -i '%s' --stdio --no-children --sort sym -g none -q "
+			     "2>/dev/null",
+			     path);
+		expect_has(out, "75.00%  [.] f\n");
+		expect_has(out, "25.00%  [.] f\n");
+		free(out);
+	}
+	free(src);
+	free(so);
+	free(path);
+}
