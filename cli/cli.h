@@ -108,6 +108,12 @@ int cli_wake_fd(void);
 void cli_wake_drain(void);
 int cli_stop_signal(void);
 
+/*
+ * Loads libjson-c (cli/lazy_libs.c) for the JSON output option names:
+ * true when it is there, else false after saying why and what to install.
+ */
+bool cli_json_available(const char *option);
+
 /* Prints "usage: <usage>" and returns the exit status for bad usage (129, as git). */
 int cli_usage(const char *usage);
 

@@ -328,6 +328,8 @@ int cmd_check(int argc, char **argv)
 		cli_error("unexpected argument '%s'", argv[optind]);
 		return cli_usage(usage);
 	}
+	if (json && !cli_json_available("--json"))
+		return 1;
 
 	struct pev_machine *m = calloc(1, sizeof(*m));
 	struct pev_capability caps[NR_CLASSES];

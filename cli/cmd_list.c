@@ -1141,6 +1141,8 @@ static int parse_options(int argc, char **argv, struct list_options *o)
 	}
 	if (o->filter && !o->filter[0])
 		o->filter = NULL;
+	if (o->json && !cli_json_available("--json"))
+		return 1;
 	return -1;
 }
 

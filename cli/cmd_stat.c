@@ -328,6 +328,8 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 		return conflict("-x", "--json");
 	if (cfg->json_lines && cfg->json)
 		return conflict("-j", "--json");
+	if (cfg->json && !cli_json_available("--json"))
+		return 1;
 	if (cfg->interval_ms && cfg->repeat > 1)
 		return conflict("-I", "-r");
 	if (per_thread && cfg->repeat > 1)
