@@ -176,14 +176,16 @@ char *cli_first_sentence(const char *text, char *buf, size_t size);
 bool cli_code_location(const void *addr, char *file, size_t size, uint64_t *offset);
 
 /*
- * Starts argv (searched in PATH) with SIGINT, SIGTERM, SIGHUP, SIGCHLD and
- * SIGPIPE at their defaults and no signal blocked. The command gets SIGTERM
- * when perfev dies (it never outlives a killed recorder). Counters opened on
- * perfev itself with inherit and enable_on_exec follow the child and start
- * at its exec. Stores its pid in *child; returns 0, or the exec's errno
- * (the child is then reaped and *child is -1) (spawn.c).
+ * Starts argv with SIGINT, SIGTERM, SIGHUP, SIGCHLD and SIGPIPE at their
+ * defaults and no signal blocked: path, the file cli_check_command found for
+ * argv[0], or argv[0] searched in PATH when path is NULL. The command gets
+ * SIGTERM when perfev dies (it never outlives a killed recorder). Counters
+ * opened on perfev itself with inherit and enable_on_exec follow the child
+ * and start at its exec, which may complete a moment after this returns.
+ * Stores its pid in *child; returns 0, or the exec's errno (the child is
+ * then reaped and *child is -1) (spawn.c).
  */
-int cli_spawn_command(char **argv, pid_t *child);
+int cli_spawn_command(char **argv, const char *path, pid_t *child);
 
 /* A command forked but held before its exec (cli_spawn_paused). */
 struct cli_paused {
@@ -195,10 +197,10 @@ struct cli_paused {
 /*
  * Forks argv's command and holds it before its exec, so that counters can
  * be opened on its own pid (as perf opens them); the counters' attributes
- * decide what its exec enables. Fills *p; returns 0 or the errno of the
- * fork (spawn.c).
+ * decide what its exec enables. path as for cli_spawn_command. Fills *p;
+ * returns 0 or the errno of the fork (spawn.c).
  */
-int cli_spawn_paused(char **argv, struct cli_paused *p);
+int cli_spawn_paused(char **argv, const char *path, struct cli_paused *p);
 
 /*
  * Lets a held command exec, as cli_spawn_command would have started it.
@@ -214,8 +216,10 @@ void cli_spawn_abort(struct cli_paused *p);
  * Whether command `cmd` can be started, looked up as the exec will look it
  * up (PATH unless it holds a '/'): 0, or the errno the exec would give
  * (ENOENT, EACCES). Lets a command fail before it touches its outputs.
+ * On 0, when path is not NULL, *path gets the file found (malloc'ed): given
+ * to cli_spawn_command, it spares the exec a second search of PATH.
  */
-int cli_check_command(const char *cmd);
+int cli_check_command(const char *cmd, char **path);
 
 /* Says why argv[0] `cmd` could not start (errno e); returns 127 (not found) or 126. */
 int cli_exec_error(const char *cmd, int e);

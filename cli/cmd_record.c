@@ -376,7 +376,7 @@ static int record(struct rec_state *s)
 	int status = 0, r;
 
 	/* A command that cannot start leaves the outputs (and FILE.old) as they were. */
-	if (s->cfg.argv && (r = cli_check_command(s->cfg.argv[0])) != 0)
+	if (s->cfg.argv && (r = cli_check_command(s->cfg.argv[0], &s->cfg.path)) != 0)
 		return cli_exec_error(s->cfg.argv[0], r);
 	if (s->cfg.rotate_s && (r = rec_rotate_begin(s)) != 0)
 		return r;
@@ -393,7 +393,7 @@ static int record(struct rec_state *s)
 		rec_enable(s);
 	if (s->cfg.argv) {
 		int e = s->command.pid > 0 ? cli_spawn_resume(&s->command, &child)
-		                           : cli_spawn_command(s->cfg.argv, &child);
+		                           : cli_spawn_command(s->cfg.argv, s->cfg.path, &child);
 		if (e != 0) {
 			pev_perfdata_writer_close(s->writer);
 			s->writer = NULL;
@@ -454,5 +454,6 @@ int cmd_record(int argc, char **argv)
 	rec_rotate_free(&s);
 	free(s.cfg.ids);
 	free(s.cfg.cpus);
+	free(s.cfg.path);
 	return r;
 }

@@ -393,7 +393,7 @@ int cmd_stat(int argc, char **argv)
 		return r;
 	}
 	/* A command that cannot start is said so before anything is opened. */
-	if (s.cfg.argv && (r = cli_check_command(s.cfg.argv[0])) != 0) {
+	if (s.cfg.argv && (r = cli_check_command(s.cfg.argv[0], &s.cfg.path)) != 0) {
 		r = cli_exec_error(s.cfg.argv[0], r);
 		stat_state_free(&s);
 		return r;

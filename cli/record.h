@@ -43,6 +43,7 @@ enum rec_callgraph {
 /* The command line, checked. */
 struct rec_config {
 	char **argv; /* the command and its arguments, NULL-terminated; NULL if none */
+	char *path;  /* the file argv[0] names, as cli_check_command found it (owned) */
 	enum rec_target target;
 	pid_t *ids; /* -p pids or -t tids */
 	int nids;

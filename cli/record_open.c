@@ -510,7 +510,7 @@ int rec_open(struct rec_state *s)
 	s->events = cli_xcalloc((size_t)s->nevents, sizeof(*s->events));
 	find_groups(s);
 	if (s->cfg.target == REC_TARGET_COMMAND && s->cfg.argv && leader_sampling(s)) {
-		int r = cli_spawn_paused(s->cfg.argv, &s->command);
+		int r = cli_spawn_paused(s->cfg.argv, s->cfg.path, &s->command);
 		if (r != 0)
 			return cli_exec_error(s->cfg.argv[0], r);
 	}

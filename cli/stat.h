@@ -34,6 +34,7 @@ enum stat_aggr {
 /* The command line, checked. */
 struct stat_config {
 	char **argv; /* the command and its arguments, NULL-terminated; NULL if none */
+	char *path;  /* the file argv[0] names, as cli_check_command found it (owned) */
 	enum stat_target target;
 	const char *target_text; /* -p, -t or -C as given (for the heading) */
 	pid_t *ids;              /* -p pids or -t tids */

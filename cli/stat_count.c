@@ -37,6 +37,7 @@ int stat_state_free(struct stat_state *s)
 	free(s->cfg.ids);
 	free(s->cfg.cpus);
 	free(s->cfg.cpu_list);
+	free(s->cfg.path);
 	if (s->cfg.out && s->cfg.out != stderr)
 		lost = cli_finish_output(s->cfg.out, s->cfg.out_name ? s->cfg.out_name : "the output");
 	s->cfg.out = NULL;

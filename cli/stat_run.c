@@ -263,7 +263,7 @@ struct stat_cell *stat_run_once(struct stat_state *s, struct stat_json *json,
 	 */
 	bool counting = !(res->nothing_open && cfg->target != STAT_TARGET_COMMAND);
 	if (cfg->argv && counting) {
-		int e = cli_spawn_command(cfg->argv, &child);
+		int e = cli_spawn_command(cfg->argv, cfg->path, &child);
 		if (e != 0) {
 			res->exit_code = cli_exec_error(cfg->argv[0], e);
 			res->exec_failed = true;

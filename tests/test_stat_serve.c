@@ -53,7 +53,46 @@ static bool read_line(int fd, char *buf, size_t size, int timeout_ms)
 	return true;
 }
 
-/* Starts perfev stat --serve 127.0.0.1:0 with args (NULL-terminated) and waits for its address. */
+/*
+ * Waits until perfev's child has exec'ed command: its comm is the file's
+ * name, which the kernel sets just after the exec enabled its counters
+ * (perfev goes on as soon as the child's exec has replaced its memory,
+ * a little before that).
+ */
+static void wait_exec_done(pid_t perfev, const char *command)
+{
+	const char *base = strrchr(command, '/') ? strrchr(command, '/') + 1 : command;
+	char path[64], comm[64], want[16]; /* a comm holds 15 characters at most */
+
+	snprintf(want, sizeof(want), "%s", base);
+	for (int tries = 0; tries < 10000; tries++) {
+		long child = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)perfev, (int)perfev);
+		if ((f = fopen(path, "re"))) {
+			if (fscanf(f, "%ld", &child) != 1)
+				child = 0;
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/%ld/comm", child);
+		if (child > 0 && (f = fopen(path, "re"))) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			fclose(f);
+			comm[strcspn(comm, "\n")] = '\0';
+			if (strcmp(comm, want) == 0)
+				return;
+		}
+		usleep(1000);
+	}
+	cr_assert_fail("perfev's command %s did not start", command);
+}
+
+/*
+ * Starts perfev stat --serve 127.0.0.1:0 with args (NULL-terminated) and
+ * waits for its address, and for its command (after "--") to be counted.
+ */
 static struct served serve(const char *const *args)
 {
 	const char *argv[64] = {th_perfev_bin(), "stat", "--serve", "127.0.0.1:0", "-o",
@@ -82,6 +121,9 @@ static struct served serve(const char *const *args)
 		}
 	}
 	cr_assert_gt(s.port, 0, "perfev stat --serve said no address");
+	for (int i = 6; i + 1 < n; i++)
+		if (strcmp(argv[i], "--") == 0)
+			wait_exec_done(s.pid, argv[i + 1]);
 	return s;
 }
 
