@@ -126,9 +126,20 @@ static char *group_lines(const char *file)
 
 /* ---- the table ------------------------------------------------------------------------ */
 
+/* Whether line l (len bytes, no trailing blank) ends with suffix. */
+static bool ends_with(const char *l, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && memcmp(l + len - n, suffix, n) == 0;
+}
+
 /*
  * The lines a comparison uses: without blank lines, perf's header note and
- * tip and trailing blanks. Returns a malloc'ed copy.
+ * tip and trailing blanks, and without the rows of a sample in a PLT stub
+ * (report_work's clock_gettime@plt), which perf names `_init` or the stub
+ * as the shape of its symbol tree has it (docs/PERF_DIFFERENCES.md).
+ * Returns a malloc'ed copy.
  */
 static char *comparable(const char *text)
 {
@@ -140,7 +151,8 @@ static char *comparable(const char *text)
 		while (keep && l[keep - 1] == ' ')
 			keep--;
 		bool drop = keep == 0 || (keep == 1 && l[0] == '#') ||
-			    strncmp(l, "# To display", 12) == 0 || strncmp(l, "# (Tip:", 7) == 0;
+			    strncmp(l, "# To display", 12) == 0 || strncmp(l, "# (Tip:", 7) == 0 ||
+			    ends_with(l, keep, "] _init") || ends_with(l, keep, "@plt");
 		if (!drop) {
 			memcpy(o, l, keep);
 			o += keep;
