@@ -65,3 +65,28 @@ bench_side_by_side() {
 	END {'"$verdict"'
 	}'
 }
+
+# Sets perf_latest to the newest perf (Debian sid's, run by perf-latest): $PERF_LATEST,
+# else ../shared/tools/perf-latest beside the repository, else perf-latest in PATH;
+# empty when there is none or PERF_LATEST is "none" (the caller then leaves it out).
+bench_find_perf_latest() {
+	perf_latest=${PERF_LATEST:-}
+	if [ "$perf_latest" = none ]; then
+		perf_latest=
+		return 0
+	fi
+	if [ -z "$perf_latest" ]; then
+		perf_latest=$(cd "$(dirname "$0")/.." && pwd)/../shared/tools/perf-latest
+		[ -x "$perf_latest" ] || perf_latest=$(command -v perf-latest || true)
+	fi
+	if [ -n "$perf_latest" ] && ! "$perf_latest" --version >/dev/null 2>&1; then
+		echo "$bench_me: $perf_latest does not run: leaving the newest perf out" >&2
+		perf_latest=
+	fi
+	[ -n "$perf_latest" ] || echo "$bench_me: no newest perf (perf-latest): comparing with perf 6.1 alone" >&2
+}
+
+# Prints the version of the perf at $1 ("perf version X" -> X), or "none".
+bench_perf_version() {
+	if [ -n "$1" ]; then "$1" --version 2>/dev/null | awk '{ print $NF }'; else echo none; fi
+}
