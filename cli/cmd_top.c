@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,7 +22,7 @@
 
 static const char usage[] =
     "perfev top [-e EVENTS] [-F HZ | -c PERIOD] [-a | -p PID | -t TID] [-d SECS] [-g]\n"
-    "                  [--sort KEYS] [--percent-limit PCT] [-z] [--stdio] [-n COUNT]";
+    "                  [--sort KEYS] [--percent-limit PCT] [-z] [--stdio] [-E N] [-n COUNT]";
 
 #define TOP_DEFAULT_FREQ 4000 /* -F, as perf top */
 #define TOP_PAGES        128  /* data pages of each ring */
@@ -37,6 +38,7 @@ struct top_config {
 	bool zero;
 	bool stdio;
 	long count; /* -n: refreshes before exiting; 0: until stopped */
+	long entries; /* -E: entries of a plain table; -1: as many as the window has lines */
 };
 
 static void print_help(void)
@@ -59,6 +61,8 @@ static void print_help(void)
 	       "      --percent-limit PCT hide entries below PCT percent\n"
 	       "  -z, --zero              per-interval counts instead of decaying ones\n"
 	       "      --stdio             plain tables, one per interval\n"
+	       "  -E, --entries N         entries of a plain table (default: the terminal's lines,\n"
+	       "                          $LINES or 25, less 5, as perf top; 0: all)\n"
 	       "  -n, --iterations COUNT  stop after COUNT refreshes\n",
 	       usage, TOP_DEFAULT_FREQ);
 }
@@ -79,7 +83,7 @@ static int parse_args(int argc, char **argv, struct top_config *c)
 	    {"pid", required_argument, NULL, 'p'},     {"tid", required_argument, NULL, 't'},
 	    {"delay", required_argument, NULL, 'd'},   {"sort", required_argument, NULL, 's'},
 	    {"zero", no_argument, NULL, 'z'},          {"stdio", no_argument, NULL, OPT_STDIO},
-	    {"iterations", required_argument, NULL, 'n'},
+	    {"iterations", required_argument, NULL, 'n'}, {"entries", required_argument, NULL, 'E'},
 	    {"percent-limit", required_argument, NULL, OPT_PERCENT},
 	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
@@ -89,9 +93,10 @@ static int parse_args(int argc, char **argv, struct top_config *c)
 
 	c->delay = 1;
 	c->sort = "dso,sym";
+	c->entries = -1;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":e:F:c:ap:t:d:s:gzn:h", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":e:F:c:ap:t:d:s:gzn:E:h", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			c->events = optarg;
@@ -128,6 +133,10 @@ static int parse_args(int argc, char **argv, struct top_config *c)
 		case 'n':
 			if (!cli_parse_long(optarg, "", 1, LONG_MAX, &c->count))
 				return bad_value("-n", "a number of refreshes >= 1", optarg);
+			break;
+		case 'E':
+			if (!cli_parse_long(optarg, "", 0, INT_MAX, &c->entries))
+				return bad_value("-E", "a number of entries >= 0", optarg);
 			break;
 		case OPT_STDIO:
 			c->stdio = true;
@@ -252,11 +261,12 @@ static double now_s(void)
 static void print_table(const char *text)
 {
 	for (const char *line = text, *end; line && *line; line = end ? end + 1 : NULL) {
-		const char *ev = strstr(line, " of event '");
+		const char *ev;
 		int len;
 		end = strchr(line, '\n');
 		len = end ? (int)(end - line) : (int)strlen(line);
-		if (strncmp(line, "# Samples:", 10) == 0 && ev && ev < line + len)
+		ev = line[0] == '#' ? memmem(line, (size_t)len, " of event '", 11) : NULL;
+		if (strncmp(line, "# Samples:", 10) == 0 && ev)
 			printf("# Event %.*s\n", (int)(line + len - ev - 10), ev + 10);
 		else if (strncmp(line, "# Total Lost", 12) != 0 &&
 		         strncmp(line, "# Event count", 13) != 0 && !(len == 1 && line[0] == '#'))
@@ -264,8 +274,28 @@ static void print_table(const char *text)
 	}
 }
 
+/*
+ * The entries a plain table shows: -E, else as many as the window has lines
+ * less 5, as perf top: the lines of $LINES (with $COLUMNS set), else of the
+ * terminal, else 25.
+ */
+static unsigned plain_entries(long entries)
+{
+	const char *lines = getenv("LINES"), *cols = getenv("COLUMNS");
+	struct winsize ws;
+	long rows = 25;
+
+	if (entries >= 0)
+		return (unsigned)entries;
+	if (lines && cols && atol(lines) > 0 && atol(cols) > 0)
+		rows = atol(lines);
+	else if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
+		rows = ws.ws_row;
+	return rows > 6 ? (unsigned)(rows - 5) : 1;
+}
+
 /* One plain table: a header line, then the report writer's table. */
-static int print_stdio(const struct top_view *v, bool callgraph)
+static int print_stdio(const struct top_view *v, bool callgraph, unsigned entries)
 {
 	struct pev_report_opts o;
 	struct pev_error err;
@@ -282,6 +312,7 @@ static int print_stdio(const struct top_view *v, bool callgraph)
 	top_view_report_opts(v, &o);
 	o.event = NULL; /* every event, a section each */
 	o.callgraph = callgraph ? PEV_REPORT_CALLGRAPH_CALLEE : PEV_REPORT_CALLGRAPH_NONE;
+	o.max_entries = entries;
 	r = pev_profile_write_table(v->profile, f, &o, &err);
 	fclose(f);
 	if (r != 0) {
@@ -317,6 +348,31 @@ static void drain(struct pev_session *s, struct top_model *m, bool drop)
 	}
 }
 
+/* Whether the comma-separated list has word. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *at = list; (at = strstr(at, word)); at += n)
+		if ((at == list || at[-1] == ',') && (at[n] == ',' || !at[n]))
+			return true;
+	return false;
+}
+
+/* What the model's entries must keep apart for the view: its sort keys and zoom. */
+static unsigned view_key(const struct top_view *v)
+{
+	unsigned key = 0;
+
+	if (has_word(v->sort, "comm") || v->zoom_comm[0])
+		key |= TOP_KEY_COMM;
+	if (has_word(v->sort, "pid") || has_word(v->sort, "process") || v->zoom_pid[0])
+		key |= TOP_KEY_PID;
+	if (has_word(v->sort, "tid") || v->zoom_tid[0])
+		key |= TOP_KEY_TID;
+	return key;
+}
+
 /* The loop: drain every tick, refresh every delay, keys and signals between. */
 static int run(struct top_config *c, struct pev_session *s, struct top_model *m,
                struct top_view *v)
@@ -348,6 +404,7 @@ static int run(struct top_config *c, struct pev_session *s, struct top_model *m,
 		}
 		if (tui && top_screen_resized())
 			redraw = true;
+		top_model_key(m, view_key(v));
 		drain(s, m, v->paused);
 		pev_session_poll(s, 0); /* notes the rings whose task exited */
 		if (pev_session_finished(s)) {
@@ -374,7 +431,7 @@ static int run(struct top_config *c, struct pev_session *s, struct top_model *m,
 				top_model_decay(m, v->zero);
 				redraw = true;
 				refreshes++;
-				if (!tui && (status = print_stdio(v, c->callgraph)) != 0)
+				if (!tui && (status = print_stdio(v, c->callgraph, plain_entries(c->entries))) != 0)
 					break;
 			}
 			last = t;

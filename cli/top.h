@@ -4,8 +4,8 @@
  *
  * cmd_top.c reads the options and runs the loop: a session's rings drained
  * every 250 ms, a table every -d seconds. top_model.c keeps the samples
- * seen: one entry per distinct stack (thread, addresses) with its weight,
- * symbolized once when first seen, the side-band records (and those
+ * seen: one entry per distinct stack of functions (and command, process or
+ * thread where the view needs them) with its weight, the side-band records (and those
  * record_synth.c makes from /proc) fed to the symbolizer; each refresh
  * turns the entries into a struct pev_profile that the report writer
  * draws, then decays them. top_screen.c is the terminal: raw mode, the
@@ -41,6 +41,17 @@ void top_model_feed(struct top_model *m, const struct pev_session_record *r, boo
  * previous call.
  */
 struct pev_profile *top_model_profile(struct top_model *m, uint64_t *samples_out);
+
+/* What tells entries apart besides the event and the functions of their stacks. */
+#define TOP_KEY_COMM (1u << 0)
+#define TOP_KEY_PID  (1u << 1)
+#define TOP_KEY_TID  (1u << 2)
+
+/*
+ * Sets what tells entries apart (TOP_KEY_*): what the view sorts or zooms
+ * by. A change drops the entries (they cannot be split after the fact).
+ */
+void top_model_key(struct top_model *m, unsigned key);
 
 /* Ages the entries: zero drops them all (per-interval counts), else each keeps 7/8. */
 void top_model_decay(struct top_model *m, bool zero);

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * top_model.c - the samples `perfev top` has seen: one entry per distinct
- * stack (event, thread, addresses) with its weight (summed periods),
- * symbolized when first seen; the threads' names; the symbolizer fed with
- * the side-band records. A refresh makes a struct pev_profile of the
- * entries for the report writer, then ages them (decay or zeroing).
+ * stack of functions (event, the functions of its frames, and the command,
+ * process and thread where the view sorts or zooms by them) with its
+ * weight (summed periods); the threads' names; the symbolizer fed with the
+ * side-band records. Every sample is symbolized (one index lookup a
+ * frame), so entries are as few as the table's rows, as perf top's: keyed
+ * by addresses and threads, a system-wide top of a compiler loop kept
+ * some 2,000 new entries a second, each rebuilt into the profile at every
+ * refresh for the 100 s its weight takes to decay. A refresh makes a
+ * struct pev_profile of the entries for the report writer, then ages them
+ * (decay or zeroing).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,19 +24,18 @@ struct top_stack {
 	struct top_stack *next;
 	uint64_t hash;
 	unsigned event;
-	int32_t pid, tid;
+	int32_t pid, tid; /* of the first sample, where the key has none */
+	char comm[16];    /* the thread's name at the first sample */
 	uint64_t weight;
-	uint32_t nips;
-	uint64_t *ips; /* the raw addresses (markers included): the key */
-	struct pev_profile_frame *frames;
+	struct pev_profile_frame *frames; /* the first sample's */
 	size_t nframes;
 };
 
-/* A thread's name; never freed before the model (stacks point at it). */
+/* A thread's name. */
 struct top_comm {
 	struct top_comm *next;
 	int32_t tid;
-	char comm[32];
+	char comm[16];
 };
 
 struct top_model {
@@ -44,6 +49,7 @@ struct top_model {
 	struct pev_record_format synth_fmt; /* synthesized records: no trailer */
 	struct pev_profile_frame *scratch;  /* frames of the stack being added */
 	size_t scratch_cap;
+	unsigned key; /* TOP_KEY_*: what tells entries apart besides event and functions */
 };
 
 struct top_model *top_model_new(const char *const *names, int nevents)
@@ -69,7 +75,6 @@ struct top_model *top_model_new(const char *const *names, int nevents)
 
 static void stack_free(struct top_stack *st)
 {
-	free(st->ips);
 	free(st->frames);
 	free(st);
 }
@@ -121,41 +126,15 @@ static void comm_set(struct top_model *m, int32_t tid, const char *comm)
 	snprintf(c->comm, sizeof(c->comm), "%s", comm);
 }
 
-static const char *comm_of(struct top_model *m, int32_t pid, int32_t tid)
-{
-	struct top_comm *c = comm_find(m, tid, false);
-
-	if (!c)
-		c = comm_find(m, pid, false);
-	return c ? c->comm : NULL;
-}
-
 /* ---- side band ------------------------------------------------------------------- */
-
-/* Forgets the stacks of a process whose program changed (exec): its addresses mean other code now. */
-static void forget_process(struct top_model *m, int32_t pid)
-{
-	for (int b = 0; b < BUCKETS; b++)
-		for (struct top_stack **pp = &m->stacks[b]; *pp;) {
-			struct top_stack *st = *pp;
-			if (st->pid == pid) {
-				*pp = st->next;
-				stack_free(st);
-			} else {
-				pp = &st->next;
-			}
-		}
-}
 
 static void sideband(struct top_model *m, const struct pev_record *rec)
 {
 	switch (rec->type) {
 	case PEV_RECORD_COMM:
 		comm_set(m, (int32_t)rec->comm.tid, rec->comm.comm);
-		if (pev_record_comm_exec(rec)) {
+		if (pev_record_comm_exec(rec))
 			pev_symbols_exec(m->sym, (int32_t)rec->comm.pid);
-			forget_process(m, (int32_t)rec->comm.pid);
-		}
 		break;
 	case PEV_RECORD_FORK: {
 		struct top_comm *parent = comm_find(m, (int32_t)rec->task.ptid, false);
@@ -210,13 +189,57 @@ int top_model_synth_sink(void *ctx, const void *bytes, size_t len)
 
 /* ---- samples --------------------------------------------------------------------- */
 
-static uint64_t hash_stack(unsigned event, int32_t tid, const uint64_t *ips, uint32_t n)
+/* Where frame f's function starts (its address when unresolved): with its name and DSO, which function. */
+static uint64_t frame_spot(const struct pev_profile_frame *f)
 {
-	uint64_t h = 1469598103934665603ULL ^ ((uint64_t)event << 32 | (uint32_t)tid);
+	uint64_t at = (f->flags & PEV_FRAME_DSO_OFFSET) ? f->dso_offset : f->address;
 
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ ips[i]) * 1099511628211ULL;
+	return f->symbol ? at - f->offset : at;
+}
+
+/* Whether two frames are of one function (names and paths are the symbolizer's: one pointer each). */
+static bool same_function(const struct pev_profile_frame *a, const struct pev_profile_frame *b)
+{
+	return a->symbol == b->symbol && a->dso == b->dso && frame_spot(a) == frame_spot(b) &&
+	       (a->flags & PEV_FRAME_KERNEL) == (b->flags & PEV_FRAME_KERNEL);
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 1099511628211ULL;
+}
+
+/* The hash of an entry's key: the event, the fields m->key names, the functions of frames[]. */
+static uint64_t hash_key(const struct top_model *m, unsigned event, int32_t pid, int32_t tid,
+                         const char *comm, const struct pev_profile_frame *frames, size_t n)
+{
+	uint64_t h = mix(1469598103934665603ULL, event);
+
+	if (m->key & TOP_KEY_PID)
+		h = mix(h, (uint32_t)pid);
+	if (m->key & TOP_KEY_TID)
+		h = mix(h, (uint32_t)tid);
+	for (const char *c = (m->key & TOP_KEY_COMM) ? comm : ""; *c; c++)
+		h = mix(h, (unsigned char)*c);
+	for (size_t i = 0; i < n; i++)
+		h = mix(mix(h, (uintptr_t)frames[i].symbol ^ (uintptr_t)frames[i].dso),
+		        frame_spot(&frames[i]));
 	return h ^ (h >> 29);
+}
+
+/* Whether entry st has the key of a sample (the same fields as hash_key). */
+static bool same_key(const struct top_model *m, const struct top_stack *st, unsigned event,
+                     int32_t pid, int32_t tid, const char *comm,
+                     const struct pev_profile_frame *frames, size_t n)
+{
+	if (st->event != event || st->nframes != n || ((m->key & TOP_KEY_PID) && st->pid != pid) ||
+	    ((m->key & TOP_KEY_TID) && st->tid != tid) ||
+	    ((m->key & TOP_KEY_COMM) && strcmp(st->comm, comm) != 0))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!same_function(&st->frames[i], &frames[i]))
+			return false;
+	return true;
 }
 
 static struct pev_profile_frame *push_frame(struct top_model *m, size_t *n)
@@ -262,8 +285,8 @@ static bool kernel_mode(unsigned cpumode)
 	return cpumode == PEV_RECORD_MISC_KERNEL || cpumode == PEV_RECORD_MISC_GUEST_KERNEL;
 }
 
-/* Symbolizes a new stack's addresses, leaf first, into st->frames. */
-static void resolve_stack(struct top_model *m, struct top_stack *st, const struct pev_record *rec)
+/* Symbolizes a sample's addresses, leaf first, into m->scratch; returns how many. */
+static size_t resolve_stack(struct top_model *m, int32_t pid, const struct pev_record *rec)
 {
 	const struct pev_sample *s = &rec->sample;
 	bool kmode = kernel_mode(pev_record_cpumode(rec));
@@ -283,40 +306,34 @@ static void resolve_stack(struct top_model *m, struct top_stack *st, const struc
 			context = f.context;
 			if (f.context == PEV_CONTEXT_HV || f.ip == 0)
 				continue;
-			add_frame(m, &n, st->pid, f.ip, first ? f.ip : f.ip - 1, kernel);
+			add_frame(m, &n, pid, f.ip, first ? f.ip : f.ip - 1, kernel);
 		}
 	}
 	if (!n && (s->fields & PEV_SAMPLE_IP))
-		add_frame(m, &n, st->pid, s->ip, s->ip, kmode);
-	st->frames = malloc((n ? n : 1) * sizeof(*st->frames));
-	if (!st->frames) {
-		cli_error("out of memory");
-		exit(1);
-	}
-	memcpy(st->frames, m->scratch, n * sizeof(*st->frames));
-	st->nframes = n;
+		add_frame(m, &n, pid, s->ip, s->ip, kmode);
+	return n;
 }
 
 static void add_sample(struct top_model *m, const struct pev_session_record *r)
 {
 	const struct pev_record *rec = &r->rec;
 	const struct pev_sample *s = &rec->sample;
-	uint64_t leaf[2] = {s->ip, pev_record_cpumode(rec)};
-	const uint64_t *ips = leaf;
-	uint32_t n = 2;
 	int32_t pid = (int32_t)rec->sample_id.pid, tid = (int32_t)rec->sample_id.tid;
+	const struct top_comm *c;
+	const char *comm;
+	size_t n;
 
 	if (r->event < 0 || r->event >= m->nevents)
 		return;
-	if ((s->fields & PEV_SAMPLE_CALLCHAIN) && s->callchain_nr) {
-		ips = s->callchain;
-		n = (uint32_t)s->callchain_nr;
-	}
-	uint64_t h = hash_stack((unsigned)r->event, tid, ips, n);
+	n = resolve_stack(m, pid, rec);
+	c = comm_find(m, tid, false);
+	if (!c) /* a thread that started before top: its process's name */
+		c = comm_find(m, pid, false);
+	comm = c ? c->comm : "";
+	uint64_t h = hash_key(m, (unsigned)r->event, pid, tid, comm, m->scratch, n);
 	struct top_stack **head = &m->stacks[h % BUCKETS], *st;
 	for (st = *head; st; st = st->next)
-		if (st->hash == h && st->tid == tid && st->event == (unsigned)r->event &&
-		    st->nips == n && memcmp(st->ips, ips, n * sizeof(*ips)) == 0)
+		if (st->hash == h && same_key(m, st, (unsigned)r->event, pid, tid, comm, m->scratch, n))
 			break;
 	if (!st) {
 		st = cli_xcalloc(1, sizeof(*st));
@@ -324,14 +341,14 @@ static void add_sample(struct top_model *m, const struct pev_session_record *r)
 		st->event = (unsigned)r->event;
 		st->pid = pid;
 		st->tid = tid;
-		st->nips = n;
-		st->ips = malloc(n * sizeof(*ips));
-		if (!st->ips) {
+		snprintf(st->comm, sizeof(st->comm), "%s", comm);
+		st->frames = malloc((n ? n : 1) * sizeof(*st->frames));
+		if (!st->frames) {
 			cli_error("out of memory");
 			exit(1);
 		}
-		memcpy(st->ips, ips, n * sizeof(*ips));
-		resolve_stack(m, st, rec);
+		memcpy(st->frames, m->scratch, n * sizeof(*st->frames));
+		st->nframes = n;
 		st->next = *head;
 		*head = st;
 	}
@@ -379,7 +396,7 @@ struct pev_profile *top_model_profile(struct top_model *m, uint64_t *samples_out
 			struct pev_profile_sample s = PEV_PROFILE_SAMPLE_INIT;
 			s.event = st->event;
 			s.period = st->weight;
-			s.comm = comm_of(m, st->pid, st->tid);
+			s.comm = st->comm[0] ? st->comm : NULL;
 			s.pid = st->pid;
 			s.tid = st->tid;
 			s.frames = st->frames;
@@ -392,6 +409,14 @@ struct pev_profile *top_model_profile(struct top_model *m, uint64_t *samples_out
 fail:
 	pev_profile_free(p);
 	return NULL;
+}
+
+void top_model_key(struct top_model *m, unsigned key)
+{
+	if (key == m->key)
+		return;
+	m->key = key;
+	top_model_decay(m, true);
 }
 
 void top_model_decay(struct top_model *m, bool zero)

@@ -176,6 +176,29 @@ Test(cmd_top, all_cpus_two_events)
 	th_output_free(&r);
 }
 
+/* Plain tables show as many entries as perf top's window: $LINES less 5, or -E. */
+Test(cmd_top, entries_as_the_window_has_lines)
+{
+	pid_t w = start_work("60000");
+	char rows[64][256];
+
+	setenv("LINES", "8", 1);
+	setenv("COLUMNS", "80", 1);
+	struct th_output r = th_perfev("top", "--stdio", "-a", "-d", "0.5", "-n", "1");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(table_rows(r.out, rows, 64), 3, "LINES=8: 3 entries:\n%s", r.out);
+	th_output_free(&r);
+	unsetenv("LINES");
+	r = th_perfev("top", "--stdio", "-a", "-d", "0.5", "-n", "1", "-E", "2");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(table_rows(r.out, rows, 64), 2, "-E 2:\n%s", r.out);
+	th_output_free(&r);
+	r = th_perfev("top", "--stdio", "-d", "0.5", "-n", "1", "-p", itoa_pid(w), "-E", "0");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_geq(table_rows(r.out, rows, 64), 4, "-E 0, every entry:\n%s", r.out);
+	th_output_free(&r);
+}
+
 /* A target that exits ends top, which says so. */
 Test(cmd_top, target_exit_ends_top)
 {
@@ -335,12 +358,17 @@ static void expect_restored(const char *dir)
 	char *p = wait_pane("top-exit=", false, 5000);
 	cr_assert(strstr(p, "top-exit=0"), "top did not end well:\n%s", p);
 	free(p);
-	char path[512];
+	char path[512], *after = NULL;
+	/* The file exists before stty has written its line: wait for the line. */
 	snprintf(path, sizeof(path), "%s/after", dir);
-	for (int i = 0; i < 50 && access(path, F_OK) != 0; i++)
+	for (int i = 0; i < 50; i++) {
+		free(after);
+		after = read_file(path);
+		if (strchr(after, '\n'))
+			break;
 		sleep_ms(100);
+	}
 	char *before = read_file(strcat(strcpy(path, dir), "/before"));
-	char *after = read_file(strcat(strcpy(path, dir), "/after"));
 	cr_assert(before[0], "no terminal settings saved");
 	cr_assert_str_eq(before, after, "the terminal was not restored");
 	free(before);

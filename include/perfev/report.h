@@ -438,6 +438,12 @@ struct pev_report_opts {
 	 * left to right. NULL: perf's default columns.
 	 */
 	const char *fields;
+	/**
+	 * Table: write at most this many entries (with their call graphs), the
+	 * first in the table's order (perf top's --entries). The columns stay as
+	 * wide as every entry. 0: all.
+	 */
+	unsigned max_entries;
 };
 
 /** Initializer for struct pev_report_opts: everything zero (the defaults), the size set. */

@@ -156,6 +156,8 @@ static int cmp_keys(const struct table *t, const struct entry *x, const struct e
 			c = (a->pid > b->pid) - (a->pid < b->pid);
 		else if (k == PEV__KEY_CPU)
 			c = (a->cpu > b->cpu) - (a->cpu < b->cpu);
+		else if (k == PEV__KEY_SYM && !rx->p->syms[a->sym].name && !ry->p->syms[b->sym].name)
+			c = pev__cmp_u64(rx->p->syms[a->sym].address, ry->p->syms[b->sym].address);
 		else
 			c = strcmp(pev__row_text(rx, a, k, ba, sizeof(ba)),
 				   pev__row_text(ry, b, k, bb, sizeof(bb)));

@@ -466,6 +466,12 @@ static inline double pev__percent(uint64_t part, uint64_t total)
 	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
+/* -1, 0 or 1 as a is below, equal to or above b. */
+static inline int pev__cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
 /* The text of a row's key k as the table shows it (without the [.] mark). */
 const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row, enum pev__key k,
 			  char *buf, size_t size);

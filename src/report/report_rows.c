@@ -320,11 +320,20 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 		case PEV__KEY_CPU:
 			c = (x->cpu > y->cpu) - (x->cpu < y->cpu);
 			break;
-		case PEV__KEY_SYM:
+		case PEV__KEY_SYM: {
+			const struct pev__sym *sx = &r->p->syms[x->sym], *sy = &r->p->syms[y->sym];
 			/* As perf: named symbols before unresolved addresses. */
-			c = !r->p->syms[x->sym].name - !r->p->syms[y->sym].name;
+			c = !sx->name - !sy->name;
 			if (c)
 				break;
+			/* Unresolved ones shown as zero-padded hex: in the order of their addresses. */
+			if (!sx->name) {
+				c = pev__cmp_u64(sx->address, sy->address);
+				if (!c)
+					c = (x->sym > y->sym) - (x->sym < y->sym);
+				break;
+			}
+		}
 			/* fall through */
 		default:
 			c = strcmp(pev__row_text(r, x, k, bx, sizeof(bx)),

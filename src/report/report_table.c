@@ -337,7 +337,7 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned 
 		}
 		fputs("\n#\n", out);
 	}
-	for (uint32_t i = 0; i < rows.nr_order; i++) {
+	for (uint32_t i = 0; i < rows.nr_order && (!o->max_entries || i < o->max_entries); i++) {
 		const struct pev__row *row = &rows.row[rows.order[i]];
 
 		for (unsigned k = 0; k < lay->n; k++) {

@@ -590,29 +590,45 @@ static const struct dso_sym *get_sym(struct pev_symbols *s, struct sym_dso *d, u
 	return ds;
 }
 
-/* Looks vaddr up in d (symbol index, PLT, then DWARF) and caches the answer. */
-static struct dso_addr *lookup(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr)
+/*
+ * The ELF symbol holding vaddr in d: from the index, else a PLT stub's.
+ * Returns 0 with *out (NULL: none) or -ENOMEM.
+ */
+static int elf_symbol(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr,
+		      const struct dso_sym **out)
 {
-	struct dso_addr *e = pev__arena_alloc(&s->arena, sizeof(*e));
 	struct sym_index *x = pev__dso_index(s, d);
 	struct dso_sym *ds;
 	const char *plt_name;
-	uint64_t fn_lo = 0, fn_hi = 0, plt_start, plt_size;
+	uint64_t plt_start, plt_size;
 	int plt;
 
-	if (!e || !x)
-		return NULL;
-	if (!(s->opts.flags & PEV_SYMBOLS_NO_SRCLINE) &&
-	    read_dwarf(s, d, vaddr, e, &fn_lo, &fn_hi) < 0)
-		return NULL;
+	*out = NULL;
+	if (!x)
+		return -ENOMEM;
 	if ((ds = pev__index_find(x, vaddr))) {
 		if (!ds->name)
 			name_sym(s, ds, ds->raw);
-		e->sym = ds;
+		*out = ds;
 	} else if ((plt = pev__dso_plt_find(s, d, vaddr, &plt_start, &plt_size, &plt_name)) != 0) {
 		/* A PLT stub: named after the function it jumps to, as perf does. */
-		if (plt < 0 || !(e->sym = get_sym(s, d, plt_start, plt_size, plt_name)))
-			return NULL;
+		if (plt < 0 || !(*out = get_sym(s, d, plt_start, plt_size, plt_name)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Looks vaddr up in d (ELF symbols, then DWARF) and caches the answer. */
+static struct dso_addr *lookup(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr)
+{
+	struct dso_addr *e = pev__arena_alloc(&s->arena, sizeof(*e));
+	uint64_t fn_lo = 0, fn_hi = 0;
+
+	if (!e || read_dwarf(s, d, vaddr, e, &fn_lo, &fn_hi) < 0 ||
+	    elf_symbol(s, d, vaddr, &e->sym) < 0)
+		return NULL;
+	if (e->sym) {
+		/* named */
 	} else if (e->nframes && e->frames[e->nframes - 1].function && fn_hi > fn_lo &&
 		   vaddr >= fn_lo && vaddr < fn_hi) {
 		/* No ELF symbol (a stripped file with separate DWARF, a local
@@ -631,7 +647,7 @@ int pev__dso_resolve(struct pev_symbols *s, const struct sym_map *m, uint64_t ad
 {
 	struct sym_dso *d = m->dso;
 	uint64_t vaddr;
-	struct dso_addr *e;
+	struct dso_addr *e, nodwarf = {0};
 
 	if (!d->opened)
 		dso_open(s, d);
@@ -645,8 +661,12 @@ int pev__dso_resolve(struct pev_symbols *s, const struct sym_map *m, uint64_t ad
 		pev__sym_unknown(out, PEV_SYMBOL_NO_SYMBOL, d->path, addr - m->start + m->pgoff);
 		return 0;
 	}
-	e = pev__u64map_get(&d->addrs, vaddr);
-	if (e) {
+	if (s->opts.flags & PEV_SYMBOLS_NO_SRCLINE) {
+		/* No DWARF to keep: the index answers at once, no cache needed. */
+		if (elf_symbol(s, d, vaddr, &nodwarf.sym) < 0)
+			return -ENOMEM;
+		e = &nodwarf;
+	} else if ((e = pev__u64map_get(&d->addrs, vaddr))) {
 		s->st.cache_hits++;
 	} else if (!(e = lookup(s, d, vaddr))) {
 		return -ENOMEM;
