@@ -148,6 +148,9 @@ void *pev__pd_alloc(struct pev_perfdata *pd, size_t size);
 int64_t pev__pd_fetch(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len,
 		      struct pev_error *err);
 
+/* Whether pd's bytes can be read again at any offset (a file or a buffer, not a stream). */
+bool pev__pd_random_access(const struct pev_perfdata *pd);
+
 /*
  * Reads exactly len bytes at off (random-access sources), which must lie
  * within the file: else PEV_EFORMAT "<what> at offset .. size .. runs past

@@ -13,6 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+bool pev__pd_random_access(const struct pev_perfdata *pd)
+{
+	return pd->kind != PD_SRC_STREAM;
+}
+
 int64_t pev__pd_fetch(struct pev_perfdata *pd, uint64_t off, void *buf, size_t len,
 		      struct pev_error *err)
 {

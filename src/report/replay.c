@@ -17,6 +17,7 @@
 
 #include "core/error_internal.h"
 #include "core/log_internal.h"
+#include "perfdata/perfdata_internal.h"
 #include "perfev/event.h"
 #include "report/replay_internal.h"
 #include "report/report_internal.h"
@@ -45,6 +46,9 @@ struct pev_replay {
 	unsigned flags;
 
 	struct pev__rq queue;
+	bool reread;             /* big records are read again from the file, not queued */
+	uint64_t *record;        /* a record read again (8-aligned) */
+	size_t record_cap;       /* its bytes */
 	uint64_t max_time;       /* newest time read */
 	uint64_t round_limit;    /* newest time read at the previous FINISHED_ROUND */
 	bool eof;
@@ -693,6 +697,7 @@ int pev_replay_open(struct pev_perfdata *pd, const struct pev_replay_opts *opts,
 	if (!r)
 		return pev__error_start(err, PEV_ENOMEM, 0, NULL, NULL, true);
 	r->pd = pd;
+	r->reread = pev__pd_random_access(pd);
 	r->flags = o.flags;
 	if (o.symbols) {
 		r->sym = o.symbols;
@@ -729,6 +734,7 @@ void pev_replay_close(struct pev_replay *r)
 	if (r->own_sym)
 		pev_symbols_free(r->sym);
 	pev__rq_free(&r->queue);
+	free(r->record);
 	free(r->formats);
 	free(r->format_ok);
 	pev__u64map_free(&r->comms);
@@ -762,6 +768,29 @@ struct pev_symbols *pev_replay_symbols(const struct pev_replay *r)
 	return r ? r->sym : NULL;
 }
 
+/*
+ * Records this big or bigger (a --call-graph dwarf sample carries 8 KiB of
+ * stack) wait in the queue as their place in the file, not as a copy: a
+ * round of them would hold tens of megabytes.
+ */
+#define REREAD_MIN 1024
+
+/* The bytes of queued entry e, read again from the file: *bytes. 0 or a negative code. */
+static int reread(struct pev_replay *r, const struct pev__rq_entry *e, const void **bytes,
+		  struct pev_error *err)
+{
+	if (e->len > r->record_cap) {
+		uint64_t *b = realloc(r->record, e->len);
+		if (!b)
+			return pev__error_start(err, PEV_ENOMEM, 0, NULL, NULL, true);
+		r->record = b;
+		r->record_cap = e->len;
+	}
+	int rc = pev__pd_read_at(r->pd, e->file_offset, r->record, e->len, "record", err);
+	*bytes = r->record;
+	return rc;
+}
+
 /* Reads records into the queue until some are ready or the file ends. */
 static int fill_queue(struct pev_replay *r, struct pev_error *err)
 {
@@ -786,7 +815,8 @@ static int fill_queue(struct pev_replay *r, struct pev_error *err)
 		uint64_t t = rec.has_time ? rec.time : r->max_time;
 		if (t > r->max_time)
 			r->max_time = t;
-		rc = pev__rq_push(&r->queue, rec.header, rec.size, t, rec.offset, rec.event);
+		rc = pev__rq_push(&r->queue, rec.header, rec.size, t, rec.offset, rec.event,
+				  !r->reread || rec.size < REREAD_MIN);
 		if (rc)
 			return pev__error_start(err, rc, 0, NULL, NULL, true);
 	}
@@ -836,6 +866,8 @@ int pev_replay_next(struct pev_replay *r, struct pev_replay_sample *out, struct 
 		return next_in_file_order(r, out, err);
 	for (;;) {
 		while ((e = pev__rq_pop(&r->queue, &bytes))) {
+			if (!bytes && (rc = reread(r, e, &bytes, err)) < 0)
+				return rc;
 			rc = process(r, bytes, e->len, e->event, e->file_offset, out);
 			if (rc)
 				return rc < 0 ? pev__error_start(err, rc, 0, NULL, NULL, true) : 1;

@@ -17,11 +17,14 @@
 
 struct pev_replay;
 
+/* The off of an entry whose bytes the queue does not hold. */
+#define PEV__RQ_NOT_HELD SIZE_MAX
+
 /* One record held in the queue: a copy of its bytes and what the reader said of it. */
 struct pev__rq_entry {
 	uint64_t time;
 	uint64_t seq;    /* arrival order: ties keep it */
-	size_t off;      /* where its bytes are in the queue's buffer, in bytes */
+	size_t off;      /* where its bytes are in the queue's buffer; PEV__RQ_NOT_HELD: not copied */
 	size_t len;
 	uint64_t file_offset;
 	const struct pev_perfdata_event *event;
@@ -44,9 +47,13 @@ struct pev__rq {
 	uint64_t seq;
 };
 
-/* Copies a record (len bytes, a multiple of 8) into the queue. Returns 0 or PEV_ENOMEM. */
+/*
+ * Queues a record (len bytes, a multiple of 8), copying its bytes unless
+ * hold is false (the caller can read them again at file_offset). Returns 0
+ * or PEV_ENOMEM.
+ */
 int pev__rq_push(struct pev__rq *q, const void *bytes, size_t len, uint64_t time,
-		 uint64_t file_offset, const struct pev_perfdata_event *event);
+		 uint64_t file_offset, const struct pev_perfdata_event *event, bool hold);
 
 /*
  * Forgets what was handed out, sorts what is left by time and makes every
@@ -54,7 +61,7 @@ int pev__rq_push(struct pev__rq *q, const void *bytes, size_t len, uint64_t time
  */
 int pev__rq_release(struct pev__rq *q, uint64_t limit);
 
-/* The next ready entry (its bytes in *bytes), or NULL when none is ready. */
+/* The next ready entry (its bytes in *bytes, NULL when not held), or NULL when none is ready. */
 const struct pev__rq_entry *pev__rq_pop(struct pev__rq *q, const void **bytes);
 
 void pev__rq_free(struct pev__rq *q);

@@ -6,6 +6,9 @@
  * record is older than what preceded the round before it. The replay pushes
  * every record, and at each marker releases those up to the newest time
  * seen at the previous marker; at the end of the file it releases all.
+ * A round of --call-graph dwarf samples (8 KiB of stack each) can hold tens
+ * of megabytes: from a file, big records are not copied but read again
+ * when their turn comes (the page cache still holds them).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +16,9 @@
 #include "report/replay_internal.h"
 
 int pev__rq_push(struct pev__rq *q, const void *bytes, size_t len, uint64_t time,
-		 uint64_t file_offset, const struct pev_perfdata_event *event)
+		 uint64_t file_offset, const struct pev_perfdata_event *event, bool hold)
 {
-	size_t need = (len + 7) & ~(size_t)7;
+	size_t need = hold ? (len + 7) & ~(size_t)7 : 0;
 
 	if (q->used + need > q->cap) {
 		size_t cap = q->cap ? q->cap : 256 * 1024;
@@ -37,11 +40,12 @@ int pev__rq_push(struct pev__rq *q, const void *bytes, size_t len, uint64_t time
 		q->ents = e;
 		q->cap_ents = cap;
 	}
-	memcpy((unsigned char *)q->buf + q->used, bytes, len);
+	if (hold)
+		memcpy((unsigned char *)q->buf + q->used, bytes, len);
 	q->ents[q->nr++] = (struct pev__rq_entry){
 		.time = time,
 		.seq = q->seq++,
-		.off = q->used,
+		.off = hold ? q->used : PEV__RQ_NOT_HELD,
 		.len = len,
 		.file_offset = file_offset,
 		.event = event,
@@ -67,7 +71,8 @@ static int compact(struct pev__rq *q)
 	if (q->next == 0)
 		return 0;
 	for (size_t i = q->next; i < q->nr; i++)
-		bytes += (q->ents[i].len + 7) & ~(size_t)7;
+		if (q->ents[i].off != PEV__RQ_NOT_HELD)
+			bytes += (q->ents[i].len + 7) & ~(size_t)7;
 	if (left && bytes) {
 		/* Copy into the spare buffer and swap: no fresh pages to fault in each round. */
 		uint64_t *nb = q->spare ? q->spare : malloc(q->cap);
@@ -76,6 +81,8 @@ static int compact(struct pev__rq *q)
 			return PEV_ENOMEM;
 		for (size_t i = q->next; i < q->nr; i++) {
 			struct pev__rq_entry *e = &q->ents[i];
+			if (e->off == PEV__RQ_NOT_HELD)
+				continue;
 			memcpy((unsigned char *)nb + at, (unsigned char *)q->buf + e->off, e->len);
 			e->off = at;
 			at += (e->len + 7) & ~(size_t)7;
@@ -116,7 +123,7 @@ const struct pev__rq_entry *pev__rq_pop(struct pev__rq *q, const void **bytes)
 	if (q->next >= q->ready)
 		return NULL;
 	e = &q->ents[q->next++];
-	*bytes = (const unsigned char *)q->buf + e->off;
+	*bytes = e->off == PEV__RQ_NOT_HELD ? NULL : (const unsigned char *)q->buf + e->off;
 	return e;
 }
 

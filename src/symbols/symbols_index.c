@@ -267,8 +267,11 @@ static int build_ranges(struct sym_index *x, const struct cand *c, size_t n)
 	}
 	if (fill_until(&r, c, stack, &depth, &cur, UINT64_MAX) < 0)
 		goto out;
-	x->at = r.at;
-	x->sym = r.sym;
+	/* Kept for the symbolizer's life: no room to spare. */
+	x->at = realloc(r.at, r.n * sizeof(*r.at));
+	x->sym = realloc(r.sym, r.n * sizeof(*r.sym));
+	x->at = x->at ? x->at : r.at;
+	x->sym = x->sym ? x->sym : r.sym;
 	x->nranges = r.n;
 	r.at = NULL;
 	r.sym = NULL;
