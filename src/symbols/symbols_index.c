@@ -42,14 +42,6 @@
 /* No symbol: the value of a range between functions. */
 #define NO_SYM UINT32_MAX
 
-/* A symbol while the index is built. */
-struct cand {
-	uint64_t start, size;
-	uint64_t limit; /* for size 0: the end of its section (0: none known) */
-	const char *name;
-	uint32_t order; /* table index */
-	unsigned char type, bind;
-};
 
 /*
  * The end of section shndx of elf, in module addresses, or 0 when there is
@@ -71,10 +63,10 @@ static uint64_t section_end(Elf *elf, GElf_Word shndx, Dwarf_Addr bias)
 }
 
 /* Reads the symbols perf reads from mod's table into a malloc'ed array. */
-static int collect(Dwfl_Module *mod, struct cand **out, size_t *n)
+static int collect(Dwfl_Module *mod, struct pev__index_sym **out, size_t *n)
 {
 	int nsyms = dwfl_module_getsymtab(mod);
-	struct cand *c;
+	struct pev__index_sym *c;
 	size_t k = 0;
 
 	*out = NULL;
@@ -94,7 +86,7 @@ static int collect(Dwfl_Module *mod, struct cand **out, size_t *n)
 
 		if (!pev__alias_counts(name, &sym))
 			continue;
-		c[k] = (struct cand){.start = addr,
+		c[k] = (struct pev__index_sym){.start = addr,
 				     .size = sym.st_size,
 				     .limit = sym.st_size ? UINT64_MAX : section_end(elf, shndx, bias),
 				     .name = name,
@@ -110,7 +102,7 @@ static int collect(Dwfl_Module *mod, struct cand **out, size_t *n)
 
 static int by_start_then_order(const void *a, const void *b)
 {
-	const struct cand *x = a, *y = b;
+	const struct pev__index_sym *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
@@ -122,13 +114,13 @@ static int by_start_then_order(const void *a, const void *b)
  * first element: perf's choice of name, the largest size and section limit.
  * Returns the number of entries left, packed at the front.
  */
-static size_t fold_aliases(struct cand *c, size_t n)
+static size_t fold_aliases(struct pev__index_sym *c, size_t n)
 {
 	size_t out = 0;
 
 	for (size_t i = 0; i < n;) {
 		size_t end = i + 1;
-		struct cand best = c[i];
+		struct pev__index_sym best = c[i];
 		struct alias_sym bsym = {c[i].name, c[i].size != 0, c[i].type, c[i].bind};
 
 		while (end < n && c[end].start == c[i].start)
@@ -192,7 +184,7 @@ static int emit(struct ranges *r, uint64_t at, uint32_t sym)
 	return 0;
 }
 
-static uint64_t end_of(const struct cand *c)
+static uint64_t end_of(const struct pev__index_sym *c)
 {
 	return c->start + c->size < c->start ? UINT64_MAX : c->start + c->size;
 }
@@ -202,7 +194,7 @@ static uint64_t end_of(const struct cand *c)
  * (the one that starts last holds an address; those that ended are
  * popped), or one range of no symbol where none is open; *cur becomes to.
  */
-static int fill_until(struct ranges *r, const struct cand *c, uint32_t *stack, size_t *depth,
+static int fill_until(struct ranges *r, const struct pev__index_sym *c, uint32_t *stack, size_t *depth,
 		      uint64_t *cur, uint64_t to)
 {
 	while (*cur < to) {
@@ -227,7 +219,7 @@ static int fill_until(struct ranges *r, const struct cand *c, uint32_t *stack, s
 }
 
 /* Turns the entries c[0..n) (one per address, sorted) into x's ranges. */
-static int build_ranges(struct sym_index *x, const struct cand *c, size_t n)
+static int build_ranges(struct sym_index *x, const struct pev__index_sym *c, size_t n)
 {
 	struct ranges r = {0};
 	uint32_t *stack = malloc((n ? n : 1) * sizeof(*stack));
@@ -283,18 +275,12 @@ out:
 	return err;
 }
 
-static struct sym_index *index_build(const unsigned char *bid, size_t bid_len, Dwfl_Module *mod)
+struct sym_index *pev__index_new(struct pev__index_sym *c, size_t n)
 {
 	struct sym_index *x = calloc(1, sizeof(*x));
-	struct cand *c = NULL;
-	size_t n = 0;
 
 	if (!x)
 		return NULL;
-	memcpy(x->bid, bid, bid_len);
-	x->bid_len = bid_len;
-	if (collect(mod, &c, &n) < 0)
-		goto fail;
 	qsort(c, n, sizeof(*c), by_start_then_order);
 	n = fold_aliases(c, n);
 	if (build_ranges(x, c, n) < 0)
@@ -312,12 +298,28 @@ static struct sym_index *index_build(const unsigned char *bid, size_t bid_len, D
 			x->syms[i].size = x->at[k + 1] - x->at[k];
 	}
 	x->nsyms = n;
-	free(c);
 	return x;
 fail:
-	free(c);
 	pev__index_free(x);
 	return NULL;
+}
+
+/* The index of mod's symbols, tagged with build id bid (bid_len bytes, 0: none). */
+static struct sym_index *index_build(const unsigned char *bid, size_t bid_len, Dwfl_Module *mod)
+{
+	struct pev__index_sym *c = NULL;
+	struct sym_index *x;
+	size_t n = 0;
+
+	if (collect(mod, &c, &n) < 0)
+		return NULL;
+	x = pev__index_new(c, n);
+	free(c);
+	if (x) {
+		memcpy(x->bid, bid, bid_len);
+		x->bid_len = bid_len;
+	}
+	return x;
 }
 
 /* The key of a build id in pev_symbols.indexes: its first bytes (a hash already). */

@@ -260,6 +260,20 @@ bool pev__alias_counts(const char *name, const GElf_Sym *sym);
 bool pev__alias_beats(const struct alias_sym *b, const struct alias_sym *a);
 
 /* symbols_index.c */
+/* A symbol the index is made of. */
+struct pev__index_sym {
+	uint64_t start, size;
+	uint64_t limit; /* for size 0: the end of its section (0: none known) */
+	const char *name;
+	uint32_t order; /* its index in the symbol table: ties keep it */
+	unsigned char type, bind; /* STT_*, STB_* */
+};
+
+/*
+ * An index of the n symbols c[] (sorted in place; the names are borrowed
+ * and must outlive it), or NULL when out of memory.
+ */
+struct sym_index *pev__index_new(struct pev__index_sym *c, size_t n);
 /* d's index (d opened, status OK): found by build id or built now; NULL when out of memory. */
 struct sym_index *pev__dso_index(struct pev_symbols *s, struct sym_dso *d);
 /* The symbol whose range holds vaddr (an ELF address of the DSO), or NULL. */
