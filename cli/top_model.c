@@ -189,7 +189,10 @@ int top_model_synth_sink(void *ctx, const void *bytes, size_t len)
 
 /* ---- samples --------------------------------------------------------------------- */
 
-/* Where frame f's function starts (its address when unresolved): with its name and DSO, which function. */
+/*
+ * Where frame f's function starts (its address when unresolved): with its
+ * name and DSO, which function it is.
+ */
 static uint64_t frame_spot(const struct pev_profile_frame *f)
 {
 	uint64_t at = (f->flags & PEV_FRAME_DSO_OFFSET) ? f->dso_offset : f->address;
@@ -197,7 +200,10 @@ static uint64_t frame_spot(const struct pev_profile_frame *f)
 	return f->symbol ? at - f->offset : at;
 }
 
-/* Whether two frames are of one function (names and paths are the symbolizer's: one pointer each). */
+/*
+ * Whether two frames are of one function (names and paths are the
+ * symbolizer's: one pointer each).
+ */
 static bool same_function(const struct pev_profile_frame *a, const struct pev_profile_frame *b)
 {
 	return a->symbol == b->symbol && a->dso == b->dso && frame_spot(a) == frame_spot(b) &&

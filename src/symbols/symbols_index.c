@@ -86,13 +86,15 @@ static int collect(Dwfl_Module *mod, struct pev__index_sym **out, size_t *n)
 
 		if (!pev__alias_counts(name, &sym))
 			continue;
-		c[k] = (struct pev__index_sym){.start = addr,
-				     .size = sym.st_size,
-				     .limit = sym.st_size ? UINT64_MAX : section_end(elf, shndx, bias),
-				     .name = name,
-				     .order = (uint32_t)i,
-				     .type = GELF_ST_TYPE(sym.st_info),
-				     .bind = GELF_ST_BIND(sym.st_info)};
+		c[k] = (struct pev__index_sym){
+			.start = addr,
+			.size = sym.st_size,
+			.limit = sym.st_size ? UINT64_MAX : section_end(elf, shndx, bias),
+			.name = name,
+			.order = (uint32_t)i,
+			.type = GELF_ST_TYPE(sym.st_info),
+			.bind = GELF_ST_BIND(sym.st_info),
+		};
 		k++;
 	}
 	*out = c;
@@ -194,8 +196,8 @@ static uint64_t end_of(const struct pev__index_sym *c)
  * (the one that starts last holds an address; those that ended are
  * popped), or one range of no symbol where none is open; *cur becomes to.
  */
-static int fill_until(struct ranges *r, const struct pev__index_sym *c, uint32_t *stack, size_t *depth,
-		      uint64_t *cur, uint64_t to)
+static int fill_until(struct ranges *r, const struct pev__index_sym *c, uint32_t *stack,
+		      size_t *depth, uint64_t *cur, uint64_t to)
 {
 	while (*cur < to) {
 		uint32_t top;
