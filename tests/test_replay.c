@@ -554,3 +554,41 @@ Test(replay_synth, overloads_with_one_short_name_are_two_rows, .init = th_leak_i
 	free(so);
 	free(path);
 }
+
+/*
+ * An address in the PLT's header (the lazy-binding trampoline, which runs
+ * at the first call of each function through the PLT): perf names it by
+ * `_init`, the sizeless symbol it stretches over the header up to the
+ * first stub; so does perfev. The stubs keep their own names ("sin@plt").
+ */
+Test(replay_synth, plt_header_named_as_perf, .init = th_leak_init, .fini = th_leak_fini)
+{
+	const char *tmp = th_temp_dir("rsynth"), *prog = th_test_program("report_work");
+	char *path = th_path_join(tmp, "plt0.data"), cmd[PATH_MAX + 128], *out, want[64];
+	uint64_t base = 0x555555554000, init = nm_address(prog, "_init");
+	unsigned long long plt = 0;
+	struct synth s = {.time = 1000};
+
+	snprintf(cmd, sizeof(cmd), "readelf -SW '%s' | awk '$2 == \".plt\" { print $4 }'", prog);
+	out = th_sh_ok(cmd);
+	if (sscanf(out, "%llx", &plt) != 1 || plt <= init)
+		th_skip("report_work has no .plt after _init here: %s", out);
+	free(out);
+	synth_mmap2(&s, 4242, base, 0x4000, 0, prog);
+	uint64_t chain[] = {PEV_CONTEXT_USER, base + plt + 6};
+	synth_sample(&s, 4242, false, base + plt + 6, chain, 2);
+	synth_write(&s, path);
+
+	char *got = user_frames(path);
+	snprintf(want, sizeof(want), "_init+0x%llx\n", plt + 6 - (unsigned long long)init);
+	cr_expect_str_eq(got, want, "the PLT's header:\n%s", got);
+	free(got);
+	if (th_have_program("perf")) {
+		snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F ip,sym,symoff 2>/dev/null", path);
+		out = th_sh_ok(cmd);
+		want[strlen(want) - 1] = '\0';
+		expect_has(out, want);
+		free(out);
+	}
+	free(path);
+}

@@ -291,7 +291,8 @@ struct sym_index *pev__index_new(struct pev__index_sym *c, size_t n)
 	if (!x->syms)
 		goto fail;
 	for (size_t i = 0; i < n; i++)
-		x->syms[i] = (struct dso_sym){.start = c[i].start, .size = c[i].size, .raw = c[i].name};
+		x->syms[i] = (struct dso_sym){
+			.start = c[i].start, .size = c[i].size, .raw = c[i].name, .label = !c[i].size};
 	/* A label's size is the extent the ranges give it. */
 	for (size_t k = 0; k < x->nranges; k++) {
 		uint32_t i = x->sym[k];
@@ -382,6 +383,21 @@ struct dso_sym *pev__index_find(const struct sym_index *x, uint64_t vaddr)
 	if (!lo || x->sym[lo - 1] == NO_SYM)
 		return NULL;
 	return &x->syms[x->sym[lo - 1]];
+}
+
+struct dso_sym *pev__index_before(const struct sym_index *x, uint64_t vaddr)
+{
+	size_t lo = 0, hi = x->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->syms[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &x->syms[lo - 1] : NULL;
 }
 
 void pev__index_free(struct sym_index *x)

@@ -85,6 +85,7 @@ struct dso_sym {
 	const char *name; /* display name: demangled when possible; NULL until named */
 	const char *raw;  /* the symbol table's name (index entries) */
 	bool mangled;     /* a _Z name left as it is */
+	bool label;       /* size 0 in the table: size is the reach the index gives it */
 };
 
 /*
@@ -115,6 +116,7 @@ struct dso_addr {
 
 /* The named stubs of a DSO's .plt (symbols_plt.c), built at its first unnamed address. */
 struct dso_plt {
+	uint64_t header;    /* ELF vaddr of the PLT's header (its first entry) */
 	uint64_t start;     /* ELF vaddr of the first stub after the header */
 	uint64_t entsize;   /* bytes per stub */
 	const char **names; /* n names, "sin@plt" (arena) */
@@ -278,6 +280,8 @@ struct sym_index *pev__index_new(struct pev__index_sym *c, size_t n);
 struct sym_index *pev__dso_index(struct pev_symbols *s, struct sym_dso *d);
 /* The symbol whose range holds vaddr (an ELF address of the DSO), or NULL. */
 struct dso_sym *pev__index_find(const struct sym_index *x, uint64_t vaddr);
+/* The symbol that starts last at or before vaddr, whatever it holds, or NULL. */
+struct dso_sym *pev__index_before(const struct sym_index *x, uint64_t vaddr);
 /* The bytes x takes. */
 size_t pev__index_bytes(const struct sym_index *x);
 void pev__index_free(struct sym_index *x);
@@ -286,7 +290,10 @@ void pev__index_free(struct sym_index *x);
 /*
  * Whether vaddr (an ELF vaddr of d, opened) lies in a stub of d's .plt:
  * returns 1 with the stub's *start, *size and *name ("sin@plt", owned by
- * s's arena), 0 when not (or d has no PLT names), -ENOMEM.
+ * s's arena), 0 when not (or d has no PLT names), -ENOMEM. An address in
+ * the PLT's header (the lazy-binding trampoline) is named as perf names it:
+ * by the symbol of size 0 before the PLT (`_init`, which perf stretches to
+ * the first stub), when there is one.
  */
 int pev__dso_plt_find(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr, uint64_t *start,
 		      uint64_t *size, const char **name);

@@ -133,6 +133,7 @@ static int build(struct pev_symbols *s, struct sym_dso *d)
 		p->names[i] = full;
 		p->n = i + 1;
 	}
+	p->header = plt_sh.sh_addr;
 	p->start = plt_sh.sh_addr + plt_sh.sh_entsize; /* after the header */
 	p->entsize = plt_sh.sh_entsize;
 	return 0;
@@ -149,8 +150,22 @@ int pev__dso_plt_find(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr, 
 		if (r < 0)
 			return r;
 	}
-	if (!p->n || vaddr < p->start)
+	if (!p->n || vaddr < p->header)
 		return 0;
+	if (vaddr < p->start) {
+		/* The header: perf's stretched label before it, as perf names it. */
+		struct sym_index *x = pev__dso_index(s, d);
+		const struct dso_sym *label = x ? pev__index_before(x, p->header - 1) : NULL;
+
+		if (!x)
+			return -ENOMEM;
+		if (!label || !label->label)
+			return 0;
+		*start = label->start;
+		*size = p->start - label->start;
+		*name = label->raw;
+		return 1;
+	}
 	i = (vaddr - p->start) / p->entsize;
 	if (i >= p->n)
 		return 0;
