@@ -210,6 +210,13 @@ static const char *numeric_item(nl_item item, char *buf, size_t size, bool *read
 	return buf;
 }
 
+const struct pev_parse_opts *cli_event_parse_opts(void)
+{
+	static struct pev_parse_opts opts = {.sz = sizeof(opts), .perf_guest = true};
+
+	return &opts;
+}
+
 const char *cli_thousands_sep(void)
 {
 	static char sep[8];

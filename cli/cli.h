@@ -138,6 +138,12 @@ char *cli_group_digits(const char *digits, const char *sep, char *buf, size_t si
  */
 const char *cli_thousands_sep(void);
 
+/*
+ * How the commands parse -e: as perf 6.1 does, guest excluded by default
+ * (pev_parse_opts.perf_guest). A static struct.
+ */
+const struct pev_parse_opts *cli_event_parse_opts(void);
+
 /* The decimal point of the user's locale, as cli_thousands_sep: "." for C, "," for de_DE. */
 const char *cli_decimal_point(void);
 

@@ -32,9 +32,15 @@ static const char usage[] =
     "                   [-r N] [-I MS] [-x SEP | -j | --json] [-B | --no-big-num]\n"
     "                   [-o FILE] [--serve [ADDR:]PORT] [--] [COMMAND [ARGS]]";
 
-/* perf stat's default set. */
+/*
+ * perf stat's default set. CPU-wide counting (-a, -C) counts cpu-clock
+ * where a command or task counts task-clock, as perf does: on a CPU the
+ * time is the CPU's, not a task's.
+ */
 static const char default_events[] = "task-clock,context-switches,cpu-migrations,page-faults,"
                                      "cycles,instructions,branches,branch-misses";
+static const char default_cpu_events[] = "cpu-clock,context-switches,cpu-migrations,page-faults,"
+                                         "cycles,instructions,branches,branch-misses";
 
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -364,7 +370,8 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 			return r;
 	}
 	cfg->aggr = no_aggr ? STAT_AGGR_CPU : per_thread ? STAT_AGGR_THREAD : STAT_AGGR_GLOBAL;
-	if (!any_events && (r = stat_add_events(s, default_events)) != 0)
+	if (!any_events &&
+	    (r = stat_add_events(s, all || cpus ? default_cpu_events : default_events)) != 0)
 		return r;
 	cfg->out = stderr;
 	cfg->out_name = output;

@@ -231,6 +231,7 @@ static int open_session(struct top_config *c, struct pev_session **s)
 	so.data_pages = TOP_PAGES;
 	so.track = true;
 	so.event_text = events;
+	so.parse_opts = cli_event_parse_opts();
 	r = pev_session_open(&so, s, &err);
 	if (r != 0 && !c->events && (r == PEV_ENOENT || r == -ENOENT || r == -EOPNOTSUPP)) {
 		if (c->stdio)

@@ -489,7 +489,7 @@ int rec_open(struct rec_state *s)
 
 	for (int i = 0; i < n; i++) {
 		const char *text = s->cfg.nevent_text ? s->cfg.event_text[i] : def;
-		if (pev_event_parse(text, NULL, &s->lists[s->nlists], &err) != 0) {
+		if (pev_event_parse(text, cli_event_parse_opts(), &s->lists[s->nlists], &err) != 0) {
 			cli_print_error(&err);
 			return 129;
 		}

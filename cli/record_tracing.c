@@ -95,8 +95,11 @@ static void put_system(struct tbuf *b, const struct rec_state *s, const char *tr
 	for (int e = 0; e < s->nevents; e++)
 		if (tracepoint_of(s, e, &name) && strncmp(name, sys, sys_len) == 0 &&
 		    name[sys_len] == ':') {
-			if (snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", tracefs,
-			             (int)sys_len, sys, name + sys_len + 1) >= (int)sizeof(path))
+			/* "sys:event:k": the modifiers are not part of the event's name */
+			const char *event = name + sys_len + 1;
+			if (snprintf(path, sizeof(path), "%s/events/%.*s/%.*s/format", tracefs,
+			             (int)sys_len, sys, (int)strcspn(event, ":"), event) >=
+			    (int)sizeof(path))
 				path[0] = '\0'; /* cannot be: an empty format */
 			put_file(b, path, 8);
 		}

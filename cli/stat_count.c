@@ -69,7 +69,7 @@ int stat_add_parsed_events(struct stat_state *s, const char *text)
 		cli_error("too many -e options (at most %d)", MAX_LISTS);
 		return 129;
 	}
-	if (pev_event_parse(text, NULL, &list, &err) < 0) {
+	if (pev_event_parse(text, cli_event_parse_opts(), &list, &err) < 0) {
 		cli_print_error(&err);
 		return 129;
 	}

@@ -17,6 +17,7 @@
 #define VALUE_WIDTH  18
 #define UNIT_WIDTH   4
 #define NAME_WIDTH   32
+#define NAME_WIDTH_NOT_COUNTED 25 /* perf narrows the name of a row without a count */
 #define METRIC_WIDTH 35
 #define MAX_METRICS  2
 
@@ -324,22 +325,20 @@ static void append(char *line, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Writes a line without its trailing blanks. */
-static void put_line(FILE *out, char *line)
-{
-	size_t n = strlen(line);
-
-	while (n && line[n - 1] == ' ')
-		line[--n] = '\0';
-	fprintf(out, "%s\n", line);
-}
-
 /* ---- text ------------------------------------------------------------------ */
 
+/*
+ * A row as perf's table has it, padding included, so that the metric and
+ * any percentages line up and a line compares equal with perf's: the
+ * count (18 wide), the unit (4), the name (32 wide, or 25 for a count
+ * that could not be taken), then the metric's 35 columns, blank when
+ * there is none.
+ */
 static void text_row(const struct stat_report *r, int e, int k)
 {
 	const struct stat_event *ev = &r->events[e];
 	const struct stat_cell *cell = cell_at(r, e, k);
+	bool counted = cell->state == STAT_CELL_COUNTED;
 	struct metric m[MAX_METRICS];
 	int nm = metrics_of(r, e, k, m);
 	char prefix[128], value[64], line[1024];
@@ -347,7 +346,7 @@ static void text_row(const struct stat_report *r, int e, int k)
 	format_prefix(r, k, prefix, sizeof(prefix));
 	format_value(ev, cell, r->cfg->big_num ? cli_thousands_sep() : "", value, sizeof(value));
 	snprintf(line, sizeof(line), "%s%*s %-*s %-*s", prefix, VALUE_WIDTH, value, UNIT_WIDTH,
-	         unit_of(ev), NAME_WIDTH, ev->name);
+	         unit_of(ev), counted ? NAME_WIDTH : NAME_WIDTH_NOT_COUNTED, ev->name);
 	if (nm > 0) {
 		char num[48];
 		snprintf(num, sizeof(num), m[0].fmt, m[0].value);
@@ -356,23 +355,23 @@ static void text_row(const struct stat_report *r, int e, int k)
 	} else {
 		append(line, sizeof(line), "%-*s", METRIC_WIDTH, "");
 	}
-	if (cell->state == STAT_CELL_COUNTED && cell->noise_pct != 0)
+	if (counted && cell->noise_pct != 0)
 		append(line, sizeof(line), "  ( +-%6.2f%% )", cell->noise_pct);
-	if (cell->state == STAT_CELL_COUNTED && cell->running < cell->enabled)
+	if (counted && cell->running < cell->enabled)
 		append(line, sizeof(line), "  (%.2f%%)", percent_running(cell));
-	if (cell->state != STAT_CELL_COUNTED && ev->open == STAT_OPEN_FAILED) {
+	if (!counted && ev->open == STAT_OPEN_FAILED) {
 		char why[256];
 		short_reason(&ev->err, why, sizeof(why));
 		append(line, sizeof(line), " # %s", why);
 	}
-	put_line(r->cfg->out, line);
+	fprintf(r->cfg->out, "%s\n", line);
 	for (int i = 1; i < nm; i++) {
 		char num[48];
 		snprintf(num, sizeof(num), m[i].fmt, m[i].value);
-		snprintf(line, sizeof(line), "%*s # %s %s",
-		         (int)strlen(prefix) + VALUE_WIDTH + UNIT_WIDTH + NAME_WIDTH + 2, "", num,
-		         m[i].unit);
-		put_line(r->cfg->out, line);
+		int used = 3 + (int)strlen(num);
+		fprintf(r->cfg->out, "%*s # %s %-*s\n",
+		        (int)strlen(prefix) + VALUE_WIDTH + UNIT_WIDTH + NAME_WIDTH + 2, "", num,
+		        METRIC_WIDTH - used - 1, m[i].unit);
 	}
 }
 
@@ -495,10 +494,47 @@ static bool row_shown(const struct stat_report *r, int e, int k)
 	return k == 0 || r->events[e].tool == STAT_TOOL_NONE;
 }
 
+/* Orders key indexes by an event's counts, largest first (qsort's context). */
+static const struct stat_report *order_report;
+static int order_event;
+
+static int by_count_desc(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	const struct stat_cell *ca = cell_at(order_report, order_event, a);
+	const struct stat_cell *cb = cell_at(order_report, order_event, b);
+	double va = ca->state == STAT_CELL_COUNTED ? ca->value : 0;
+	double vb = cb->state == STAT_CELL_COUNTED ? cb->value : 0;
+
+	if (va != vb)
+		return va < vb ? 1 : -1;
+	return (a > b) - (a < b); /* ties keep the threads' order */
+}
+
+/*
+ * The order of event e's rows: --per-thread shows the busiest threads
+ * first, as perf does (ties, and threads not counted, in the threads'
+ * order); CPUs stay in CPU order.
+ */
+static void row_order(const struct stat_report *r, int e, int *order)
+{
+	for (int k = 0; k < r->nkeys; k++)
+		order[k] = k;
+	if (r->cfg->aggr != STAT_AGGR_THREAD || r->nkeys < 2)
+		return;
+	order_report = r;
+	order_event = e;
+	qsort(order, (size_t)r->nkeys, sizeof(*order), by_count_desc);
+}
+
 static void print_rows(const struct stat_report *r)
 {
-	for (int e = 0; e < r->nevents; e++)
-		for (int k = 0; k < r->nkeys; k++) {
+	int *order = cli_xcalloc((size_t)r->nkeys + 1, sizeof(*order));
+
+	for (int e = 0; e < r->nevents; e++) {
+		row_order(r, e, order);
+		for (int i = 0; i < r->nkeys; i++) {
+			int k = order[i];
 			if (!row_shown(r, e, k))
 				continue;
 			if (r->cfg->json_lines)
@@ -508,6 +544,8 @@ static void print_rows(const struct stat_report *r)
 			else
 				text_row(r, e, k);
 		}
+	}
+	free(order);
 }
 
 /* " Performance counter stats for 'ls -l' (3 runs):" */

@@ -67,11 +67,13 @@ static void force_skylake(void)
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);
 }
 
-static int parse_on(enum root r, bool pfm, const char *text, struct pev_event_list **out,
-		    struct pev_error *err)
+/* With perf_guest (perf 6.1's exclude_guest default, as the commands parse) or without. */
+static int parse_as(enum root r, bool pfm, bool perf_guest, const char *text,
+		    struct pev_event_list **out, struct pev_error *err)
 {
 	struct pev_parse_opts o = PEV_PARSE_OPTS_INIT;
 
+	o.perf_guest = perf_guest;
 	o.sysfs_root = root_path(r);
 	o.tracefs = tracefs_path();
 	o.no_mount = true;
@@ -80,6 +82,12 @@ static int parse_on(enum root r, bool pfm, const char *text, struct pev_event_li
 		force_skylake();
 	memset(err, 0, sizeof(*err));
 	return pev_event_parse(text, &o, out, err);
+}
+
+static int parse_on(enum root r, bool pfm, const char *text, struct pev_event_list **out,
+		    struct pev_error *err)
+{
+	return parse_as(r, pfm, false, text, out, err);
 }
 
 /* ---- ABI shorthands -------------------------------------------------------- */
@@ -116,7 +124,8 @@ struct xev {
 	uint64_t config, config1, config2, config3;
 	const char *c1str; /* probes: config1 points to this string (config1 is then not compared as a number) */
 	uint32_t bp_type;
-	uint64_t flags;       /* pev_attr.flags after pev_attr_encode */
+	uint64_t flags;       /* pev_attr.flags after pev_attr_encode, but for EGST: */
+	bool guest;           /* perf_guest leaves the guest counted (without it, only G/H set EGST) */
 	uint64_t period;      /* pev_attr.sample_period (or sample_freq with FREQ) */
 	uint64_t sample_type; /* pev_attr.sample_type */
 	uint16_t max_stack;   /* pev_attr.sample_max_stack */
@@ -139,7 +148,8 @@ struct vrow {
 	struct xev ev[4];
 };
 
-static void check_event(const struct vrow *row, int i, const struct pev_event_spec *s)
+static void check_event(const struct vrow *row, int i, const struct pev_event_spec *s,
+			bool perf_guest)
 {
 	const struct xev *x = &row->ev[i];
 	const char *t = row->text;
@@ -171,8 +181,10 @@ static void check_event(const struct vrow *row, int i, const struct pev_event_sp
 	cr_assert_eq(pev_attr_encode(&a, &s->ev, &s->opts, &err), 0, "'%s' [%d]: encode: %s", t,
 		     i, err.message);
 	cr_expect_eq(a.type, x->type, "'%s' [%d]: attr.type", t, i);
-	cr_expect_eq(a.flags, x->flags, "'%s' [%d]: flags 0x%" PRIx64 ", expected 0x%" PRIx64, t,
-		     i, a.flags, x->flags);
+	uint64_t want = !perf_guest || x->guest ? x->flags : x->flags | EGST;
+	cr_expect_eq(a.flags, want,
+		     "'%s' [%d]%s: flags 0x%" PRIx64 ", expected 0x%" PRIx64, t, i,
+		     perf_guest ? " (perf_guest)" : "", a.flags, want);
 	cr_expect_eq(a.sample_period, x->period,
 		     "'%s' [%d]: sample_period/freq %" PRIu64 ", expected %" PRIu64, t, i,
 		     a.sample_period, x->period);
@@ -219,16 +231,18 @@ static void check_valid(const struct vrow *row)
 
 	if (row->pfm && !pev_pfm_available())
 		th_skip("perfev was built without libpfm4");
-	int r = parse_on(row->root, row->pfm, row->text, &l, &err);
-	cr_assert_eq(r, 0, "'%s' should parse; got %s: %s\n%s", row->text, pev_error_name(r),
-		     err.message, err.hint);
-	cr_assert_not_null(l);
-	cr_expect_eq(pev_event_list_count(l), row->n, "'%s': %d events, expected %d", row->text,
-		     pev_event_list_count(l), row->n);
-	for (int i = 0; i < row->n && i < pev_event_list_count(l); i++)
-		check_event(row, i, pev_event_list_at(l, i));
-	cr_expect_null(pev_event_list_at(l, pev_event_list_count(l)));
-	pev_event_list_free(l);
+	for (int perf_guest = 0; perf_guest < 2; perf_guest++) {
+		int r = parse_as(row->root, row->pfm, perf_guest, row->text, &l, &err);
+		cr_assert_eq(r, 0, "'%s' should parse; got %s: %s\n%s", row->text,
+			     pev_error_name(r), err.message, err.hint);
+		cr_assert_not_null(l);
+		cr_expect_eq(pev_event_list_count(l), row->n, "'%s': %d events, expected %d",
+			     row->text, pev_event_list_count(l), row->n);
+		for (int i = 0; i < row->n && i < pev_event_list_count(l); i++)
+			check_event(row, i, pev_event_list_at(l, i), perf_guest);
+		cr_expect_null(pev_event_list_at(l, pev_event_list_count(l)));
+		pev_event_list_free(l);
+	}
 }
 
 #define CAT_(a, b) a##b
@@ -323,7 +337,7 @@ VALID(CONTAINER, "cpu-clock/freq=99,call-graph=fp/", 1,
 	 .cg = PEV_CALLGRAPH_FP))
 VALID(CONTAINER, "{cycles/period=1000/,page-faults/name=pf/}", 2,
       HW(0, "cycles/period=1000/", LEAD(0), .period = 1000), SW(2, "pf", MEMB(0)))
-VALID(HYBRID, "cycles/period=1000/k", 2, HYB(0, "cycles", "k", .period = 1000, .flags = EU | EH))
+VALID(HYBRID, "cycles/period=1000/k", 2, HYB(0, "cycles", "k", .period = 1000, .flags = EU | EH, .guest = true))
 
 /* -- cache names: level | op << 8 | result << 16 (type 3); perf's spellings -- */
 VALID(CONTAINER, "L1-dcache-loads", 1, HC(0x0, "L1-dcache-loads"))
@@ -367,34 +381,34 @@ VALID(CONTAINER, "LLC-load-misses:u", 1, HC(0x10002, "LLC-load-misses:u", .flags
 
 /* -- modifiers, as perf applies them (any of u/k/h excludes the others) -- */
 VALID(CONTAINER, "cycles:u", 1, HW(0, "cycles:u", .flags = EK | EH))
-VALID(CONTAINER, "cycles:k", 1, HW(0, "cycles:k", .flags = EU | EH))
-VALID(CONTAINER, "cycles:h", 1, HW(0, "cycles:h", .flags = EU | EK))
+VALID(CONTAINER, "cycles:k", 1, HW(0, "cycles:k", .flags = EU | EH, .guest = true))
+VALID(CONTAINER, "cycles:h", 1, HW(0, "cycles:h", .flags = EU | EK, .guest = true))
 VALID(CONTAINER, "cycles:uk", 1, HW(0, "cycles:uk", .flags = EH))
 VALID(CONTAINER, "cycles:ku", 1, HW(0, "cycles:ku", .flags = EH))
-VALID(CONTAINER, "cycles:kh", 1, HW(0, "cycles:kh", .flags = EU))
+VALID(CONTAINER, "cycles:kh", 1, HW(0, "cycles:kh", .flags = EU, .guest = true))
 VALID(CONTAINER, "cycles:uh", 1, HW(0, "cycles:uh", .flags = EK))
 VALID(CONTAINER, "cycles:ukh", 1, HW(0, "cycles:ukh", .flags = 0))
-VALID(CONTAINER, "cycles:G", 1, HW(0, "cycles:G", .flags = EHOST))
+VALID(CONTAINER, "cycles:G", 1, HW(0, "cycles:G", .flags = EHOST, .guest = true))
 VALID(CONTAINER, "cycles:H", 1, HW(0, "cycles:H", .flags = EGST))
-VALID(CONTAINER, "cycles:GH", 1, HW(0, "cycles:GH", .flags = 0))
-VALID(CONTAINER, "cycles:HG", 1, HW(0, "cycles:HG", .flags = 0))
-VALID(CONTAINER, "cycles:uG", 1, HW(0, "cycles:uG", .flags = EK | EH | EHOST))
-VALID(CONTAINER, "cycles:Gu", 1, HW(0, "cycles:Gu", .flags = EK | EH | EHOST))
-VALID(CONTAINER, "cycles:I", 1, HW(0, "cycles:I", .flags = EI))
-VALID(CONTAINER, "cycles:kI", 1, HW(0, "cycles:kI", .flags = EU | EH | EI))
+VALID(CONTAINER, "cycles:GH", 1, HW(0, "cycles:GH", .flags = 0, .guest = true))
+VALID(CONTAINER, "cycles:HG", 1, HW(0, "cycles:HG", .flags = 0, .guest = true))
+VALID(CONTAINER, "cycles:uG", 1, HW(0, "cycles:uG", .flags = EK | EH | EHOST, .guest = true))
+VALID(CONTAINER, "cycles:Gu", 1, HW(0, "cycles:Gu", .flags = EK | EH | EHOST, .guest = true))
+VALID(CONTAINER, "cycles:I", 1, HW(0, "cycles:I", .flags = EI, .guest = true))
+VALID(CONTAINER, "cycles:kI", 1, HW(0, "cycles:kI", .flags = EU | EH | EI, .guest = true))
 VALID(CONTAINER, "cycles:p", 1, HW(0, "cycles:p", .flags = P1))
 VALID(CONTAINER, "cycles:pp", 1, HW(0, "cycles:pp", .flags = P2))
 VALID(CONTAINER, "cycles:ppp", 1, HW(0, "cycles:ppp", .flags = P3))
 VALID(CONTAINER, "cycles:upp", 1, HW(0, "cycles:upp", .flags = EK | EH | P2))
-VALID(CONTAINER, "cycles:P", 1, HW(0, "cycles:P", .maxp = true))
+VALID(CONTAINER, "cycles:P", 1, HW(0, "cycles:P", .maxp = true, .guest = true))
 VALID(CONTAINER, "cycles:uP", 1, HW(0, "cycles:uP", .flags = EK | EH, .maxp = true))
 /* S on a lone event: samples read the counter (PERF_SAMPLE_READ). */
-VALID(CONTAINER, "cycles:S", 1, HW(0, "cycles:S", .sample_type = PEV_SAMPLE_READ))
-VALID(CONTAINER, "cycles:D", 1, HW(0, "cycles:D", .flags = PIN))
-VALID(CONTAINER, "cycles:W", 1, HW(0, "cycles:W", .weak = true))
-VALID(CONTAINER, "cycles:e", 1, HW(0, "cycles:e", .flags = EXCL))
-VALID(CONTAINER, "cycles:De", 1, HW(0, "cycles:De", .flags = PIN | EXCL))
-VALID(CONTAINER, "cpu-clock:k", 1, SW(0, "cpu-clock:k", .flags = EU | EH))
+VALID(CONTAINER, "cycles:S", 1, HW(0, "cycles:S", .sample_type = PEV_SAMPLE_READ, .guest = true))
+VALID(CONTAINER, "cycles:D", 1, HW(0, "cycles:D", .flags = PIN, .guest = true))
+VALID(CONTAINER, "cycles:W", 1, HW(0, "cycles:W", .weak = true, .guest = true))
+VALID(CONTAINER, "cycles:e", 1, HW(0, "cycles:e", .flags = EXCL, .guest = true))
+VALID(CONTAINER, "cycles:De", 1, HW(0, "cycles:De", .flags = PIN | EXCL, .guest = true))
+VALID(CONTAINER, "cpu-clock:k", 1, SW(0, "cpu-clock:k", .flags = EU | EH, .guest = true))
 VALID(CONTAINER, "instructions:uI", 1, HW(1, "instructions:uI", .flags = EK | EH | EI))
 
 /* -- generic names on the hybrid machine: one event per core PMU -- */
@@ -601,7 +615,7 @@ VALID(CONTAINER, "*:sys_enter*", 4, TP(443, "raw_syscalls:sys_enter"),
 VALID(CONTAINER, "syscalls:sys_*_read", 2, TP(842, "syscalls:sys_enter_read"),
       TP(841, "syscalls:sys_exit_read"))
 VALID(CONTAINER, "sched:sched_s[wp]*", 1, TP(372, "sched:sched_switch"))
-VALID(CONTAINER, "sched:sched_?akeup:k", 1, TP(374, "sched:sched_wakeup:k", .flags = EU | EH))
+VALID(CONTAINER, "sched:sched_?akeup:k", 1, TP(374, "sched:sched_wakeup:k", .flags = EU | EH, .guest = true))
 VALID(CONTAINER, "ftrace:*", 1, TP(1, "ftrace:function"))
 VALID(CONTAINER, "sys*:sys_exit_read", 1, TP(841, "syscalls:sys_exit_read"))
 
@@ -617,7 +631,7 @@ VALID(CONTAINER, "mem:0x1000/2:wr", 1, BP(0x1000, 2, 3, "mem:0x1000/2:wr"))
 VALID(CONTAINER, "mem:0x1000/8", 1, BP(0x1000, 8, 3, "mem:0x1000/8"))
 VALID(CONTAINER, "mem:0x1000:rw:u", 1, BP(0x1000, 4, 3, "mem:0x1000:rw:u", .flags = EK | EH))
 VALID(CONTAINER, "mem:0x7ffd0000/4:w:k", 1,
-      BP(0x7ffd0000, 4, 2, "mem:0x7ffd0000/4:w:k", .flags = EU | EH))
+      BP(0x7ffd0000, 4, 2, "mem:0x7ffd0000/4:w:k", .flags = EU | EH, .guest = true))
 
 /* -- probes: config1 points to the function or file, config2 is the offset -- */
 VALID(CONTAINER, "kprobe:vfs_read", 1,
@@ -678,7 +692,7 @@ VALID(CONTAINER, "{cpu-clock,task-clock}:e", 2, SW(0, "cpu-clock", LEAD(0), .fla
 /* A group's modifiers combine with the event's own, as in perf. */
 VALID(CONTAINER, "{cycles:k,instructions}:u", 2, HW(0, "cycles:k", LEAD(0), .flags = EH),
       HW(1, "instructions", MEMB(0), .flags = EK | EH))
-VALID(CONTAINER, "{cpu-clock:G,task-clock}:H", 2, SW(0, "cpu-clock:G", LEAD(0), .flags = 0),
+VALID(CONTAINER, "{cpu-clock:G,task-clock}:H", 2, SW(0, "cpu-clock:G", LEAD(0), .flags = 0, .guest = true),
       SW(1, "task-clock", MEMB(0), .flags = EGST))
 VALID(CONTAINER, "{cpu-clock:p,task-clock}:Ip", 2,
       SW(0, "cpu-clock:p", LEAD(0), .flags = EI | P2), SW(1, "task-clock", MEMB(0), .flags = EI | P1))
@@ -739,13 +753,13 @@ VALID(CONTAINER, "cycles,instructions", 2, HW(0, "cycles"), HW(1, "instructions"
 VALID(CONTAINER, "cycles, instructions", 2, HW(0, "cycles"), HW(1, "instructions"))
 VALID(CONTAINER, "  cycles ,\tinstructions  ", 2, HW(0, "cycles"), HW(1, "instructions"))
 VALID(CONTAINER, "cycles:u, cpu-clock:k, r3c", 3, HW(0, "cycles:u", .flags = EK | EH),
-      SW(0, "cpu-clock:k", .flags = EU | EH), RAW(0x3c, "r3c"))
+      SW(0, "cpu-clock:k", .flags = EU | EH, .guest = true), RAW(0x3c, "r3c"))
 VALID(CONTAINER, "task-clock,page-faults:u,sched:sched_switch,mem:0x2000/8:w", 4,
       SW(1, "task-clock"), SW(2, "page-faults:u", .flags = EK | EH),
       TP(372, "sched:sched_switch"), BP(0x2000, 8, 2, "mem:0x2000/8:w"))
 /* Each hybrid event's name carries its own modifiers only. */
 VALID(HYBRID, "cycles:u,instructions:k", 4, HYB(0, "cycles", "u", .flags = EK | EH),
-      HYB(1, "instructions", "k", .flags = EU | EH))
+      HYB(1, "instructions", "k", .flags = EU | EH, .guest = true))
 VALID(HYBRID, "cpu_core/event=0x3c,umask=1/, power/energy-pkg/, tsc", 3,
       PMU("cpu_core", 4, 0x13c, "cpu_core/event=0x3c,umask=1/"),
       PMU("power", 11, 0x2, "power/energy-pkg/", .scale = RAPL_SCALE, .unit = "Joules"),

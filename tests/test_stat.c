@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -636,6 +637,83 @@ static bool wait_for_comm(pid_t pid, const char *comm)
 	return false;
 }
 
+/* Waits (5 s at most) until process pid has n threads. */
+static bool wait_for_threads(pid_t pid, int n)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	for (int tries = 0; tries < 500; tries++) {
+		char line[256];
+		int threads = 0;
+		FILE *f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f))
+			sscanf(line, "Threads: %d", &threads);
+		if (f)
+			fclose(f);
+		if (threads == n)
+			return true;
+		usleep(10 * 1000);
+	}
+	return false;
+}
+
+/* Spins `arg` units of work between 1 ms sleeps for 600 ms: busier threads count more. */
+static void *spinner(void *arg)
+{
+	int units = (int)(intptr_t)arg;
+	struct timespec start, now;
+	volatile unsigned long sink = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (long i = 0; i < units * 200000L; i++)
+			sink += (unsigned long)i;
+		usleep(1000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < 600);
+	return NULL;
+}
+
+/*
+ * --per-thread puts the busiest thread first, as perf 6.1 does: threads
+ * created in order of growing work (so thread-id order would be the
+ * wrong one) come out with non-increasing counts.
+ */
+Test(stat, per_thread_rows_go_busiest_first)
+{
+	pid_t child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		pthread_t t[3];
+		for (int i = 0; i < 3; i++)
+			pthread_create(&t[i], NULL, spinner, (void *)(intptr_t)(1 + 4 * i));
+		for (int i = 0; i < 3; i++)
+			pthread_join(t[i], NULL);
+		_exit(0);
+	}
+	cr_assert(wait_for_threads(child, 4), "the child did not start its threads within 5 s");
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	struct th_output r = perfev_stat("--per-thread", "-x", ",", "-p", pid, "-e", "task-clock");
+	int status;
+	waitpid(child, &status, 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+
+	double last = 1e300;
+	int rows = 0;
+	char line[512], *f[16];
+	for (int i = 0; line_with(r.err, ",task-clock,", i, line, sizeof(line)); i++) {
+		cr_assert_geq(split(line, ",", f, 16), 4, "%s", r.err);
+		double v = strcmp(f[1], "<not counted>") == 0 ? 0 : strtod(f[1], NULL);
+		cr_expect_leq(v, last, "row %d counts more than the row above it:\n%s", i, r.err);
+		last = v;
+		rows++;
+	}
+	cr_expect_eq(rows, 4, "%s", r.err);
+	th_output_free(&r);
+}
+
 Test(stat, per_thread_gives_one_row_per_thread)
 {
 	pid_t child = fork();
@@ -648,21 +726,7 @@ Test(stat, per_thread_gives_one_row_per_thread)
 			pthread_join(t[i], NULL);
 		_exit(0);
 	}
-	/* Wait until the child has its 4 threads. */
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)child);
-	for (int tries = 0; tries < 100; tries++) {
-		char line[256];
-		int threads = 0;
-		FILE *f = fopen(path, "re");
-		while (f && fgets(line, sizeof(line), f))
-			sscanf(line, "Threads: %d", &threads);
-		if (f)
-			fclose(f);
-		if (threads == 4)
-			break;
-		usleep(10 * 1000);
-	}
+	wait_for_threads(child, 4);
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)child);
 	struct th_output r = perfev_stat("--per-thread", "-x", ",", "-p", pid, "-e", "task-clock");

@@ -444,6 +444,149 @@ Test(stat_parity, the_table_has_perfs_lines)
 	free(perf);
 }
 
+/*
+ * Each line's length, but for the elapsed time's (its precision follows
+ * the noise): the table keeps perf's padding, so that its columns, trailing
+ * blanks included, are perf's ("91 91 84 |").
+ */
+static void line_lengths(const char *text, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		if (!memmem(line, len, "elapsed", 7) && !memmem(line, len, " note: ", 7) &&
+		    !memmem(line, len, " hint: ", 7))
+			snprintf(buf + strlen(buf), size - strlen(buf), "%zu ", len);
+		if (!end)
+			break;
+		line = end + 1;
+	}
+}
+
+Test(stat_parity, rows_keep_perfs_padding)
+{
+	char *perf = need_perf();
+	const char *const cases[][12] = {
+	    {"-e", "task-clock,minor-faults,duration_time,cycles", "--", "true", NULL},
+	    {"-a", "-A", "-e", "cpu-clock,minor-faults", "--", "true", NULL},
+	    {"-I", "100", "-e", "task-clock", "--", "sleep", "0.15", NULL},
+	    {"-e", "syscalls:sys_enter_close", "--", "true", NULL},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		if (c == 3 && !th_tracefs())
+			continue;
+		char *ours = run_stat(th_perfev_bin(), cases[c]), *theirs = run_stat(perf, cases[c]);
+		char a[1024], b[1024];
+		line_lengths(ours, a, sizeof(a));
+		line_lengths(theirs, b, sizeof(b));
+		cr_expect_str_eq(a, b, "%s: line lengths differ\nperfev:\n%s\nperf:\n%s", cases[c][1],
+		                 ours, theirs);
+		free(ours);
+		free(theirs);
+	}
+	free(perf);
+}
+
+/* The event names of the text rows, in order ("cpu-clock context-switches ..."). */
+static void row_events(const char *text, char *buf, size_t size)
+{
+	char line[512];
+
+	buf[0] = '\0';
+	for (int i = 0; line_with(text, "      ", i, line, sizeof(line)); i++) {
+		char *hash = strstr(line, " # "), *end, *start;
+		if (strstr(line, "seconds"))
+			continue;
+		if (hash)
+			*hash = '\0';
+		/* the last word before the metric: "  12.3 msec cpu-clock", "<not supported>  cycles" */
+		for (end = line + strlen(line); end > line && end[-1] == ' ';)
+			end--;
+		for (start = end; start > line && start[-1] != ' ';)
+			start--;
+		snprintf(buf + strlen(buf), size - strlen(buf), "%.*s ", (int)(end - start), start);
+	}
+}
+
+Test(stat_parity, cpu_wide_counting_defaults_to_cpu_clock)
+{
+	char *perf = need_perf();
+	const char *const args[] = {"-a", "--", "true", NULL};
+	char *ours = run_stat(th_perfev_bin(), args), *theirs = run_stat(perf, args);
+	char a[1024], b[1024];
+
+	row_events(ours, a, sizeof(a));
+	row_events(theirs, b, sizeof(b));
+	cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
+	cr_expect(strncmp(a, "cpu-clock ", 10) == 0, "%s", a);
+	free(ours);
+	free(theirs);
+	free(perf);
+}
+
+/* The exclude_* flags of every event in a file's header ("exclude_user = 1|...;"). */
+static void header_excludes(const char *file, char *buf, size_t size)
+{
+	struct th_output r = th_perfev("report", "--header-only", "-i", file);
+	char line[2048];
+
+	buf[0] = '\0';
+	for (int i = 0; line_with(r.out, "# event : ", i, line, sizeof(line)); i++) {
+		for (char *at = strstr(line, "exclude_"); at; at = strstr(at + 1, "exclude_")) {
+			size_t n = strcspn(at, ",");
+			snprintf(buf + strlen(buf), size - strlen(buf), "%.*s|", (int)n, at);
+		}
+		snprintf(buf + strlen(buf), size - strlen(buf), ";");
+	}
+	th_output_free(&r);
+}
+
+/*
+ * Which levels an event string leaves out, guest and host included, are
+ * perf 6.1's: every event excludes the guest until its own modifiers say
+ * otherwise (":k" counts the guest too), and a group's modifiers add to
+ * each event's.
+ */
+Test(stat_parity, event_strings_exclude_what_perf_excludes)
+{
+	char *perf = need_perf();
+	const char *dir = th_temp_dir("excludes");
+	char *ours = th_path_join(dir, "ours.data"), *theirs = th_path_join(dir, "theirs.data");
+	const char *events[] = {
+	    "task-clock", "cpu-clock:u", "cpu-clock:k", "cpu-clock:h", "cpu-clock:G",
+	    "cpu-clock:H", "cpu-clock:GH", "cpu-clock:I", "cpu-clock:S", "cpu-clock:D",
+	    "cpu-clock:uk", "cpu-clock:Gu", "page-faults", "cpu-clock/period=1000/",
+	    "cpu-clock/period=1000/k", "software/config=0/", "software/config=0/u",
+	    "{cpu-clock,task-clock}:k", "{cpu-clock:k,task-clock}:u", "{cpu-clock:G,task-clock}:u",
+	    "{cpu-clock:GH,task-clock}:u", "{cpu-clock:G,task-clock}:H", "mem:0x1000:k",
+	    "mem:0x1000/8:w", "syscalls:sys_enter_close:k",
+	};
+
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		if (strchr(events[i], ':') && strncmp(events[i], "syscalls", 8) == 0 && !th_tracefs())
+			continue;
+		const char *argv[] = {perf, "record", "-q", "-e", events[i], "-o", theirs, "true", NULL};
+		char *out, *err;
+		int status = th_run((char *const *)argv, false, &out, &err);
+		cr_assert_eq(status, 0, "perf record -e %s: %s", events[i], err);
+		free(out);
+		free(err);
+		struct th_output r = th_perfev("record", "-q", "-e", events[i], "-o", ours, "true");
+		cr_assert_eq(r.status, 0, "perfev record -e %s: %s", events[i], r.err);
+		th_output_free(&r);
+
+		char a[1024], b[1024];
+		header_excludes(ours, a, sizeof(a));
+		header_excludes(theirs, b, sizeof(b));
+		cr_expect_str_eq(a, b, "-e '%s': perfev [%s], perf [%s]", events[i], a, b);
+	}
+	free(ours);
+	free(theirs);
+	free(perf);
+}
+
 Test(stat_parity, an_empty_event_beside_a_tool_event_is_refused)
 {
 	struct th_output r = th_perfev("stat", "-e", "duration_time,", "--", "true");

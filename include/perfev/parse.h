@@ -41,6 +41,13 @@ struct pev_parse_opts {
 	const char *tracefs;         /**< tracefs mount point; NULL: find it */
 	bool no_mount;               /**< never mount tracefs to resolve a tracepoint */
 	bool no_pfm;                 /**< do not try libpfm4 for unknown names */
+	/**
+	 * Exclude the guest as perf 6.1 does: every event sets exclude_guest
+	 * until its own modifiers say otherwise (G, or a modifier string
+	 * without u, p or H); a group's u or p sets it unless G or H was given.
+	 * Off, perfev adds no default of its own (perf 6.10 and later set none).
+	 */
+	bool perf_guest;
 };
 
 /** Initializer for struct pev_parse_opts. */

@@ -213,6 +213,7 @@ static struct pev_event_spec *new_spec(struct parser *p, const char *text, size_
 	struct pev_event_spec *spec = &l->specs[l->n];
 	memset(spec, 0, sizeof(*spec));
 	spec->opts.sz = sizeof(spec->opts);
+	spec->opts.exclude_guest = p->opts.perf_guest; /* see apply_guest_host */
 	spec->group = p->group;
 	spec->scale = 1.0;
 	spec->unit = "";
@@ -329,13 +330,46 @@ static bool only_modifiers(const char *s, size_t len)
 }
 
 /*
+ * Guest and host. G and H exclude the other side; with as_perf (the
+ * option perf_guest), as perf 6.1 sets them: every event excludes the guest
+ * (exclude_guest; perf_event_open's default counts both) until a modifier
+ * says otherwise. An event's own modifier string decides anew: G and H
+ * exclude the other side, and without them the guest stays excluded only
+ * for 'u' or 'p' (":k" counts in the guest too). A group's modifiers add to
+ * what each event has: 'u' and 'p' exclude the guest unless G or H was
+ * given, here or on the event.
+ */
+static void apply_guest_host(struct pev_opts *o, const struct modifiers *m, bool group,
+			     bool own_guest_host, bool as_perf)
+{
+	bool guest_host = own_guest_host || m->G || m->H;
+
+	if (!group && !m->any)
+		return;
+	if (!group)
+		o->exclude_host = o->exclude_guest = false;
+	if (m->G || m->H) {
+		if (!own_guest_host)
+			o->exclude_host = o->exclude_guest = true;
+		if (m->G)
+			o->exclude_guest = false;
+		if (m->H)
+			o->exclude_host = false;
+	} else if (as_perf && (m->u || m->precise) && !guest_host) {
+		o->exclude_guest = true;
+	}
+}
+
+/*
  * Applies modifiers to one spec, as perf does: on top of what the spec already
  * has, so that a group's modifiers combine with each event's own
  * ("{cycles:k,instructions}:u" counts cycles in user and kernel). The first
  * of u/k/h to limit the levels excludes the other two; later ones only add
- * their level back. G/H work the same way for guest and host. 'p's add up.
+ * their level back. 'p's add up. `group` tells a group's modifiers from the
+ * event's own; own_guest_host, that the event's own had G or H.
  */
-static void apply_modifiers(struct pev_event_spec *spec, const struct modifiers *m)
+static void apply_modifiers_as(const struct parser *p, struct pev_event_spec *spec,
+			       const struct modifiers *m, bool group, bool own_guest_host)
 {
 	struct pev_opts *o = &spec->opts;
 
@@ -349,14 +383,7 @@ static void apply_modifiers(struct pev_event_spec *spec, const struct modifiers 
 		if (m->h)
 			o->exclude_hv = false;
 	}
-	if (m->G || m->H) {
-		if (!o->exclude_host && !o->exclude_guest)
-			o->exclude_host = o->exclude_guest = true;
-		if (m->G)
-			o->exclude_guest = false;
-		if (m->H)
-			o->exclude_host = false;
-	}
+	apply_guest_host(o, m, group, own_guest_host, p->opts.perf_guest);
 	if (m->I)
 		o->exclude_idle = true;
 	if (m->precise)
@@ -377,6 +404,24 @@ static void apply_modifiers(struct pev_event_spec *spec, const struct modifiers 
 		spec->weak_group = true;
 }
 
+/* Applies an event's own modifiers (none when m->any is false) to its new spec. */
+static void apply_modifiers(const struct parser *p, struct pev_event_spec *spec,
+			    const struct modifiers *m)
+{
+	apply_modifiers_as(p, spec, m, false, false);
+}
+
+/* Whether the modifiers at the end of an event's own text have G or H. */
+static bool own_guest_host(const struct pev_event_spec *spec)
+{
+	const char *colon = strrchr(spec->text, ':'), *slash = strrchr(spec->text, '/');
+	const char *mods = colon > slash ? colon + 1 : slash ? slash + 1 : NULL;
+
+	if (!mods || !*mods || !only_modifiers(mods, strlen(mods)))
+		return false;
+	return strchr(mods, 'G') || strchr(mods, 'H');
+}
+
 /*
  * Applies a group's modifiers [mods, mods + len) to the specs from index
  * `first` on. Pinned (D) and exclusive (e) apply to a group as a whole: only
@@ -395,7 +440,7 @@ static int apply_modifiers_from(struct parser *p, int first, const struct modifi
 				    spec->ev.name ? spec->ev.name : "the event", (int)spec->opts.skid);
 		if (!spec->group_leader)
 			own.D = own.e = false;
-		apply_modifiers(spec, &own);
+		apply_modifiers_as(p, spec, &own, true, own_guest_host(spec));
 	}
 	return 0;
 }
@@ -634,6 +679,7 @@ static int add_pmu_event(struct parser *p, const struct pev_pmu *pmu, const stru
 	spec->ev.pmu = spec->pmu;
 	spec->opts = t->extras.opts;
 	spec->opts.sz = sizeof(spec->opts);
+	spec->opts.exclude_guest = p->opts.perf_guest;
 	spec->callgraph = t->extras.callgraph;
 	spec->stack_size = t->extras.stack_size;
 	if (t->alias) {
@@ -642,7 +688,7 @@ static int add_pmu_event(struct parser *p, const struct pev_pmu *pmu, const stru
 	}
 	if (!spec->pmu || !spec->unit)
 		return out_of_memory(p);
-	apply_modifiers(spec, m);
+	apply_modifiers(p, spec, m);
 	return 0;
 }
 
@@ -724,11 +770,12 @@ static int parse_generic_with_terms(struct parser *p, const char *s, size_t len,
 		struct pev_event_spec *spec = &p->list->specs[i];
 		spec->opts = t.extras.opts;
 		spec->opts.sz = sizeof(spec->opts);
+		spec->opts.exclude_guest = p->opts.perf_guest;
 		spec->callgraph = t.extras.callgraph;
 		spec->stack_size = t.extras.stack_size;
 		if (t.named && !(spec->ev.name = list_strdup(p->list, t.name)))
 			return out_of_memory(p);
-		apply_modifiers(spec, m);
+		apply_modifiers(p, spec, m);
 	}
 	return 0;
 }
@@ -827,6 +874,14 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t len)
 		const char *acc = stop + 1, *acc_end = acc;
 		while (acc_end < end && *acc_end != ':')
 			acc_end++;
+		size_t acc_len = (size_t)(acc_end - acc);
+		/* "mem:ADDR:k": modifiers without an access, as perf reads them */
+		if (acc_end == end && acc_len && strspn(acc, "rwx") < acc_len &&
+		    only_modifiers(acc, acc_len)) {
+			if ((r = parse_modifiers(p, acc, acc_len, &m)) < 0)
+				return r;
+			acc_end = acc = stop = end;
+		}
 		for (const char *c = acc; c < acc_end; c++) {
 			uint32_t bit = *c == 'r' ? PEV_BP_R : *c == 'w' ? PEV_BP_W : *c == 'x' ? PEV_BP_X : 0;
 			if (!bit || (kind & bit))
@@ -834,7 +889,7 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t len)
 					    "breakpoint access is made of r, w and x, each once");
 			kind |= bit;
 		}
-		if (acc_end == acc)
+		if (acc_end == acc && stop < end)
 			return fail(p, PEV_EPARSE, offset_of(p, stop), 1,
 				    "':' after a breakpoint must be followed by r, w or x");
 		if ((kind & PEV_BP_X) && (kind & PEV_BP_RW))
@@ -853,7 +908,7 @@ static int parse_breakpoint(struct parser *p, const char *s, size_t len)
 	struct pev_event_spec *spec = add_event(p, &ev, s, len, name);
 	if (!spec)
 		return out_of_memory(p);
-	apply_modifiers(spec, &m);
+	apply_modifiers(p, spec, &m);
 	return 0;
 }
 
@@ -989,7 +1044,7 @@ static int parse_probe(struct parser *p, const char *s, size_t len, const char *
 	if (!spec)
 		return out_of_memory(p);
 	spec->pmu = spec->ev.pmu = user ? "uprobe" : "kprobe";
-	apply_modifiers(spec, &m);
+	apply_modifiers(p, spec, &m);
 	return 0;
 }
 
@@ -1011,7 +1066,7 @@ static int add_hybrid(struct parser *p, const struct pev_event *ev, const char *
 		if (!spec || !(spec->pmu = list_strdup(p->list, pmu->name)))
 			return out_of_memory(p);
 		spec->ev.pmu = spec->pmu;
-		apply_modifiers(spec, m);
+		apply_modifiers(p, spec, m);
 	}
 	return 0;
 }
@@ -1057,7 +1112,7 @@ static int try_generic(struct parser *p, const char *s, size_t len, size_t name_
 	struct pev_event_spec *spec = add_as_written(p, &ev, s, len);
 	if (!spec)
 		return out_of_memory(p);
-	apply_modifiers(spec, m);
+	apply_modifiers(p, spec, m);
 	return 1;
 }
 
@@ -1086,7 +1141,7 @@ static int try_raw(struct parser *p, const char *s, size_t len, size_t name_len,
 	struct pev_event_spec *spec = add_as_written(p, &ev, s, len);
 	if (!spec)
 		return out_of_memory(p);
-	apply_modifiers(spec, m);
+	apply_modifiers(p, spec, m);
 	return 1;
 }
 
@@ -1170,7 +1225,7 @@ static int add_tracepoint(const struct pev_tracepoint *tp, void *arg)
 		return 1;
 	}
 	spec->pmu = spec->ev.pmu = "tracepoint";
-	apply_modifiers(spec, c->m);
+	apply_modifiers(c->p, spec, c->m);
 	return 0;
 }
 
@@ -1308,9 +1363,10 @@ static int try_pfm(struct parser *p, const char *s, size_t len, size_t name_len,
 	unsigned levels = pfm_named_levels(name);
 	spec->opts = o;
 	spec->opts.sz = sizeof(spec->opts);
+	spec->opts.exclude_guest = p->opts.perf_guest;
 	if (levels)
 		spec->opts.exclude_hv = !(levels & 4u);
-	apply_modifiers(spec, m);
+	apply_modifiers(p, spec, m);
 	return 1;
 }
 
