@@ -64,6 +64,7 @@ struct rec_config {
 	const char *rotate_dir; /* --rotate: the directory the windows go to (-o DIR/) */
 	bool rotate_pprof;   /* --format pprof: windows in pprof, not perf.data */
 	bool off_cpu;        /* --off-cpu: every switch-out with its stack, and switch records */
+	bool no_buildid_cache; /* -N: the files hit are not added to perf's build-id cache */
 };
 
 /* One event, opened on every unit of the target. */
@@ -242,7 +243,11 @@ int rec_drain(struct rec_state *s);
 /* Notes one record written to the file: samples, lost, and the mappings. */
 void rec_dsos_account(struct rec_state *s, const struct pev_event_header *h, size_t size);
 
-/* Adds the build id of every file samples hit (and the kernel's) to the file. */
+/*
+ * Adds the build id of every file samples hit (and the kernel's, and the
+ * vDSO's) to the file and, as perf record does unless -N (and never in pipe
+ * mode), the files themselves to perf's build-id cache (buildid_cache.h).
+ */
 void rec_dsos_add_build_ids(struct rec_state *s);
 
 /* Frees what d holds. */
