@@ -548,7 +548,8 @@ Test(cmd_script, dso_now_a_fifo)
 	snprintf(file, sizeof(file), "%s/fifo.data", dir);
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", th_test_program("report_work"), prog);
 	free(th_sh_ok(cmd));
-	snprintf(cmd, sizeof(cmd), "'%s' record -e cpu-clock -o '%s' -- '%s' 100 2>&1",
+	/* -N: no cached copy to name it by. */
+	snprintf(cmd, sizeof(cmd), "'%s' record -N -e cpu-clock -o '%s' -- '%s' 100 2>&1",
 		 th_perfev_bin(), file, prog);
 	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s: %s%s", cmd, out, err);
 	free(out);
