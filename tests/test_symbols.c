@@ -614,7 +614,10 @@ Test(symbols, libc_function_with_debuginfo, .init = th_leak_init, .fini = th_lea
 {
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	void *fn;
-	struct pev_symbols *s = new_symbols(NULL);
+	struct pev_symbols_opts o = PEV_SYMBOLS_OPTS_INIT;
+	/* The debuginfo tree's file, not a copy of it in a build-id cache (searched first). */
+	o.buildid_cache = "";
+	struct pev_symbols *s = new_symbols(&o);
 	unsigned char bid[PEV_BUILD_ID_MAX];
 	char hex[2 * PEV_BUILD_ID_MAX + 1], debug[PATH_MAX];
 	size_t bid_len;
