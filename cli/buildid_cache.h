@@ -33,7 +33,7 @@ void bc_hex(char *out, const unsigned char *id, size_t len);
 /* The GNU build id in ELF note bytes (4-aligned); its length, or 0. */
 size_t bc_note_build_id(const unsigned char *p, size_t len, unsigned char *id, size_t max);
 
-/* The build id of the regular ELF file at path; its length, or 0 when it has none or cannot be read. */
+/* The build id of the regular ELF file at path: its length, or 0 (none, or unreadable). */
 size_t bc_file_build_id(const char *path, unsigned char *id, size_t max);
 
 /* The running kernel's build id (/sys/kernel/notes); its length, or 0. */
