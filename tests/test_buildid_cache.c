@@ -16,6 +16,7 @@
  *   - `perfev record` fills the cache as `perf record` does (perf lists
  *     perfev's entries; -N leaves it alone), so a recording reads right
  *     after the program changed, in perf and in perfev;
+ *   - a real program (sort): libc's debug file travels in the cache;
  *   - `perfev buildid-cache`: -a, -l, -r, -M and -i against perf's
  *     buildid-cache on the same cache;
  *   - libdebuginfod is never loaded without DEBUGINFOD_URLS.
@@ -299,6 +300,42 @@ Test(buildid_cache, record_fills_the_cache_like_perf)
 	struct stat st;
 	cr_expect_neq(stat(at("none/.debug"), &st), 0, "-N wrote %s", at("none/.debug"));
 	free(bid);
+}
+
+/*
+ * A real program (Debian's sort, which spends its time comparing lines in
+ * libc, and its libc with libc6-dbg's debug file): perfev
+ * record caches libc with its debug file; with the debuginfo tree gone (as
+ * on a machine without libc6-dbg), perfev report still names libc's local
+ * functions from the cache, as perf names them with the tree.
+ */
+Test(buildid_cache, real_program_debuginfo_travels_in_the_cache)
+{
+	th_need_perf();
+	char *libc = sh("ldd /usr/bin/sort | awk '/libc.so.6/ {print $3}'");
+	libc[strcspn(libc, "\n")] = '\0';
+	char *bid = build_id(libc), debug[PATH_MAX];
+
+	snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
+	if (access(debug, R_OK) != 0)
+		th_skip("no debug file for %s (libc6-dbg is not installed)", libc);
+	free(sh("head -c 3000000 /dev/urandom | base64 > '%s'", at("input")));
+	free(sh("%s '%s' record -q -e cpu-clock -F 4000 -o '%s' -- env LC_ALL=C.UTF-8 sort -r '%s'"
+		" > /dev/null",
+		home("h"), th_perfev_bin(), at("p.data"), at("input")));
+	free(sh("cmp '%s/h/.debug/.build-id/%.2s/%s/debug' '%s'", dir, bid, bid + 2, debug));
+	char *a = sh("%s perf report --stdio -i '%s' -g none --no-children --sort dso,sym 2>/dev/null"
+		     " | grep -F '[.]'",
+		     home("h"), at("p.data"));
+	char *b = sh("%s PERFEV_DEBUG_DIR=/nonexistent '%s' report --stdio -i '%s' -g none "
+		     "--no-children --sort dso,sym 2>/dev/null | grep -F '[.]'",
+		     home("h"), th_perfev_bin(), at("p.data"));
+	expect_has(a, "libc.so.6");
+	cr_expect_str_eq(b, a, "perfev (cache only):\n%s\nperf:\n%s", b, a);
+	free(a);
+	free(b);
+	free(bid);
+	free(libc);
 }
 
 /* PERF_BUILDID_DIR, which perf sets for its scripts, names the cache for perfev. */
