@@ -1661,6 +1661,25 @@ Test(symbols, stripped_file_symbols_from_the_build_id_cache, .init = th_leak_ini
 		  dd.debug_file ? dd.debug_file : "(none)");
 	pev_symbols_free(s);
 
+	/* The file is gone and the cache holds only its debug file: symbols without code. */
+	char gone[128];
+	snprintf(gone, sizeof(gone), "%s/gone", dir);
+	snprintf(entry, sizeof(entry), "%s/cache/.build-id/%.2s/%s", dir, hex, hex + 2);
+	snprintf(file, sizeof(file), "%s/elf", entry);
+	cr_assert_eq(unlink(file), 0);
+	snprintf(file, sizeof(file), "%s/debug", entry);
+	snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug '%s' '%s'", exe, file);
+	sh(cmd);
+	struct pev_symbols_opts o3 = o;
+	o3.debug_dir = "/nonexistent";
+	s = new_symbols(&o3);
+	feed_maps(s, h.pid, pid, exe, gone, bid, bid_len);
+	struct pev_symbol dbg_only = resolve(s, pid, h.alpha_ra - 1);
+	cr_expect_str_eq(dbg_only.name, "helper_alpha");
+	cr_expect(dbg_only.flags & PEV_SYMBOL_BY_BUILD_ID);
+	cr_expect_str_eq(dbg_only.dso, gone);
+	pev_symbols_free(s);
+
 	/* PERF_BUILDID_DIR and PERFEV_DEBUG_DIR stand for the options left NULL. */
 	setenv("PERF_BUILDID_DIR", cache, 1);
 	setenv("PERFEV_DEBUG_DIR", debug, 1);
