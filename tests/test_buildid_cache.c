@@ -27,6 +27,7 @@
  * alone), so no cache outside the test is read or written.
  */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,27 @@ static char *script_lines(const char *tool, const char *h, const char *file, con
 	return sh("%s %s script -i '%s' -F comm,ip,sym,dso %s 2>/dev/null | grep -F '(%s)' | "
 		  "tr -s ' '",
 		  home(h), tool, file, extra, at("prog"));
+}
+
+/* Removes the lines of text that name a C++ function ("::"), in place. */
+static void drop_cxx_rows(char *text)
+{
+	char *out = text;
+
+	for (char *line = text; *line;) {
+		char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line + 1) : strlen(line);
+		bool cxx = false;
+
+		for (size_t i = 0; i + 1 < len; i++)
+			cxx |= line[i] == ':' && line[i + 1] == ':';
+		if (!cxx) {
+			memmove(out, line, len);
+			out += len;
+		}
+		line += len;
+	}
+	*out = '\0';
 }
 
 /* Expects perf's and perfev's reports and scripts of file alike, naming perfdata_spin_hot. */
@@ -251,7 +273,11 @@ Test(buildid_cache, minidebuginfo_like_newest_perf)
 	const char *root = getenv("PERFEV_SOURCE_ROOT");
 	snprintf(latest, sizeof(latest), "%s/../shared/tools/perf-latest", root ? root : ".");
 	if (access(latest, X_OK) == 0) {
+		/* The C functions' rows: perf 7 shows C++ names (a sanitizer's, in a
+		 * sanitized build) with their parameters, perf 6.1 and perfev without. */
 		char *theirs = rows(latest, "empty", at("p.data"), "dso,sym", "");
+		drop_cxx_rows(ours);
+		drop_cxx_rows(theirs);
 		cr_expect_str_eq(ours, theirs, "perfev:\n%s\nperf 7:\n%s", ours, theirs);
 		free(theirs);
 	}
