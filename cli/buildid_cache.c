@@ -296,13 +296,32 @@ static bool find_debug(const char *hex, char *out, size_t size)
 	       stat(out, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/*
+ * Whether path is absolute with no empty, "." or ".." component: its entry
+ * then lies inside the cache, whatever a perf.data names.
+ */
+static bool plain_path(const char *path)
+{
+	if (path[0] != '/')
+		return false;
+	for (const char *p = path; *p; p++) {
+		if (*p != '/')
+			continue;
+		if (p[1] == '/' || p[1] == '\0' ||
+		    (p[1] == '.' && (p[2] == '/' || p[2] == '\0' ||
+				     (p[2] == '.' && (p[3] == '/' || p[3] == '\0')))))
+			return false;
+	}
+	return true;
+}
+
 int bc_add_file(const char *cache, const char *path, const unsigned char *id, size_t len)
 {
 	char entry[PATH_MAX], file[PATH_MAX], debug[PATH_MAX], hex[2 * BC_ID_MAX + 1];
 	struct stat st;
 	int r;
 
-	if (path[0] != '/' || !len || len > BC_ID_MAX)
+	if (!plain_path(path) || !len || len > BC_ID_MAX)
 		return -EINVAL;
 	if (bc_has(cache, id, len))
 		return 0;
@@ -495,6 +514,25 @@ int bc_list(const char *cache, FILE *out)
 	return (int)n;
 }
 
+/*
+ * Whether /proc/kallsyms shows zeros for addresses (kptr_restrict, or
+ * perf_event_paranoid for this user): such a copy would hide the kernel's
+ * symbols from every later report, so it is not cached, as perf does not.
+ */
+static bool kallsyms_hidden(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/kallsyms", "re");
+	bool hidden = true;
+
+	if (f) {
+		if (fgets(line, sizeof(line), f))
+			hidden = strspn(line, "0") == strcspn(line, " ");
+		fclose(f);
+	}
+	return hidden;
+}
+
 int bc_add_named(const char *cache, const char *name, const unsigned char *id, size_t len)
 {
 	unsigned char here[BC_ID_MAX];
@@ -507,6 +545,8 @@ int bc_add_named(const char *cache, const char *name, const unsigned char *id, s
 		n = bc_kernel_build_id(here, sizeof(here));
 		if (n != len || memcmp(here, id, len) != 0)
 			return -ESTALE;
+		if (kallsyms_hidden())
+			return -EACCES;
 		return bc_add_special(cache, name, "kallsyms", id, len, "/proc/kallsyms", NULL, 0);
 	}
 	if (strcmp(name, "[vdso]") == 0) {

@@ -51,7 +51,8 @@ size_t bc_vdso(const void **image, size_t *size, unsigned char *id, size_t max);
  * "[kernel.kallsyms]" or "[vdso]" (cached only when id is this machine's
  * running kernel's or vDSO's). Returns 1 when added, 0 when the cache held
  * it already, -ESTALE when what is here now has another build id (or none),
- * or a negative errno.
+ * -EACCES for a kernel whose /proc/kallsyms hides its addresses, -EINVAL
+ * for a name that is no plain absolute path, or a negative errno.
  */
 int bc_add_named(const char *cache, const char *name, const unsigned char *id, size_t len);
 

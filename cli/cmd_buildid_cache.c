@@ -197,6 +197,10 @@ static int recording(const char *cache, const char *file, bool add, bool verbose
 		if (r == -ESTALE) {
 			cli_warning("%s: not cached: the file here is not the build %s recorded",
 				    b->filename, hex);
+		} else if (r == -EACCES) {
+			cli_warning("%s: not cached: /proc/kallsyms hides the kernel's addresses "
+				    "(kernel.kptr_restrict; run as root)",
+				    b->filename);
 		} else if (r < 0 && r != -EINVAL) {
 			cli_error("cannot add %s to the build-id cache %s: %s", b->filename, cache,
 				  strerror(-r));

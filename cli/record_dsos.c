@@ -231,7 +231,9 @@ static void add_build_id(struct rec_state *s, const char *cache, uint16_t cpumod
 	int r;
 
 	pev_perfdata_writer_add_build_id(s->writer, -1, cpumode, id, n, name);
-	if (cache && (r = bc_add_named(cache, name, id, n)) < 0 && r != -ESTALE)
+	/* Not cached, as by perf: a file changed since it was mapped, hidden kernel addresses. */
+	if (cache && (r = bc_add_named(cache, name, id, n)) < 0 && r != -ESTALE && r != -EACCES &&
+	    r != -EINVAL)
 		cli_warning("cannot add %s to the build-id cache %s: %s", name, cache, strerror(-r));
 }
 
