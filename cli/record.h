@@ -114,6 +114,14 @@ struct rec_dsos {
 	int ndsos, cap;
 	bool kernel_hit;
 	bool vdso_mapped; /* a process mapped the [vdso] */
+	/* User addresses that no mapping held when their sample was read: the rings
+	 * are read one after another, so a sample may come before the MMAP2 record
+	 * (in another CPU's ring) of the file it hit. Looked up again after the pass. */
+	struct rec_pending {
+		int32_t pid;
+		uint64_t ip;
+	} *pending;
+	size_t npending, cap_pending;
 };
 
 /* What the records written so far held. */
@@ -242,6 +250,13 @@ int rec_drain(struct rec_state *s);
 
 /* Notes one record written to the file: samples, lost, and the mappings. */
 void rec_dsos_account(struct rec_state *s, const struct pev_event_header *h, size_t size);
+
+/*
+ * Looks again the user addresses up that no mapping held when their samples
+ * were read (rec_dsos.pending), and forgets them: called after each pass over
+ * the rings, which by then has read every MMAP2 record written before them.
+ */
+void rec_dsos_retry(struct rec_state *s);
 
 /*
  * Adds the build id of every file samples hit (and the kernel's, and the

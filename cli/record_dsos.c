@@ -105,27 +105,54 @@ static void add_map(struct rec_dsos *d, int32_t pid, uint64_t start, uint64_t le
 	p->maps[p->nmaps++] = (struct rec_map){start, start + len, dso_get(d, path)};
 }
 
-/* Marks the file holding user address ip of process pid (or the process it forked from). */
-static void mark_user(struct rec_dsos *d, int32_t pid, uint64_t ip)
+/*
+ * Marks the file holding user address ip of process pid (or the process it
+ * forked from). Returns whether a mapping held it.
+ */
+static bool find_user(struct rec_dsos *d, int32_t pid, uint64_t ip)
 {
 	for (int depth = 0; depth < 8 && pid >= 0; depth++) {
 		struct rec_proc *p = proc_get(d, pid, false);
 		if (!p)
-			return;
+			return false;
 		if (p->last < p->nmaps && ip >= p->maps[p->last].start &&
 		    ip < p->maps[p->last].end) {
 			d->dsos[p->maps[p->last].dso].hit = true;
-			return;
+			return true;
 		}
 		/* Newest first: a later mapping replaces what it overlaps. */
 		for (int i = p->nmaps - 1; i >= 0; i--)
 			if (ip >= p->maps[i].start && ip < p->maps[i].end) {
 				p->last = i;
 				d->dsos[p->maps[i].dso].hit = true;
-				return;
+				return true;
 			}
 		pid = p->parent;
 	}
+	return false;
+}
+
+#define MAX_PENDING (1u << 20) /* addresses kept for the second look (16 MiB) */
+
+/* find_user, keeping an address no mapping holds yet for rec_dsos_add_build_ids. */
+static void mark_user(struct rec_dsos *d, int32_t pid, uint64_t ip)
+{
+	if (find_user(d, pid, ip))
+		return;
+	if (d->npending && d->pending[d->npending - 1].pid == pid &&
+	    d->pending[d->npending - 1].ip == ip)
+		return;
+	if (d->npending == d->cap_pending) {
+		if (d->cap_pending >= MAX_PENDING)
+			return;
+		size_t cap = d->cap_pending ? 2 * d->cap_pending : 256;
+		struct rec_pending *grown = realloc(d->pending, cap * sizeof(*grown));
+		if (!grown)
+			return;
+		d->pending = grown;
+		d->cap_pending = cap;
+	}
+	d->pending[d->npending++] = (struct rec_pending){pid, ip};
 }
 
 /* A SAMPLE: its address and its call chain's mark the files they fall in. */
@@ -237,6 +264,13 @@ static void add_build_id(struct rec_state *s, const char *cache, uint16_t cpumod
 		cli_warning("cannot add %s to the build-id cache %s: %s", name, cache, strerror(-r));
 }
 
+void rec_dsos_retry(struct rec_state *s)
+{
+	for (size_t i = 0; i < s->dsos.npending; i++)
+		find_user(&s->dsos, s->dsos.pending[i].pid, s->dsos.pending[i].ip);
+	s->dsos.npending = 0;
+}
+
 void rec_dsos_add_build_ids(struct rec_state *s)
 {
 	unsigned char id[PEV_PERFDATA_BUILD_ID_MAX];
@@ -248,6 +282,7 @@ void rec_dsos_add_build_ids(struct rec_state *s)
 	/* perf caches what a file names when it finishes it: never in pipe mode. */
 	if (!s->cfg.no_buildid_cache && !s->cfg.pipe && bc_dir(dir, sizeof(dir)))
 		cache = dir;
+	rec_dsos_retry(s);
 	for (int i = 0; i < s->dsos.ndsos; i++) {
 		if (!s->dsos.dsos[i].hit)
 			continue;
@@ -276,5 +311,8 @@ void rec_dsos_free(struct rec_dsos *d)
 		free(d->dsos[i].path);
 	free(d->dsos);
 	d->dsos = NULL;
+	free(d->pending);
+	d->pending = NULL;
+	d->npending = d->cap_pending = 0;
 	d->ndsos = d->cap = 0;
 }
