@@ -30,8 +30,9 @@
  *
  * A candidate with a build id must carry the module's. Every candidate is
  * opened with pev__open_regular: a path a file names is never a FIFO or
- * device opened. A file without symbols (.gnu_debugdata, MiniDebugInfo)
- * is read by libdwfl itself, as a table merged into .dynsym's.
+ * device opened. When no debug file is found, a stripped file's
+ * MiniDebugInfo (.gnu_debugdata) is what libdwfl reads: its symbols merged
+ * with .dynsym's.
  */
 #include <errno.h>
 #include <fcntl.h>
