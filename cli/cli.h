@@ -28,6 +28,7 @@ int cmd_script(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_buildid_cache(int argc, char **argv);
 
 /* Prints "perfev: error: <formatted>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

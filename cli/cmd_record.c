@@ -23,7 +23,7 @@ static const char usage[] =
     "perfev record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
     "                     [-a | -C CPUS | -p PID | -t TID] [-m PAGES] [-o FILE] [-q]\n"
     "                     [--rotate SECONDS -o DIR/ [--format perf|pprof]]\n"
-    "                     [--off-cpu]\n"
+    "                     [--off-cpu] [-N]\n"
     "                     [--] [COMMAND [ARGS]]";
 
 #define MAX_PAGES (1UL << 18) /* -m: 1 GiB of 4 KiB pages */
@@ -168,6 +168,8 @@ static void print_help(void)
 	       "      --off-cpu             also where threads wait: every context switch out\n"
 	       "                            with its call chain (wall-clock profiles)\n"
 	       "  -q, --quiet               no status line and no summary\n"
+	       "  -N, --no-buildid-cache    do not add the files samples hit to perf's build-id\n"
+	       "                            cache ($PERF_BUILDID_DIR, else ~/.debug)\n"
 	       "      --rotate SECONDS      one complete file per window of SECONDS into the\n"
 	       "                            directory -o DIR/ names (continuous profiling)\n"
 	       "      --format FORMAT       --rotate's files: perf (perf.data, the default) or\n"
@@ -197,6 +199,7 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	    {"mmap-pages", required_argument, NULL, 'm'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"no-buildid-cache", no_argument, NULL, 'N'},
 	    {"rotate", required_argument, NULL, OPT_ROTATE},
 	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
@@ -213,7 +216,7 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	cfg->output = "perf.data";
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:qh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:qNh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (cfg->nevent_text == REC_MAX_LISTS) {
@@ -274,6 +277,9 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 			break;
 		case 'q':
 			cfg->quiet = true;
+			break;
+		case 'N':
+			cfg->no_buildid_cache = true;
 			break;
 		case OPT_ROTATE:
 			if (!cli_parse_double(optarg, MIN_ROTATE_S, MAX_ROTATE_S, &cfg->rotate_s))

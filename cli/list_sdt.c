@@ -5,7 +5,8 @@
  * binary to $HOME/.debug/<its path>/<build id>/, writes a "probes" file
  * there whose "%provider:event=..." lines name its SDT events, and links
  * the directory from $HOME/.debug/.build-id/<2 hex digits>/<38 hex digits>.
- * perf list shows the events of every binary linked so.
+ * perf list shows the events of every binary linked so. The cache is
+ * $PERF_BUILDID_DIR when set, as everywhere in perfev (buildid_cache.h).
  */
 #include <dirent.h>
 #include <limits.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildid_cache.h"
 #include "sdt.h"
 
 struct sdt_list {
@@ -101,13 +103,11 @@ int cli_sdt_events_read(struct cli_sdt_event **out)
 {
 	struct sdt_list l = {0};
 	char root[PATH_MAX], cache[PATH_MAX + 16];
-	const char *home = getenv("HOME");
 	DIR *top;
 
 	*out = NULL;
-	if (!home || !home[0])
+	if (!bc_dir(cache, sizeof(cache)))
 		return 0;
-	snprintf(cache, sizeof(cache), "%s/.debug", home);
 	if (!realpath(cache, root))
 		return 0;
 	snprintf(cache, sizeof(cache), "%s/.build-id", root);

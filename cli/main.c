@@ -16,6 +16,7 @@ static const struct cli_command commands[] = {
 	{"record", cmd_record, "sample a command, processes or CPUs into perf.data"},
 	{"diff", cmd_diff, "compare two perf.data files: what grew, what shrank"},
 	{"top", cmd_top, "a live table of the hottest functions, refreshed every second"},
+	{"buildid-cache", cmd_buildid_cache, "add files to perf's build-id cache, list or prune it"},
 };
 
 static void print_help(FILE *out)

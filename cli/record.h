@@ -64,6 +64,7 @@ struct rec_config {
 	const char *rotate_dir; /* --rotate: the directory the windows go to (-o DIR/) */
 	bool rotate_pprof;   /* --format pprof: windows in pprof, not perf.data */
 	bool off_cpu;        /* --off-cpu: every switch-out with its stack, and switch records */
+	bool no_buildid_cache; /* -N: the files hit are not added to perf's build-id cache */
 };
 
 /* One event, opened on every unit of the target. */
@@ -113,6 +114,14 @@ struct rec_dsos {
 	int ndsos, cap;
 	bool kernel_hit;
 	bool vdso_mapped; /* a process mapped the [vdso] */
+	/* User addresses that no mapping held when their sample was read: the rings
+	 * are read one after another, so a sample may come before the MMAP2 record
+	 * (in another CPU's ring) of the file it hit. Looked up again after the pass. */
+	struct rec_pending {
+		int32_t pid;
+		uint64_t ip;
+	} *pending;
+	size_t npending, cap_pending;
 };
 
 /* What the records written so far held. */
@@ -242,7 +251,18 @@ int rec_drain(struct rec_state *s);
 /* Notes one record written to the file: samples, lost, and the mappings. */
 void rec_dsos_account(struct rec_state *s, const struct pev_event_header *h, size_t size);
 
-/* Adds the build id of every file samples hit (and the kernel's) to the file. */
+/*
+ * Looks again the user addresses up that no mapping held when their samples
+ * were read (rec_dsos.pending), and forgets them: called after each pass over
+ * the rings, which by then has read every MMAP2 record written before them.
+ */
+void rec_dsos_retry(struct rec_state *s);
+
+/*
+ * Adds the build id of every file samples hit (and the kernel's, and the
+ * vDSO's) to the file and, as perf record does unless -N (and never in pipe
+ * mode), the files themselves to perf's build-id cache (buildid_cache.h).
+ */
 void rec_dsos_add_build_ids(struct rec_state *s);
 
 /* Frees what d holds. */

@@ -7,12 +7,15 @@
  * file it falls in as hit. At the end the build ids of the files hit (read
  * from their ELF notes with libelf), of the kernel (/sys/kernel/notes)
  * and, when a process mapped it, of the vDSO (perfev's own image) go into
- * the BUILD_ID feature, so that perf report knows what it reads.
+ * the BUILD_ID feature, so that perf report knows what it reads, and into
+ * perf's build-id cache unless -N (buildid_cache.c), as perf record does.
  *
  * This runs on every record, so it reads fields at fixed offsets and looks
  * a sample up in its process's mappings, the last one found first.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <link.h>
@@ -24,9 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildid_cache.h"
 #include "record.h"
-
-#define GNU_BUILD_ID 3 /* NT_GNU_BUILD_ID */
 
 static uint64_t u64_at(const struct pev_event_header *h, size_t off)
 {
@@ -103,27 +105,54 @@ static void add_map(struct rec_dsos *d, int32_t pid, uint64_t start, uint64_t le
 	p->maps[p->nmaps++] = (struct rec_map){start, start + len, dso_get(d, path)};
 }
 
-/* Marks the file holding user address ip of process pid (or the process it forked from). */
-static void mark_user(struct rec_dsos *d, int32_t pid, uint64_t ip)
+/*
+ * Marks the file holding user address ip of process pid (or the process it
+ * forked from). Returns whether a mapping held it.
+ */
+static bool find_user(struct rec_dsos *d, int32_t pid, uint64_t ip)
 {
 	for (int depth = 0; depth < 8 && pid >= 0; depth++) {
 		struct rec_proc *p = proc_get(d, pid, false);
 		if (!p)
-			return;
+			return false;
 		if (p->last < p->nmaps && ip >= p->maps[p->last].start &&
 		    ip < p->maps[p->last].end) {
 			d->dsos[p->maps[p->last].dso].hit = true;
-			return;
+			return true;
 		}
 		/* Newest first: a later mapping replaces what it overlaps. */
 		for (int i = p->nmaps - 1; i >= 0; i--)
 			if (ip >= p->maps[i].start && ip < p->maps[i].end) {
 				p->last = i;
 				d->dsos[p->maps[i].dso].hit = true;
-				return;
+				return true;
 			}
 		pid = p->parent;
 	}
+	return false;
+}
+
+#define MAX_PENDING (1u << 20) /* addresses kept for the second look (16 MiB) */
+
+/* find_user, keeping an address no mapping holds yet for rec_dsos_add_build_ids. */
+static void mark_user(struct rec_dsos *d, int32_t pid, uint64_t ip)
+{
+	if (find_user(d, pid, ip))
+		return;
+	if (d->npending && d->pending[d->npending - 1].pid == pid &&
+	    d->pending[d->npending - 1].ip == ip)
+		return;
+	if (d->npending == d->cap_pending) {
+		if (d->cap_pending >= MAX_PENDING)
+			return;
+		size_t cap = d->cap_pending ? 2 * d->cap_pending : 256;
+		struct rec_pending *grown = realloc(d->pending, cap * sizeof(*grown));
+		if (!grown)
+			return;
+		d->pending = grown;
+		d->cap_pending = cap;
+	}
+	d->pending[d->npending++] = (struct rec_pending){pid, ip};
 }
 
 /* A SAMPLE: its address and its call chain's mark the files they fall in. */
@@ -222,133 +251,50 @@ void rec_dsos_account(struct rec_state *s, const struct pev_event_header *h, siz
 	}
 }
 
-/* Finds a GNU build id in note bytes (ELF note layout, 4-aligned); returns its length or 0. */
-static size_t note_build_id(const unsigned char *p, size_t len, unsigned char *id, size_t max)
+/* Adds name's build id to the file and, unless -N, the file itself to perf's build-id cache. */
+static void add_build_id(struct rec_state *s, const char *cache, uint16_t cpumode,
+			 const unsigned char *id, size_t n, const char *name)
 {
-	size_t at = 0;
+	int r;
 
-	while (at + 12 <= len) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, p + at, 4);
-		memcpy(&descsz, p + at + 4, 4);
-		memcpy(&type, p + at + 8, 4);
-		size_t name_at = at + 12, desc_at = name_at + ((namesz + 3) & ~3U);
-		size_t next = desc_at + ((descsz + 3) & ~3U);
-		if (next > len || next <= at)
-			return 0;
-		if (type == GNU_BUILD_ID && namesz == 4 && memcmp(p + name_at, "GNU", 4) == 0 &&
-		    descsz > 0 && descsz <= max) {
-			memcpy(id, p + desc_at, descsz);
-			return descsz;
-		}
-		at = next;
-	}
-	return 0;
+	pev_perfdata_writer_add_build_id(s->writer, -1, cpumode, id, n, name);
+	/* Not cached, as by perf: a file changed since it was mapped, hidden kernel addresses. */
+	if (cache && (r = bc_add_named(cache, name, id, n)) < 0 && r != -ESTALE && r != -EACCES &&
+	    r != -EINVAL)
+		cli_warning("cannot add %s to the build-id cache %s: %s", name, cache, strerror(-r));
 }
 
-/* The build id of an ELF file from its note sections; 0 when it has none or cannot be read. */
-static size_t file_build_id(const char *path, unsigned char *id, size_t max)
+void rec_dsos_retry(struct rec_state *s)
 {
-	size_t got = 0;
-	struct stat st;
-	int fd;
-
-	/* A mapped file may since have become a FIFO or a device: only a regular
-	 * file is opened, without blocking (the rule of src/core/file_open.c,
-	 * which the command line cannot include). */
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return 0;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return 0;
-	}
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	for (Elf_Scn *scn = NULL; e && !got && (scn = elf_nextscn(e, scn));) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		Elf_Data *data = elf_rawdata(scn, NULL);
-		if (data && data->d_buf)
-			got = note_build_id(data->d_buf, data->d_size, id, max);
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return got;
-}
-
-/* The running kernel's build id from /sys/kernel/notes; 0 when unreadable. */
-static size_t kernel_build_id(unsigned char *id, size_t max)
-{
-	unsigned char buf[4096];
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	return n > 0 ? note_build_id(buf, (size_t)n, id, max) : 0;
-}
-
-/*
- * The vDSO's build id. The kernel maps the same image into every process
- * (of one ABI), so perfev's own, at AT_SYSINFO_EHDR, stands for the
- * recorded processes'. The image is the ELF file as it is, its size the
- * end of its headers' tables; its PT_NOTE segments hold the build id.
- * Returns its length, or 0 without a vDSO or a build id.
- */
-static size_t vdso_build_id(unsigned char *id, size_t max)
-{
-	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-	ElfW(Ehdr) eh;
-	size_t size;
-
-	if (!base)
-		return 0;
-	memcpy(&eh, base, sizeof(eh));
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phentsize != sizeof(ElfW(Phdr)))
-		return 0;
-	size = eh.e_phoff + (size_t)eh.e_phnum * eh.e_phentsize;
-	if (eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize > size)
-		size = eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
-	for (size_t i = 0; i < eh.e_phnum; i++) {
-		ElfW(Phdr) ph;
-		size_t got;
-
-		memcpy(&ph, base + eh.e_phoff + i * sizeof(ph), sizeof(ph));
-		if (ph.p_type != PT_NOTE || ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
-			continue;
-		got = note_build_id(base + ph.p_offset, ph.p_filesz, id, max);
-		if (got)
-			return got;
-	}
-	return 0;
+	for (size_t i = 0; i < s->dsos.npending; i++)
+		find_user(&s->dsos, s->dsos.pending[i].pid, s->dsos.pending[i].ip);
+	s->dsos.npending = 0;
 }
 
 void rec_dsos_add_build_ids(struct rec_state *s)
 {
 	unsigned char id[PEV_PERFDATA_BUILD_ID_MAX];
-	size_t n;
+	char dir[PATH_MAX];
+	const char *cache = NULL;
+	const void *image;
+	size_t n, size;
 
-	elf_version(EV_CURRENT);
+	/* perf caches what a file names when it finishes it: never in pipe mode. */
+	if (!s->cfg.no_buildid_cache && !s->cfg.pipe && bc_dir(dir, sizeof(dir)))
+		cache = dir;
+	rec_dsos_retry(s);
 	for (int i = 0; i < s->dsos.ndsos; i++) {
 		if (!s->dsos.dsos[i].hit)
 			continue;
-		n = file_build_id(s->dsos.dsos[i].path, id, sizeof(id));
+		n = bc_file_build_id(s->dsos.dsos[i].path, id, sizeof(id));
 		if (n)
-			pev_perfdata_writer_add_build_id(s->writer, -1, PEV_RECORD_MISC_USER, id, n,
-			                                 s->dsos.dsos[i].path);
+			add_build_id(s, cache, PEV_RECORD_MISC_USER, id, n, s->dsos.dsos[i].path);
 	}
 	/* perf lists the vDSO whenever a process mapped it, hit or not. */
-	if (s->dsos.vdso_mapped && (n = vdso_build_id(id, sizeof(id))) > 0)
-		pev_perfdata_writer_add_build_id(s->writer, -1, PEV_RECORD_MISC_USER, id, n, "[vdso]");
-	if (s->dsos.kernel_hit && (n = kernel_build_id(id, sizeof(id))) > 0)
-		pev_perfdata_writer_add_build_id(s->writer, -1, PEV_RECORD_MISC_KERNEL, id, n,
-		                                 "[kernel.kallsyms]");
+	if (s->dsos.vdso_mapped && (n = bc_vdso(&image, &size, id, sizeof(id))) > 0)
+		add_build_id(s, cache, PEV_RECORD_MISC_USER, id, n, "[vdso]");
+	if (s->dsos.kernel_hit && (n = bc_kernel_build_id(id, sizeof(id))) > 0)
+		add_build_id(s, cache, PEV_RECORD_MISC_KERNEL, id, n, "[kernel.kallsyms]");
 }
 
 void rec_dsos_free(struct rec_dsos *d)
@@ -365,5 +311,8 @@ void rec_dsos_free(struct rec_dsos *d)
 		free(d->dsos[i].path);
 	free(d->dsos);
 	d->dsos = NULL;
+	free(d->pending);
+	d->pending = NULL;
+	d->npending = d->cap_pending = 0;
 	d->ndsos = d->cap = 0;
 }

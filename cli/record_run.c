@@ -135,6 +135,7 @@ int rec_drain(struct rec_state *s)
 		if (r != 0)
 			return r;
 	}
+	rec_dsos_retry(s);
 	if (wrote && pev_perfdata_writer_round(s->writer, &err) != 0) {
 		cli_error("cannot write '%s': %s", s->cfg.output, err.message);
 		return -1;

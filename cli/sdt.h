@@ -15,9 +15,9 @@ struct cli_sdt_event {
 
 /*
  * Reads the SDT events of every binary in perf's build-id cache
- * ($HOME/.debug). Returns how many (0 without a cache) with *out malloc'ed,
- * sorted by name and then build id (free with cli_sdt_events_free), or -1
- * when out of memory.
+ * ($PERF_BUILDID_DIR, else $HOME/.debug). Returns how many (0 without a
+ * cache) with *out malloc'ed, sorted by name and then build id (free with
+ * cli_sdt_events_free), or -1 when out of memory.
  */
 int cli_sdt_events_read(struct cli_sdt_event **out);
 

@@ -36,6 +36,7 @@ packages="
 	python3-pytest
 	python3-pandas
 	binutils
+	xz-utils
 	tmux
 	golang-go
 	golang-github-google-pprof-dev

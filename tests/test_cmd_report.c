@@ -328,7 +328,8 @@ Test(cmd_report, dso_now_a_fifo_or_device)
 
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", th_test_program("report_work"), prog);
 	free(th_sh_ok(cmd));
-	snprintf(cmd, sizeof(cmd), "'%s' record -e cpu-clock -o '%s' -- '%s' 100 2>&1",
+	/* -N: no cached copy to name it by. */
+	snprintf(cmd, sizeof(cmd), "'%s' record -N -e cpu-clock -o '%s' -- '%s' 100 2>&1",
 		 th_perfev_bin(), f, prog);
 	cr_assert_eq(th_sh(cmd, &out, &err), 0, "%s: %s%s", cmd, out, err);
 	free(out);
@@ -339,8 +340,10 @@ Test(cmd_report, dso_now_a_fifo_or_device)
 		cr_assert_eq(unlink(prog), 0);
 		snprintf(make, sizeof(make), kinds[k], prog);
 		free(th_sh_ok(make));
+		/* No build-id cache either (the tests' own holds report_work). */
 		snprintf(cmd, sizeof(cmd),
-			 "HOME='%s' timeout 20 '%s' report -v -i '%s' --sort dso,sym --no-children",
+			 "env -u PERF_BUILDID_DIR HOME='%s' timeout 20 '%s' report -v -i '%s' "
+			 "--sort dso,sym --no-children",
 			 dir, th_perfev_bin(), f);
 		int rc = th_sh(cmd, &out, &err);
 		cr_expect_eq(rc, 0, "%s: %d (124: it hung) %s", cmd, rc, err);

@@ -243,11 +243,14 @@ Test(docs, help_lists_every_option_of_the_man_page_and_no_other)
 }
 
 /* The options cli/cmd_NAME.c passes to getopt_long: {"name", ...} entries and
- * the short-option string. */
+ * the short-option string (a command's '-' is '_' in its file name). */
 static void accepted_options(const char *cmd, struct names *out)
 {
 	char rel[64];
 	snprintf(rel, sizeof(rel), "cli/cmd_%s.c", cmd);
+	for (char *c = rel + 8; *c; c++)
+		if (*c == '-')
+			*c = '_';
 	char *path = source_path(rel), *src = read_file(path);
 
 	for (const char *p = src; (p = strstr(p, "{\"")); p += 2) {
@@ -309,9 +312,16 @@ Test(docs, perfev_1_names_every_command_page)
 	list_dir(dir, ".1", &pages);
 	for (size_t i = 0; i < pages.n; i++) {
 		char *cmd = command_of(pages.v[i]), ref[96];
+		size_t k;
 		if (!cmd)
 			continue;
-		snprintf(ref, sizeof(ref), ".BR perfev\\-%s (1)", cmd);
+		k = (size_t)snprintf(ref, sizeof(ref), ".BR perfev\\-");
+		for (const char *c = cmd; *c && k + 3 < sizeof(ref); c++) { /* roff's \- for each - */
+			if (*c == '-')
+				ref[k++] = '\\';
+			ref[k++] = *c;
+		}
+		snprintf(ref + k, sizeof(ref) - k, " (1)");
 		cr_expect_not_null(strstr(see_also, ref), "perfev.1's SEE ALSO lacks %s", ref);
 		free(cmd);
 	}

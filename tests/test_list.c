@@ -758,6 +758,7 @@ Test(list, sdt_events_of_perfs_build_id_cache)
 		     "%sdt_demo:only_here=only_here\np:sdt_demo/only_here /usr/bin/fake-app:0x20\n");
 	cache_binary(home, "/usr/lib/libfake.so.1", a,
 		     "%sdt_demo:start=start\np:sdt_demo/start /usr/lib/libfake.so.1:0x30\n");
+	unsetenv("PERF_BUILDID_DIR"); /* the cache is $HOME/.debug */
 	setenv("HOME", home, 1);
 	struct th_output r = th_perfev("list", "sdt_");
 
@@ -779,6 +780,7 @@ Test(list, sdt_events_of_perfs_build_id_cache)
 
 Test(list, no_sdt_section_without_a_cache)
 {
+	unsetenv("PERF_BUILDID_DIR"); /* the cache is $HOME/.debug */
 	setenv("HOME", th_temp_dir("empty-home"), 1);
 	struct th_output r = th_perfev("list", "--json", "sdt_");
 
@@ -828,6 +830,7 @@ Test(list, sdt_events_as_perf_lists_them)
 
 	if (!perf)
 		th_skip("Debian's perf (package linux-perf) is not installed: nothing to compare with");
+	unsetenv("PERF_BUILDID_DIR"); /* the cache is $HOME/.debug */
 	setenv("HOME", home, 1);
 	/* perf caches a binary with SDT notes; libstdc++ has them on Debian. */
 	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {

@@ -614,7 +614,10 @@ Test(symbols, libc_function_with_debuginfo, .init = th_leak_init, .fini = th_lea
 {
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	void *fn;
-	struct pev_symbols *s = new_symbols(NULL);
+	struct pev_symbols_opts o = PEV_SYMBOLS_OPTS_INIT;
+	/* The debuginfo tree's file, not a copy of it in a build-id cache (searched first). */
+	o.buildid_cache = "";
+	struct pev_symbols *s = new_symbols(&o);
 	unsigned char bid[PEV_BUILD_ID_MAX];
 	char hex[2 * PEV_BUILD_ID_MAX + 1], debug[PATH_MAX];
 	size_t bid_len;
@@ -1573,6 +1576,119 @@ Test(symbols, debuginfo_by_debuglink, .init = th_leak_init, .fini = th_leak_fini
 	cr_expect_str_eq(bare.name, "helper_alpha");
 	cr_expect_eq(bare.line, 0);
 	pev_symbols_free(s);
+	helper_stop(&h);
+	remove_tree(dir);
+}
+
+/*
+ * A stripped file at its path, with the right build id, takes its symbols
+ * and DWARF from perf's build-id cache: the unstripped build cached as elf
+ * (before the file was stripped), or a debug file cached as debug. A cached
+ * elf that is the stripped file itself (perf hard-links its copies) is
+ * passed over for the debug directory. PERF_BUILDID_DIR names the cache.
+ */
+Test(symbols, stripped_file_symbols_from_the_build_id_cache, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	char exe[PATH_MAX], dir[64], prog[128], cmd[3 * PATH_MAX], entry[512], file[600], hex[129];
+	unsigned char bid[64];
+	size_t bid_len;
+	struct helper h;
+	const int32_t pid = 555003;
+
+	if (access("/usr/bin/objcopy", X_OK) != 0)
+		th_skip("objcopy is not installed: no file to strip");
+	helper_path("symbols_helper_pie", exe, sizeof(exe));
+	temp_dir(dir, sizeof(dir));
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-all '%s' '%s'", exe, prog);
+	sh(cmd);
+	bid_len = file_build_id(prog, bid, sizeof(bid));
+	cr_assert_gt(bid_len, 0);
+	hex_of(bid, bid_len, hex);
+	snprintf(entry, sizeof(entry), "%s/cache/.build-id/%.2s/%s", dir, hex, hex + 2);
+	mkdirs(entry);
+	helper_start(exe, &h);
+
+	/* Nothing cached: the stripped file names nothing. */
+	struct pev_symbols_opts o = PEV_SYMBOLS_OPTS_INIT;
+	char cache[128], debug[128];
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	snprintf(debug, sizeof(debug), "%s/debug", dir);
+	o.buildid_cache = cache;
+	o.debug_dir = debug;
+	struct pev_symbols *s = new_symbols(&o);
+	feed_maps(s, h.pid, pid, exe, prog, bid, bid_len);
+	struct pev_symbol bare = resolve(s, pid, h.alpha_ra - 1);
+	cr_expect_str_neq(bare.name, "helper_alpha");
+	pev_symbols_free(s);
+
+	/* The unstripped build as elf, and a debug file as debug: each names it, with its line. */
+	const char *kinds[2] = {"elf", "debug"};
+	for (int k = 0; k < 2; k++) {
+		snprintf(file, sizeof(file), "%s/%s", entry, kinds[k]);
+		if (k == 0)
+			copy_file(exe, file, 0755);
+		else {
+			snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug '%s' '%s'", exe, file);
+			sh(cmd);
+		}
+		s = new_symbols(&o);
+		feed_maps(s, h.pid, pid, exe, prog, bid, bid_len);
+		struct pev_symbol got = resolve(s, pid, h.alpha_ra - 1);
+		cr_expect_str_eq(got.name, "helper_alpha", "cached %s", kinds[k]);
+		cr_expect_eq(got.line, (unsigned)h.alpha_line, "cached %s", kinds[k]);
+		cr_expect_str_eq(got.dso, prog);
+		cr_expect(got.debug_file && strcmp(got.debug_file, file) == 0, "debug file %s",
+			  got.debug_file ? got.debug_file : "(none)");
+		pev_symbols_free(s);
+		cr_assert_eq(unlink(file), 0);
+	}
+
+	/* The cached elf is the stripped file (a hard link): the debug directory comes next. */
+	snprintf(file, sizeof(file), "%s/elf", entry);
+	cr_assert_eq(link(prog, file), 0);
+	snprintf(entry, sizeof(entry), "%s/debug/.build-id/%.2s", dir, hex);
+	mkdirs(entry);
+	snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug '%s' '%s/%s.debug'", exe, entry,
+		 hex + 2);
+	sh(cmd);
+	s = new_symbols(&o);
+	feed_maps(s, h.pid, pid, exe, prog, bid, bid_len);
+	struct pev_symbol dd = resolve(s, pid, h.alpha_ra - 1);
+	cr_expect_str_eq(dd.name, "helper_alpha");
+	cr_expect(dd.debug_file && strstr(dd.debug_file, "/debug/.build-id/"), "debug file %s",
+		  dd.debug_file ? dd.debug_file : "(none)");
+	pev_symbols_free(s);
+
+	/* The file is gone and the cache holds only its debug file: symbols without code. */
+	char gone[128];
+	snprintf(gone, sizeof(gone), "%s/gone", dir);
+	snprintf(entry, sizeof(entry), "%s/cache/.build-id/%.2s/%s", dir, hex, hex + 2);
+	snprintf(file, sizeof(file), "%s/elf", entry);
+	cr_assert_eq(unlink(file), 0);
+	snprintf(file, sizeof(file), "%s/debug", entry);
+	snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug '%s' '%s'", exe, file);
+	sh(cmd);
+	struct pev_symbols_opts o3 = o;
+	o3.debug_dir = "/nonexistent";
+	s = new_symbols(&o3);
+	feed_maps(s, h.pid, pid, exe, gone, bid, bid_len);
+	struct pev_symbol dbg_only = resolve(s, pid, h.alpha_ra - 1);
+	cr_expect_str_eq(dbg_only.name, "helper_alpha");
+	cr_expect(dbg_only.flags & PEV_SYMBOL_BY_BUILD_ID);
+	cr_expect_str_eq(dbg_only.dso, gone);
+	pev_symbols_free(s);
+
+	/* PERF_BUILDID_DIR and PERFEV_DEBUG_DIR stand for the options left NULL. */
+	setenv("PERF_BUILDID_DIR", cache, 1);
+	setenv("PERFEV_DEBUG_DIR", debug, 1);
+	s = new_symbols(NULL);
+	feed_maps(s, h.pid, pid, exe, prog, bid, bid_len);
+	struct pev_symbol env = resolve(s, pid, h.alpha_ra - 1);
+	cr_expect_str_eq(env.name, "helper_alpha");
+	pev_symbols_free(s);
+	unsetenv("PERFEV_DEBUG_DIR");
 	helper_stop(&h);
 	remove_tree(dir);
 }

@@ -84,10 +84,10 @@ struct pev_symbols_opts {
 	const char *kallsyms; /**< the kernel's symbol list; NULL: "/proc/kallsyms" */
 	const char *jit_dir;  /**< where perf-PID.map files are; NULL: "/tmp" */
 	/** Debuginfo root (holds .build-id/xx/rest.debug and path-mirrored
-	 *  files); NULL: "/usr/lib/debug". */
+	 *  files); NULL: $PERFEV_DEBUG_DIR when set, else "/usr/lib/debug". */
 	const char *debug_dir;
-	/** perf's build-id cache (holds .build-id/xx/rest/elf); NULL: $HOME/.debug;
-	 *  "": none. */
+	/** perf's build-id cache (holds .build-id/xx/rest/{elf,debug}); NULL:
+	 *  $PERF_BUILDID_DIR when set, else $HOME/.debug; "": none. */
 	const char *buildid_cache;
 };
 

@@ -640,7 +640,8 @@ static int process(struct pev_replay *r, const void *bytes, size_t len,
 
 /*
  * The kernel's symbols as perf's build-id cache kept them for the kernel the
- * file was recorded on ($HOME/.debug/[kernel.kallsyms]/BUILD-ID/kallsyms):
+ * file was recorded on ($PERF_BUILDID_DIR or $HOME/.debug, then
+ * [kernel.kallsyms]/BUILD-ID/kallsyms):
  * the right symbols even after a reboot into another kernel, and a plain
  * file that reads several times faster than /proc/kallsyms. Fills path and
  * returns true when the file names a kernel build id and the copy exists.
@@ -650,7 +651,7 @@ static bool cached_kallsyms(struct pev_perfdata *pd, const struct pev_symbols_op
 {
 	const struct pev_perfdata_features *f = pev_perfdata_features(pd);
 	const char *cache = o ? o->buildid_cache : NULL;
-	const char *home = getenv("HOME");
+	const char *home = getenv("HOME"), *env = getenv("PERF_BUILDID_DIR");
 	char hex[2 * PEV_PERFDATA_BUILD_ID_MAX + 1];
 
 	if (cache && !cache[0])
@@ -662,6 +663,8 @@ static bool cached_kallsyms(struct pev_perfdata *pd, const struct pev_symbols_op
 			continue;
 		for (unsigned k = 0; k < b->size; k++)
 			snprintf(hex + 2 * k, 3, "%02x", b->build_id[k]);
+		if (!cache && env && env[0])
+			cache = env;
 		if (cache)
 			snprintf(path, size, "%s/[kernel.kallsyms]/%s/kallsyms", cache, hex);
 		else if (home)

@@ -55,7 +55,8 @@ PEV_API int pev_symbols_new(const struct pev_symbols_opts *opts, struct pev_symb
 			    struct pev_error *err)
 {
 	struct pev_symbols *s;
-	const char *home = getenv("HOME");
+	const char *home = getenv("HOME"), *cache_env = getenv("PERF_BUILDID_DIR");
+	const char *debug_env = getenv("PERFEV_DEBUG_DIR");
 	char cache_def[4096];
 	size_t plen;
 	int r;
@@ -71,10 +72,16 @@ PEV_API int pev_symbols_new(const struct pev_symbols_opts *opts, struct pev_symb
 		free(s);
 		return r;
 	}
-	snprintf(cache_def, sizeof(cache_def), "%s/.debug", home && home[0] ? home : "/root");
+	/* perf's cache: PERF_BUILDID_DIR, else $HOME/.debug. */
+	if (cache_env && cache_env[0])
+		snprintf(cache_def, sizeof(cache_def), "%s", cache_env);
+	else
+		snprintf(cache_def, sizeof(cache_def), "%s/.debug",
+			 home && home[0] ? home : "/root");
 	s->kallsyms_path = strdup(s->opts.kallsyms ? s->opts.kallsyms : "/proc/kallsyms");
 	s->jit_dir = dir_or(s->opts.jit_dir, "/tmp");
-	s->debug_dir = dir_or(s->opts.debug_dir, "/usr/lib/debug");
+	s->debug_dir = dir_or(s->opts.debug_dir,
+			      debug_env && debug_env[0] ? debug_env : "/usr/lib/debug");
 	s->buildid_cache = s->opts.buildid_cache && !s->opts.buildid_cache[0]
 				   ? strdup("")
 				   : dir_or(s->opts.buildid_cache, cache_def);

@@ -336,13 +336,21 @@ static void dso_open(struct pev_symbols *s, struct sym_dso *d)
 		d->status = st;
 		return;
 	}
-	/* The recorded build: perf's build-id cache keeps a copy of the file,
-	 * the debuginfo tree a debug file with the symbols. */
+	/* The recorded build: perf's build-id cache keeps a copy of the file
+	 * (elf) and maybe its debug file (debug), the debuginfo tree a debug
+	 * file with the symbols. */
 	hex(bidhex, d->want_bid, d->want_bid_len);
 	if (s->buildid_cache[0]) {
 		snprintf(file, sizeof(file), "%s/.build-id/%.2s/%s/elf", s->buildid_cache, bidhex,
 			 bidhex + 2);
 		if (try_file(s, d, file, false) == PEV_SYMBOL_OK) {
+			d->flags |= PEV_SYMBOL_BY_BUILD_ID;
+			d->status = PEV_SYMBOL_OK;
+			return;
+		}
+		snprintf(file, sizeof(file), "%s/.build-id/%.2s/%s/debug", s->buildid_cache,
+			 bidhex, bidhex + 2);
+		if (try_file(s, d, file, true) == PEV_SYMBOL_OK) {
 			d->flags |= PEV_SYMBOL_BY_BUILD_ID;
 			d->status = PEV_SYMBOL_OK;
 			return;

@@ -11,7 +11,8 @@
  *   symbols_plt.c    names for PLT stubs ("sin@plt")
  *   symbols_cus.c    the DWARF compile unit holding an address, also where
  *                    .debug_aranges does not list it (clang)
- *   symbols_debuginfo.c separate debuginfo files on disk (debuginfod on request)
+ *   symbols_debuginfo.c separate debuginfo files: perf's build-id cache, the
+ *                    debug directory, .gnu_debuglink (debuginfod on request)
  *   symbols_kernel.c /proc/kallsyms
  *   symbols_jit.c    /tmp/perf-PID.map
  *   symbols_unwind.c user stacks unwound from sampled registers and stack
@@ -310,8 +311,8 @@ int pev__dso_cu_find(struct dso_cus *c, Dwfl_Module *mod, uint64_t vaddr, Dwarf_
 void pev__dso_cus_free(struct dso_cus *c);
 
 /* symbols_debuginfo.c: libdwfl's find_debuginfo callback. The module's userdata is the
- * struct pev_symbols. Searches the disk as libdwfl does; asks debuginfod (through
- * dwfl_standard_find_debuginfo) only when DEBUGINFOD_URLS is set. Returns an fd and sets
+ * struct pev_symbols. Searches perf's build-id cache, then the disk as libdwfl does; asks
+ * debuginfod (through dwfl_standard_find_debuginfo) only when DEBUGINFOD_URLS is set. Returns an fd and sets
  * *debuginfo_file_name (malloc'ed, libdwfl frees it), or -1. */
 int pev__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
 			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
