@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_parity.c - perfev against perf, line for line. Eight kinds of
+ * test_parity.c - perfev against perf, line for line. Nine kinds of
  * workload (C calling shared libraries, C++ built -O2 without frame
- * pointers under --call-graph dwarf, threads, a tracepoint on every CPU,
+ * pointers under --call-graph dwarf, threads, a worker thread that
+ * outlives the main thread, a tracepoint on every CPU,
  * Python, a short-lived command, page faults every 1000, an event group)
  * are each recorded twice, by `perf record` and by `perfev record`. For
  * each of the two files, `perfev report --stdio` (children, --no-children,
@@ -498,6 +499,18 @@ Test(parity, threads)
 {
 	expect_parity(&(struct workload){ "threads", "-g -e cpu-clock -F 1000",
 					  "%s/parity_work threads 300", NULL, NULL });
+}
+
+/*
+ * A process that outlives its main thread (issue 21): main calls
+ * pthread_exit, the worker spins in worker_spin after the main thread's
+ * EXIT. The address space is the process's: the worker's late samples keep
+ * their symbols, as perf names them.
+ */
+Test(parity, thread_outlives_main)
+{
+	expect_parity(&(struct workload){ "orphan", "-g -e cpu-clock -F 1000",
+					  "%s/parity_work orphan 300", NULL, NULL });
 }
 
 Test(parity, tracepoint_on_every_cpu)

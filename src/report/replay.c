@@ -406,6 +406,7 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 			rc = pev_symbols_exec(r->sym, (int32_t)rec->comm.pid);
 			cache_clear(r);
 		}
+		rc = rc ?: pev_symbols_thread(r->sym, (int32_t)rec->comm.pid, (int32_t)rec->comm.tid);
 		break;
 	case PEV_RECORD_FORK:
 		if (rec->task.tid != rec->task.ptid) {
@@ -420,12 +421,15 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 			rc = pev_symbols_fork(r->sym, (int32_t)rec->task.ppid, (int32_t)rec->task.pid);
 			cache_clear(r);
 		}
+		rc = rc ?: pev_symbols_thread(r->sym, (int32_t)rec->task.pid, (int32_t)rec->task.tid);
 		break;
 	case PEV_RECORD_EXIT:
-		/* Samples of a process come before its exit; its pid may be reused after. */
-		if (rec->task.pid == rec->task.tid) {
-			rc = pev_symbols_exit(r->sym, (int32_t)rec->task.pid);
+		/* Samples of a process come before its last thread's exit; its pid
+		 * may be reused after. A main thread may leave before its workers. */
+		rc = pev_symbols_exit_thread(r->sym, (int32_t)rec->task.pid, (int32_t)rec->task.tid);
+		if (rc == 1) {
 			cache_clear(r);
+			rc = 0;
 		}
 		break;
 	case PEV_RECORD_MMAP:
@@ -613,6 +617,10 @@ static int fill_sample(struct pev_replay *r, const struct pev_record *rec,
 	else
 		out->period = 1;
 	out->comm = comm_of(r, out->pid, out->tid);
+	/* A thread sampled runs: its process's address space outlives its main thread. */
+	if (out->pid >= 0 && out->tid >= 0 &&
+	    pev_symbols_thread(r->sym, out->pid, out->tid) == PEV_ENOMEM)
+		return PEV_ENOMEM;
 	return sample_stack(r, rec, out);
 }
 
