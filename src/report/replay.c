@@ -59,6 +59,7 @@ struct pev_replay {
 
 	struct pev__arena arena;  /* comms, build-id entries */
 	struct pev__u64map comms; /* tid -> const char * */
+	struct pev__u64map first_names; /* tid -> the name its first COMM gave it while it had none */
 	struct pev__u64map bids;  /* hash of the path -> struct bid_entry * */
 	struct pev__u64map programs; /* pid -> its program's path (interned in prog_paths) */
 	struct pev__u64map prog_paths; /* hash of a path -> struct prog_path * */
@@ -151,6 +152,16 @@ static const char *comm_of(struct pev_replay *r, int32_t pid, int32_t tid)
 		return "swapper"; /* the idle task, as perf names it */
 	snprintf(r->unknown_comm, sizeof(r->unknown_comm), ":%d", (int)tid);
 	return r->unknown_comm;
+}
+
+const char *pev__replay_thread_name(const struct pev_replay *r, int32_t tid)
+{
+	return tid >= 0 ? pev__u64map_get(&r->comms, (uint32_t)tid) : NULL;
+}
+
+const char *pev__replay_first_name(const struct pev_replay *r, int32_t tid)
+{
+	return tid >= 0 ? pev__u64map_get(&r->first_names, (uint32_t)tid) : NULL;
 }
 
 /* Names from the file's THREAD_MAP, for threads no COMM record names. */
@@ -400,7 +411,14 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 
 	switch (rec->type) {
 	case PEV_RECORD_COMM:
-		set_comm(r, rec->comm.tid, rec->comm.comm);
+		if (!pev__u64map_get(&r->comms, rec->comm.tid)) {
+			set_comm(r, rec->comm.tid, rec->comm.comm);
+			const char *c = pev__u64map_get(&r->comms, rec->comm.tid);
+			if (c && pev__u64map_put(&r->first_names, rec->comm.tid, (void *)c))
+				return PEV_ENOMEM;
+		} else {
+			set_comm(r, rec->comm.tid, rec->comm.comm);
+		}
 		if (pev_record_comm_exec(rec)) {
 			pev__u64map_del(&r->programs, rec->comm.pid);
 			rc = pev_symbols_exec(r->sym, (int32_t)rec->comm.pid);
@@ -746,6 +764,7 @@ void pev_replay_close(struct pev_replay *r)
 	free(r->formats);
 	free(r->format_ok);
 	pev__u64map_free(&r->comms);
+	pev__u64map_free(&r->first_names);
 	pev__u64map_free(&r->bids);
 	pev__u64map_free(&r->programs);
 	pev__u64map_free(&r->prog_paths);
