@@ -254,7 +254,7 @@ static const char *value_cell(const struct table *t, const struct entry *x, enum
 			snprintf(buf, size, "N/A");
 		else if (d->compute == PEV_DIFF_RATIO && x->ratio > 0)
 			snprintf(buf, size, "%.6f", x->ratio);
-		else if (d->compute == PEV_DIFF_WDIFF && x->wdiff)
+		else if (d->compute == PEV_DIFF_WDIFF) /* 0 too, as perf */
 			snprintf(buf, size, "%" PRId64, x->wdiff);
 		break;
 	case COL_FORMULA:
