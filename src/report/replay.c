@@ -410,15 +410,15 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 	int rc = 0;
 
 	switch (rec->type) {
-	case PEV_RECORD_COMM:
-		if (!pev__u64map_get(&r->comms, rec->comm.tid)) {
-			set_comm(r, rec->comm.tid, rec->comm.comm);
-			const char *c = pev__u64map_get(&r->comms, rec->comm.tid);
-			if (c && pev__u64map_put(&r->first_names, rec->comm.tid, (void *)c))
-				return PEV_ENOMEM;
-		} else {
-			set_comm(r, rec->comm.tid, rec->comm.comm);
-		}
+	case PEV_RECORD_COMM: {
+		bool unnamed = !pev__u64map_get(&r->comms, rec->comm.tid);
+		const char *c;
+
+		set_comm(r, rec->comm.tid, rec->comm.comm);
+		/* perf's reports name the thread's earlier samples by its first name. */
+		if (unnamed && (c = pev__u64map_get(&r->comms, rec->comm.tid)) &&
+		    pev__u64map_put(&r->first_names, rec->comm.tid, (void *)c))
+			return PEV_ENOMEM;
 		if (pev_record_comm_exec(rec)) {
 			pev__u64map_del(&r->programs, rec->comm.pid);
 			rc = pev_symbols_exec(r->sym, (int32_t)rec->comm.pid);
@@ -426,6 +426,7 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 		}
 		rc = rc ?: pev_symbols_thread(r->sym, (int32_t)rec->comm.pid, (int32_t)rec->comm.tid);
 		break;
+	}
 	case PEV_RECORD_FORK:
 		if (rec->task.tid != rec->task.ptid) {
 			const char *c = pev__u64map_get(&r->comms, rec->task.ptid);
