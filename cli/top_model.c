@@ -135,6 +135,7 @@ static void sideband(struct top_model *m, const struct pev_record *rec)
 		comm_set(m, (int32_t)rec->comm.tid, rec->comm.comm);
 		if (pev_record_comm_exec(rec))
 			pev_symbols_exec(m->sym, (int32_t)rec->comm.pid);
+		pev_symbols_thread(m->sym, (int32_t)rec->comm.pid, (int32_t)rec->comm.tid);
 		break;
 	case PEV_RECORD_FORK: {
 		struct top_comm *parent = comm_find(m, (int32_t)rec->task.ptid, false);
@@ -142,12 +143,14 @@ static void sideband(struct top_model *m, const struct pev_record *rec)
 			comm_set(m, (int32_t)rec->task.tid, parent->comm);
 		if (rec->task.pid != rec->task.ppid)
 			pev_symbols_fork(m->sym, (int32_t)rec->task.ppid, (int32_t)rec->task.pid);
+		pev_symbols_thread(m->sym, (int32_t)rec->task.pid, (int32_t)rec->task.tid);
 		break;
 	}
 	case PEV_RECORD_EXIT:
-		/* Its stacks keep their frames (the symbolizer's strings live on). */
-		if (rec->task.pid == rec->task.tid)
-			pev_symbols_exit(m->sym, (int32_t)rec->task.pid);
+		/* The address space goes with the process's last thread (a main
+		 * thread may leave first); its stacks keep their frames (the
+		 * symbolizer's strings live on). */
+		pev_symbols_exit_thread(m->sym, (int32_t)rec->task.pid, (int32_t)rec->task.tid);
 		break;
 	case PEV_RECORD_MMAP:
 		if (!pev_record_mmap_data(rec))
@@ -331,6 +334,9 @@ static void add_sample(struct top_model *m, const struct pev_session_record *r)
 
 	if (r->event < 0 || r->event >= m->nevents)
 		return;
+	/* A thread sampled runs: its process's address space outlives its main thread. */
+	if (rec->id_fields & PEV_SAMPLE_TID)
+		pev_symbols_thread(m->sym, pid, tid);
 	n = resolve_stack(m, pid, rec);
 	c = comm_find(m, tid, false);
 	if (!c) /* a thread that started before top: its process's name */

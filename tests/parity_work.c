@@ -5,6 +5,8 @@
  *   parity_work libs MS      calls into libm and libc (through the PLT) for MS ms
  *   parity_work threads MS   three threads, each in its own function, for MS ms
  *   parity_work touch MB     touches MB fresh MiB of memory, a page at a time
+ *   parity_work orphan MS    the main thread calls pthread_exit; a worker
+ *                            spins in worker_spin for MS ms after it is gone
  * Built with frame pointers, so `-g` call chains reach main.
  */
 #include <math.h>
@@ -120,6 +122,52 @@ static int run_threads(double ms)
 	return 0;
 }
 
+/* Whether the main thread has exited: the process's leader is a zombie. */
+static int main_thread_gone(void)
+{
+	char buf[512], *close;
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n;
+
+	if (!f)
+		return 1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	close = strrchr(buf, ')');
+	return !close || close[1] != ' ' || close[2] == 'Z';
+}
+
+/* Spins until the main thread is gone, then for s->ms ms more. */
+__attribute__((noinline)) static void *worker_spin(void *arg)
+{
+	const struct spin *s = arg;
+	double x = 0;
+
+	while (!main_thread_gone())
+		for (int i = 0; i < 1000; i++)
+			x += i * 0.25;
+	for (double end = now_ms() + s->ms; now_ms() < end;)
+		for (int i = 0; i < 10000; i++)
+			x += i * 0.5;
+	sink = x;
+	return NULL;
+}
+
+/* The main thread leaves first (pthread_exit): the process lives on in its worker. */
+static int run_orphan(double ms)
+{
+	static struct spin s;
+	pthread_t t;
+
+	s.ms = ms;
+	if (pthread_create(&t, NULL, worker_spin, &s) != 0) {
+		fprintf(stderr, "parity_work: cannot start a thread\n");
+		return 1;
+	}
+	pthread_exit(NULL);
+}
+
 /* Touches each page of fresh anonymous memory once: one page fault per page. */
 __attribute__((noinline)) static int parity_touch(size_t mib)
 {
@@ -148,6 +196,8 @@ int main(int argc, char **argv)
 		return run_threads(n);
 	if (argc == 3 && strcmp(argv[1], "touch") == 0)
 		return parity_touch((size_t)n);
-	fprintf(stderr, "usage: parity_work libs|threads MS | touch MB\n");
+	if (argc == 3 && strcmp(argv[1], "orphan") == 0)
+		return run_orphan(n);
+	fprintf(stderr, "usage: parity_work libs|threads|orphan MS | touch MB\n");
 	return 2;
 }

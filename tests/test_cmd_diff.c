@@ -147,6 +147,107 @@ Test(cmd_diff, same_as_perf_diff)
 	}
 }
 
+/* A file against itself: every weighted diff 0 (printed, as perf prints it), ratios 1. */
+Test(cmd_diff, file_against_itself_as_perf)
+{
+	static const char *const modes[] = {"-c wdiff:1,1", "-c wdiff:3,2", "-c ratio", ""};
+
+	th_need_perf();
+	record_both();
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		char cmd[3 * PATH_MAX], *ours, *theirs, *a, *b;
+
+		snprintf(cmd, sizeof(cmd), "'%s' diff %s '%s' '%s'", th_perfev_bin(), modes[i],
+			 old_file, old_file);
+		ours = th_sh_ok(cmd);
+		snprintf(cmd, sizeof(cmd), "perf diff %s '%s' '%s' 2>/dev/null", modes[i], old_file,
+			 old_file);
+		theirs = th_sh_ok(cmd);
+		a = own_lines(ours);
+		b = own_lines(theirs);
+		if (i == 0)
+			cr_expect(strstr(a, " 0 diff_work [.] diff_work_x\n"), "%s", ours);
+		cr_expect_str_eq(a, b, "perfev diff %s:\n%s\nperf diff:\n%s", modes[i], ours, theirs);
+		free(a);
+		free(b);
+		free(ours);
+		free(theirs);
+	}
+}
+
+/*
+ * The percentage perf report gives the row of text key (" [.] 0x...") of
+ * DSO dso in report, as "12.34%"; NULL when it has no such row. Rows are
+ * "  12.34%  dso  [.] 0x..." with spaces made one.
+ */
+static bool report_share(const char *report, const char *dso, const char *key, char *pct,
+			 size_t size)
+{
+	for (const char *l = report; *l;) {
+		size_t n = strcspn(l, "\n");
+		char line[512], d[128], k[128], p[32];
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, l);
+		if (sscanf(line, " %31s %127s [.] %127s", p, d, k) == 3 && strcmp(d, dso) == 0 &&
+		    strcmp(k, key) == 0) {
+			snprintf(pct, size, "%s", p);
+			return true;
+		}
+		l += n + (l[n] == '\n');
+	}
+	return false;
+}
+
+/*
+ * A stripped program (a copy of diff_work run through strip): its code is
+ * unresolved addresses, one row per offset in the file, each with the
+ * share perf report gives that offset in OLD. perf diff does not (issue
+ * 21, docs/PERF_DIFFERENCES.md): it merges such rows and loses some; the
+ * rows of named symbols stay perf's, line for line (same_as_perf_diff).
+ */
+Test(cmd_diff, stripped_program_rows_by_offset)
+{
+	char prog[PATH_MAX], cmd[4 * PATH_MAX], *diff, *report;
+	const char *modes[] = {"x", "y"};
+	char *files[2] = {old_file, new_file};
+	int rows = 0;
+
+	th_need_perf();
+	if (!th_have_program("strip"))
+		th_skip("strip is not installed (Debian package binutils)");
+	snprintf(prog, sizeof(prog), "%s/dw_stripped", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && strip '%s'", th_test_program("diff_work"), prog,
+		 prog);
+	free(th_sh_ok(cmd));
+	for (int i = 0; i < 2; i++) {
+		snprintf(files[i], PATH_MAX, "%s/stripped.%s.data", dir, modes[i]);
+		snprintf(cmd, sizeof(cmd), "'%s' record -q -e cpu-clock -o '%s' '%s' %s 200 2>&1",
+			 th_perfev_bin(), files[i], prog, modes[i]);
+		free(th_sh_ok(cmd));
+	}
+	diff = sh_out("'%s' diff '%s' '%s'", th_perfev_bin(), old_file, new_file);
+	report = sh_out("perf report --stdio --no-children -s dso,sym -i '%s' 2>/dev/null%s%s",
+			old_file, "", "");
+	for (const char *l = diff; *l;) {
+		size_t n = strcspn(l, "\n");
+		char line[512], base[32], delta[32], key[128], want[32];
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, l);
+		if (strstr(line, " dw_stripped ") && strstr(line, "[.] 0x") &&
+		    sscanf(line, " %31s %31s dw_stripped [.] %127s", base, delta, key) == 3 &&
+		    strchr(base, '%') && strchr(delta, '%')) {
+			rows++;
+			cr_expect(report_share(report, "dw_stripped", key, want, sizeof(want)),
+				  "perf report has no row of %s:\n%s", key, report);
+			cr_expect_str_eq(base, want, "%s: baseline %s, perf report %s", key, base, want);
+		}
+		l += n + (l[n] == '\n');
+	}
+	cr_expect_geq(rows, 2, "a row per offset of the stripped program's code:\n%s", diff);
+	free(diff);
+	free(report);
+}
+
 /* Sums the two counts of the folded lines whose stack ends in leaf. */
 static void folded_counts(const char *text, const char *leaf, unsigned long *a,
 			  unsigned long *b)

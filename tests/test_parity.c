@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_parity.c - perfev against perf, line for line. Eight kinds of
+ * test_parity.c - perfev against perf, line for line. Ten kinds of
  * workload (C calling shared libraries, C++ built -O2 without frame
- * pointers under --call-graph dwarf, threads, a tracepoint on every CPU,
+ * pointers under --call-graph dwarf, threads, a worker thread that
+ * outlives the main thread, a shell's pipeline (the pid column), a
+ * tracepoint on every CPU,
  * Python, a short-lived command, page faults every 1000, an event group)
  * are each recorded twice, by `perf record` and by `perfev record`. For
  * each of the two files, `perfev report --stdio` (children, --no-children,
@@ -498,6 +500,70 @@ Test(parity, threads)
 {
 	expect_parity(&(struct workload){ "threads", "-g -e cpu-clock -F 1000",
 					  "%s/parity_work threads 300", NULL, NULL });
+}
+
+/*
+ * A process that outlives its main thread (issue 21): main calls
+ * pthread_exit, the worker spins in worker_spin after the main thread's
+ * EXIT. The address space is the process's: the worker's late samples keep
+ * their symbols, as perf names them.
+ */
+Test(parity, thread_outlives_main)
+{
+	expect_parity(&(struct workload){ "orphan", "-g -e cpu-clock -F 1000",
+					  "%s/parity_work orphan 300", NULL, NULL });
+}
+
+/*
+ * A shell that starts a pipeline, recorded as `sh -c 'gzip -9 <FILE | cat'`
+ * (issue 21): each child runs as "sh" from its fork to its exec. perf
+ * shows a thread, in the pid column, by its last name ("PID:gzip" on the
+ * rows of its samples as "sh" too), and a sample taken before its thread's
+ * first name by that name. Every page fault is a sample: the children's
+ * copy-on-write faults before their exec are always there.
+ */
+Test(parity, pid_column_names_thread_by_its_last_comm)
+{
+	static const char *const views[] = {
+		"report --stdio --sort pid",
+		"report --stdio --sort comm,pid",
+		"report --stdio --sort pid,comm",
+		"report --stdio --sort comm",
+	};
+	const char *recorders[][2] = { { "perf", "perf" }, { th_perfev_bin(), "perfev" } };
+	char *input = path_in("gzip-input"), command[PATH_MAX + 128], cmd[2 * PATH_MAX];
+	char *report = NULL;
+	int bad = 0;
+
+	th_need_perf();
+	if (!th_have_program("gzip"))
+		th_skip("gzip is not installed (Debian package gzip)");
+	snprintf(cmd, sizeof(cmd), "head -c 1500000 /dev/urandom | base64 > '%s'", input);
+	free(th_sh_ok(cmd));
+	snprintf(command, sizeof(command), "sh -c \"gzip -9 <'%s' | cat >/dev/null\"", input);
+	for (int r = 0; r < 2; r++) {
+		struct workload w = { "gzip", "-e page-faults -c 1", command, NULL, NULL };
+		char *file = record(&w, recorders[r][0], recorders[r][1]), *out;
+
+		/* The case at hand is there: rows of "sh" samples of the gzip process. */
+		snprintf(cmd, sizeof(cmd), "perf report --stdio --sort comm,pid -i '%s' 2>/dev/null",
+			 file);
+		out = th_sh_ok(cmd);
+		cr_expect(strstr(out, "  sh ") && strstr(out, ":gzip"),
+			  "%s: no samples of the children before their exec:\n%s", recorders[r][1],
+			  out);
+		free(out);
+		for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
+			char tag[256];
+
+			snprintf(tag, sizeof(tag), "gzip.%s.view%zu", recorders[r][1], v);
+			bad += !same_output(file, views[v], tag, &report);
+		}
+		free(file);
+	}
+	cr_expect_eq(bad, 0, "%d views differ from perf's:\n%s", bad, report ? report : "");
+	free(report);
+	free(input);
 }
 
 Test(parity, tracepoint_on_every_cpu)

@@ -251,10 +251,28 @@ static void synth_u64(struct synth *s, uint64_t v)
 	synth_put(s, &v, 8);
 }
 
+static void synth_pid_tid(struct synth *s, uint32_t pid, uint32_t tid)
+{
+	uint32_t pt[2] = {pid, tid};
+	synth_put(s, pt, 8);
+}
+
 static void synth_pidtid(struct synth *s, uint32_t pid)
 {
-	uint32_t pt[2] = {pid, pid};
-	synth_put(s, pt, 8);
+	synth_pid_tid(s, pid, pid);
+}
+
+/* A FORK or EXIT record of thread tid of process pid (its parent: the same process). */
+static void synth_task(struct synth *s, uint32_t type, uint32_t pid, uint32_t tid)
+{
+	struct pev_event_header h = {type, 0, 8 + 16 + 8 + 16};
+
+	synth_put(s, &h, 8);
+	synth_pid_tid(s, pid, pid); /* pid, ppid */
+	synth_pid_tid(s, tid, pid); /* tid, ptid */
+	synth_u64(s, ++s->time);
+	synth_pid_tid(s, pid, tid);
+	synth_u64(s, s->time);
 }
 
 /* An executable mapping of path in pid (with its sample_id trailer). */
@@ -282,9 +300,9 @@ static void synth_mmap2(struct synth *s, uint32_t pid, uint64_t addr, uint64_t l
 	synth_u64(s, ++s->time);
 }
 
-/* A sample of pid at ips[0] with the call chain ips[0 .. n-1] (context markers included). */
-static void synth_sample(struct synth *s, uint32_t pid, bool kernel, uint64_t ip,
-			 const uint64_t *chain, size_t n)
+/* A sample of thread tid of pid at ip with the call chain chain[0 .. n-1] (context markers included). */
+static void synth_sample_tid(struct synth *s, uint32_t pid, uint32_t tid, bool kernel, uint64_t ip,
+			     const uint64_t *chain, size_t n)
 {
 	struct pev_event_header h = {PEV_RECORD_SAMPLE,
 				     kernel ? PEV_RECORD_MISC_KERNEL : PEV_RECORD_MISC_USER,
@@ -292,11 +310,18 @@ static void synth_sample(struct synth *s, uint32_t pid, bool kernel, uint64_t ip
 
 	synth_put(s, &h, 8);
 	synth_u64(s, ip);
-	synth_pidtid(s, pid);
+	synth_pid_tid(s, pid, tid);
 	synth_u64(s, ++s->time);
 	synth_u64(s, 1000); /* period */
 	synth_u64(s, n);
 	synth_put(s, chain, 8 * n);
+}
+
+/* A sample of pid's first thread. */
+static void synth_sample(struct synth *s, uint32_t pid, bool kernel, uint64_t ip,
+			 const uint64_t *chain, size_t n)
+{
+	synth_sample_tid(s, pid, pid, kernel, ip, chain, n);
 }
 
 /* Writes the records to path as a perf.data file. */
@@ -315,7 +340,7 @@ static void synth_write(const struct synth *s, const char *path)
 	a.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME | PEV_SAMPLE_PERIOD |
 			PEV_SAMPLE_CALLCHAIN;
 	a.flags = PEV_ATTR_DISABLED | PEV_ATTR_MMAP | PEV_ATTR_MMAP2 | PEV_ATTR_COMM |
-		  PEV_ATTR_SAMPLE_ID_ALL;
+		  PEV_ATTR_TASK | PEV_ATTR_SAMPLE_ID_ALL;
 	cr_assert_eq(pev_perfdata_writer_open(path, 0, &w, &err), 0, "%s", err.message);
 	cr_assert_eq(pev_perfdata_writer_add_event(w, &a, "cpu-clock", &id, 1, &err), 0, "%s",
 		     err.message);
@@ -591,4 +616,73 @@ Test(replay_synth, plt_header_named_as_perf, .init = th_leak_init, .fini = th_le
 		free(out);
 	}
 	free(path);
+}
+
+/*
+ * A process whose main thread exits first (pthread_exit) lives on in its
+ * other threads (issue 21): samples of thread 4243 after the EXIT of
+ * 4242 (pid == tid) keep their symbols, as perf names them, whether the
+ * thread was made known by its FORK record or only by an earlier sample.
+ * The address space goes with the last thread's EXIT.
+ */
+Test(replay_synth, thread_outlives_main_thread, .init = th_leak_init, .fini = th_leak_fini)
+{
+	const char *tmp = th_temp_dir("rsynth"), *prog = th_test_program("report_work");
+	uint64_t b = nm_address(prog, "report_work_b"), base = 0x555555554000;
+	uint64_t chain[] = {PEV_CONTEXT_USER, base + b + 4};
+
+	for (int fork_record = 0; fork_record < 2; fork_record++) {
+		char *path = th_path_join(tmp, fork_record ? "orphan_fork.data" : "orphan.data");
+		struct synth s = {.time = 1000};
+		struct pev_symbols *sym = NULL;
+		struct pev_symbols_stats st = PEV_SYMBOLS_STATS_INIT;
+		struct pev_replay_opts o = PEV_REPLAY_OPTS_INIT;
+		struct pev_perfdata *pd = NULL;
+		struct pev_replay *r = NULL;
+		struct pev_replay_sample rs;
+		struct pev_error err;
+		int named = 0, samples = 0;
+
+		synth_mmap2(&s, 4242, base, 0x4000, 0, prog);
+		if (fork_record)
+			synth_task(&s, PEV_RECORD_FORK, 4242, 4243);
+		else
+			synth_sample_tid(&s, 4242, 4243, false, base + b + 4, chain, 2);
+		synth_task(&s, PEV_RECORD_EXIT, 4242, 4242);
+		synth_sample_tid(&s, 4242, 4243, false, base + b + 4, chain, 2);
+		synth_sample_tid(&s, 4242, 4243, false, base + b + 4, chain, 2);
+		synth_task(&s, PEV_RECORD_EXIT, 4242, 4243);
+		synth_write(&s, path);
+
+		cr_assert_eq(pev_symbols_new(NULL, &sym, NULL), 0);
+		o.symbols = sym;
+		cr_assert_eq(pev_perfdata_open(path, 0, &pd, &err), 0, "%s", err.message);
+		cr_assert_eq(pev_replay_open(pd, &o, &r, &err), 0, "%s", err.message);
+		while (pev_replay_next(r, &rs, &err) == 1) {
+			samples++;
+			named += rs.nr_frames && rs.frames[0].symbol &&
+				 strcmp(rs.frames[0].symbol, "report_work_b") == 0;
+		}
+		cr_expect_eq(samples, fork_record ? 2 : 3);
+		cr_expect_eq(named, samples, "%d of %d samples named report_work_b (fork record: %d)",
+			     named, samples, fork_record);
+		/* Gone with its last thread. */
+		cr_assert_eq(pev_symbols_stats(sym, &st), 0);
+		cr_expect_eq(st.processes, 0);
+		pev_replay_close(r);
+		pev_perfdata_close(pd);
+		pev_symbols_free(sym);
+
+		if (th_have_program("perf")) {
+			char cmd[PATH_MAX + 128];
+			snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F tid,ip,sym 2>&1", path);
+			char *out = th_sh_ok(cmd);
+			int perf_named = 0;
+			for (const char *at = out; (at = strstr(at, "report_work_b")); at++)
+				perf_named++;
+			cr_expect_eq(perf_named, samples, "perf names them too:\n%s", out);
+			free(out);
+		}
+		free(path);
+	}
 }

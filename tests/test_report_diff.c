@@ -174,6 +174,21 @@ Test(report_diff, wdiff_and_periods)
 		     "    20.00%             200                                  [kernel.kallsyms]  [k] sched\n");
 }
 
+Test(report_diff, wdiff_zero_printed)
+{
+	struct pev_diff_opts o = PEV_DIFF_OPTS_INIT;
+
+	o.compute = PEV_DIFF_WDIFF;
+	o.w1 = 3;
+	o.w2 = 1;
+	/* 600*1 - 200*3 = 0: printed, as perf prints it (not left blank). */
+	expect_table(&o, HEAD(" Weighted diff", "..............")
+		     "    20.00%               0  w                  [.] hot_b\n"
+		     "    60.00%           -1600  w                  [.] hot_a\n"
+		     "                       N/A  w                  [.] new_fn\n"
+		     "    20.00%                  [kernel.kallsyms]  [k] sched\n");
+}
+
 Test(report_diff, formula)
 {
 	struct pev_diff_opts o = PEV_DIFF_OPTS_INIT;

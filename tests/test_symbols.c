@@ -1867,6 +1867,62 @@ Test(symbols, fork_exec_exit, .init = th_leak_init, .fini = th_leak_fini)
 	pev_symbols_free(s);
 }
 
+/*
+ * The address space is the process's: it lives while a thread of it runs,
+ * and goes with the last one (issue 21: a main thread that calls
+ * pthread_exit left its worker's samples without symbols).
+ */
+Test(symbols, address_space_outlives_main_thread, .init = th_leak_init, .fini = th_leak_fini)
+{
+	struct pev_symbols *s = new_symbols(NULL);
+
+	cr_assert_eq(pev_symbols_add_mapping(s, 100, 0x10000, 0x1000, 0, "/nonexistent/p", NULL, 0),
+		     0);
+	cr_assert_eq(pev_symbols_thread(s, 100, 100), 0);
+	cr_assert_eq(pev_symbols_thread(s, 100, 101), 0);
+	cr_assert_eq(pev_symbols_thread(s, 100, 101), 0, "twice counts once");
+	cr_expect_eq(pev_symbols_exit_thread(s, 100, 100), 0, "the main thread leaves first");
+	cr_expect_str_eq(resolve(s, 100, 0x10010).dso, "/nonexistent/p");
+	cr_expect_eq(pev_symbols_exit_thread(s, 100, 101), 1, "the last thread");
+	cr_expect_eq(resolve(s, 100, 0x10010).status, PEV_SYMBOL_NO_MAPPING);
+	cr_expect_eq(stats(s).processes, 0);
+
+	/* Workers that leave before the main thread do not end the process. */
+	cr_assert_eq(pev_symbols_add_mapping(s, 200, 0x10000, 0x1000, 0, "/nonexistent/p", NULL, 0),
+		     0);
+	cr_assert_eq(pev_symbols_thread(s, 200, 201), 0);
+	cr_expect_eq(pev_symbols_exit_thread(s, 200, 201), 0);
+	cr_expect_str_eq(resolve(s, 200, 0x10010).dso, "/nonexistent/p");
+	cr_expect_eq(pev_symbols_exit_thread(s, 200, 200), 1, "nothing else known to run");
+	cr_expect_eq(stats(s).processes, 0);
+
+	/* A process no thread was named for ends with its first thread, not another's. */
+	cr_assert_eq(pev_symbols_add_mapping(s, 300, 0x10000, 0x1000, 0, "/nonexistent/p", NULL, 0),
+		     0);
+	cr_expect_eq(pev_symbols_exit_thread(s, 300, 301), 0);
+	cr_expect_eq(stats(s).processes, 1);
+	cr_expect_eq(pev_symbols_exit_thread(s, 300, 300), 1);
+
+	/* An exec leaves one thread: those counted before it are forgotten. */
+	cr_assert_eq(pev_symbols_thread(s, 400, 400), 0);
+	cr_assert_eq(pev_symbols_thread(s, 400, 401), 0);
+	cr_assert_eq(pev_symbols_exec(s, 400), 0);
+	cr_assert_eq(pev_symbols_thread(s, 400, 400), 0);
+	cr_assert_eq(pev_symbols_add_mapping(s, 400, 0x10000, 0x1000, 0, "/nonexistent/q", NULL, 0),
+		     0);
+	cr_expect_eq(pev_symbols_exit_thread(s, 400, 400), 1, "thread 401 went at the exec");
+
+	/* So does a new process under the pid of one whose threads were not all seen to exit. */
+	cr_assert_eq(pev_symbols_thread(s, 500, 501), 0);
+	cr_assert_eq(pev_symbols_fork(s, 100, 500), 0);
+	cr_assert_eq(pev_symbols_thread(s, 500, 500), 0);
+	cr_expect_eq(pev_symbols_exit_thread(s, 500, 500), 1);
+
+	cr_expect_eq(pev_symbols_thread(s, -1, 1), PEV_EBADARG);
+	cr_expect_eq(pev_symbols_exit_thread(s, 1, -1), PEV_EBADARG);
+	pev_symbols_free(s);
+}
+
 /* ---- arguments, sizes, formatting ---------------------------------------------------------- */
 
 Test(symbols, bad_arguments, .init = th_leak_init, .fini = th_leak_fini)
@@ -1925,6 +1981,8 @@ Test(symbols, bad_arguments, .init = th_leak_init, .fini = th_leak_fini)
 	cr_expect_eq(pev_symbols_fork(NULL, 1, 2), PEV_EBADARG);
 	cr_expect_eq(pev_symbols_exec(NULL, 1), PEV_EBADARG);
 	cr_expect_eq(pev_symbols_exit(NULL, 1), PEV_EBADARG);
+	cr_expect_eq(pev_symbols_thread(NULL, 1, 1), PEV_EBADARG);
+	cr_expect_eq(pev_symbols_exit_thread(NULL, 1, 1), PEV_EBADARG);
 	cr_expect_eq(pev_symbols_read_kernel(NULL, NULL), PEV_EBADARG);
 	cr_expect_eq(pev_symbols_stats(NULL, NULL), PEV_EBADARG);
 	cr_expect_null(pev_symbols_kernel_message(NULL));

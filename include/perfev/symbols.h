@@ -11,8 +11,9 @@
  *   - live, from /proc/PID/maps (pev_symbols_read_process, or on first use
  *     with PEV_SYMBOLS_PROC), for a process that is running;
  *   - fed from records (MMAP/MMAP2, FORK, COMM with the exec flag, EXIT):
- *     pev_symbols_add_mapping, pev_symbols_fork, pev_symbols_exec and
- *     pev_symbols_exit keep each process's map as the kernel did.
+ *     pev_symbols_add_mapping, pev_symbols_fork, pev_symbols_exec,
+ *     pev_symbols_thread and pev_symbols_exit_thread keep each process's
+ *     map as the kernel did, until its last thread exits.
  *
  * Kernel addresses come from /proc/kallsyms, code of JIT compilers from
  * /tmp/perf-PID.map, everything else from the ELF files through elfutils'
@@ -266,11 +267,31 @@ PEV_API int pev_symbols_fork(struct pev_symbols *s, int32_t parent, int32_t chil
 PEV_API int pev_symbols_exec(struct pev_symbols *s, int32_t pid);
 
 /**
- * An EXIT record of the process (not of one of its threads): forgets pid's
- * address space. DSOs stay open and cached for other processes, and results
- * handed out stay valid. Returns 0 or PEV_EBADARG.
+ * Forgets pid's address space now (and the threads known to run in it).
+ * DSOs stay open and cached for other processes, and results handed out
+ * stay valid. For EXIT records use pev_symbols_exit_thread, which keeps the
+ * space while another thread of the process runs. Returns 0 or PEV_EBADARG.
  */
 PEV_API int pev_symbols_exit(struct pev_symbols *s, int32_t pid);
+
+/**
+ * Thread tid of process pid runs: a COMM or FORK record names it, or a
+ * sample was taken in it. Call it after pev_symbols_fork and
+ * pev_symbols_exec for the same record (they start the pid afresh: an exec
+ * leaves one thread). Returns 0, PEV_EBADARG (a negative id) or PEV_ENOMEM.
+ */
+PEV_API int pev_symbols_thread(struct pev_symbols *s, int32_t pid, int32_t tid);
+
+/**
+ * An EXIT record of thread tid of process pid. The address space belongs to
+ * the process, not to its first thread: it is forgotten (pev_symbols_exit)
+ * once the first thread (tid == pid) has exited and no other thread
+ * pev_symbols_thread named is still running, so that the workers of a main
+ * thread that called pthread_exit keep their symbols. An EXIT of the first
+ * thread of a process no thread was named for ends it. Returns 1 when the
+ * address space was forgotten, 0 when it lives on, or PEV_EBADARG.
+ */
+PEV_API int pev_symbols_exit_thread(struct pev_symbols *s, int32_t pid, int32_t tid);
 
 /**
  * Resolves address addr of process pid into *out (see struct pev_symbol).

@@ -48,7 +48,51 @@ void pev_profile_free(struct pev_profile *p)
 	free(p->events);
 	free(p->maps);
 	pev__idset_free(&p->map_set);
+	free(p->thread_names);
 	free(p);
+}
+
+/* Index of the first entry of p->thread_names whose tid is not below tid. */
+static uint32_t thread_name_at(const struct pev_profile *p, int32_t tid)
+{
+	uint32_t lo = 0, hi = p->nr_thread_names;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (p->thread_names[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int pev__profile_name_thread(struct pev_profile *p, int32_t tid, const char *comm)
+{
+	uint32_t at = thread_name_at(p, tid), id;
+
+	if (pev__strtab_intern_str(&p->str, comm, &id))
+		return PEV_ENOMEM;
+	if (at < p->nr_thread_names && p->thread_names[at].tid == tid) {
+		p->thread_names[at].comm = id;
+		return 0;
+	}
+	if (pev__grow((void **)&p->thread_names, &p->cap_thread_names,
+		      (size_t)p->nr_thread_names + 1, sizeof(*p->thread_names)))
+		return PEV_ENOMEM;
+	memmove(p->thread_names + at + 1, p->thread_names + at,
+		(p->nr_thread_names - at) * sizeof(*p->thread_names));
+	p->thread_names[at] = (struct pev__thread_name){tid, id};
+	p->nr_thread_names++;
+	return 0;
+}
+
+uint32_t pev__profile_thread_name(const struct pev_profile *p, int32_t tid)
+{
+	uint32_t at = thread_name_at(p, tid);
+
+	return at < p->nr_thread_names && p->thread_names[at].tid == tid ?
+		       p->thread_names[at].comm : 0;
 }
 
 /* Copies a caller's struct of `known` bytes that says it has src_sz. */

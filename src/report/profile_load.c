@@ -14,6 +14,7 @@
  * in a file with SWITCH records, becomes a sample of "offcpu-time" weighted
  * by the nanoseconds from that switch-out to the thread's next switch-in.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -367,6 +368,37 @@ static int set_main(struct pev_profile *p, const struct programs *pc)
 	return pev_profile_add_mapping(p, &m);
 }
 
+/*
+ * Threads named as perf report names them: a sample taken before its
+ * thread had a name (":TID") by the name the thread's first COMM gave it
+ * (perf overrides a thread's default name), and each thread, for the pid
+ * and tid keys, by its last name (a process by its first thread's).
+ */
+static int name_threads(struct pev_profile *p, const struct pev_replay *r)
+{
+	char unnamed[24];
+
+	for (uint32_t i = 0; i < p->nr_samples; i++) {
+		struct pev__sample *s = &p->samples[i];
+		const char *comm = pev__strtab_get(&p->str, s->comm), *first;
+		int32_t ids[2] = {s->tid, s->pid};
+
+		if (comm && comm[0] == ':' && (first = pev__replay_first_name(r, s->tid))) {
+			snprintf(unnamed, sizeof(unnamed), ":%" PRId32, s->tid);
+			if (strcmp(comm, unnamed) == 0 &&
+			    pev__strtab_intern_str(&p->str, first, &s->comm))
+				return PEV_ENOMEM;
+		}
+		for (int k = 0; k < 2; k++) {
+			const char *name = pev__replay_thread_name(r, ids[k]);
+			if (name && !pev__profile_thread_name(p, ids[k]) &&
+			    pev__profile_name_thread(p, ids[k], name))
+				return PEV_ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profile *p,
 		struct event_map *m, struct offcpu *oc, const struct pev_replay_opts *o,
 		struct pev_error *err)
@@ -430,7 +462,7 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 	}
 	free(reads.id);
 	free(reads.value);
-	if (rc == 0 && (rc = set_main(p, &progs)) < 0)
+	if (rc == 0 && ((rc = set_main(p, &progs)) < 0 || (rc = name_threads(p, r)) < 0))
 		adding = true;
 	free(progs.v);
 	if (rc < 0) /* the replay's own failures (rc < 0 ending the loop) come with err filled */

@@ -59,6 +59,7 @@ struct pev_replay {
 
 	struct pev__arena arena;  /* comms, build-id entries */
 	struct pev__u64map comms; /* tid -> const char * */
+	struct pev__u64map first_names; /* tid -> the name its first COMM gave it while it had none */
 	struct pev__u64map bids;  /* hash of the path -> struct bid_entry * */
 	struct pev__u64map programs; /* pid -> its program's path (interned in prog_paths) */
 	struct pev__u64map prog_paths; /* hash of a path -> struct prog_path * */
@@ -151,6 +152,16 @@ static const char *comm_of(struct pev_replay *r, int32_t pid, int32_t tid)
 		return "swapper"; /* the idle task, as perf names it */
 	snprintf(r->unknown_comm, sizeof(r->unknown_comm), ":%d", (int)tid);
 	return r->unknown_comm;
+}
+
+const char *pev__replay_thread_name(const struct pev_replay *r, int32_t tid)
+{
+	return tid >= 0 ? pev__u64map_get(&r->comms, (uint32_t)tid) : NULL;
+}
+
+const char *pev__replay_first_name(const struct pev_replay *r, int32_t tid)
+{
+	return tid >= 0 ? pev__u64map_get(&r->first_names, (uint32_t)tid) : NULL;
 }
 
 /* Names from the file's THREAD_MAP, for threads no COMM record names. */
@@ -399,14 +410,23 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 	int rc = 0;
 
 	switch (rec->type) {
-	case PEV_RECORD_COMM:
+	case PEV_RECORD_COMM: {
+		bool unnamed = !pev__u64map_get(&r->comms, rec->comm.tid);
+		const char *c;
+
 		set_comm(r, rec->comm.tid, rec->comm.comm);
+		/* perf's reports name the thread's earlier samples by its first name. */
+		if (unnamed && (c = pev__u64map_get(&r->comms, rec->comm.tid)) &&
+		    pev__u64map_put(&r->first_names, rec->comm.tid, (void *)c))
+			return PEV_ENOMEM;
 		if (pev_record_comm_exec(rec)) {
 			pev__u64map_del(&r->programs, rec->comm.pid);
 			rc = pev_symbols_exec(r->sym, (int32_t)rec->comm.pid);
 			cache_clear(r);
 		}
+		rc = rc ?: pev_symbols_thread(r->sym, (int32_t)rec->comm.pid, (int32_t)rec->comm.tid);
 		break;
+	}
 	case PEV_RECORD_FORK:
 		if (rec->task.tid != rec->task.ptid) {
 			const char *c = pev__u64map_get(&r->comms, rec->task.ptid);
@@ -420,12 +440,15 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 			rc = pev_symbols_fork(r->sym, (int32_t)rec->task.ppid, (int32_t)rec->task.pid);
 			cache_clear(r);
 		}
+		rc = rc ?: pev_symbols_thread(r->sym, (int32_t)rec->task.pid, (int32_t)rec->task.tid);
 		break;
 	case PEV_RECORD_EXIT:
-		/* Samples of a process come before its exit; its pid may be reused after. */
-		if (rec->task.pid == rec->task.tid) {
-			rc = pev_symbols_exit(r->sym, (int32_t)rec->task.pid);
+		/* Samples of a process come before its last thread's exit; its pid
+		 * may be reused after. A main thread may leave before its workers. */
+		rc = pev_symbols_exit_thread(r->sym, (int32_t)rec->task.pid, (int32_t)rec->task.tid);
+		if (rc == 1) {
 			cache_clear(r);
+			rc = 0;
 		}
 		break;
 	case PEV_RECORD_MMAP:
@@ -613,6 +636,10 @@ static int fill_sample(struct pev_replay *r, const struct pev_record *rec,
 	else
 		out->period = 1;
 	out->comm = comm_of(r, out->pid, out->tid);
+	/* A thread sampled runs: its process's address space outlives its main thread. */
+	if (out->pid >= 0 && out->tid >= 0 &&
+	    pev_symbols_thread(r->sym, out->pid, out->tid) == PEV_ENOMEM)
+		return PEV_ENOMEM;
 	return sample_stack(r, rec, out);
 }
 
@@ -741,6 +768,7 @@ void pev_replay_close(struct pev_replay *r)
 	free(r->formats);
 	free(r->format_ok);
 	pev__u64map_free(&r->comms);
+	pev__u64map_free(&r->first_names);
 	pev__u64map_free(&r->bids);
 	pev__u64map_free(&r->programs);
 	pev__u64map_free(&r->prog_paths);

@@ -97,4 +97,17 @@ void pev__replay_on_map(struct pev_replay *r, pev__replay_map_fn fn, void *ctx);
  */
 const char *pev__replay_program(const struct pev_replay *r, int32_t pid);
 
+/*
+ * The name thread tid has at this point of the replay (after the last
+ * record: its last name), or NULL when no record named it.
+ */
+const char *pev__replay_thread_name(const struct pev_replay *r, int32_t tid);
+
+/*
+ * The name the first COMM record of thread tid gave it while it had none
+ * (no FORK had named it after its parent), or NULL. perf names the
+ * thread's earlier samples by it in reports.
+ */
+const char *pev__replay_first_name(const struct pev_replay *r, int32_t tid);
+
 #endif /* PERFEV_REPLAY_INTERNAL_H */

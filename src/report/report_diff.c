@@ -254,7 +254,7 @@ static const char *value_cell(const struct table *t, const struct entry *x, enum
 			snprintf(buf, size, "N/A");
 		else if (d->compute == PEV_DIFF_RATIO && x->ratio > 0)
 			snprintf(buf, size, "%.6f", x->ratio);
-		else if (d->compute == PEV_DIFF_WDIFF && x->wdiff)
+		else if (d->compute == PEV_DIFF_WDIFF) /* 0 too, as perf */
 			snprintf(buf, size, "%" PRId64, x->wdiff);
 		break;
 	case COL_FORMULA:
@@ -404,7 +404,8 @@ static int section(FILE *out, const struct pev_profile *a, unsigned ea,
 		const struct pev__row *row = &r->row[x->ra >= 0 ? x->ra : x->rb];
 
 		for (unsigned k = 0; k < keys->n; k++) {
-			size_t l = strlen(pev__row_cell(r, row, keys->k[k], buf, sizeof(buf)));
+			size_t l = pev__row_width(r, row, keys->k[k],
+						  pev__row_cell(r, row, keys->k[k], buf, sizeof(buf)));
 			if (l > width[nv + k])
 				width[nv + k] = l;
 		}
@@ -451,7 +452,10 @@ static int section(FILE *out, const struct pev_profile *a, unsigned ea,
 			fputs("  ", out);
 			if (cols[c] == COL_KEY) {
 				enum pev__key k = keys->k[c - nv];
-				fputs(v, out);
+				/* As perf: a command longer than its thread's last name is cut. */
+				if (l > width[c])
+					l = width[c];
+				fwrite(v, 1, l, out);
 				/* as perf: a symbol, line or trace text that ends the line is not padded */
 				if (c + 1 < nc || (k != PEV__KEY_SYM && k != PEV__KEY_SRCLINE &&
 						   k != PEV__KEY_TRACE))

@@ -181,8 +181,18 @@ struct pev__mapinfo {
 	unsigned flags;    /* PEV_PROFILE_MAPPING_* */
 };
 
+/* The name a thread had last (its final COMM): what perf's pid key shows. */
+struct pev__thread_name {
+	int32_t tid;
+	uint32_t comm; /* string id */
+};
+
 struct pev_profile {
 	struct pev__strtab str;
+
+	struct pev__thread_name *thread_names; /* sorted by tid */
+	uint32_t nr_thread_names;
+	size_t cap_thread_names;
 
 	struct pev__mapinfo *maps; /* DSOs described, in the order first described */
 	uint32_t nr_maps;
@@ -229,6 +239,15 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t period);
 /* What was said of DSO dso (a string id), or NULL. */
 const struct pev__mapinfo *pev__profile_mapinfo(const struct pev_profile *p, uint32_t dso);
+
+/*
+ * Names thread tid by the name it had last in the recording (replacing
+ * what was said of it before): perf's pid key shows a thread by that name,
+ * whatever the name its samples were taken under. 0 or PEV_ENOMEM.
+ */
+int pev__profile_name_thread(struct pev_profile *p, int32_t tid, const char *comm);
+/* The string id of the last name of thread tid, or 0 when none was said. */
+uint32_t pev__profile_thread_name(const struct pev_profile *p, int32_t tid);
 
 /* The unknown symbol (samples without frames) is syms[0]. */
 #define PEV__SYM_NONE 0u
@@ -362,7 +381,9 @@ struct pev__row {
 	/* srcline: the file's string id and the line, or without a line 0 and the frame */
 	uint32_t src_file, src_pos;
 	uint32_t trace;      /* string id of the sample's trace text (the trace key), or 0 */
-	uint32_t shown_comm; /* the command a pid or tid key shows: its first sample's */
+	uint32_t shown_comm; /* the command a pid or tid key shows where its thread has no
+			      * last name (pev__profile_thread_name): its first sample's */
+	int32_t shown_tid;   /* the thread of its first sample */
 	uint32_t hash;
 	uint32_t stamp; /* last sample (index + 1) counted in children */
 	uint64_t self, children;                 /* periods */
@@ -481,6 +502,14 @@ const char *pev__key_title(enum pev__key k);
 /* A table cell of key k: the key's text, with "[.] " or "[k] " in front of a symbol. */
 const char *pev__row_cell(const struct pev__rows *r, const struct pev__row *row,
 			  enum pev__key k, char *buf, size_t size);
+/*
+ * The width perf gives cell (key k's) of row: for the command, the length
+ * of the last name of the thread of the entry's first sample (perf sizes
+ * the column by the thread's name and cuts a longer command to the
+ * column's width); for other keys the cell's length.
+ */
+size_t pev__row_width(const struct pev__rows *r, const struct pev__row *row, enum pev__key k,
+		      const char *cell);
 
 /* ---- diffs (report_diff.c) ----------------------------------------------------------- */
 

@@ -127,7 +127,7 @@ static void make_key(const struct pev_profile *p, const struct key_mask *m,
 }
 
 /* Finds or adds the row of key k; returns its index + 1, 0 on ENOMEM. */
-static uint32_t row_get(struct pev__rows *r, const struct row_key *k, uint32_t comm)
+static uint32_t row_get(struct pev__rows *r, const struct row_key *k, const struct pev__sample *s)
 {
 	uint64_t h = pev__hash_u64(PEV__HASH_SEED, (uint64_t)k->comm << 32 | k->dso);
 	uint32_t id;
@@ -153,7 +153,8 @@ static uint32_t row_get(struct pev__rows *r, const struct row_key *k, uint32_t c
 	r->row[r->n].src_file = k->src_file;
 	r->row[r->n].src_pos = k->src_pos;
 	r->row[r->n].trace = k->trace;
-	r->row[r->n].shown_comm = comm;
+	r->row[r->n].shown_comm = s->comm;
+	r->row[r->n].shown_tid = s->tid;
 	r->row[r->n].hash = (uint32_t)h;
 	if (pev__idset_add(&r->set, (uint32_t)h, r->n + 1))
 		return 0;
@@ -257,7 +258,7 @@ static int walk_samples(struct walk *w)
 			continue;
 		/* srcline: the line of the sampled address, inlined code's own (perf's). */
 		make_key(p, &w->m, s, sym, s->nr ? st[0] : 0, &k);
-		if (!(row = row_get(r, &k, s->comm)))
+		if (!(row = row_get(r, &k, s)))
 			return -ENOMEM;
 		/* The self row first: in children mode its position is the self frame. */
 		if (pev__filter_sym(&r->filter, sym))
@@ -274,7 +275,7 @@ static int walk_samples(struct walk *w)
 			    !pev__filter_sym(&r->filter, csym))
 				continue;
 			make_key(p, &w->m, s, csym, st[i], &k);
-			if (!(row = row_get(r, &k, s->comm)))
+			if (!(row = row_get(r, &k, s)))
 				return -ENOMEM;
 			contribute(w, si, row, i, false);
 		}
@@ -374,18 +375,22 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 			  char *buf, size_t size)
 {
 	const struct pev_profile *p = r->p;
-	const char *comm = pev__strtab_get(&p->str, row->shown_comm);
+	uint32_t name;
 
 	switch (k) {
 	case PEV__KEY_COMM:
 		return pev__strtab_get(&p->str, row->comm);
 	case PEV__KEY_PROCESS:
-		snprintf(buf, size, "%7" PRId32 ":%s", row->pid, comm);
-		return buf;
 	case PEV__KEY_PID:
-	case PEV__KEY_TID:
-		snprintf(buf, size, "%7" PRId32 ":%s", row->tid, comm);
+	case PEV__KEY_TID: {
+		/* As perf: a thread by its last name (a process by its first thread's),
+		 * not the one it had at a sample (before an exec, ...). */
+		int32_t id = k == PEV__KEY_PROCESS ? row->pid : row->tid;
+		name = pev__profile_thread_name(p, id);
+		snprintf(buf, size, "%7" PRId32 ":%s", id,
+			 pev__strtab_get(&p->str, name ? name : row->shown_comm));
 		return buf;
+	}
 	case PEV__KEY_CPU:
 		snprintf(buf, size, "%03" PRId32, row->cpu);
 		return buf;

@@ -73,6 +73,17 @@ const char *pev__row_cell(const struct pev__rows *r, const struct pev__row *row,
 	return buf;
 }
 
+size_t pev__row_width(const struct pev__rows *r, const struct pev__row *row, enum pev__key k,
+		      const char *cell)
+{
+	uint32_t name;
+
+	if (k != PEV__KEY_COMM)
+		return strlen(cell);
+	name = pev__profile_thread_name(r->p, row->shown_tid);
+	return strlen(pev__strtab_get(&r->p->str, name ? name : row->shown_comm));
+}
+
 /* perf's short sample count: 869, 8K, 12M. */
 static void short_count(uint64_t n, char *buf, size_t size)
 {
@@ -308,7 +319,8 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned 
 
 			if (!pev__row_used(&rows, i))
 				continue;
-			l = strlen(pev__row_cell(&rows, row, c->key, buf, sizeof(buf)));
+			l = pev__row_width(&rows, row, c->key,
+					   pev__row_cell(&rows, row, c->key, buf, sizeof(buf)));
 			if (l > c->width)
 				c->width = l;
 		}
@@ -354,10 +366,13 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned 
 				    (c->key == PEV__KEY_SYM || c->key == PEV__KEY_SRCLINE ||
 				     c->key == PEV__KEY_TRACE);
 
+			/* As perf: a command longer than its thread's last name is cut. */
+			if (c->kind == COL_KEY && l > c->width)
+				l = c->width;
 			fputs("  ", out);
 			if (col_right(c))
 				pad(out, ' ', c->width - l);
-			fputs(t, out);
+			fwrite(t, 1, l, out);
 			if (!col_right(c) && !last)
 				pad(out, ' ', c->width - l);
 		}

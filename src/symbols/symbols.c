@@ -146,6 +146,7 @@ PEV_API void pev_symbols_free(struct pev_symbols *s)
 	}
 	pev__u64map_each(&s->jits, free_jit, NULL);
 	pev__u64map_free(&s->jits);
+	pev__threads_free(s);
 	pev__kernel_free(s->kernel);
 	pev__arena_free(&s->arena);
 	free(s->kallsyms_path);
@@ -272,6 +273,7 @@ PEV_API int pev_symbols_fork(struct pev_symbols *s, int32_t parent, int32_t chil
 		return PEV_ENOMEM;
 	cp->nmaps = 0;
 	cp->files_version++;
+	pev__threads_new_generation(s, child);
 	if (!pp || !pp->nmaps)
 		return 0;
 	if (cp->cap < pp->nmaps) {
@@ -297,6 +299,7 @@ PEV_API int pev_symbols_exec(struct pev_symbols *s, int32_t pid)
 		p->nmaps = 0;
 		p->files_version++;
 	}
+	pev__threads_new_generation(s, pid);
 	return 0;
 }
 
@@ -305,6 +308,7 @@ PEV_API int pev_symbols_exit(struct pev_symbols *s, int32_t pid)
 	if (!s)
 		return PEV_EBADARG;
 	pev__sym_proc_free(pev__u64map_del(&s->procs, (uint32_t)pid));
+	pev__threads_new_generation(s, pid);
 	return 0;
 }
 

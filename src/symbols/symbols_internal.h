@@ -200,6 +200,10 @@ struct pev_symbols {
 	/* pid -> struct sym_jit. Kept after the process exits: results point
 	 * into them, and samples may still name the pid. */
 	struct pev__u64map jits;
+	/* Threads known to run (symbols_threads.c): pid -> struct sym_live, and
+	 * (pid << 32 | tid) -> the generation of pid it was counted in. */
+	struct pev__u64map live, threads;
+	uintptr_t live_gen; /* the last generation handed out */
 
 	struct sym_dso *vdso; /* the "[vdso]" DSO, when mapped */
 
@@ -220,6 +224,11 @@ const struct sym_map *pev__sym_map_find(const struct sym_proc *p, uint64_t addr)
 int pev__sym_map_insert(struct pev_symbols *s, struct sym_proc *p, uint64_t start, uint64_t end,
 			uint64_t pgoff, struct sym_dso *dso, const char *label);
 int pev__sym_read_maps(struct pev_symbols *s, int32_t pid, struct pev_error *err);
+
+/* symbols_threads.c: pid starts afresh (exec, a new process): its known threads are forgotten. */
+void pev__threads_new_generation(struct pev_symbols *s, int32_t pid);
+/* symbols_threads.c: frees what the symbolizer knows of threads. */
+void pev__threads_free(struct pev_symbols *s);
 
 /* symbols.c: adds mapping [start, end) of path to p, files opened under root
  * (NULL: "/"). Returns 0 or -ENOMEM. */
