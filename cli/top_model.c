@@ -409,6 +409,13 @@ struct pev_profile *top_model_profile(struct top_model *m, uint64_t *samples_out
 			s.event = st->event;
 			s.period = st->weight;
 			s.comm = st->comm[0] ? st->comm : NULL;
+			if (!(m->key & TOP_KEY_COMM)) {
+				/* a process or thread row shows its name now, as report its last */
+				int32_t who = (m->key & TOP_KEY_TID) ? st->tid : st->pid;
+				const struct top_comm *c = comm_find(m, who, false);
+				if (c && c->comm[0])
+					s.comm = c->comm;
+			}
 			s.pid = st->pid;
 			s.tid = st->tid;
 			s.frames = st->frames;

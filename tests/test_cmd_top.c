@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -200,6 +201,44 @@ Test(cmd_top, entries_as_the_window_has_lines)
 }
 
 /* A target that exits ends top, which says so. */
+/*
+ * A process row is named by the process's name now, as report names it by
+ * its last: a process that burns CPU as "prework" and then runs report_work
+ * is one row, PID:report_work, not the name of its first sample.
+ */
+Test(cmd_top, process_rows_named_after_exec)
+{
+	const char *prog = th_test_program("report_work");
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct timespec t0, now;
+		volatile unsigned long sink = 0;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			/* each rename is a COMM record once top has attached */
+			prctl(PR_SET_NAME, "prework");
+			for (int i = 0; i < 1000000; i++)
+				sink += (unsigned long)i;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		} while ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 < 1200);
+		execl(prog, prog, "60000", (char *)NULL);
+		_exit(127);
+	}
+	work_pid = pid;
+	struct th_output r = th_perfev("top", "--stdio", "-d", "2.5", "-n", "1", "-p", itoa_pid(pid),
+	                               "--sort", "pid");
+	char rows[64][256], want[64];
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	int n = table_rows(r.out, rows, 64);
+	cr_assert_eq(n, 1, "one process, one row:\n%s", r.out);
+	snprintf(want, sizeof(want), "%d:report_work", (int)pid);
+	cr_expect(strstr(rows[0], want), "want %s:\n%s", want, r.out);
+	th_output_free(&r);
+}
+
 Test(cmd_top, target_exit_ends_top)
 {
 	pid_t w = start_work("300");
