@@ -672,7 +672,7 @@ static void *spinner(void *arg)
 		usleep(1000);
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < 600);
-	return NULL;
+	return (void *)(uintptr_t)(sink & 1);
 }
 
 /*
