@@ -347,7 +347,8 @@ struct pev__unwind_frame {
  * walk stops where the call frame information or the copy ends; a garbage
  * or truncated copy gives a shorter chain, never a crash. Returns the
  * number of frames (0 when the registers hold no user pc and stack
- * pointer, or the pc is in no mapped ELF file of pid, as perf), PEV_ENOMEM,
+ * pointer; 1, the pc, when it is in no mapped ELF file of pid: JIT code,
+ * as perf 6.1), PEV_ENOMEM,
  * PEV_EBADARG, or PEV_EUNSUPPORTED
  * on an architecture without a register table.
  */
