@@ -14,6 +14,7 @@
  *   symbols_debuginfo.c separate debuginfo files on disk (debuginfod on request)
  *   symbols_kernel.c /proc/kallsyms
  *   symbols_jit.c    /tmp/perf-PID.map
+ *   symbols_jitdump.c jit-PID.dump (what node --perf-prof and JVM agents write)
  *   symbols_unwind.c user stacks unwound from sampled registers and stack
  *   symbols_shortname.c a demangled name without parameters, as perf shows it
  *   symbols_util.c   an arena and a 64-bit-key hash map
@@ -199,6 +200,10 @@ struct pev_symbols {
 	/* pid -> struct sym_jit. Kept after the process exits: results point
 	 * into them, and samples may still name the pid. */
 	struct pev__u64map jits;
+	/* pid -> struct sym_jitdump, from the MMAP of a jit-PID.dump; dumps a
+	 * pid no longer names chain on old_jitdumps (results point into them). */
+	struct pev__u64map jitdumps;
+	struct sym_jitdump *old_jitdumps;
 
 	struct sym_dso *vdso; /* the "[vdso]" DSO, when mapped */
 
@@ -356,6 +361,75 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
 			struct pev__unwind_frame *out, size_t max);
 void pev__unwind_free(struct sym_unwind *u);
+
+/* symbols_jitdump.c */
+/* One line entry of a jitdump's DEBUG_INFO record. */
+struct jitdump_line {
+	uint64_t addr;
+	const char *file; /* in the dump's arena */
+	uint32_t line;
+};
+
+/* One piece of code a jitdump loaded (CODE_LOAD) or moved (CODE_MOVE). */
+struct jitdump_code {
+	uint64_t start, size;
+	uint64_t time;    /* the record's time */
+	uint32_t order;   /* its place in the file: later ones win */
+	const char *name; /* the function (arena) */
+	const char *dso;  /* "DIR/jitted-PID-INDEX.so", as perf inject --jit names it (arena) */
+	const struct jitdump_line *lines; /* sorted by address, or NULL */
+	uint32_t nlines;
+};
+
+/* A jitdump file: read once, at its first lookup. */
+struct sym_jitdump {
+	struct sym_jitdump *next_old; /* pev_symbols.old_jitdumps */
+	char *path, *dir;
+	bool loaded;
+	bool swapped;        /* written in the other byte order */
+	bool arch_timestamp; /* times are the CPU's counter: not compared with samples' */
+	bool truncated;      /* the last record was cut short */
+	unsigned bad;        /* records skipped as malformed */
+	uint32_t version, pid; /* the header's */
+	struct jitdump_code *code; /* sorted by start, then order */
+	size_t n, cap;
+	uint64_t max_size;
+	struct pev__u64map by_index; /* code index -> name, for CODE_MOVE */
+	struct pev__arena arena;
+};
+
+/* A dump for path (not read yet), or NULL when out of memory. */
+struct sym_jitdump *pev__jitdump_new(const char *path);
+void pev__jitdump_free(struct sym_jitdump *d);
+/*
+ * Parses len bytes of a jitdump into d: the pieces of code it loads and
+ * moves. Returns 0 (a record cut short or malformed ends or is skipped:
+ * d->truncated, d->bad), -EINVAL when the header is not a jitdump's, or
+ * -ENOMEM. Never reads outside [bytes, bytes + len).
+ */
+int pev__jitdump_parse(struct sym_jitdump *d, const void *bytes, size_t len);
+/*
+ * The code of d (read now when not yet) that holds addr at `time`: the one
+ * loaded last no later than time (UINT64_MAX: the one loaded last in the
+ * file). *from and *until get the times between which the answer holds.
+ */
+const struct jitdump_code *pev__jitdump_find(struct sym_jitdump *d, uint64_t addr, uint64_t time,
+					     uint64_t *from, uint64_t *until);
+/* Looks addr up in pid's jitdump at `time`; fills out and returns true when found. */
+bool pev__jitdump_resolve(struct pev_symbols *s, int32_t pid, uint64_t addr, uint64_t time,
+			  struct pev_symbol *out, uint64_t *from, uint64_t *until);
+/* Whether path's file name is jit-PID.dump; *pid (optional) gets PID. */
+bool pev__jitdump_path(const char *path, int32_t *pid);
+/* Makes path pid's jitdump. Returns 0 or -ENOMEM. */
+int pev__jitdump_add(struct pev_symbols *s, int32_t pid, const char *path);
+
+/*
+ * pev_symbols_resolve at a time (symbols.c): jitdump code loaded after time
+ * does not name addr (UINT64_MAX: the code loaded last); *from and *until
+ * (optional) get the times between which the answer holds.
+ */
+int pev__symbols_resolve_at(struct pev_symbols *s, int32_t pid, uint64_t addr, uint64_t time,
+			    struct pev_symbol *out, uint64_t *from, uint64_t *until);
 
 /* symbols.c: fills out with an "[unknown]" result. */
 void pev__sym_unknown(struct pev_symbol *out, enum pev_symbol_status st, const char *dso,
