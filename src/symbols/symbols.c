@@ -339,6 +339,18 @@ void pev__sym_unknown(struct pev_symbol *out, enum pev_symbol_status st, const c
 	out->dso_addr = dso_addr;
 }
 
+/*
+ * Whether a mapping labelled so is memory perf names by the process's JIT
+ * map when it holds code: anonymous memory, /dev/zero, huge pages, the heap,
+ * stacks, SysV shared memory.
+ */
+static bool anon_code(const char *label)
+{
+	return strcmp(label, "//anon") == 0 || strncmp(label, "/dev/zero", 9) == 0 ||
+	       strncmp(label, "/anon_hugepage", 14) == 0 || strncmp(label, "[stack", 6) == 0 ||
+	       strcmp(label, "[heap]") == 0 || strncmp(label, "/SYSV", 5) == 0;
+}
+
 /* The kernel half of a 64-bit address space (callchain markers included). */
 static bool is_kernel_addr(uint64_t addr)
 {
@@ -387,7 +399,11 @@ int pev__symbols_resolve_at(struct pev_symbols *s, int32_t pid, uint64_t addr, u
 	} else if (!pev__jit_resolve(s, pid, addr, &r)) {
 		/* Anonymous memory, or no mapping at all: JIT code is named in the
 		 * JIT map even when no record described its mapping. */
-		pev__sym_unknown(&r, m ? PEV_SYMBOL_ANON : PEV_SYMBOL_NO_MAPPING, m ? m->label : NULL,
+		const char *dso = m ? m->label : NULL;
+		/* As perf: anonymous code is the JIT map's, whether or not it exists. */
+		if (dso && anon_code(dso) && !(dso = pev__jit_map_path(s, pid)))
+			return PEV_ENOMEM;
+		pev__sym_unknown(&r, m ? PEV_SYMBOL_ANON : PEV_SYMBOL_NO_MAPPING, dso,
 				 m ? addr - m->start + m->pgoff : addr);
 	}
 	/* A memfd is a file too (perf shows offsets in it); anonymous memory is not. */

@@ -332,6 +332,8 @@ uint64_t pev__kernel_count(const struct sym_kernel *k);
 /* Looks addr up in pid's JIT map; fills out and returns true when found. */
 bool pev__jit_resolve(struct pev_symbols *s, int32_t pid, uint64_t addr, struct pev_symbol *out);
 void pev__jit_free(struct sym_jit *j);
+/* The path of pid's JIT map (DIR/perf-PID.map, owned by s), or NULL when out of memory. */
+const char *pev__jit_map_path(struct pev_symbols *s, int32_t pid);
 
 /* symbols_dso.c: d's ELF image (opened when first needed) for reading its
  * segments and CFI, or NULL when d did not open or only a debuginfo file

@@ -179,8 +179,8 @@ static int64_t read_lines(struct sym_jitdump *d, const struct reader *r, size_t 
 		if (!get64(r, at, &addr) || !get32(r, at + 8, &line) ||
 		    (len = get_str(r, at + 16, end)) < 0)
 			break;
-		if (len == 1 && r->p[at + 16] == 0xff && prev)
-			file = prev; /* the previous entry's file */
+		if (len == 1 && r->p[at + 16] == 0xff)
+			file = prev; /* the previous entry's file (none for the first) */
 		else if (!(file = pev__arena_strndup(&d->arena, (const char *)r->p + at + 16,
 						     (size_t)len)))
 			return -ENOMEM;
@@ -213,7 +213,7 @@ int pev__jitdump_parse(struct sym_jitdump *d, const void *bytes, size_t len)
 	uint32_t magic, hsize;
 	uint64_t flags;
 	size_t at;
-	/* The DEBUG_INFO record read last: its code comes in the next CODE_LOAD. */
+	/* The DEBUG_INFO record read last: for the CODE_LOAD at its address that follows. */
 	uint64_t debug_addr = 0;
 	struct jitdump_line *debug_lines = NULL;
 	int64_t debug_n = 0;
@@ -264,8 +264,9 @@ int pev__jitdump_parse(struct sym_jitdump *d, const void *bytes, size_t len)
 						   lines ? debug_lines : NULL,
 						   lines ? (uint32_t)debug_n : 0)))
 					break;
+				if (lines)
+					debug_n = 0; /* used */
 			}
-			debug_n = 0;
 		} else if (id == JIT_CODE_MOVE) {
 			uint32_t pid;
 			uint64_t to, csize, index;
