@@ -64,6 +64,8 @@ struct rec_config {
 	const char *rotate_dir; /* --rotate: the directory the windows go to (-o DIR/) */
 	bool rotate_pprof;   /* --format pprof: windows in pprof, not perf.data */
 	bool off_cpu;        /* --off-cpu: every switch-out with its stack, and switch records */
+	bool use_clockid;    /* -k: sample times from clockid */
+	int32_t clockid;     /* CLOCK_MONOTONIC, ... */
 };
 
 /* One event, opened on every unit of the target. */
