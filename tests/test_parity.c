@@ -656,6 +656,85 @@ Test(parity, node_perf_map)
 	free(js);
 }
 
+/*
+ * Samples of the user part of a script's output (perf's or perfev's): how
+ * many begin, after their kernel frames, in a JIT map's code.
+ */
+static int jit_first_user_frames(const char *script)
+{
+	int n = 0;
+	bool first = true; /* the next frame line is the first user one */
+
+	for (const char *l = script; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+
+		if (len == 0) {
+			first = true;
+		} else if (l[0] == '\t' && first && !memmem(l, len, "[kernel.kallsyms]", 17)) {
+			n += memmem(l, len, "/tmp/perf-", 10) != NULL;
+			first = false;
+		}
+		l += len + (nl != NULL);
+	}
+	return n;
+}
+
+/*
+ * --call-graph dwarf: a sample the kernel took while JIT code ran carries
+ * the user registers; the user part of its chain starts at their pc, named
+ * from the perf map (no CFI unwinds further), as perf 6.1 shows it.
+ */
+Test(parity, node_perf_map_dwarf)
+{
+	static const char alloc_js[] =
+		"function fillArrays(n) {\n"
+		"  let total = 0;\n"
+		"  for (let k = 0; k < n; k++) {\n"
+		"    const a = new Float64Array(1 << 16);\n"
+		"    for (let i = 0; i < a.length; i += 512) a[i] = i;\n"
+		"    total += a[a.length - 512];\n"
+		"  }\n"
+		"  return total;\n"
+		"}\n"
+		"let t = 0;\n"
+		"for (let r = 0; r < 100; r++) t += fillArrays(50);\n"
+		"console.log(t);\n";
+	char cmd[8192], *js, *pids, *file, *theirs, *ours;
+	char *report = NULL;
+
+	th_need_perf();
+	if (!th_have_program("node"))
+		th_skip("node is not installed (Debian package nodejs)");
+	js = path_in("alloc.js");
+	write_text(js, alloc_js);
+	pids = path_in("dwarf.pids");
+	file = path_in("nodedwarf.data");
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q --call-graph dwarf,16384 -e cpu-clock -F 1000 -o '%s' -- "
+		 "sh -c 'echo $$ >> %s; exec node --perf-basic-prof %s' >/dev/null 2>&1",
+		 file, pids, js);
+	free(th_sh_ok(cmd));
+	cr_expect(same_output(file, file, "report --stdio --no-children -g none", "nodedwarf.flat",
+			      &report),
+		  "%s", report ? report : "");
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
+	theirs = th_sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
+	ours = th_sh_ok(cmd);
+	int want = jit_first_user_frames(theirs), got = jit_first_user_frames(ours);
+	cr_expect_gt(want, 0, "perf names no JIT code first: %.2000s", theirs);
+	cr_expect_eq(got, want, "samples whose user part starts in JIT code: perfev %d, perf %d",
+		     got, want);
+	remove_perf_maps(pids);
+	free(theirs);
+	free(ours);
+	free(report);
+	free(file);
+	free(pids);
+	free(js);
+}
+
 Test(parity, node_jitdump)
 {
 	char command[4096];
