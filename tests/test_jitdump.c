@@ -225,6 +225,13 @@ Test(jitdump, records_that_lie, .init = th_leak_init, .fini = th_leak_fini)
 	r = jd_begin(&b, 0, 30);
 	jd_u32(&b, PID);
 	jd_end(&b, r);
+	/* Debug info shorter than its own fields (a header alone, an address alone),
+	 * whose count the next record's bytes would make huge: nothing read. */
+	jd_end(&b, jd_begin(&b, 2, 41));
+	r = jd_begin(&b, 2, 42);
+	jd_u64(&b, A2);
+	jd_end(&b, r);
+	jd_load(&b, 43, PID, A1 + 0x100, 0x10, 6, "\xff\xff\xff\xff\xff\xff\xff\xff");
 	/* Debug info claiming 2^60 entries: as many as fit are read. */
 	r = jd_begin(&b, 2, 40);
 	jd_u64(&b, A3);
@@ -248,14 +255,14 @@ Test(jitdump, records_that_lie, .init = th_leak_init, .fini = th_leak_fini)
 	jd_put32(&b, r + 4, 1u << 20);
 
 	struct sym_jitdump *d = parse(&b, 0);
-	cr_expect_eq(d->n, 2, "good and after_debug: %zu", d->n);
-	cr_expect_eq(d->bad, 2, "the load without a NUL and the short one");
+	cr_expect_eq(d->n, 3, "good, the 0xff one and after_debug: %zu", d->n);
+	cr_expect_eq(d->bad, 4, "the load without a NUL, the short one, the two short debug infos");
 	cr_expect(d->truncated);
 	cr_expect_str_eq(at(d, A1 + 1, UINT64_MAX)->name, "good");
 	const struct jitdump_code *c = at(d, A3 + 1, UINT64_MAX);
 	cr_assert_not_null(c);
 	cr_expect_str_eq(c->name, "after_debug");
-	cr_expect_eq(c->nlines, 1, "the debug info precedes its load");
+	cr_assert_eq(c->nlines, 1, "the debug info precedes its load");
 	cr_expect_eq(c->lines[0].line, 7);
 	cr_expect_null(c->lines[0].file);
 	cr_expect_null(at(d, A2 + 1, UINT64_MAX));

@@ -163,6 +163,8 @@ static int64_t read_lines(struct sym_jitdump *d, const struct reader *r, size_t 
 	uint64_t k = 0;
 
 	/* Each entry takes at least 17 bytes: the count cannot exceed what fits. */
+	if (at >= end)
+		return 0;
 	if (nr > (end - at) / 17)
 		nr = (end - at) / 17;
 	if (!nr)
@@ -242,18 +244,20 @@ int pev__jitdump_parse(struct sym_jitdump *d, const void *bytes, size_t len)
 			break;
 		}
 		end = at + size;
+		/* The record's fields are read within the record only. */
+		struct reader rr = {.p = r.p, .len = end, .swap = r.swap};
 		if (id == JIT_CODE_LOAD) {
 			uint32_t pid;
 			uint64_t addr, csize, index;
 			ptrdiff_t nlen;
 			const char *name;
 
-			if (!get32(&r, body, &pid) || !get64(&r, body + 16, &addr) ||
-			    !get64(&r, body + 24, &csize) || !get64(&r, body + 32, &index) ||
-			    (nlen = get_str(&r, body + 40, end)) < 0) {
+			if (!get32(&rr, body, &pid) || !get64(&rr, body + 16, &addr) ||
+			    !get64(&rr, body + 24, &csize) || !get64(&rr, body + 32, &index) ||
+			    (nlen = get_str(&rr, body + 40, end)) < 0) {
 				d->bad++;
 			} else if (csize && addr + csize > addr) {
-				if (!(name = pev__arena_strndup(&d->arena, (const char *)r.p + body + 40,
+				if (!(name = pev__arena_strndup(&d->arena, (const char *)rr.p + body + 40,
 								(size_t)nlen)) ||
 				    pev__u64map_put(&d->by_index, index, (void *)name) < 0) {
 					rc = -ENOMEM;
@@ -272,8 +276,8 @@ int pev__jitdump_parse(struct sym_jitdump *d, const void *bytes, size_t len)
 			uint64_t to, csize, index;
 			const char *name;
 
-			if (!get32(&r, body, &pid) || !get64(&r, body + 24, &to) ||
-			    !get64(&r, body + 32, &csize) || !get64(&r, body + 40, &index))
+			if (!get32(&rr, body, &pid) || !get64(&rr, body + 24, &to) ||
+			    !get64(&rr, body + 32, &csize) || !get64(&rr, body + 40, &index))
 				d->bad++;
 			else if (csize && to + csize > to &&
 				 (name = pev__u64map_get(&d->by_index, index)) &&
@@ -283,9 +287,9 @@ int pev__jitdump_parse(struct sym_jitdump *d, const void *bytes, size_t len)
 			uint64_t nr;
 
 			debug_n = 0;
-			if (!get64(&r, body, &debug_addr) || !get64(&r, body + 8, &nr)) {
+			if (!get64(&rr, body, &debug_addr) || !get64(&rr, body + 8, &nr)) {
 				d->bad++;
-			} else if ((debug_n = read_lines(d, &r, body, end, nr, &debug_lines)) < 0) {
+			} else if ((debug_n = read_lines(d, &rr, body, end, nr, &debug_lines)) < 0) {
 				rc = -ENOMEM;
 				break;
 			} else if (debug_n > 1) {
