@@ -351,6 +351,14 @@ Test(jitdump, named_through_the_mapping_of_the_dump, .init = th_leak_init,
 
 	/* Another process (no dump): nothing. */
 	cr_expect_neq(resolve(s, PID + 1, A1).status, PEV_SYMBOL_OK);
+
+	/* The JIT goes on writing (perfev top, live): a miss reads the grown file. */
+	cr_expect_neq(resolve(s, PID, A1 + 0x8000).status, PEV_SYMBOL_OK);
+	jd_load(&b, 600, PID, A1 + 0x8000, 0x20, 7, "JS:late");
+	write_bytes(path, &b, 0644);
+	struct pev_symbol late = resolve(s, PID, A1 + 0x8004);
+	cr_expect_str_eq(late.name, "JS:late");
+	cr_expect_str_eq(a.name, "JS:*hot app.js:1", "earlier results stay valid");
 	pev_symbols_free(s);
 	free(b.p);
 }

@@ -388,6 +388,7 @@ struct sym_jitdump {
 	struct sym_jitdump *next_old; /* pev_symbols.old_jitdumps */
 	char *path, *dir;
 	bool loaded;
+	uint64_t read_size;  /* bytes read: a lookup that misses reads a grown file again */
 	bool swapped;        /* written in the other byte order */
 	bool arch_timestamp; /* times are the CPU's counter: not compared with samples' */
 	bool truncated;      /* the last record was cut short */

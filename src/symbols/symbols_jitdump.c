@@ -25,7 +25,8 @@
  * name as written, in DIR/jitted-PID-INDEX.so (DIR the dump's directory).
  *
  * The file is read once, when an address of its process is first looked
- * up. Its bytes are not trusted: every field is checked against the bytes
+ * up (again only when a lookup misses and the file has grown since: a JIT
+ * still running, as perfev top sees it). Its bytes are not trusted: every field is checked against the bytes
  * that hold it, a bad record ends the reading (what came before stays), and
  * a file of another byte order is read swapped. Like a JIT map, it is read
  * only when this user or root owns it and neither group nor others may
@@ -334,6 +335,7 @@ static void load(struct sym_jitdump *d)
 			 st.st_mode & (S_IWGRP | S_IWOTH) ? "writable by group or others"
 							  : "owned by another user",
 			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777), (unsigned)geteuid());
+		d->read_size = (uint64_t)st.st_size; /* said once: not again until it grows */
 		close(fd);
 		return;
 	} else {
@@ -361,8 +363,28 @@ static void load(struct sym_jitdump *d)
 				 d->path, d->n, d->bad, d->truncated ? ", cut short" : "");
 	}
 	free(buf);
+	d->read_size = got;
 	if (why)
 		pev__log(PEV_LOG_WARN, "jitdump %s not read: %s", d->path, why);
+}
+
+/*
+ * Reads d again when its file grew since it was read (a JIT still running:
+ * perfev top). Names read before stay valid (the arena keeps them).
+ */
+static bool reload_grown(struct sym_jitdump *d)
+{
+	struct stat st;
+
+	if (!d->loaded || stat(d->path, &st) < 0 || (uint64_t)st.st_size <= d->read_size)
+		return false;
+	d->n = 0;
+	d->max_size = 0;
+	d->truncated = false;
+	d->bad = 0;
+	pev__u64map_free(&d->by_index);
+	load(d);
+	return true;
 }
 
 /* The line entry of c that holds addr (the last one at or before it), or NULL. */
@@ -434,7 +456,12 @@ bool pev__jitdump_resolve(struct pev_symbols *s, int32_t pid, uint64_t addr, uin
 
 	*from = 0;
 	*until = UINT64_MAX;
-	if (!d || !(c = pev__jitdump_find(d, addr, time, from, until)))
+	if (!d)
+		return false;
+	c = pev__jitdump_find(d, addr, time, from, until);
+	if (!c && reload_grown(d))
+		c = pev__jitdump_find(d, addr, time, from, until);
+	if (!c)
 		return false;
 	out->status = PEV_SYMBOL_OK;
 	out->flags |= PEV_SYMBOL_JIT;
