@@ -359,6 +359,12 @@ Test(jitdump, named_through_the_mapping_of_the_dump, .init = th_leak_init,
 	struct pev_symbol late = resolve(s, PID, A1 + 0x8004);
 	cr_expect_str_eq(late.name, "JS:late");
 	cr_expect_str_eq(a.name, "JS:*hot app.js:1", "earlier results stay valid");
+
+	/* The process execs another program (or exits and its pid comes back):
+	 * the dump names none of its code any more. */
+	cr_assert_eq(pev_symbols_exec(s, PID), 0);
+	cr_expect_neq(resolve(s, PID, A1 + 0x44).status, PEV_SYMBOL_OK);
+	cr_expect_str_eq(late.name, "JS:late", "earlier results stay valid");
 	pev_symbols_free(s);
 	free(b.p);
 }

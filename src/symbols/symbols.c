@@ -315,6 +315,7 @@ PEV_API int pev_symbols_exec(struct pev_symbols *s, int32_t pid)
 		p->nmaps = 0;
 		p->files_version++;
 	}
+	pev__jitdump_forget(s, pid);
 	return 0;
 }
 
@@ -323,6 +324,7 @@ PEV_API int pev_symbols_exit(struct pev_symbols *s, int32_t pid)
 	if (!s)
 		return PEV_EBADARG;
 	pev__sym_proc_free(pev__u64map_del(&s->procs, (uint32_t)pid));
+	pev__jitdump_forget(s, pid);
 	return 0;
 }
 

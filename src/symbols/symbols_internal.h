@@ -425,6 +425,8 @@ bool pev__jitdump_resolve(struct pev_symbols *s, int32_t pid, uint64_t addr, uin
 bool pev__jitdump_path(const char *path, int32_t *pid);
 /* Makes path pid's jitdump. Returns 0 or -ENOMEM. */
 int pev__jitdump_add(struct pev_symbols *s, int32_t pid, const char *path);
+/* pid's process execs or exits: its jitdump names none of its code any more. */
+void pev__jitdump_forget(struct pev_symbols *s, int32_t pid);
 
 /*
  * pev_symbols_resolve at a time (symbols.c): jitdump code loaded after time

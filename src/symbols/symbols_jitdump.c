@@ -519,3 +519,13 @@ int pev__jitdump_add(struct pev_symbols *s, int32_t pid, const char *path)
 	}
 	return 0;
 }
+
+void pev__jitdump_forget(struct pev_symbols *s, int32_t pid)
+{
+	struct sym_jitdump *d = pev__u64map_del(&s->jitdumps, (uint32_t)pid);
+
+	if (d) { /* results point into it: kept until the symbolizer goes */
+		d->next_old = s->old_jitdumps;
+		s->old_jitdumps = d;
+	}
+}
