@@ -322,7 +322,10 @@ static void load(struct sym_jitdump *d)
 	d->loaded = true;
 	fd = pev__open_regular(d->path);
 	if (fd < 0) {
-		pev__log(PEV_LOG_DEBUG, "jitdump %s: %s", d->path, pev__open_strerror(fd));
+		pev__log(PEV_LOG_WARN,
+			 "jitdump %s not read: %s; its process's JIT code stays unnamed "
+			 "(report where the recording was made, with the dump still there)",
+			 d->path, pev__open_strerror(fd));
 		return;
 	}
 	if (fstat(fd, &st) < 0) {
