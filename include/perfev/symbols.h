@@ -238,7 +238,8 @@ PEV_API void pev_symbols_free(struct pev_symbols *s);
  * be a file, "[vdso]", "//anon", "[heap]", "[stack]" or any label that
  * does not start with '/' (anonymous memory: looked up in the JIT map).
  * A path whose file name is jit-PID.dump is a JIT's jitdump: it names the
- * code of process pid (read at its first lookup; docs/SYMBOLS.md "JIT code").
+ * code of process pid (read at its first lookup; share/doc/perfev/SYMBOLS.md,
+ * "JIT code").
  * build_id (build_id_size bytes, at most PEV_BUILD_ID_MAX; NULL/0 when not
  * known) is the build id of the file that was mapped: a file on disk with
  * another build id is then not used (see pev_symbol.status).
