@@ -34,6 +34,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,8 +343,10 @@ static void load(struct sym_jitdump *d)
 		close(fd);
 		return;
 	} else {
-		want = (uint64_t)st.st_size > JITDUMP_MAX_BYTES ? (size_t)JITDUMP_MAX_BYTES
-								 : (size_t)st.st_size;
+		uint64_t size = (uint64_t)st.st_size;
+		if (size > JITDUMP_MAX_BYTES)
+			size = JITDUMP_MAX_BYTES;
+		want = size > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)size;
 		buf = malloc(want ? want : 1);
 		while (buf && got < want) {
 			ssize_t n = pread(fd, buf + got, want - got, (off_t)got);
