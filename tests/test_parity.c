@@ -644,10 +644,12 @@ Test(parity, node_perf_map)
 		th_skip("node is not installed (Debian package nodejs)");
 	js = node_script();
 	pids = path_in("node.pids");
-	/* The shell execs node: the pid it writes is the perf map's (removed after). */
+	/* The shell execs node: the pid it writes is the perf map's (removed after).
+	 * node runs in the tests' folder: V8 writes its isolate-*-v8.log there. */
 	snprintf(command, sizeof(command),
-		 "sh -c 'echo $$ >> %s; exec node --perf-basic-prof --allow-natives-syntax %s'", pids,
-		 js);
+		 "sh -c 'echo $$ >> %s; cd %s && exec node --perf-basic-prof --allow-natives-syntax "
+		 "%s'",
+		 pids, dir, js);
 	expect_parity(&(struct workload){"nodemap", "-g -e cpu-clock -F 1000", command, NULL, NULL, false});
 	expect_named("nodemap.perf.data", "[JIT] tid ");
 	expect_named("nodemap.perfev.data", "[JIT] tid ");
@@ -712,8 +714,8 @@ Test(parity, node_perf_map_dwarf)
 	file = path_in("nodedwarf.data");
 	snprintf(cmd, sizeof(cmd),
 		 "perf record -q --call-graph dwarf,16384 -e cpu-clock -F 1000 -o '%s' -- "
-		 "sh -c 'echo $$ >> %s; exec node --perf-basic-prof %s' >/dev/null 2>&1",
-		 file, pids, js);
+		 "sh -c 'echo $$ >> %s; cd %s && exec node --perf-basic-prof %s' >/dev/null 2>&1",
+		 file, pids, dir, js);
 	free(th_sh_ok(cmd));
 	cr_expect(same_output(file, file, "report --stdio --no-children -g none", "nodedwarf.flat",
 			      &report),
@@ -743,8 +745,9 @@ Test(parity, node_jitdump)
 	if (!th_have_program("node"))
 		th_skip("node is not installed (Debian package nodejs)");
 	js = node_script();
-	/* node writes jit-PID.dump in its working directory: the tests' folder
-	 * (perf inject writes its jitted-PID-N.so files there too). -k monotonic:
+	/* node writes jit-PID.dump (and its isolate-*-v8.log) in its working
+	 * directory: the tests' folder (perf inject writes its jitted-PID-N.so
+	 * files there too). -k monotonic:
 	 * the dump's clock, which perf inject --jit requires. */
 	snprintf(command, sizeof(command),
 		 "sh -c 'cd %s && exec node --perf-prof --allow-natives-syntax %s'", dir, js);
