@@ -737,6 +737,74 @@ Test(parity, node_perf_map_dwarf)
 	free(js);
 }
 
+/*
+ * The JVM's JIT code, named from the perf map HotSpot writes at exit
+ * (-XX:+DumpPerfMapAtExit, JDK 17), under --call-graph dwarf: the samples
+ * whose user part starts in JIT code are as many as perf 6.1 shows, and
+ * the flat table is perf's.
+ */
+Test(parity, java_perf_map_dwarf)
+{
+	static const char java_src[] =
+		"public class Hot {\n"
+		"  static long work(int n) {\n"
+		"    long s = 0;\n"
+		"    for (int i = 0; i < n; i++) s = (s * 31 + i) % 1000003;\n"
+		"    return s;\n"
+		"  }\n"
+		"  static long alloc(int n) {\n"
+		"    long t = 0;\n"
+		"    for (int k = 0; k < n; k++) {\n"
+		"      long[] a = new long[1 << 14];\n"
+		"      for (int i = 0; i < a.length; i += 64) a[i] = i;\n"
+		"      t += a[128];\n"
+		"    }\n"
+		"    return t;\n"
+		"  }\n"
+		"  public static void main(String[] args) {\n"
+		"    long t = 0;\n"
+		"    for (int r = 0; r < 3000; r++) { t += work(100000); t += alloc(20); }\n"
+		"    System.out.println(t);\n"
+		"  }\n"
+		"}\n";
+	char cmd[8192], *src, *pids, *file, *theirs, *ours;
+	char *report = NULL;
+
+	th_need_perf();
+	if (!th_have_program("java") || !th_have_program("javac"))
+		th_skip("java or javac is not installed (Debian package default-jdk-headless)");
+	src = path_in("Hot.java");
+	write_text(src, java_src);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && javac Hot.java 2>&1", dir);
+	free(th_sh_ok(cmd));
+	pids = path_in("java.pids");
+	file = path_in("javadwarf.data");
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q --call-graph dwarf,16384 -e cpu-clock -F 500 -o '%s' -- "
+		 "sh -c 'echo $$ >> %s; cd %s && exec java -XX:+UnlockDiagnosticVMOptions "
+		 "-XX:+DumpPerfMapAtExit Hot' >/dev/null 2>&1",
+		 file, pids, dir);
+	free(th_sh_ok(cmd));
+	cr_expect(same_output(file, file, "report --stdio --no-children -g none", "javadwarf.flat",
+			      &report),
+		  "%s", report ? report : "");
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
+	theirs = th_sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
+	ours = th_sh_ok(cmd);
+	int want = jit_first_user_frames(theirs), got = jit_first_user_frames(ours);
+	cr_expect_gt(want, 0, "perf names no JIT code first");
+	cr_expect_eq(got, want, "samples whose user part starts in JIT code: perfev %d, perf %d",
+		     got, want);
+	remove_perf_maps(pids);
+	free(theirs);
+	free(ours);
+	free(report);
+	free(file);
+	free(pids);
+	free(src);
+}
+
 Test(parity, node_jitdump)
 {
 	char command[4096];
