@@ -39,6 +39,8 @@ packages="
 	tmux
 	golang-go
 	golang-github-google-pprof-dev
+	nodejs
+	default-jdk-headless
 "
 
 # The locale test_stat_parity groups digits in (perf's thousands separators).
