@@ -40,7 +40,7 @@ packages="
 	golang-go
 	golang-github-google-pprof-dev
 	nodejs
-	default-jdk-headless
+	openjdk-17-jdk-headless
 "
 
 # The locale test_stat_parity groups digits in (perf's thousands separators).
