@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record.h"
@@ -145,6 +147,37 @@ int rec_parse_ids(struct rec_config *cfg, char opt, const char *text)
 	return 0;
 }
 
+/* -k CLOCK: perf's names (with or without CLOCK_, any case) or a number. */
+static int parse_clockid(struct rec_config *cfg, const char *arg)
+{
+	static const struct {
+		const char *name;
+		int32_t id;
+	} clocks[] = {
+	    {"monotonic", CLOCK_MONOTONIC}, {"mono", CLOCK_MONOTONIC},
+	    {"monotonic_raw", CLOCK_MONOTONIC_RAW}, {"raw", CLOCK_MONOTONIC_RAW},
+	    {"realtime", CLOCK_REALTIME}, {"real", CLOCK_REALTIME},
+	    {"boottime", CLOCK_BOOTTIME}, {"boot", CLOCK_BOOTTIME},
+	    {"tai", CLOCK_TAI},
+	};
+	const char *name = strncasecmp(arg, "CLOCK_", 6) == 0 ? arg + 6 : arg;
+	long v;
+
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (strcasecmp(name, clocks[i].name) == 0) {
+			cfg->use_clockid = true;
+			cfg->clockid = clocks[i].id;
+			return 0;
+		}
+	if (!cli_parse_long(arg, "", 0, INT32_MAX, &v))
+		return bad_value("-k", "a clock: monotonic, monotonic_raw, realtime, boottime, "
+				       "tai or a clock number",
+				 arg);
+	cfg->use_clockid = true;
+	cfg->clockid = (int32_t)v;
+	return 0;
+}
+
 static void print_help(void)
 {
 	printf("usage: %s\n\n"
@@ -167,6 +200,9 @@ static void print_help(void)
 	       "                            output, in pipe mode)\n"
 	       "      --off-cpu             also where threads wait: every context switch out\n"
 	       "                            with its call chain (wall-clock profiles)\n"
+	       "  -k, --clockid CLOCK       sample times from CLOCK: monotonic (what jitdump\n"
+	       "                            files count in), monotonic_raw, realtime,\n"
+	       "                            boottime, tai, or its number\n"
 	       "  -q, --quiet               no status line and no summary\n"
 	       "  -N, --no-buildid-cache    do not add the files samples hit to perf's build-id\n"
 	       "                            cache ($PERF_BUILDID_DIR, else ~/.debug)\n"
@@ -200,6 +236,7 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	    {"output", required_argument, NULL, 'o'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"no-buildid-cache", no_argument, NULL, 'N'},
+	    {"clockid", required_argument, NULL, 'k'},
 	    {"rotate", required_argument, NULL, OPT_ROTATE},
 	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
@@ -216,7 +253,7 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	cfg->output = "perf.data";
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:qNh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:qNk:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (cfg->nevent_text == REC_MAX_LISTS) {
@@ -280,6 +317,10 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 			break;
 		case 'N':
 			cfg->no_buildid_cache = true;
+			break;
+		case 'k':
+			if ((r = parse_clockid(cfg, optarg)) != 0)
+				return r;
 			break;
 		case OPT_ROTATE:
 			if (!cli_parse_double(optarg, MIN_ROTATE_S, MAX_ROTATE_S, &cfg->rotate_s))

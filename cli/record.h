@@ -65,6 +65,8 @@ struct rec_config {
 	bool rotate_pprof;   /* --format pprof: windows in pprof, not perf.data */
 	bool off_cpu;        /* --off-cpu: every switch-out with its stack, and switch records */
 	bool no_buildid_cache; /* -N: the files hit are not added to perf's build-id cache */
+	bool use_clockid;    /* -k: sample times from clockid */
+	int32_t clockid;     /* CLOCK_MONOTONIC, ... */
 };
 
 /* One event, opened on every unit of the target. */

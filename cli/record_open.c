@@ -158,6 +158,10 @@ static struct pev_opts sample_opts(const struct rec_state *s, int e,
 		o.mmap_data = cg == REC_CG_DWARF;
 	}
 	o.sample_id_all = true;
+	if (cfg->use_clockid) { /* -k: times from that clock (a jitdump's: monotonic) */
+		o.use_clockid = true;
+		o.clockid = cfg->clockid;
+	}
 	if (cfg->target != REC_TARGET_CPUS)
 		o.inherit = PEV_INHERIT_ALL;
 	if (!member) {

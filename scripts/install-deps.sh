@@ -40,6 +40,8 @@ packages="
 	tmux
 	golang-go
 	golang-github-google-pprof-dev
+	nodejs
+	openjdk-17-jdk-headless
 "
 
 # The locale test_stat_parity groups digits in (perf's thousands separators).

@@ -923,3 +923,31 @@ Test(cmd_record, fixed_period_samples_every_nth_event, .init = th_leak_init,
 	cr_expect_eq(events, samples * 1000ULL, "%s", out);
 	free(out);
 }
+
+/* -k: sample times from a clock (what jitdumps count in), as perf record -k. */
+Test(cmd_record, clockid, .init = th_leak_init, .fini = th_leak_fini)
+{
+	const char *dir = th_temp_dir("rec_clock"), *spin = th_test_program("perfdata_spin");
+	char *path = th_path_join(dir, "k.data");
+	static const char *const names[][2] = {
+		{"monotonic", "1"}, {"CLOCK_MONOTONIC_RAW", "4"}, {"boot", "7"}, {"11", "11"}};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct th_output r = th_perfev("record", "-q", "-e", "cpu-clock", "-k", names[i][0],
+					       "-o", path, spin, "20");
+		cr_assert_eq(r.status, 0, "-k %s: %s", names[i][0], r.err);
+		struct pev_perfdata *pd = NULL;
+		struct pev_error err;
+		cr_assert_eq(pev_perfdata_open(path, 0, &pd, &err), 0, "%s", err.message);
+		const struct pev_perfdata_event *ev = pev_perfdata_event(pd, 0);
+		cr_expect(ev->attr.flags & PEV_ATTR_USE_CLOCKID, "-k %s", names[i][0]);
+		cr_expect_eq(ev->attr.clockid, atoi(names[i][1]), "-k %s", names[i][0]);
+		pev_perfdata_close(pd);
+		th_output_free(&r);
+	}
+	struct th_output r = th_perfev("record", "-q", "-k", "sundial", "-o", path, spin, "20");
+	cr_expect_eq(r.status, 129, "%s", r.err);
+	cr_expect(strstr(r.err, "-k") && strstr(r.err, "monotonic"), "%s", r.err);
+	th_output_free(&r);
+	free(path);
+}

@@ -51,6 +51,8 @@ struct workload {
 	 */
 	const char *unchecked;
 	const char *why;
+	/* perf reads the file after `perf inject --jit` (jitdump code), perfev the file itself. */
+	bool jit_inject;
 };
 
 /* ---- differences documented in docs/PERF_DIFFERENCES.md -------------------- */
@@ -384,17 +386,19 @@ static void write_text(const char *path, const char *text)
 }
 
 /*
- * Runs `perf VIEW` and `perfev VIEW` on file; on a difference, appends a
- * unified diff (at most 60 lines) to report and returns false.
+ * Runs `perf VIEW` on perf_file and `perfev VIEW` on file (the same file, or
+ * the one perf inject --jit made of it); on a difference, appends a unified
+ * diff (at most 60 lines) to report and returns false.
  */
-static bool same_output(const char *file, const char *view, const char *tag, char **report)
+static bool same_output(const char *file, const char *perf_file, const char *view, const char *tag,
+			char **report)
 {
 	char cmd[8192];
 	char *theirs, *ours, *diff = NULL, *err = NULL;
 	char *a = NULL, *b = NULL;
 	bool same;
 
-	snprintf(cmd, sizeof(cmd), "perf %s -i '%s' 2>/dev/null", view, file);
+	snprintf(cmd, sizeof(cmd), "perf %s -i '%s' 2>/dev/null", view, perf_file);
 	theirs = th_sh_ok(cmd);
 	snprintf(cmd, sizeof(cmd), "'%s' %s --symbol-at-return --zero-frames -i '%s'", th_perfev_bin(), view,
 		 file);
@@ -403,7 +407,7 @@ static bool same_output(const char *file, const char *view, const char *tag, cha
 	ours = normalize_known(ours, strncmp(view, "report", 6) == 0);
 	same = strcmp(theirs, ours) == 0;
 	if (!same) {
-		char name[256];
+		char name[300];
 
 		snprintf(name, sizeof(name), "%s.perf", tag);
 		a = path_in(name);
@@ -461,6 +465,19 @@ static void expect_parity(const struct workload *w)
 	th_need_perf();
 	for (int r = 0; r < 2; r++) {
 		char *file = record(w, recorders[r][0], recorders[r][1]);
+		char *perf_file = strdup(file);
+
+		cr_assert_not_null(perf_file);
+		if (w->jit_inject) {
+			char cmd[8192];
+
+			perf_file = realloc(perf_file, strlen(file) + 8);
+			cr_assert_not_null(perf_file);
+			strcat(perf_file, ".jit");
+			snprintf(cmd, sizeof(cmd), "perf inject --jit -i '%s' -o '%s' 2>&1", file,
+				 perf_file);
+			free(th_sh_ok(cmd));
+		}
 
 		for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
 			char tag[256];
@@ -472,8 +489,9 @@ static void expect_parity(const struct workload *w)
 			}
 			snprintf(tag, sizeof(tag), "%s.%s.%s", w->name, recorders[r][1], views[v][1]);
 			total++;
-			bad += !same_output(file, views[v][0], tag, &report);
+			bad += !same_output(file, perf_file, views[v][0], tag, &report);
 		}
+		free(perf_file);
 		free(file);
 	}
 	cr_expect_eq(bad, 0, "%s: %d of %d views differ from perf's:\n%s", w->name, bad, total,
@@ -486,20 +504,20 @@ static void expect_parity(const struct workload *w)
 Test(parity, c_with_shared_libraries)
 {
 	expect_parity(&(struct workload){ "libs", "-g -e cpu-clock -F 1000",
-					  "%s/parity_work libs 300", NULL, NULL });
+					  "%s/parity_work libs 300", NULL, NULL, false });
 }
 
 Test(parity, cxx_dwarf_call_graph)
 {
 	/* Call chains with inline frames: libc's __libc_start_main_impl (inlined). */
 	expect_parity(&(struct workload){ "cxx", "--call-graph dwarf -e cpu-clock -F 500",
-					  "%s/parity_cxx 300", NULL, NULL });
+					  "%s/parity_cxx 300", NULL, NULL, false });
 }
 
 Test(parity, threads)
 {
 	expect_parity(&(struct workload){ "threads", "-g -e cpu-clock -F 1000",
-					  "%s/parity_work threads 300", NULL, NULL });
+					  "%s/parity_work threads 300", NULL, NULL, false });
 }
 
 /*
@@ -511,7 +529,7 @@ Test(parity, threads)
 Test(parity, thread_outlives_main)
 {
 	expect_parity(&(struct workload){ "orphan", "-g -e cpu-clock -F 1000",
-					  "%s/parity_work orphan 300", NULL, NULL });
+					  "%s/parity_work orphan 300", NULL, NULL, false });
 }
 
 /*
@@ -542,7 +560,7 @@ Test(parity, pid_column_names_thread_by_its_last_comm)
 	free(th_sh_ok(cmd));
 	snprintf(command, sizeof(command), "sh -c \"gzip -9 <'%s' | cat >/dev/null\"", input);
 	for (int r = 0; r < 2; r++) {
-		struct workload w = { "gzip", "-e page-faults -c 1", command, NULL, NULL };
+		struct workload w = { "gzip", "-e page-faults -c 1", command, NULL, NULL, false };
 		char *file = record(&w, recorders[r][0], recorders[r][1]), *out;
 
 		/* The case at hand is there: rows of "sh" samples of the gzip process. */
@@ -557,7 +575,7 @@ Test(parity, pid_column_names_thread_by_its_last_comm)
 			char tag[256];
 
 			snprintf(tag, sizeof(tag), "gzip.%s.view%zu", recorders[r][1], v);
-			bad += !same_output(file, views[v], tag, &report);
+			bad += !same_output(file, file, views[v], tag, &report);
 		}
 		free(file);
 	}
@@ -571,7 +589,7 @@ Test(parity, tracepoint_on_every_cpu)
 	if (!th_tracefs())
 		th_skip("tracefs is not mounted: no tracepoints to record");
 	expect_parity(&(struct workload){ "tracepoint", "-a -e sched:sched_switch",
-					  "sleep 0.2", NULL, NULL });
+					  "sleep 0.2", NULL, NULL, false });
 }
 
 Test(parity, python)
@@ -584,7 +602,7 @@ Test(parity, python)
 		"/usr/bin/python3 -c 's=0\nfor i in range(3000000): s+=i*i\nprint(s)'",
 		"perf.children perfev.children",
 		"an unresolved address in a file met in call chains (perf: a Children entry of its "
-		"own)" });
+		"own)", false });
 }
 
 /*
@@ -603,7 +621,7 @@ Test(parity, compiler_dynsym_only)
 	snprintf(command, sizeof(command),
 		 "gcc -O2 -c -I'%s/include' -I'%s/src' -o /dev/null '%s/src/events/parse.c'", root,
 		 root, root);
-	expect_parity(&(struct workload){ "cc1", "-e cpu-clock -F 4000", command, NULL, NULL });
+	expect_parity(&(struct workload){ "cc1", "-e cpu-clock -F 4000", command, NULL, NULL, false });
 }
 
 Test(parity, node_symtab_and_dynsym)
@@ -614,22 +632,279 @@ Test(parity, node_symtab_and_dynsym)
 		"node", "-g -e cpu-clock -F 1000",
 		"node --jitless -e 'let s = 0; for (let i = 0; i < 200000; i++) s += "
 		"JSON.stringify({a: i, b: [i, String(i)]}).length; console.log(s)'",
-		NULL, NULL });
+		NULL, NULL, false });
+}
+
+/*
+ * JavaScript compiled by node's JIT (V8), named from its perf map
+ * (--perf-basic-prof: /tmp/perf-PID.map, "[JIT] tid PID" in the Shared
+ * Object column) and from its jitdump (--perf-prof: DIR/jit-PID.dump, read
+ * by perfev directly, by perf after `perf inject --jit`). The hot function
+ * is optimized, thrown away and optimized again, so that copies of it at
+ * several addresses are rows of their own, as in perf.
+ */
+static const char node_js[] =
+	"function hotLoop(n) {\n"
+	"  let s = 0;\n"
+	"  for (let i = 0; i < n; i++) s = (s + i * 7) % 1000003;\n"
+	"  return s;\n"
+	"}\n"
+	"let t = 0;\n"
+	"for (let round = 0; round < 3; round++) {\n"
+	"  %PrepareFunctionForOptimization(hotLoop);\n"
+	"  hotLoop(10); hotLoop(10);\n"
+	"  %OptimizeFunctionOnNextCall(hotLoop);\n"
+	"  for (let k = 0; k < 150; k++) t += hotLoop(200000);\n"
+	"  %DeoptimizeFunction(hotLoop);\n"
+	"  const junk = [];\n"
+	"  for (let k = 0; k < 300; k++) junk.push(new Function('x', 'return x + ' + (k + 1000 * round)));\n"
+	"  junk.forEach(f => f(1));\n"
+	"}\n"
+	"console.log(t);\n";
+
+/* Writes the workload into the tests' folder; returns its path. */
+static char *node_script(void)
+{
+	char *js = path_in("hot.js");
+
+	write_text(js, node_js);
+	return js;
+}
+
+/* Expects perfev's table of file (in the tests' folder) to name hotLoop in dso. */
+static void expect_named(const char *file, const char *dso)
+{
+	char cmd[8192], *out, *f = path_in(file);
+
+	snprintf(cmd, sizeof(cmd), "'%s' report --stdio --no-children -g none --sort dso,sym -i '%s'",
+		 th_perfev_bin(), f);
+	out = th_sh_ok(cmd);
+	cr_expect(strstr(out, dso) && strstr(out, "JS:*hotLoop"), "%s: hotLoop not in %s:\n%s",
+		  file, dso, out);
+	free(out);
+	free(f);
+}
+
+/* Removes the perf maps of the processes whose pids the file (one a line) holds. */
+static void remove_perf_maps(const char *pid_file)
+{
+	FILE *f = fopen(pid_file, "r");
+	char map[64];
+	int pid;
+
+	while (f && fscanf(f, "%d", &pid) == 1)
+		if (pid > 0) {
+			snprintf(map, sizeof(map), "/tmp/perf-%d.map", pid);
+			unlink(map);
+		}
+	if (f)
+		fclose(f);
+}
+
+Test(parity, node_perf_map)
+{
+	char command[4096];
+	char *js, *pids;
+
+	if (!th_have_program("node"))
+		th_skip("node is not installed (Debian package nodejs)");
+	js = node_script();
+	pids = path_in("node.pids");
+	/* The shell execs node: the pid it writes is the perf map's (removed after).
+	 * node runs in the tests' folder: V8 writes its isolate-*-v8.log there. */
+	snprintf(command, sizeof(command),
+		 "sh -c 'echo $$ >> %s; cd %s && exec node --perf-basic-prof --allow-natives-syntax "
+		 "%s'",
+		 pids, dir, js);
+	expect_parity(&(struct workload){"nodemap", "-g -e cpu-clock -F 1000", command, NULL, NULL, false});
+	expect_named("nodemap.perf.data", "[JIT] tid ");
+	expect_named("nodemap.perfev.data", "[JIT] tid ");
+	remove_perf_maps(pids);
+	free(pids);
+	free(js);
+}
+
+/*
+ * Samples of the user part of a script's output (perf's or perfev's): how
+ * many begin, after their kernel frames, in a JIT map's code.
+ */
+static int jit_first_user_frames(const char *script)
+{
+	int n = 0;
+	bool first = true; /* the next frame line is the first user one */
+
+	for (const char *l = script; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+
+		if (len == 0) {
+			first = true;
+		} else if (l[0] == '\t' && first && !memmem(l, len, "[kernel.kallsyms]", 17)) {
+			n += memmem(l, len, "/tmp/perf-", 10) != NULL;
+			first = false;
+		}
+		l += len + (nl != NULL);
+	}
+	return n;
+}
+
+/*
+ * --call-graph dwarf: a sample the kernel took while JIT code ran carries
+ * the user registers; the user part of its chain starts at their pc, named
+ * from the perf map (no CFI unwinds further), as perf 6.1 shows it.
+ */
+Test(parity, node_perf_map_dwarf)
+{
+	static const char alloc_js[] =
+		"function fillArrays(n) {\n"
+		"  let total = 0;\n"
+		"  for (let k = 0; k < n; k++) {\n"
+		"    const a = new Float64Array(1 << 16);\n"
+		"    for (let i = 0; i < a.length; i += 512) a[i] = i;\n"
+		"    total += a[a.length - 512];\n"
+		"  }\n"
+		"  return total;\n"
+		"}\n"
+		"let t = 0;\n"
+		"for (let r = 0; r < 100; r++) t += fillArrays(50);\n"
+		"console.log(t);\n";
+	char cmd[8192], *js, *pids, *file, *theirs, *ours;
+	char *report = NULL;
+
+	th_need_perf();
+	if (!th_have_program("node"))
+		th_skip("node is not installed (Debian package nodejs)");
+	js = path_in("alloc.js");
+	write_text(js, alloc_js);
+	pids = path_in("dwarf.pids");
+	file = path_in("nodedwarf.data");
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q --call-graph dwarf,16384 -e cpu-clock -F 1000 -o '%s' -- "
+		 "sh -c 'echo $$ >> %s; cd %s && exec node --perf-basic-prof %s' >/dev/null 2>&1",
+		 file, pids, dir, js);
+	free(th_sh_ok(cmd));
+	cr_expect(same_output(file, file, "report --stdio --no-children -g none", "nodedwarf.flat",
+			      &report),
+		  "%s", report ? report : "");
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
+	theirs = th_sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
+	ours = th_sh_ok(cmd);
+	int want = jit_first_user_frames(theirs), got = jit_first_user_frames(ours);
+	cr_expect_gt(want, 0, "perf names no JIT code first: %.2000s", theirs);
+	cr_expect_eq(got, want, "samples whose user part starts in JIT code: perfev %d, perf %d",
+		     got, want);
+	remove_perf_maps(pids);
+	free(theirs);
+	free(ours);
+	free(report);
+	free(file);
+	free(pids);
+	free(js);
+}
+
+/*
+ * The JVM's JIT code, named from the perf map HotSpot writes at exit
+ * (-XX:+DumpPerfMapAtExit, JDK 17), under --call-graph dwarf: the samples
+ * whose user part starts in JIT code are as many as perf 6.1 shows, and
+ * the flat table is perf's.
+ */
+Test(parity, java_perf_map_dwarf)
+{
+	static const char java_src[] =
+		"public class Hot {\n"
+		"  static long work(int n) {\n"
+		"    long s = 0;\n"
+		"    for (int i = 0; i < n; i++) s = (s * 31 + i) % 1000003;\n"
+		"    return s;\n"
+		"  }\n"
+		"  static long alloc(int n) {\n"
+		"    long t = 0;\n"
+		"    for (int k = 0; k < n; k++) {\n"
+		"      long[] a = new long[1 << 14];\n"
+		"      for (int i = 0; i < a.length; i += 64) a[i] = i;\n"
+		"      t += a[128];\n"
+		"    }\n"
+		"    return t;\n"
+		"  }\n"
+		"  public static void main(String[] args) {\n"
+		"    long t = 0;\n"
+		"    for (int r = 0; r < 3000; r++) { t += work(100000); t += alloc(20); }\n"
+		"    System.out.println(t);\n"
+		"  }\n"
+		"}\n";
+	char cmd[8192], *src, *pids, *file, *theirs, *ours;
+	char *report = NULL;
+
+	th_need_perf();
+	if (!th_have_program("java") || !th_have_program("javac"))
+		th_skip("java or javac is not installed (Debian package default-jdk-headless)");
+	src = path_in("Hot.java");
+	write_text(src, java_src);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && javac Hot.java 2>&1", dir);
+	free(th_sh_ok(cmd));
+	pids = path_in("java.pids");
+	file = path_in("javadwarf.data");
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q --call-graph dwarf,16384 -e cpu-clock -F 500 -o '%s' -- "
+		 "sh -c 'echo $$ >> %s; cd %s && exec java -XX:+UnlockDiagnosticVMOptions "
+		 "-XX:+DumpPerfMapAtExit Hot' >/dev/null 2>&1",
+		 file, pids, dir);
+	free(th_sh_ok(cmd));
+	cr_expect(same_output(file, file, "report --stdio --no-children -g none", "javadwarf.flat",
+			      &report),
+		  "%s", report ? report : "");
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
+	theirs = th_sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
+	ours = th_sh_ok(cmd);
+	int want = jit_first_user_frames(theirs), got = jit_first_user_frames(ours);
+	cr_expect_gt(want, 0, "perf names no JIT code first");
+	cr_expect_eq(got, want, "samples whose user part starts in JIT code: perfev %d, perf %d",
+		     got, want);
+	remove_perf_maps(pids);
+	free(theirs);
+	free(ours);
+	free(report);
+	free(file);
+	free(pids);
+	free(src);
+}
+
+Test(parity, node_jitdump)
+{
+	char command[4096];
+	char *js;
+
+	if (!th_have_program("node"))
+		th_skip("node is not installed (Debian package nodejs)");
+	js = node_script();
+	/* node writes jit-PID.dump (and its isolate-*-v8.log) in its working
+	 * directory: the tests' folder (perf inject writes its jitted-PID-N.so
+	 * files there too). -k monotonic:
+	 * the dump's clock, which perf inject --jit requires. */
+	snprintf(command, sizeof(command),
+		 "sh -c 'cd %s && exec node --perf-prof --allow-natives-syntax %s'", dir, js);
+	expect_parity(&(struct workload){"nodedump", "-k monotonic -g -e cpu-clock -F 1000", command,
+					 NULL, NULL, true});
+	expect_named("nodedump.perf.data", "jitted-");
+	expect_named("nodedump.perfev.data", "jitted-");
+	free(js);
 }
 
 Test(parity, short_lived_command)
 {
-	expect_parity(&(struct workload){ "short", "-e page-faults -c 1", "/bin/true", NULL, NULL });
+	expect_parity(&(struct workload){ "short", "-e page-faults -c 1", "/bin/true", NULL, NULL, false });
 }
 
 Test(parity, page_faults_every_1000)
 {
 	expect_parity(&(struct workload){ "faults", "-g -e page-faults -c 1000",
-					  "%s/parity_work touch 64", NULL, NULL });
+					  "%s/parity_work touch 64", NULL, NULL, false });
 }
 
 Test(parity, group)
 {
 	expect_parity(&(struct workload){ "group", "-e '{cpu-clock,task-clock}'",
-					  "%s/parity_work libs 200", NULL, NULL });
+					  "%s/parity_work libs 200", NULL, NULL, false });
 }

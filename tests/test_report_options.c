@@ -289,6 +289,11 @@ Test(report_options, short_names)
 		{"unsigned int f<unsigned int>(int)", "f<unsigned int>"},
 		{"main::{lambda(int)#1}::operator()(int) const", "main::{lambda(int)#1}::operator()"},
 		{"guard variable for geo::count", "guard variable for geo::count"},
+		/* A thunk nests a function the demangler prints whole (node's OFStream, as perf). */
+		{"virtual thunk to v8::internal::OFStream::~OFStream()",
+		 "virtual thunk to v8::internal::OFStream::~OFStream()"},
+		{"non-virtual thunk to geo::Circle::area() const",
+		 "non-virtual thunk to geo::Circle::area() const"},
 		{"geo::count", "geo::count"},
 	};
 

@@ -16,7 +16,7 @@
  *     map as the kernel did, until its last thread exits.
  *
  * Kernel addresses come from /proc/kallsyms, code of JIT compilers from
- * /tmp/perf-PID.map, everything else from the ELF files through elfutils'
+ * a jitdump (jit-PID.dump) the process maps and /tmp/perf-PID.map, everything else from the ELF files through elfutils'
  * libdwfl. Each file is opened once however many processes map it, and
  * each address is looked up once: later lookups come from a cache.
  *
@@ -111,7 +111,7 @@ enum pev_symbol_status {
 /* Flags of struct pev_symbol. */
 /** A kernel address (core kernel or module). */
 #define PEV_SYMBOL_KERNEL (1u << 0)
-/** Resolved through a JIT map (perf-PID.map). */
+/** Resolved through a JIT map (perf-PID.map) or a jitdump (jit-PID.dump). */
 #define PEV_SYMBOL_JIT (1u << 1)
 /** An address in the vDSO. */
 #define PEV_SYMBOL_VDSO (1u << 2)
@@ -157,8 +157,10 @@ struct pev_symbol {
 	/**
 	 * Where the address lives: the DSO's path as mapped, "[vdso]",
 	 * "[kernel.kallsyms]", "[MODULE]" for a kernel module, the JIT map's
-	 * path, the label of an anonymous mapping ("//anon", "[heap]"), or
-	 * NULL when no mapping holds the address.
+	 * path (also for unnamed code in anonymous memory, the heap or a
+	 * stack, as perf), "DIR/jitted-PID-INDEX.so" for jitdump code (the file
+	 * perf inject --jit would write), the label of another mapping that is
+	 * no file, or NULL when no mapping holds the address.
 	 */
 	const char *dso;
 	/** The address in the DSO's own numbering (ELF virtual address, what
@@ -236,6 +238,9 @@ PEV_API void pev_symbols_free(struct pev_symbols *s);
  * back or dropped, as mmap(2) with MAP_FIXED does. path is copied; it may
  * be a file, "[vdso]", "//anon", "[heap]", "[stack]" or any label that
  * does not start with '/' (anonymous memory: looked up in the JIT map).
+ * A path whose file name is jit-PID.dump is a JIT's jitdump: it names the
+ * code of process pid (read at its first lookup; share/doc/perfev/SYMBOLS.md,
+ * "JIT code").
  * build_id (build_id_size bytes, at most PEV_BUILD_ID_MAX; NULL/0 when not
  * known) is the build id of the file that was mapped: a file on disk with
  * another build id is then not used (see pev_symbol.status).

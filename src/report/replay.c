@@ -31,6 +31,9 @@ struct addr_frames {
 	uint32_t nr;
 	uint32_t at; /* index in the pool */
 	bool kernel;
+	/* The sample times between which the answer holds (jitdump code comes
+	 * and goes): [from, until). */
+	uint64_t from, until;
 };
 
 /* A build id the file records for a path. */
@@ -75,6 +78,9 @@ struct pev_replay {
 	struct pev_profile_frame *frames; /* the stack handed out */
 	size_t cap_frames;
 	struct pev_record rec;
+	/* The time of the sample being symbolized, as jitdumps' times count
+	 * (CLOCK_MONOTONIC), or UINT64_MAX when its clock is another. */
+	uint64_t now;
 	struct pev__unwind_frame unwound[PEV_MAX_STACK_DEPTH]; /* a sample's user stack */
 	bool unwind_warned;    /* said once that this build cannot unwind */
 	uint64_t lost;         /* the sum of LOST records' counts */
@@ -305,7 +311,7 @@ static int resolve_into(struct pev_replay *r, struct addr_frames *e, int32_t pid
 			uint64_t lookup, bool kernel)
 {
 	struct pev_symbol sym = PEV_SYMBOL_INIT;
-	int rc = pev_symbols_resolve(r->sym, pid, lookup, &sym);
+	int rc = pev__symbols_resolve_at(r->sym, pid, lookup, r->now, &sym, &e->from, &e->until);
 	unsigned nin = 0;
 	uint32_t flags = kernel || (sym.flags & PEV_SYMBOL_KERNEL) ? PEV_FRAME_KERNEL : 0;
 	/* In a file: its offset there, perf's DSO-relative address (same in every process). */
@@ -377,7 +383,12 @@ static int push_address(struct pev_replay *r, size_t *n, int32_t pid, uint64_t a
 		return rc;
 	/* The lookup address is part of the key only through addr: callers use addr - 1. */
 	e = cache_slot(r, key_pid, lookup);
-	if (!e->nr) {
+	if (e->nr && (r->now < e->from || (e->until != UINT64_MAX && r->now >= e->until))) {
+		/* JIT code loaded or replaced since: resolved again in place. */
+		if ((rc = resolve_into(r, e, key_pid, addr, lookup, kernel)))
+			return rc;
+		e->addr = lookup;
+	} else if (!e->nr) {
 		if ((rc = resolve_into(r, e, key_pid, addr, lookup, kernel)))
 			return rc;
 		e->addr = lookup;
@@ -640,6 +651,11 @@ static int fill_sample(struct pev_replay *r, const struct pev_record *rec,
 	if (out->pid >= 0 && out->tid >= 0 &&
 	    pev_symbols_thread(r->sym, out->pid, out->tid) == PEV_ENOMEM)
 		return PEV_ENOMEM;
+	/* jitdumps count time in CLOCK_MONOTONIC (1): other clocks do not compare. */
+	r->now = (rec->id_fields & PEV_SAMPLE_TIME) && (ev->attr.flags & PEV_ATTR_USE_CLOCKID) &&
+			 ev->attr.clockid == 1
+		 ? out->time
+		 : UINT64_MAX;
 	return sample_stack(r, rec, out);
 }
 

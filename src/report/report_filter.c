@@ -7,6 +7,7 @@
  * total, so percentages stay shares of the whole event.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,11 +40,19 @@ static bool number_listed(const char *list, int32_t v)
 	return pev__list_has(list, buf);
 }
 
-const char *pev__dso_base(const char *path)
+const char *pev__dso_base(const char *path, char *buf, size_t size)
 {
 	const char *slash = strrchr(path, '/');
+	const char *base = slash && path[0] != '[' ? slash + 1 : path;
+	size_t digits = strncmp(base, "perf-", 5) == 0 ? strspn(base + 5, "0123456789") : 0;
 
-	return slash && path[0] != '[' ? slash + 1 : path;
+	/* A JIT map (perf-PID.map) is perf's "[JIT] tid PID". */
+	if (slash && digits && digits < 12 && strcmp(base + 5 + digits, ".map") == 0 && buf &&
+	    size) {
+		snprintf(buf, size, "[JIT] tid %.*s", (int)digits, base + 5);
+		return buf;
+	}
+	return base;
 }
 
 /* Whether symbol y passes the DSO and symbol lists. */
@@ -52,7 +61,9 @@ static bool sym_passes(const struct pev_profile *p, const struct pev_report_opts
 {
 	if (o->dsos) {
 		const char *dso = y->dso ? pev__strtab_get(&p->str, y->dso) : "[unknown]";
-		if (!pev__list_has(o->dsos, dso) && !pev__list_has(o->dsos, pev__dso_base(dso)))
+		char buf[32];
+		if (!pev__list_has(o->dsos, dso) &&
+		    !pev__list_has(o->dsos, pev__dso_base(dso, buf, sizeof(buf))))
 			return false;
 	}
 	return !o->symbols || (y->name && pev__list_has(o->symbols, pev__strtab_get(&p->str, y->name)));

@@ -346,8 +346,12 @@ const char *pev__key_name(enum pev__key k);
 bool pev__list_has(const char *list, const char *s);
 /* Whether list is set and holds one name (perf then leaves the column out). */
 bool pev__list_single(const char *list);
-/* A DSO's base name as perf shows it ("[kernel.kallsyms]" stays as it is). */
-const char *pev__dso_base(const char *path);
+/*
+ * A DSO's name as perf shows it: its base name ("[kernel.kallsyms]" stays as
+ * it is), and for a JIT map (DIR/perf-PID.map) "[JIT] tid PID", written into
+ * buf (size bytes; NULL: the base name).
+ */
+const char *pev__dso_base(const char *path, char *buf, size_t size);
 
 /*
  * Whether a file may be a program: a path (not "//anon", not a memfd) not

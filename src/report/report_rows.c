@@ -399,7 +399,7 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 			return "[unknown]";
 		if (r->flags & PEV_REPORT_FULL_PATHS)
 			return pev__strtab_get(&p->str, row->dso);
-		return pev__dso_base(pev__strtab_get(&p->str, row->dso));
+		return pev__dso_base(pev__strtab_get(&p->str, row->dso), buf, size);
 	case PEV__KEY_SYM: {
 		const struct pev__sym *y = &p->syms[row->sym];
 		if (y->name)

@@ -5,10 +5,13 @@
  * tries its sources:
  *
  *   1. an address in the kernel half: kallsyms (symbols_kernel.c);
- *   2. the process's mapping that holds the address:
+ *   2. the process's jitdump, when a mapping of a jit-PID.dump named one
+ *      (symbols_jitdump.c): its code overrides what is mapped there, as the
+ *      mappings perf inject --jit adds do;
+ *   3. the process's mapping that holds the address:
  *      a file or the vDSO: its ELF symbols and DWARF (symbols_dso.c);
  *      anonymous memory, or no mapping at all: the JIT map (symbols_jit.c);
- *   3. otherwise "[unknown]", with the reason in the status.
+ *   4. otherwise "[unknown]", with the reason in the status.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -117,6 +120,12 @@ static void free_jit(void *val, void *ctx)
 	pev__jit_free(val);
 }
 
+static void free_jitdump(void *val, void *ctx)
+{
+	(void)ctx;
+	pev__jitdump_free(val);
+}
+
 static void free_dso_chain(void *val, void *ctx)
 {
 	struct sym_dso *d = val;
@@ -147,6 +156,13 @@ PEV_API void pev_symbols_free(struct pev_symbols *s)
 	pev__u64map_each(&s->jits, free_jit, NULL);
 	pev__u64map_free(&s->jits);
 	pev__threads_free(s);
+	pev__u64map_each(&s->jitdumps, free_jitdump, NULL);
+	pev__u64map_free(&s->jitdumps);
+	while (s->old_jitdumps) {
+		struct sym_jitdump *next = s->old_jitdumps->next_old;
+		pev__jitdump_free(s->old_jitdumps);
+		s->old_jitdumps = next;
+	}
 	pev__kernel_free(s->kernel);
 	pev__arena_free(&s->arena);
 	free(s->kallsyms_path);
@@ -208,7 +224,16 @@ int pev__sym_add(struct pev_symbols *s, struct sym_proc *p, uint64_t start, uint
 	memcpy(name, path, len);
 	name[len] = '\0';
 
-	if (name[0] == '/' && strncmp(name, "/memfd:", 7) != 0 && strncmp(name, "//anon", 6) != 0) {
+	if (name[0] == '/' && pev__jitdump_path(name, NULL)) {
+		/* The mapping a JIT makes of its jitdump so that recordings name it:
+		 * the file describes the process's code (no ELF file to open). */
+		if (root)
+			snprintf(open_path, sizeof(open_path), "%s%s", root, name);
+		if (pev__jitdump_add(s, p->pid, root ? open_path : name) < 0 ||
+		    !(label = intern_label(s, name, strlen(name))))
+			return -ENOMEM;
+	} else if (name[0] == '/' && strncmp(name, "/memfd:", 7) != 0 &&
+		   strncmp(name, "//anon", 6) != 0) {
 		if (root) {
 			snprintf(open_path, sizeof(open_path), "%s%s", root, name);
 			dso = pev__dso_get(s, name, open_path, bid, bid_len);
@@ -300,6 +325,7 @@ PEV_API int pev_symbols_exec(struct pev_symbols *s, int32_t pid)
 		p->files_version++;
 	}
 	pev__threads_new_generation(s, pid);
+	pev__jitdump_forget(s, pid);
 	return 0;
 }
 
@@ -309,6 +335,7 @@ PEV_API int pev_symbols_exit(struct pev_symbols *s, int32_t pid)
 		return PEV_EBADARG;
 	pev__sym_proc_free(pev__u64map_del(&s->procs, (uint32_t)pid));
 	pev__threads_new_generation(s, pid);
+	pev__jitdump_forget(s, pid);
 	return 0;
 }
 
@@ -325,6 +352,18 @@ void pev__sym_unknown(struct pev_symbol *out, enum pev_symbol_status st, const c
 	out->dso_addr = dso_addr;
 }
 
+/*
+ * Whether a mapping labelled so is memory perf names by the process's JIT
+ * map when it holds code: anonymous memory, /dev/zero, huge pages, the heap,
+ * stacks, SysV shared memory.
+ */
+static bool anon_code(const char *label)
+{
+	return strcmp(label, "//anon") == 0 || strncmp(label, "/dev/zero", 9) == 0 ||
+	       strncmp(label, "/anon_hugepage", 14) == 0 || strncmp(label, "[stack", 6) == 0 ||
+	       strcmp(label, "[heap]") == 0 || strncmp(label, "/SYSV", 5) == 0;
+}
+
 /* The kernel half of a 64-bit address space (callchain markers included). */
 static bool is_kernel_addr(uint64_t addr)
 {
@@ -334,9 +373,16 @@ static bool is_kernel_addr(uint64_t addr)
 PEV_API int pev_symbols_resolve(struct pev_symbols *s, int32_t pid, uint64_t addr,
 				struct pev_symbol *out)
 {
+	return pev__symbols_resolve_at(s, pid, addr, UINT64_MAX, out, NULL, NULL);
+}
+
+int pev__symbols_resolve_at(struct pev_symbols *s, int32_t pid, uint64_t addr, uint64_t time,
+			    struct pev_symbol *out, uint64_t *from, uint64_t *until)
+{
 	struct pev_symbol r = PEV_SYMBOL_INIT;
 	struct sym_proc *p;
 	const struct sym_map *m;
+	uint64_t valid_from = 0, valid_until = UINT64_MAX;
 	size_t sz;
 
 	if (!s || !out || out->sz < offsetof(struct pev_symbol, name) + sizeof(out->name))
@@ -355,7 +401,10 @@ PEV_API int pev_symbols_resolve(struct pev_symbols *s, int32_t pid, uint64_t add
 		p = pev__sym_proc(s, pid, false);
 	}
 	m = p ? pev__sym_map_find(p, addr) : NULL;
-	if (m && m->dso) {
+	if (s->jitdumps.len &&
+	    pev__jitdump_resolve(s, pid, addr, time, &r, &valid_from, &valid_until)) {
+		goto done;
+	} else if (m && m->dso) {
 		if (pev__dso_resolve(s, m, addr, &r) < 0)
 			return PEV_ENOMEM;
 		r.flags |= PEV_SYMBOL_IN_FILE;
@@ -363,7 +412,11 @@ PEV_API int pev_symbols_resolve(struct pev_symbols *s, int32_t pid, uint64_t add
 	} else if (!pev__jit_resolve(s, pid, addr, &r)) {
 		/* Anonymous memory, or no mapping at all: JIT code is named in the
 		 * JIT map even when no record described its mapping. */
-		pev__sym_unknown(&r, m ? PEV_SYMBOL_ANON : PEV_SYMBOL_NO_MAPPING, m ? m->label : NULL,
+		const char *dso = m ? m->label : NULL;
+		/* As perf: anonymous code is the JIT map's, whether or not it exists. */
+		if (dso && anon_code(dso) && !(dso = pev__jit_map_path(s, pid)))
+			return PEV_ENOMEM;
+		pev__sym_unknown(&r, m ? PEV_SYMBOL_ANON : PEV_SYMBOL_NO_MAPPING, dso,
 				 m ? addr - m->start + m->pgoff : addr);
 	}
 	/* A memfd is a file too (perf shows offsets in it); anonymous memory is not. */
@@ -372,6 +425,10 @@ PEV_API int pev_symbols_resolve(struct pev_symbols *s, int32_t pid, uint64_t add
 		r.file_offset = addr - m->start + m->pgoff;
 	}
 done:
+	if (from)
+		*from = valid_from;
+	if (until)
+		*until = valid_until;
 	if (r.status != PEV_SYMBOL_OK)
 		s->st.unknown++;
 	sz = out->sz < sizeof(r) ? out->sz : sizeof(r);

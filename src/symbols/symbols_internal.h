@@ -15,6 +15,7 @@
  *                    debug directory, .gnu_debuglink (debuginfod on request)
  *   symbols_kernel.c /proc/kallsyms
  *   symbols_jit.c    /tmp/perf-PID.map
+ *   symbols_jitdump.c jit-PID.dump (what node --perf-prof and JVM agents write)
  *   symbols_unwind.c user stacks unwound from sampled registers and stack
  *   symbols_shortname.c a demangled name without parameters, as perf shows it
  *   symbols_util.c   an arena and a 64-bit-key hash map
@@ -204,6 +205,10 @@ struct pev_symbols {
 	 * (pid << 32 | tid) -> the generation of pid it was counted in. */
 	struct pev__u64map live, threads;
 	uintptr_t live_gen; /* the last generation handed out */
+	/* pid -> struct sym_jitdump, from the MMAP of a jit-PID.dump; dumps a
+	 * pid no longer names chain on old_jitdumps (results point into them). */
+	struct pev__u64map jitdumps;
+	struct sym_jitdump *old_jitdumps;
 
 	struct sym_dso *vdso; /* the "[vdso]" DSO, when mapped */
 
@@ -337,6 +342,8 @@ uint64_t pev__kernel_count(const struct sym_kernel *k);
 /* Looks addr up in pid's JIT map; fills out and returns true when found. */
 bool pev__jit_resolve(struct pev_symbols *s, int32_t pid, uint64_t addr, struct pev_symbol *out);
 void pev__jit_free(struct sym_jit *j);
+/* The path of pid's JIT map (DIR/perf-PID.map, owned by s), or NULL when out of memory. */
+const char *pev__jit_map_path(struct pev_symbols *s, int32_t pid);
 
 /* symbols_dso.c: d's ELF image (opened when first needed) for reading its
  * segments and CFI, or NULL when d did not open or only a debuginfo file
@@ -357,7 +364,8 @@ struct pev__unwind_frame {
  * walk stops where the call frame information or the copy ends; a garbage
  * or truncated copy gives a shorter chain, never a crash. Returns the
  * number of frames (0 when the registers hold no user pc and stack
- * pointer, or the pc is in no mapped ELF file of pid, as perf), PEV_ENOMEM,
+ * pointer; 1, the pc, when it is in no mapped ELF file of pid: JIT code,
+ * as perf 6.1), PEV_ENOMEM,
  * PEV_EBADARG, or PEV_EUNSUPPORTED
  * on an architecture without a register table.
  */
@@ -365,6 +373,78 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
 			struct pev__unwind_frame *out, size_t max);
 void pev__unwind_free(struct sym_unwind *u);
+
+/* symbols_jitdump.c */
+/* One line entry of a jitdump's DEBUG_INFO record. */
+struct jitdump_line {
+	uint64_t addr;
+	const char *file; /* in the dump's arena */
+	uint32_t line;
+};
+
+/* One piece of code a jitdump loaded (CODE_LOAD) or moved (CODE_MOVE). */
+struct jitdump_code {
+	uint64_t start, size;
+	uint64_t time;    /* the record's time */
+	uint32_t order;   /* its place in the file: later ones win */
+	const char *name; /* the function (arena) */
+	const char *dso;  /* "DIR/jitted-PID-INDEX.so", as perf inject --jit names it (arena) */
+	const struct jitdump_line *lines; /* sorted by address, or NULL */
+	uint32_t nlines;
+};
+
+/* A jitdump file: read once, at its first lookup. */
+struct sym_jitdump {
+	struct sym_jitdump *next_old; /* pev_symbols.old_jitdumps */
+	char *path, *dir;
+	bool loaded;
+	uint64_t read_size;  /* bytes read: a lookup that misses reads a grown file again */
+	bool swapped;        /* written in the other byte order */
+	bool arch_timestamp; /* times are the CPU's counter: not compared with samples' */
+	bool truncated;      /* the last record was cut short */
+	unsigned bad;        /* records skipped as malformed */
+	uint32_t version, pid; /* the header's */
+	struct jitdump_code *code; /* sorted by start, then order */
+	size_t n, cap;
+	uint64_t max_size;
+	struct pev__u64map by_index; /* code index -> name, for CODE_MOVE */
+	struct pev__arena arena;
+};
+
+/* A dump for path (not read yet), or NULL when out of memory. */
+struct sym_jitdump *pev__jitdump_new(const char *path);
+void pev__jitdump_free(struct sym_jitdump *d);
+/*
+ * Parses len bytes of a jitdump into d: the pieces of code it loads and
+ * moves. Returns 0 (a record cut short or malformed ends or is skipped:
+ * d->truncated, d->bad), -EINVAL when the header is not a jitdump's, or
+ * -ENOMEM. Never reads outside [bytes, bytes + len).
+ */
+int pev__jitdump_parse(struct sym_jitdump *d, const void *bytes, size_t len);
+/*
+ * The code of d (read now when not yet) that holds addr at `time`: the one
+ * loaded last no later than time (UINT64_MAX: the one loaded last in the
+ * file). *from and *until get the times between which the answer holds.
+ */
+const struct jitdump_code *pev__jitdump_find(struct sym_jitdump *d, uint64_t addr, uint64_t time,
+					     uint64_t *from, uint64_t *until);
+/* Looks addr up in pid's jitdump at `time`; fills out and returns true when found. */
+bool pev__jitdump_resolve(struct pev_symbols *s, int32_t pid, uint64_t addr, uint64_t time,
+			  struct pev_symbol *out, uint64_t *from, uint64_t *until);
+/* Whether path's file name is jit-PID.dump; *pid (optional) gets PID. */
+bool pev__jitdump_path(const char *path, int32_t *pid);
+/* Makes path pid's jitdump. Returns 0 or -ENOMEM. */
+int pev__jitdump_add(struct pev_symbols *s, int32_t pid, const char *path);
+/* pid's process execs or exits: its jitdump names none of its code any more. */
+void pev__jitdump_forget(struct pev_symbols *s, int32_t pid);
+
+/*
+ * pev_symbols_resolve at a time (symbols.c): jitdump code loaded after time
+ * does not name addr (UINT64_MAX: the code loaded last); *from and *until
+ * (optional) get the times between which the answer holds.
+ */
+int pev__symbols_resolve_at(struct pev_symbols *s, int32_t pid, uint64_t addr, uint64_t time,
+			    struct pev_symbol *out, uint64_t *from, uint64_t *until);
 
 /* symbols.c: fills out with an "[unknown]" result. */
 void pev__sym_unknown(struct pev_symbol *out, enum pev_symbol_status st, const char *dso,

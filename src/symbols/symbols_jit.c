@@ -258,24 +258,40 @@ static const struct jit_sym *find(const struct sym_jit *j, uint64_t addr)
 	return best;
 }
 
-bool pev__jit_resolve(struct pev_symbols *s, int32_t pid, uint64_t addr, struct pev_symbol *out)
+/* pid's JIT map (not read yet when new), or NULL when out of memory. */
+static struct sym_jit *jit_of(struct pev_symbols *s, int32_t pid)
 {
 	struct sym_jit *j = pev__u64map_get(&s->jits, (uint32_t)pid);
+	char path[4096];
+
+	if (j)
+		return j;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/perf-%" PRId32 ".map", s->jit_dir, pid);
+	j->path = strdup(path);
+	if (!j->path || pev__u64map_put(&s->jits, (uint32_t)pid, j) < 0) {
+		pev__jit_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+const char *pev__jit_map_path(struct pev_symbols *s, int32_t pid)
+{
+	struct sym_jit *j = jit_of(s, pid);
+
+	return j ? j->path : NULL;
+}
+
+bool pev__jit_resolve(struct pev_symbols *s, int32_t pid, uint64_t addr, struct pev_symbol *out)
+{
+	struct sym_jit *j = jit_of(s, pid);
 	const struct jit_sym *e;
 
-	if (!j) {
-		char path[4096];
-
-		j = calloc(1, sizeof(*j));
-		if (!j)
-			return false;
-		snprintf(path, sizeof(path), "%s/perf-%" PRId32 ".map", s->jit_dir, pid);
-		j->path = strdup(path);
-		if (!j->path || pev__u64map_put(&s->jits, (uint32_t)pid, j) < 0) {
-			pev__jit_free(j);
-			return false;
-		}
-	}
+	if (!j)
+		return false;
 	e = j->read_once ? find(j, addr) : NULL;
 	if (!e && refresh(s, j) == 0)
 		e = find(j, addr);

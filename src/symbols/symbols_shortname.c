@@ -10,7 +10,8 @@
  *                                                          (anonymous namespace)::Scale::operator()
  *
  * Names that are not functions (variables, "guard variable for x") stay
- * as they are.
+ * as they are, and so do thunks ("virtual thunk to f()"): the demangler
+ * keeps the parameters of the function a special name nests.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -99,9 +100,31 @@ static size_t name_start(const char *s, size_t len)
 	return start;
 }
 
+/*
+ * Whether name is a special name that nests a whole function's encoding:
+ * the demangler prints that function with its parameters, as perf shows it
+ * ("virtual thunk to v8::internal::OFStream::~OFStream()").
+ */
+static bool nests_a_function(const char *name)
+{
+	static const char *const special[] = {"virtual thunk to ", "non-virtual thunk to ",
+					      "covariant return thunk to ",
+					      "transaction clone for "};
+
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		if (strncmp(name, special[i], strlen(special[i])) == 0)
+			return true;
+	return false;
+}
+
 size_t pev__sym_short_name(const char *name, size_t *len)
 {
 	const char *clone = strstr(name, " [clone ");
+
+	if (nests_a_function(name)) {
+		*len = strlen(name);
+		return 0;
+	}
 	size_t n = clone ? (size_t)(clone - name) : strlen(name);
 	size_t q = without_qualifiers(name, n), open;
 

@@ -367,9 +367,12 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 		return 0; /* a kernel thread, or a dump without the pc and stack pointer */
 	if (!stack->size || !stack->data)
 		sp = 0; /* no stack copy: the first frame only, from the registers */
+	/* The user pc is the user part's first frame whatever follows (perf 6.1's
+	 * libunwind): a kernel sample taken while JIT code ran keeps that frame. */
+	out[0] = (struct pev__unwind_frame){.pc = ip, .activation = true};
 	p = pev__sym_proc(s, pid, false);
 	if (!p)
-		return 0;
+		return 1;
 	u = p->unwind;
 	if (!u) {
 		if (s->st.unwinders >= UNWIND_MAX)
@@ -385,10 +388,10 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 	u->used = ++s->unwind_clock;
 	if (u->version != p->files_version && (rc = unwind_build(s, p, u)))
 		return rc;
-	/* As perf: a sampled pc in no mapped file (JIT code, a mapping no record
-	 * described) unwinds nothing; the caller shows the sampled address. */
+	/* As perf 6.1: a pc in no mapped ELF file (JIT code, a mapping no record
+	 * described) is the one frame: no CFI unwinds it. */
 	if (!u->attached || !dwfl_addrmodule(u->dwfl, ip))
-		return 0;
+		return 1;
 	u->cur = (struct unwind_sample){.regs = regs, .stack = stack, .sp = sp,
 					.tid = tid > 0 ? tid : (pid > 0 ? pid : 1)};
 	/* Stops at the first frame it cannot unwind: an error then is the chain's end. */
