@@ -215,6 +215,10 @@ Test(cmd_diff, stripped_program_rows_by_offset)
 	th_need_perf();
 	if (!th_have_program("strip"))
 		th_skip("strip is not installed (Debian package binutils)");
+	/* An empty build-id cache for both tools: the cache may hold diff_work unstripped. */
+	snprintf(cmd, sizeof(cmd), "%s/empty-cache", dir);
+	setenv("PERF_BUILDID_DIR", cmd, 1);
+	setenv("HOME", cmd, 1);
 	snprintf(prog, sizeof(prog), "%s/dw_stripped", dir);
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && strip '%s'", th_test_program("diff_work"), prog,
 		 prog);
