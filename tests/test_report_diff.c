@@ -189,6 +189,75 @@ Test(report_diff, wdiff_zero_printed)
 		     "    20.00%                  [kernel.kallsyms]  [k] sched\n");
 }
 
+/*
+ * Functions one key shows alike are one entry, as in perf diff: the copies
+ * of a method a JIT compiled again at other addresses (one name, several
+ * starts) add up, though report keeps them apart.
+ */
+Test(report_diff, rows_with_one_name_are_one_entry)
+{
+	const char *jit = "/tmp/perf-42.map";
+	struct pev_profile_frame c1[] = {{.address = 0x7f0010, .offset = 0x10, .symbol = "JS:hot",
+					  .dso = jit}};
+	struct pev_profile_frame c2[] = {{.address = 0x7f5020, .offset = 0x20, .symbol = "JS:hot",
+					  .dso = jit}};
+	struct pev_profile_frame c3[] = {{.address = 0x7f9008, .offset = 0x8, .symbol = "JS:hot",
+					  .dso = jit}};
+	struct pev_profile_frame cold[] = {{.address = 0x7fa000, .offset = 0, .symbol = "JS:cold",
+					    .dso = jit}};
+	struct pev_profile *a, *b;
+
+	cr_assert_eq(pev_profile_new(&a), 0);
+	cr_assert_eq(event(a, "cpu-clock"), 0);
+	add(a, 0, 3, 100, c1, 1);
+	add(a, 0, 3, 100, c2, 1);
+	add(a, 0, 4, 100, cold, 1);
+	cr_assert_eq(pev_profile_new(&b), 0);
+	cr_assert_eq(event(b, "cpu-clock"), 0);
+	add(b, 0, 8, 100, c3, 1);
+	add(b, 0, 2, 100, cold, 1);
+	char *got = run(pev_profile_write_diff, a, b, NULL);
+	const char *want = "# Event 'cpu-clock'\n#\n"
+			   "# Baseline  Delta Abs  Shared Object  Symbol     \n"
+			   "# ........  .........  .............  ...........\n#\n"
+			   "    60.00%    +20.00%  [JIT] tid 42   [.] JS:hot\n"
+			   "    40.00%    -20.00%  [JIT] tid 42   [.] JS:cold\n";
+	cr_expect_str_eq(got, want, "got:\n%s\nwant:\n%s", got, want);
+	free(got);
+	pev_profile_free(a);
+	pev_profile_free(b);
+}
+
+/* Events pair by name, else by name without modifiers (perf's cpu-clock:ppp, perfev's cpu-clock). */
+Test(report_diff, events_pair_without_their_modifiers)
+{
+	struct pev_profile *a = profile_a(), *b = profile_b(NULL), *c;
+	struct pev_profile_frame f[] = {F("hot_a", 0x2010, "/opt/b2/w")};
+
+	cr_assert_eq(pev_profile_new(&c), 0);
+	cr_assert_eq(event(c, "cpu-clock:ppp"), 0);
+	add(c, 0, 5, 100, f, 1);
+	char *got = run(pev_profile_write_diff, a, c, NULL);
+	cr_expect(strstr(got, "# Event 'cpu-clock'") && strstr(got, "+40.00%  w"), "%s", got);
+	free(got);
+	pev_profile_free(c);
+	/* a tracepoint keeps its whole name: sched:sched_switch is no "sched" with modifiers */
+	cr_assert_eq(pev_profile_new(&c), 0);
+	cr_assert_eq(event(c, "sched:sched_switch"), 0);
+	add(c, 0, 5, 100, f, 1);
+	struct pev_profile *d;
+	cr_assert_eq(pev_profile_new(&d), 0);
+	cr_assert_eq(event(d, "sched"), 0);
+	add(d, 0, 5, 100, f, 1);
+	got = run(pev_profile_write_diff, c, d, NULL);
+	cr_expect_null(strstr(got, "# Event"), "%s", got);
+	free(got);
+	pev_profile_free(c);
+	pev_profile_free(d);
+	pev_profile_free(a);
+	pev_profile_free(b);
+}
+
 Test(report_diff, formula)
 {
 	struct pev_diff_opts o = PEV_DIFF_OPTS_INIT;

@@ -56,12 +56,38 @@ int pev__diff_begin(const struct pev_profile *a, const struct pev_profile *b, FI
 	return 0;
 }
 
-/* The event of b named as event e of a, or -1. */
+/*
+ * The length of an event's name without its modifiers: "cpu-clock" of
+ * "cpu-clock:ppp" (perf record's default on a machine without a PMU), but
+ * all of "sched:sched_switch".
+ */
+static size_t base_len(const char *name)
+{
+	const char *colon = strrchr(name, ':');
+
+	if (colon && colon[1] && strspn(colon + 1, "ukhGHIpPSDWe") == strlen(colon + 1))
+		return (size_t)(colon - name);
+	return strlen(name);
+}
+
+/*
+ * The event of b named as event e of a, or else named so but for the
+ * modifiers (perf diff pairs events by type and config: perf's file of
+ * cpu-clock:ppp with perfev's of cpu-clock), or -1.
+ */
 static int event_in(const struct pev_profile *b, const struct pev_profile *a, unsigned e)
 {
+	const char *want = pev__event_name(a, e);
+	size_t len = base_len(want);
+
 	for (unsigned i = 0; i < b->nr_events; i++)
-		if (strcmp(pev__event_name(b, i), pev__event_name(a, e)) == 0)
+		if (strcmp(pev__event_name(b, i), want) == 0)
 			return (int)i;
+	for (unsigned i = 0; i < b->nr_events; i++) {
+		const char *name = pev__event_name(b, i);
+		if (base_len(name) == len && strncmp(name, want, len) == 0)
+			return (int)i;
+	}
 	return -1;
 }
 
@@ -284,72 +310,92 @@ static void pad(FILE *out, char c, size_t n)
 		fputc(c, out);
 }
 
-/* Pairs the rows of both tables into t->e. 0 or -ENOMEM. */
+/*
+ * One table's rows as entries sorted by key text, rows that show the same
+ * text merged into one (their periods added), as perf diff does: the
+ * copies of a JIT-compiled method (one name at several addresses), or
+ * overloads a key shows alike. Returns the count, or -ENOMEM.
+ */
+static ptrdiff_t keyed_entries(const struct pev__rows *r, bool is_b, struct entry **out)
+{
+	struct entry *v = calloc((size_t)r->nr_order + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < r->nr_order; i++) {
+		v[i].ra = is_b ? -1 : (int32_t)r->order[i];
+		v[i].rb = is_b ? (int32_t)r->order[i] : -1;
+		*(is_b ? &v[i].pb : &v[i].pa) = r->row[r->order[i]].self;
+		if (!(v[i].key = key_text(r, r->order[i]))) {
+			for (uint32_t j = 0; j < i; j++)
+				free(v[j].key);
+			free(v);
+			return -ENOMEM;
+		}
+	}
+	qsort(v, r->nr_order, sizeof(*v), cmp_key);
+	for (uint32_t i = 0; i < r->nr_order; i++) {
+		if (n && strcmp(v[n - 1].key, v[i].key) == 0) {
+			v[n - 1].pa += v[i].pa;
+			v[n - 1].pb += v[i].pb;
+			free(v[i].key);
+			continue;
+		}
+		v[n++] = v[i];
+	}
+	*out = v;
+	return (ptrdiff_t)n;
+}
+
+/* Pairs the rows of both tables into t->e by their keys' text. 0 or -ENOMEM. */
 static int pair_rows(struct table *t)
 {
-	const struct pev__rows *ra = t->ra, *rb = t->rb;
-	struct entry *bs;
-	size_t nb = rb->nr_order;
+	struct entry *as = NULL, *bs = NULL;
+	ptrdiff_t na = keyed_entries(t->ra, false, &as);
+	ptrdiff_t nb = na < 0 ? -1 : keyed_entries(t->rb, true, &bs);
+	bool both_only = t->d->flags & PEV_DIFF_BASELINE_ONLY;
+	size_t i = 0, j = 0;
 
-	t->e = calloc((size_t)ra->nr_order + nb + 1, sizeof(*t->e));
-	bs = calloc(nb + 1, sizeof(*bs));
-	if (!t->e || !bs)
-		goto nomem;
-	for (size_t i = 0; i < nb; i++) {
-		bs[i].rb = (int32_t)rb->order[i];
-		bs[i].ra = -1;
-		if (!(bs[i].key = key_text(rb, rb->order[i])))
-			goto nomem;
+	if (nb < 0 || !(t->e = calloc((size_t)(na + nb) + 1, sizeof(*t->e)))) {
+		for (ptrdiff_t k = 0; k < na; k++)
+			free(as[k].key);
+		for (ptrdiff_t k = 0; k < nb; k++)
+			free(bs[k].key);
+		free(as);
+		free(bs);
+		return -ENOMEM;
 	}
-	qsort(bs, nb, sizeof(*bs), cmp_key);
-	for (uint32_t i = 0; i < ra->nr_order; i++) {
-		struct entry *x = &t->e[t->n], *hit;
-
-		x->ra = (int32_t)ra->order[i];
-		x->rb = -1;
-		if (!(x->key = key_text(ra, ra->order[i])))
-			goto nomem;
-		hit = bsearch(x, bs, nb, sizeof(*bs), cmp_key);
-		if (hit && hit->ra < 0) {
-			x->rb = hit->rb;
-			hit->ra = x->ra;
+	/* a merge of the two sorted lists: a key in both is one entry */
+	while (i < (size_t)na || j < (size_t)nb) {
+		int c = i == (size_t)na ? 1 : j == (size_t)nb ? -1 : strcmp(as[i].key, bs[j].key);
+		struct entry x = c <= 0 ? as[i] : bs[j];
+		if (c == 0) {
+			x.rb = bs[j].rb;
+			x.pb = bs[j].pb;
+			free(bs[j].key);
 		}
-		if (x->rb < 0 && (t->d->flags & PEV_DIFF_BASELINE_ONLY)) {
-			free(x->key);
+		i += c <= 0;
+		j += c >= 0;
+		if (both_only && (x.ra < 0 || x.rb < 0)) {
+			free(x.key);
 			continue;
 		}
-		t->n++;
+		t->e[t->n++] = x;
 	}
-	for (size_t i = 0; i < nb; i++) {
-		if (bs[i].ra >= 0 || (t->d->flags & PEV_DIFF_BASELINE_ONLY)) {
-			free(bs[i].key);
-			continue;
-		}
-		t->e[t->n] = bs[i];
-		t->e[t->n++].ra = -1;
-	}
+	free(as);
 	free(bs);
-	t->base_total = ra->total;
-	if (t->d->flags & PEV_DIFF_BASELINE_ONLY) /* as perf: the baseline of what is left */
-		for (size_t i = t->base_total = 0; i < t->n; i++)
-			t->base_total += ra->row[t->e[i].ra].self;
-	for (size_t i = 0; i < t->n; i++) {
-		struct entry *x = &t->e[i];
-
-		if (x->ra >= 0)
-			x->pa = ra->row[x->ra].self;
-		if (x->rb >= 0)
-			x->pb = rb->row[x->rb].self;
-		x->delta = pev__percent(x->pb, rb->total) - pev__percent(x->pa, ra->total);
+	t->base_total = t->ra->total;
+	if (both_only) /* as perf: the baseline of what is left */
+		for (size_t k = t->base_total = 0; k < t->n; k++)
+			t->base_total += t->e[k].pa;
+	for (size_t k = 0; k < t->n; k++) {
+		struct entry *x = &t->e[k];
+		x->delta = pev__percent(x->pb, t->rb->total) - pev__percent(x->pa, t->ra->total);
 		x->ratio = (double)x->pb / (double)(x->pa ? x->pa : 1);
 		x->wdiff = (int64_t)x->pb * t->d->w2 - (int64_t)x->pa * t->d->w1;
 	}
 	return 0;
-nomem:
-	for (size_t i = 0; bs && i < nb; i++)
-		free(bs[i].key);
-	free(bs);
-	return -ENOMEM;
 }
 
 static void table_free(struct table *t)
