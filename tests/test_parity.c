@@ -749,6 +749,33 @@ static int jit_first_user_frames(const char *script)
 }
 
 /*
+ * Runs record_cmd (perf record --call-graph dwarf of a JIT's program, into
+ * file) and expects perfev's flat table of the file to be perf's (tag
+ * names the comparison), and as many samples whose user part starts in
+ * JIT code as perf 6.1 shows.
+ */
+static void expect_jit_dwarf_like_perf(const char *record_cmd, const char *file, const char *tag)
+{
+	char cmd[8192], *theirs, *ours, *report = NULL;
+
+	free(th_sh_ok(record_cmd));
+	cr_expect(same_output(file, file, "report --stdio --no-children -g none", tag, &report),
+		  "%s", report ? report : "");
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
+	theirs = th_sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
+	ours = th_sh_ok(cmd);
+	int want = jit_first_user_frames(theirs), got = jit_first_user_frames(ours);
+	cr_expect_gt(want, 0, "%s: perf names no JIT code first: %.2000s", tag, theirs);
+	cr_expect_eq(got, want,
+		     "%s: samples whose user part starts in JIT code: perfev %d, perf %d", tag, got,
+		     want);
+	free(theirs);
+	free(ours);
+	free(report);
+}
+
+/*
  * --call-graph dwarf: a sample the kernel took while JIT code ran carries
  * the user registers; the user part of its chain starts at their pc, named
  * from the perf map (no CFI unwinds further), as perf 6.1 shows it.
@@ -768,8 +795,7 @@ Test(parity, node_perf_map_dwarf)
 		"let t = 0;\n"
 		"for (let r = 0; r < 100; r++) t += fillArrays(50);\n"
 		"console.log(t);\n";
-	char cmd[8192], *js, *pids, *file, *theirs, *ours;
-	char *report = NULL;
+	char cmd[8192], *js, *pids, *file;
 
 	th_need_perf();
 	if (!th_have_program("node"))
@@ -782,22 +808,8 @@ Test(parity, node_perf_map_dwarf)
 		 "perf record -q --call-graph dwarf,16384 -e cpu-clock -F 1000 -o '%s' -- "
 		 "sh -c 'echo $$ >> %s; cd %s && exec node --perf-basic-prof %s' >/dev/null 2>&1",
 		 file, pids, dir, js);
-	free(th_sh_ok(cmd));
-	cr_expect(same_output(file, file, "report --stdio --no-children -g none", "nodedwarf.flat",
-			      &report),
-		  "%s", report ? report : "");
-	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
-	theirs = th_sh_ok(cmd);
-	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
-	ours = th_sh_ok(cmd);
-	int want = jit_first_user_frames(theirs), got = jit_first_user_frames(ours);
-	cr_expect_gt(want, 0, "perf names no JIT code first: %.2000s", theirs);
-	cr_expect_eq(got, want, "samples whose user part starts in JIT code: perfev %d, perf %d",
-		     got, want);
+	expect_jit_dwarf_like_perf(cmd, file, "nodedwarf.flat");
 	remove_perf_maps(pids);
-	free(theirs);
-	free(ours);
-	free(report);
 	free(file);
 	free(pids);
 	free(js);
@@ -833,8 +845,7 @@ Test(parity, java_perf_map_dwarf)
 		"    System.out.println(t);\n"
 		"  }\n"
 		"}\n";
-	char cmd[8192], *src, *pids, *file, *theirs, *ours;
-	char *report = NULL;
+	char cmd[8192], *src, *pids, *file;
 
 	th_need_perf();
 	if (!th_have_program("java") || !th_have_program("javac"))
@@ -850,22 +861,8 @@ Test(parity, java_perf_map_dwarf)
 		 "sh -c 'echo $$ >> %s; cd %s && exec java -XX:+UnlockDiagnosticVMOptions "
 		 "-XX:+DumpPerfMapAtExit Hot' >/dev/null 2>&1",
 		 file, pids, dir);
-	free(th_sh_ok(cmd));
-	cr_expect(same_output(file, file, "report --stdio --no-children -g none", "javadwarf.flat",
-			      &report),
-		  "%s", report ? report : "");
-	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
-	theirs = th_sh_ok(cmd);
-	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
-	ours = th_sh_ok(cmd);
-	int want = jit_first_user_frames(theirs), got = jit_first_user_frames(ours);
-	cr_expect_gt(want, 0, "perf names no JIT code first");
-	cr_expect_eq(got, want, "samples whose user part starts in JIT code: perfev %d, perf %d",
-		     got, want);
+	expect_jit_dwarf_like_perf(cmd, file, "javadwarf.flat");
 	remove_perf_maps(pids);
-	free(theirs);
-	free(ours);
-	free(report);
 	free(file);
 	free(pids);
 	free(src);

@@ -676,22 +676,33 @@ static void *spinner(void *arg)
 }
 
 /*
+ * Forks a child that runs fn in 3 threads (with 1, 5 and 9 as the
+ * argument) and exits when they end. Returns its pid.
+ */
+static pid_t fork_threads(void *(*fn)(void *))
+{
+	pid_t child = fork();
+
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		pthread_t t[3];
+		for (int i = 0; i < 3; i++)
+			pthread_create(&t[i], NULL, fn, (void *)(intptr_t)(1 + 4 * i));
+		for (int i = 0; i < 3; i++)
+			pthread_join(t[i], NULL);
+		_exit(0);
+	}
+	return child;
+}
+
+/*
  * --per-thread puts the busiest thread first, as perf 6.1 does: threads
  * created in order of growing work (so thread-id order would be the
  * wrong one) come out with non-increasing counts.
  */
 Test(stat, per_thread_rows_go_busiest_first)
 {
-	pid_t child = fork();
-	cr_assert_geq(child, 0);
-	if (child == 0) {
-		pthread_t t[3];
-		for (int i = 0; i < 3; i++)
-			pthread_create(&t[i], NULL, spinner, (void *)(intptr_t)(1 + 4 * i));
-		for (int i = 0; i < 3; i++)
-			pthread_join(t[i], NULL);
-		_exit(0);
-	}
+	pid_t child = fork_threads(spinner);
 	cr_assert(wait_for_threads(child, 4), "the child did not start its threads within 5 s");
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)child);
@@ -716,16 +727,7 @@ Test(stat, per_thread_rows_go_busiest_first)
 
 Test(stat, per_thread_gives_one_row_per_thread)
 {
-	pid_t child = fork();
-	cr_assert_geq(child, 0);
-	if (child == 0) {
-		pthread_t t[3];
-		for (int i = 0; i < 3; i++)
-			pthread_create(&t[i], NULL, sleeper, NULL);
-		for (int i = 0; i < 3; i++)
-			pthread_join(t[i], NULL);
-		_exit(0);
-	}
+	pid_t child = fork_threads(sleeper);
 	wait_for_threads(child, 4);
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)child);

@@ -362,6 +362,29 @@ Test(stat_parity, thousands_separators_from_en_us_as_perf)
 	}
 }
 
+/*
+ * Runs `stat ARGS` with perfev and with perf, and expects what extract
+ * makes of both outputs to be the same, and perfev's to start with prefix
+ * (NULL: anything).
+ */
+static void expect_extract_like_perf(const char *const *args,
+				     void (*extract)(const char *, char *, size_t),
+				     const char *prefix)
+{
+	char *perf = need_perf();
+	char *ours = run_stat(th_perfev_bin(), args), *theirs = run_stat(perf, args);
+	char a[4096], b[4096];
+
+	extract(ours, a, sizeof(a));
+	extract(theirs, b, sizeof(b));
+	cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
+	if (prefix)
+		cr_expect(strncmp(a, prefix, strlen(prefix)) == 0, "%s", a);
+	free(ours);
+	free(theirs);
+	free(perf);
+}
+
 /* The CPU and event fields of each -A CSV row ("CPU0 duration_time;"). */
 static void csv_cpus_and_events(const char *text, char *buf, size_t size)
 {
@@ -383,19 +406,10 @@ static void csv_cpus_and_events(const char *text, char *buf, size_t size)
 
 Test(stat_parity, tool_events_per_cpu_have_one_row_as_perf)
 {
-	char *perf = need_perf();
 	const char *args[] = {"-x", ",", "-a", "-A", "-e", "duration_time,cpu-clock", "--", "true",
 	                      NULL};
-	char *ours = run_stat(th_perfev_bin(), args), *theirs = run_stat(perf, args);
-	char a[2048], b[2048];
 
-	csv_cpus_and_events(ours, a, sizeof(a));
-	csv_cpus_and_events(theirs, b, sizeof(b));
-	cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
-	cr_expect(strncmp(a, "CPU0 duration_time;", 19) == 0, "%s", a);
-	free(ours);
-	free(theirs);
-	free(perf);
+	expect_extract_like_perf(args, csv_cpus_and_events, "CPU0 duration_time;");
 }
 
 /*
@@ -428,20 +442,12 @@ static void text_shape(const char *text, char *buf, size_t size)
 
 Test(stat_parity, the_table_has_perfs_lines)
 {
-	char *perf = need_perf();
 	const char *args[] = {"-e",
 	                      "cpu-clock/period=5000/,task-clock/name=mine/,page-faults/period=1/,"
 	                      "duration_time",
 	                      "--", "true", NULL};
-	char *ours = run_stat(th_perfev_bin(), args), *theirs = run_stat(perf, args);
-	char a[4096], b[4096];
 
-	text_shape(ours, a, sizeof(a));
-	text_shape(theirs, b, sizeof(b));
-	cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
-	free(ours);
-	free(theirs);
-	free(perf);
+	expect_extract_like_perf(args, text_shape, NULL);
 }
 
 /*
@@ -512,18 +518,9 @@ static void row_events(const char *text, char *buf, size_t size)
 
 Test(stat_parity, cpu_wide_counting_defaults_to_cpu_clock)
 {
-	char *perf = need_perf();
 	const char *const args[] = {"-a", "--", "true", NULL};
-	char *ours = run_stat(th_perfev_bin(), args), *theirs = run_stat(perf, args);
-	char a[1024], b[1024];
 
-	row_events(ours, a, sizeof(a));
-	row_events(theirs, b, sizeof(b));
-	cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
-	cr_expect(strncmp(a, "cpu-clock ", 10) == 0, "%s", a);
-	free(ours);
-	free(theirs);
-	free(perf);
+	expect_extract_like_perf(args, row_events, "cpu-clock ");
 }
 
 /* The exclude_* flags of every event in a file's header ("exclude_user = 1|...;"). */
