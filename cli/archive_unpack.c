@@ -288,15 +288,18 @@ static int extract(struct tar_reader *r, const struct tar_entry *e, const struct
 	errno = 0;
 	switch (e->type) {
 	case '5':
-		if (mkdirat(dir, leaf, (e->mode & 0777) | 0700) != 0 &&
-		    (errno != EEXIST || fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		     !S_ISDIR(st.st_mode)))
-			rc = -1;
-		errno = rc ? errno : 0;
+		if (mkdirat(dir, leaf, (e->mode & 0777) | 0700) != 0) {
+			if (errno != EEXIST)
+				snprintf(why, why_size, "%s: cannot make the directory: %s",
+					 e->name, strerror(errno));
+			else if (fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+				 !S_ISDIR(st.st_mode))
+				snprintf(why, why_size, "%s: a link or a file is in the way", e->name);
+			else
+				why[0] = '\0';
+			rc = why[0] ? -1 : 0;
+		}
 		close(dir);
-		if (rc)
-			snprintf(why, why_size, "%s: cannot make the directory: %s", e->name,
-				 errno ? strerror(errno) : "a link or a file is there");
 		return rc;
 	case '2':
 		rc = symlinkat(e->link, dir, leaf);

@@ -117,12 +117,10 @@ static bool excluded(const char *list, const char *hex)
 	size_t len = strlen(hex);
 
 	for (const char *p = list; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		size_t line = strcspn(p, "\n");
 		/* perf's list is `buildid-list` output: "HEX NAME"; the first word counts. */
 		size_t word = strcspn(p, " \t\n");
 		if (word == len && memcmp(p, hex, len) == 0)
 			return true;
-		(void)line;
 	}
 	return false;
 }
@@ -492,9 +490,8 @@ static struct tar_reader *open_stream(const char *archive, struct source *src)
 	return r;
 }
 
-/* Closes the stream; returns false (after saying why) when its decompressor failed. */
-static bool close_stream(struct tar_reader *r, struct source *src, const char *archive,
-			 bool report)
+/* Closes the stream; returns false when its decompressor failed. */
+static bool close_stream(struct tar_reader *r, struct source *src)
 {
 	int status = 0;
 
@@ -503,12 +500,7 @@ static bool close_stream(struct tar_reader *r, struct source *src, const char *a
 		return true;
 	while (waitpid(src->pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return true;
-	if (report)
-		cli_error("cannot unpack '%s': %s could not decompress it (damaged or truncated)",
-			  archive, src->tool);
-	return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /* One pass over the archive (check, or extract). Returns 0 or 1 (said why). */
@@ -523,9 +515,12 @@ static int unpack_pass(const char *archive, int cache_fd, bool write, bool verbo
 	if (!r)
 		return 1;
 	rc = unpack_entries(r, cache_fd, write, verbose ? stdout : NULL, counts, why, sizeof(why));
-	/* A damaged stream is the decompressor's to name, when one ran. */
-	if (!close_stream(r, &src, archive, true))
-		return 1;
+	/* A decompressor stopped early by a refusal fails too: the refusal is the reason. */
+	if (!close_stream(r, &src) && rc == 0) {
+		snprintf(why, sizeof(why), "%s could not decompress it (damaged or truncated)",
+			 src.tool);
+		rc = -1;
+	}
 	if (rc < 0) {
 		cli_error("cannot unpack '%s': %s", archive, why);
 		if (!write)
