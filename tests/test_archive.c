@@ -174,6 +174,14 @@ Test(archive, program_reads_right_after_unpacking_like_perf)
 	char *before = rows(ours("c1"), at("p.data"));
 	expect_has(before, "perfdata_spin_hot");
 	archive_and_unpack();
+	/* --exclude-buildids takes perf buildid-list's lines, as perf archive's option does. */
+	free(sh("cd '%s' && perf buildid-list -i p.data | grep -F /prog > ids && "
+		"%s archive -o x.tar.gz --exclude-buildids ids p.data > /dev/null",
+		dir, ours("c1")));
+	char *list = sh("tar tzf '%s'", at("x.tar.gz"));
+	expect_lacks(list, "/prog/");
+	expect_has(list, ".build-id/");
+	free(list);
 
 	/* "Another machine": the program and the cache it was recorded with are gone. */
 	free(sh("rm -r '%s' '%s'", at("prog"), at("c1")));
@@ -280,6 +288,14 @@ Test(archive, long_names)
 	char *list = sh("tar tzf '%s'", at("p.data.tar.gz"));
 	expect_has(list, "cannot-hold-it-in-its-name-field/");
 	free(list);
+	/* GNU tar's own long names ('L', 'K' entries) and its pax archives unpack the same. */
+	free(sh("cd '%s' && tar czf gnu.tar.gz --format=gnu -C c2 . && "
+		"tar czf pax.tar.gz --format=posix -C c2 .",
+		dir));
+	free(sh("%s archive --unpack '%s' > /dev/null", ours("c5"), at("gnu.tar.gz")));
+	free(sh("%s archive --unpack '%s' > /dev/null", ours("c6"), at("pax.tar.gz")));
+	free(sh("diff -r --no-dereference '%s' '%s' && diff -r --no-dereference '%s' '%s'", at("c2"),
+		at("c5"), at("c2"), at("c6")));
 	free(sh("rm '%s' && rm -r '%s'", deep, at("c1")));
 	char *a = rows(ours("c2"), at("p.data"));
 	cr_expect_str_eq(a, before);
