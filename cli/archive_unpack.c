@@ -133,8 +133,8 @@ static void seen_free(struct seen *s)
  * with *out (the caller closes it), 1 when a directory is missing (create
  * false), or -1 when one is a link or no directory (its path into bad).
  */
-static int open_parent(int dir, const struct parts *p, int upto, bool create, int *out,
-		       char *bad, size_t bad_size)
+static int open_parent(int dir, const struct parts *p, int upto, bool create, int *out, char *bad,
+                       size_t bad_size)
 {
 	int fd = dup(dir);
 
@@ -179,12 +179,12 @@ static int write_all(int fd, const char *buf, size_t size)
 
 /* Copies the entry's data into the new file leaf of dir. Returns 0, or -1 with errno or why set. */
 static int extract_file(struct tar_reader *r, int dir, const char *leaf, unsigned mode, char *why,
-			size_t why_size, const char *name)
+                        size_t why_size, const char *name)
 {
 	char buf[65536];
 	ssize_t n;
 	int fd = openat(dir, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			mode & 0777 ? mode & 0777 : 0644);
+	                mode & 0777 ? mode & 0777 : 0644);
 
 	if (fd < 0)
 		return -1;
@@ -216,7 +216,7 @@ static int refuse(char *why, size_t size, const char *name, const char *reason)
 
 /* Checks one entry against the archive so far and the cache. Returns 0 or -1 (why). */
 static int check(const struct tar_entry *e, const struct parts *p, int cache_fd,
-		 const struct seen *seen, char *why, size_t why_size)
+                 const struct seen *seen, char *why, size_t why_size)
 {
 	char path[PATH_MAX + 128], bad[PATH_MAX];
 	struct parts t;
@@ -224,16 +224,16 @@ static int check(const struct tar_entry *e, const struct parts *p, int cache_fd,
 
 	if (e->type != '0' && e->type != '\0' && e->type != '7' && e->type != '1' &&
 	    e->type != '2' && e->type != '5') {
-		snprintf(path, sizeof(path), "an entry of type '%c' (not a file, directory or link)",
-			 e->type);
+		snprintf(path, sizeof(path),
+		         "an entry of type '%c' (not a file, directory or link)", e->type);
 		return refuse(why, why_size, e->name, path);
 	}
 	for (int k = 1; k < p->n; k++) {
 		join(p, k, path, sizeof(path));
 		if (seen_kind(seen, path) == '2')
 			return refuse(why, why_size, e->name,
-				      "below a symbolic link of the archive (nothing is written "
-				      "through a link)");
+			              "below a symbolic link of the archive (nothing is written "
+			              "through a link)");
 	}
 	if (e->type == '2' && !target_inside(p, e->link)) {
 		snprintf(path, sizeof(path), "a symbolic link to '%s', outside the cache", e->link);
@@ -244,16 +244,16 @@ static int check(const struct tar_entry *e, const struct parts *p, int cache_fd,
 		join(&t, t.n, path, sizeof(path));
 		if (r || !t.n || seen_kind(seen, path) != '0')
 			return refuse(why, why_size, e->name,
-				      "a hard link to no file stored before it in the archive");
+			              "a hard link to no file stored before it in the archive");
 	}
 	if (cache_fd < 0)
 		return 0;
 	int got = open_parent(cache_fd, p, p->n - 1, false, &dir, bad, sizeof(bad));
 	if (got < 0) {
 		snprintf(path, sizeof(path),
-			 "%s in the cache is a symbolic link or no directory (nothing is written "
-			 "through a link)",
-			 bad);
+		         "%s in the cache is a symbolic link or no directory (nothing is written "
+		         "through a link)",
+		         bad);
 		return refuse(why, why_size, e->name, path);
 	}
 	if (got == 0 && e->type == '5') {
@@ -262,7 +262,7 @@ static int check(const struct tar_entry *e, const struct parts *p, int cache_fd,
 		    !S_ISDIR(st.st_mode)) {
 			close(dir);
 			return refuse(why, why_size, e->name,
-				      "a directory where the cache has a link or a file");
+			              "a directory where the cache has a link or a file");
 		}
 	}
 	if (dir >= 0)
@@ -272,8 +272,8 @@ static int check(const struct tar_entry *e, const struct parts *p, int cache_fd,
 
 /* Extracts one checked entry. Returns 0 or -1 (why). */
 static int extract(struct tar_reader *r, const struct tar_entry *e, const struct parts *p,
-		   int cache_fd, FILE *verbose, struct unpack_counts *counts, char *why,
-		   size_t why_size)
+                   int cache_fd, FILE *verbose, struct unpack_counts *counts, char *why,
+                   size_t why_size)
 {
 	char bad[PATH_MAX];
 	const char *leaf = p->c[p->n - 1];
@@ -282,7 +282,7 @@ static int extract(struct tar_reader *r, const struct tar_entry *e, const struct
 
 	if (open_parent(cache_fd, p, p->n - 1, true, &dir, bad, sizeof(bad)) != 0) {
 		snprintf(why, why_size, "%s: cannot make directory %s in the cache: %s", e->name,
-			 bad, strerror(errno));
+		         bad, strerror(errno));
 		return -1;
 	}
 	errno = 0;
@@ -291,10 +291,11 @@ static int extract(struct tar_reader *r, const struct tar_entry *e, const struct
 		if (mkdirat(dir, leaf, (e->mode & 0777) | 0700) != 0) {
 			if (errno != EEXIST)
 				snprintf(why, why_size, "%s: cannot make the directory: %s",
-					 e->name, strerror(errno));
+				         e->name, strerror(errno));
 			else if (fstatat(dir, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-				 !S_ISDIR(st.st_mode))
-				snprintf(why, why_size, "%s: a link or a file is in the way", e->name);
+			         !S_ISDIR(st.st_mode))
+				snprintf(why, why_size, "%s: a link or a file is in the way",
+				         e->name);
 			else
 				why[0] = '\0';
 			rc = why[0] ? -1 : 0;
@@ -328,7 +329,7 @@ static int extract(struct tar_reader *r, const struct tar_entry *e, const struct
 	if (rc != 0) {
 		if (errno || !why[0])
 			snprintf(why, why_size, "%s: cannot write it into the cache: %s", e->name,
-				 strerror(errno ? errno : EIO));
+			         strerror(errno ? errno : EIO));
 		return -1;
 	}
 	counts->written++;
@@ -338,7 +339,7 @@ static int extract(struct tar_reader *r, const struct tar_entry *e, const struct
 }
 
 int unpack_entries(struct tar_reader *r, int cache_fd, bool write, FILE *verbose,
-		   struct unpack_counts *counts, char *why, size_t why_size)
+                   struct unpack_counts *counts, char *why, size_t why_size)
 {
 	struct seen seen = {0};
 	struct tar_entry e;
@@ -368,8 +369,7 @@ int unpack_entries(struct tar_reader *r, int cache_fd, bool write, FILE *verbose
 			rc = -1;
 			break;
 		}
-		if (write &&
-		    (rc = extract(r, &e, p, cache_fd, verbose, counts, why, why_size)) < 0)
+		if (write && (rc = extract(r, &e, p, cache_fd, verbose, counts, why, why_size)) < 0)
 			break;
 	}
 	if (got < 0) {

@@ -38,6 +38,6 @@ struct unpack_counts {
  * the reason in why ("../x: a name with '..' in it").
  */
 int unpack_entries(struct tar_reader *r, int cache_fd, bool write, FILE *verbose,
-		   struct unpack_counts *counts, char *why, size_t why_size);
+                   struct unpack_counts *counts, char *why, size_t why_size);
 
 #endif /* PERFEV_CLI_ARCHIVE_UNPACK_H */

@@ -31,8 +31,8 @@
 extern char **environ;
 
 static const char usage[] = "perfev archive [-o ARCHIVE] [--exclude-buildids FILE] [-v] "
-			    "[PERF.DATA]\n"
-			    "   or: perfev archive --unpack [-v] [ARCHIVE]";
+                            "[PERF.DATA]\n"
+                            "   or: perfev archive --unpack [-v] [ARCHIVE]";
 
 #define MAX_DEPTH 8 /* directories below an entry's, at most */
 
@@ -188,9 +188,10 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-/* Adds cache/rel (a directory, file or link) and what is below it. Returns 0 or a negative errno. */
+/* Adds cache/rel (a directory, file or link) and what is below it. Returns 0 or a negative errno.
+ */
 static int add_tree(struct tar_writer *w, const char *cache, const char *rel, int depth,
-		    bool verbose)
+                    bool verbose)
 {
 	char path[PATH_MAX], target[PATH_MAX], sub[PATH_MAX];
 	struct dirent **names;
@@ -251,7 +252,7 @@ static int add_build_id(struct tar_writer *w, const char *cache, const char *hex
 	target[n] = '\0';
 	if (!entry_of_link(target, entry, sizeof(entry))) {
 		cli_warning("%s: the link in the cache leads outside it (to %s): left out", rel,
-			    target);
+		            target);
 		return 1;
 	}
 	if (verbose)
@@ -308,7 +309,7 @@ static int pack(const char *cache, const struct archive_args *a)
 	int bad = 0, r = 0;
 
 	if (snprintf(output, sizeof(output), "%s", a->output ? a->output : input) >=
-		(int)sizeof(output) ||
+	        (int)sizeof(output) ||
 	    (!a->output && strlen(output) + 7 >= sizeof(output))) {
 		cli_error("'%s': name too long", input);
 		return 1;
@@ -325,7 +326,7 @@ static int pack(const char *cache, const struct archive_args *a)
 	if ((bad = collect(pd, exclude, &want)) != 0 || want.n == 0) {
 		if (!bad)
 			cli_error("no build-ids found in '%s'%s", input,
-				  exclude ? " (after --exclude-buildids)" : "");
+			          exclude ? " (after --exclude-buildids)" : "");
 		bad = 1;
 		goto out;
 	}
@@ -345,9 +346,10 @@ static int pack(const char *cache, const struct archive_args *a)
 	for (size_t i = 0; i < want.n && r >= 0; i++) {
 		r = add_build_id(w, cache, want.hex[i], a->verbose);
 		if (r == 1) {
-			cli_warning("%s %s: not in the build-id cache, nor here as that build: left "
-				    "out (reports elsewhere will not name its functions)",
-				    want.hex[i], want.b[i]->filename);
+			cli_warning(
+			    "%s %s: not in the build-id cache, nor here as that build: left "
+			    "out (reports elsewhere will not name its functions)",
+			    want.hex[i], want.b[i]->filename);
 			left_out++;
 		} else if (r == 0) {
 			packed++;
@@ -388,7 +390,7 @@ static bool archive_name(const char *name)
 
 	return strncmp(name, "perf", 4) == 0 &&
 	       ((len > 11 && strcmp(name + len - 7, ".tar.gz") == 0) ||
-		(len > 12 && strcmp(name + len - 8, ".tar.bz2") == 0));
+	        (len > 12 && strcmp(name + len - 8, ".tar.bz2") == 0));
 }
 
 /* The one archive in the current directory, into out; false after saying why. */
@@ -416,8 +418,8 @@ static bool find_archive(char *out, size_t size)
 	if (found == 1)
 		return true;
 	cli_error("%s archive (perf*.tar.gz, perf*.tar.bz2) in the current directory: name the "
-		  "one to unpack",
-		  found ? "more than one" : "no");
+	          "one to unpack",
+	          found ? "more than one" : "no");
 	return false;
 }
 
@@ -429,7 +431,10 @@ static const char *decompressor(int fd)
 
 	if (n >= 3 && memcmp(magic, "BZh", 3) == 0)
 		return "bzip2";
-	if (n >= 6 && memcmp(magic, "\xfd" "7zXZ", 6) == 0)
+	if (n >= 6 && memcmp(magic,
+	                     "\xfd"
+	                     "7zXZ",
+	                     6) == 0)
 		return "xz";
 	return NULL;
 }
@@ -479,7 +484,8 @@ static struct tar_reader *open_stream(const char *archive, struct source *src)
 	close(pipefd[1]);
 	if (e != 0) {
 		cli_error("cannot run %s to decompress '%s': %s (Debian: apt-get install %s)",
-			  src->tool, archive, strerror(e), strcmp(src->tool, "xz") ? "bzip2" : "xz-utils");
+		          src->tool, archive, strerror(e),
+		          strcmp(src->tool, "xz") ? "bzip2" : "xz-utils");
 		close(pipefd[0]);
 		src->pid = 0;
 		return NULL;
@@ -505,7 +511,7 @@ static bool close_stream(struct tar_reader *r, struct source *src)
 
 /* One pass over the archive (check, or extract). Returns 0 or 1 (said why). */
 static int unpack_pass(const char *archive, int cache_fd, bool write, bool verbose,
-		       struct unpack_counts *counts)
+                       struct unpack_counts *counts)
 {
 	struct source src;
 	struct tar_reader *r = open_stream(archive, &src);
@@ -518,7 +524,7 @@ static int unpack_pass(const char *archive, int cache_fd, bool write, bool verbo
 	/* A decompressor stopped early by a refusal fails too: the refusal is the reason. */
 	if (!close_stream(r, &src) && rc == 0) {
 		snprintf(why, sizeof(why), "%s could not decompress it (damaged or truncated)",
-			 src.tool);
+		         src.tool);
 		rc = -1;
 	}
 	if (rc < 0) {
@@ -554,7 +560,7 @@ static int unpack(const char *cache, const struct archive_args *a)
 	if ((r = bc_make_dirs(cache)) < 0 ||
 	    (cache_fd = open(cache, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		cli_error("cannot make the build-id cache %s: %s", cache,
-			  strerror(r < 0 ? -r : errno));
+		          strerror(r < 0 ? -r : errno));
 		return 1;
 	}
 	r = unpack_pass(archive, cache_fd, true, a->verbose, &counts);

@@ -22,13 +22,13 @@
 
 #include "tar_read.h"
 
-#define BLOCK 512
+#define BLOCK    512
 #define META_MAX (1U << 20) /* the largest pax header or GNU long name read */
 
 struct tar_reader {
 	gzFile gz;
-	uint64_t left, padding; /* the current entry's unread data, then its padding */
-	char *name, *link;      /* the current entry's */
+	uint64_t left, padding;    /* the current entry's unread data, then its padding */
+	char *name, *link;         /* the current entry's */
 	char *pax_name, *pax_link; /* from metadata entries, for the next entry */
 	uint64_t pax_size;
 	bool has_pax_size;
@@ -160,14 +160,15 @@ static bool checksum_ok(const unsigned char *h)
 	return stored == sum || (int64_t)stored == ssum;
 }
 
-/* A metadata entry's data (at most META_MAX bytes) as a NUL-terminated string (malloc'ed), or NULL. */
+/* A metadata entry's data (at most META_MAX bytes) as a NUL-terminated string (malloc'ed), or NULL.
+ */
 static char *read_meta(struct tar_reader *r, uint64_t size)
 {
 	char *buf;
 
 	if (size > META_MAX) {
 		snprintf(r->why, sizeof(r->why), "damaged archive (a %llu-byte extended header)",
-			 (unsigned long long)size);
+		         (unsigned long long)size);
 		return NULL;
 	}
 	if (!(buf = malloc((size_t)size + 1))) {
@@ -223,8 +224,10 @@ static int apply_pax(struct tar_reader *r, const char *data, size_t size)
 				return -1;
 		} else if (klen == 4 && memcmp(key, "size", 4) == 0) {
 			char digits[24];
-			if (vlen == 0 || vlen >= sizeof(digits) || strspn(value, "0123456789") < vlen) {
-				snprintf(r->why, sizeof(r->why), "damaged archive (a bad pax size)");
+			if (vlen == 0 || vlen >= sizeof(digits) ||
+			    strspn(value, "0123456789") < vlen) {
+				snprintf(r->why, sizeof(r->why),
+				         "damaged archive (a bad pax size)");
 				return -1;
 			}
 			memcpy(digits, value, vlen);
@@ -273,14 +276,14 @@ int tar_read_next(struct tar_reader *r, struct tar_entry *e)
 			/* The data ends before the end-of-archive block: cut short. */
 			if (n >= 0)
 				snprintf(r->why, sizeof(r->why),
-					 "truncated archive (unexpected end of file)");
+				         "truncated archive (unexpected end of file)");
 			return n < 0 ? fail_read(r) : -1;
 		}
 		if (memcmp(h, zero, BLOCK) == 0)
 			return drain(r);
 		if (!checksum_ok(h)) {
 			snprintf(r->why, sizeof(r->why),
-				 "not a tar archive, or a damaged one (bad header checksum)");
+			         "not a tar archive, or a damaged one (bad header checksum)");
 			return -1;
 		}
 		if (!number((const char *)h + 124, 12, &size) ||
@@ -297,7 +300,7 @@ int tar_read_next(struct tar_reader *r, struct tar_entry *e)
 				bad = apply_pax(r, meta, (size_t)size) < 0;
 			else if (meta)
 				bad = set_string(r, type == 'L' ? &r->pax_name : &r->pax_link, meta,
-						 strlen(meta)) < 0;
+				                 strlen(meta)) < 0;
 			free(meta);
 			if (bad)
 				return -1;
@@ -322,9 +325,10 @@ int tar_read_next(struct tar_reader *r, struct tar_entry *e)
 			memcpy(name, h, nlen);
 		}
 		if (set_string(r, &r->name, r->pax_name ? r->pax_name : name,
-			       r->pax_name ? strlen(r->pax_name) : nlen) < 0 ||
+		               r->pax_name ? strlen(r->pax_name) : nlen) < 0 ||
 		    set_string(r, &r->link, r->pax_link ? r->pax_link : (const char *)h + 157,
-			       r->pax_link ? strlen(r->pax_link) : strnlen((const char *)h + 157, 100)) < 0)
+		               r->pax_link ? strlen(r->pax_link)
+		                           : strnlen((const char *)h + 157, 100)) < 0)
 			return -1;
 		if (r->has_pax_size)
 			size = r->pax_size;

@@ -17,7 +17,7 @@ struct tar_reader;
 
 /* One entry of an archive: valid until the next tar_read_next. */
 struct tar_entry {
-	char type;        /* '0' regular file, '1' hard link, '2' symbolic link, '5' directory, ... */
+	char type; /* '0' regular file, '1' hard link, '2' symbolic link, '5' directory, ... */
 	const char *name; /* as stored (pax or GNU long names applied) */
 	const char *link; /* a link's target ("" for other entries) */
 	uint64_t size;    /* bytes of data that follow */

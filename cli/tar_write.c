@@ -21,7 +21,7 @@
 
 #include "tar_write.h"
 
-#define BLOCK 512
+#define BLOCK      512
 #define SIZE_LIMIT 077777777777ULL /* the largest size 11 octal digits hold */
 
 struct tar_writer {
@@ -131,7 +131,8 @@ static bool split_name(struct header *h, const char *name)
 	for (size_t cut = len; cut-- > 0;) {
 		if (name[cut] != '/')
 			continue;
-		if (len - cut - 1 > sizeof(h->name) || cut > sizeof(h->prefix) || len - cut - 1 == 0)
+		if (len - cut - 1 > sizeof(h->name) || cut > sizeof(h->prefix) ||
+		    len - cut - 1 == 0)
 			return false;
 		memcpy(h->prefix, name, cut);
 		memcpy(h->name, name + cut + 1, len - cut - 1);
@@ -141,8 +142,8 @@ static bool split_name(struct header *h, const char *name)
 }
 
 /* Writes a header (a pax header before it when needed). Returns w's error state. */
-static int header(struct tar_writer *w, char type, const char *name, const char *link,
-		  mode_t mode, uint64_t size, int64_t mtime)
+static int header(struct tar_writer *w, char type, const char *name, const char *link, mode_t mode,
+                  uint64_t size, int64_t mtime)
 {
 	struct header h;
 	char *pax = NULL;
@@ -176,7 +177,8 @@ static int header(struct tar_writer *w, char type, const char *name, const char 
 		/* The ustar fields keep what fits: the name's tail, the link's head. */
 		memset(&h, 0, sizeof(h));
 		if (long_name)
-			memcpy(h.name, name + strlen(name) - sizeof(h.name) + 1, sizeof(h.name) - 1);
+			memcpy(h.name, name + strlen(name) - sizeof(h.name) + 1,
+			       sizeof(h.name) - 1);
 		else
 			split_name(&h, name);
 	}

@@ -21,7 +21,8 @@ struct tar_writer;
  */
 struct tar_writer *tar_write_open(const char *path);
 
-/* Adds directory name (without a trailing slash) with permissions mode. Returns 0 or a negative errno. */
+/* Adds directory name (without a trailing slash) with permissions mode. Returns 0 or a negative
+ * errno. */
 int tar_write_dir(struct tar_writer *w, const char *name, mode_t mode, int64_t mtime);
 
 /* Adds symbolic link name pointing at target (stored as is). Returns 0 or a negative errno. */

@@ -49,8 +49,8 @@ __attribute__((format(printf, 1, 2))) static char *sh(const char *fmt, ...)
 }
 
 /* Runs the formatted shell command; returns its status, its output and errors in *out, *err. */
-__attribute__((format(printf, 3, 4))) static int sh_status(char **out, char **err,
-							   const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int sh_status(char **out, char **err, const char *fmt,
+                                                           ...)
 {
 	char cmd[16384];
 	va_list ap;
@@ -86,9 +86,9 @@ static const char *ours(const char *cache)
 	char *b = buf[next++ % 4];
 
 	snprintf(b, sizeof(buf[0]),
-		 "env -u DEBUGINFOD_URLS PERF_BUILDID_DIR='%s/%s' HOME='%s/nohome' "
-		 "PERFEV_DEBUG_DIR=/nonexistent '%s'",
-		 dir, cache, dir, th_perfev_bin());
+	         "env -u DEBUGINFOD_URLS PERF_BUILDID_DIR='%s/%s' HOME='%s/nohome' "
+	         "PERFEV_DEBUG_DIR=/nonexistent '%s'",
+	         dir, cache, dir, th_perfev_bin());
 	return b;
 }
 
@@ -100,7 +100,7 @@ static const char *perf(const char *home)
 	char *b = buf[next++ % 4];
 
 	snprintf(b, sizeof(buf[0]), "env -u PERF_BUILDID_DIR -u DEBUGINFOD_URLS HOME='%s/%s' perf",
-		 dir, home);
+	         dir, home);
 	return b;
 }
 
@@ -108,8 +108,8 @@ static const char *perf(const char *home)
 static char *rows(const char *tool, const char *file)
 {
 	return sh("%s report --stdio -i '%s' -g none --no-children --sort dso,sym 2>/dev/null | "
-		  "grep -F '[.]' | tr -s ' ' | sort",
-		  tool, file);
+	          "grep -F '[.]' | tr -s ' ' | sort",
+	          tool, file);
 }
 
 /* How many entries (files, links, directories) are under dir/name; 0 when it does not exist. */
@@ -129,8 +129,8 @@ static int entries(const char *name)
 static void record(const char *cmd)
 {
 	free(sh("env -u DEBUGINFOD_URLS -u PERFEV_DEBUG_DIR PERF_BUILDID_DIR='%s' '%s' record -q "
-		"-e cpu-clock -F 2000 -o '%s' -- %s > /dev/null 2>&1",
-		at("c1"), th_perfev_bin(), at("p.data"), cmd));
+	        "-e cpu-clock -F 2000 -o '%s' -- %s > /dev/null 2>&1",
+	        at("c1"), th_perfev_bin(), at("p.data"), cmd));
 }
 
 /*
@@ -151,7 +151,7 @@ static void archive_and_unpack(void)
 		/* Say what the recording names and what its cache holds. */
 		char *ids = sh("perf buildid-list -i '%s' 2>&1; find '%s'", at("p.data"), at("c1"));
 		cr_expect_fail("no elf file in the archive:\n%s\nthe recording and its cache:\n%s",
-			       out, ids);
+		               out, ids);
 		free(ids);
 	}
 	cr_expect(strstr(out, "\nl") || out[0] == 'l', "no symbolic link in: %s", out);
@@ -160,7 +160,7 @@ static void archive_and_unpack(void)
 	expect_has(out, "unpacked into");
 	free(out);
 	free(sh("mkdir -p '%s' && tar xzf '%s' -C '%s'", at("h3/.debug"), at("p.data.tar.gz"),
-		at("h3/.debug")));
+	        at("h3/.debug")));
 	/* Both ways make the same tree. */
 	free(sh("diff -r --no-dereference '%s' '%s'", at("c2"), at("h3/.debug")));
 }
@@ -176,8 +176,8 @@ Test(archive, program_reads_right_after_unpacking_like_perf)
 	archive_and_unpack();
 	/* --exclude-buildids takes perf buildid-list's lines, as perf archive's option does. */
 	free(sh("cd '%s' && perf buildid-list -i p.data | grep -F /prog > ids && "
-		"%s archive -o x.tar.gz --exclude-buildids ids p.data > /dev/null",
-		dir, ours("c1")));
+	        "%s archive -o x.tar.gz --exclude-buildids ids p.data > /dev/null",
+	        dir, ours("c1")));
 	char *list = sh("tar tzf '%s'", at("x.tar.gz"));
 	expect_lacks(list, "/prog/");
 	expect_has(list, ".build-id/");
@@ -214,7 +214,7 @@ Test(archive, real_program_reads_right_after_unpacking_like_perf)
 {
 	th_need_perf();
 	free(sh("cp /usr/bin/sort '%s' && head -c 3000000 /dev/urandom | base64 > '%s'", at("sort"),
-		at("input")));
+	        at("input")));
 	char cmd[3 * PATH_MAX];
 	snprintf(cmd, sizeof(cmd), "env LC_ALL=C.UTF-8 '%s' -r '%s'", at("sort"), at("input"));
 	record(cmd);
@@ -250,9 +250,9 @@ Test(archive, perf_archive_unpacked_by_perfev)
 	if (!th_have_program("bzip2"))
 		th_skip("bzip2 is not installed: perf archive cannot write its .tar.bz2");
 	free(sh("cp '%s' '%s' && mkdir -p '%s'", th_test_program("perfdata_spin"), at("prog"),
-		at("hp")));
+	        at("hp")));
 	free(sh("%s record -q -e cpu-clock -F 2000 -o '%s' '%s' 200 2>&1", perf("hp"),
-		at("perf.data"), at("prog")));
+	        at("perf.data"), at("prog")));
 	char *theirs = rows(perf("hp"), at("perf.data"));
 	expect_has(theirs, "perfdata_spin_hot");
 	free(sh("cd '%s' && %s archive perf.data > /dev/null", dir, perf("hp")));
@@ -273,14 +273,14 @@ Test(archive, long_names)
 	char deep[PATH_MAX];
 
 	snprintf(deep, sizeof(deep), "%s/%s", dir,
-		 "a-directory-name-of-sixty-characters-to-make-paths-long-0001/"
-		 "a-directory-name-of-sixty-characters-to-make-paths-long-0002/"
-		 "a-directory-name-of-sixty-characters-to-make-paths-long-0003/"
-		 "a-directory-name-of-sixty-characters-to-make-paths-long-0004/"
-		 "a-program-whose-name-alone-is-longer-than-a-hundred-bytes-so-that-ustar-"
-		 "cannot-hold-it-in-its-name-field");
-	free(sh("mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", deep, th_test_program("perfdata_spin"),
-		deep));
+	         "a-directory-name-of-sixty-characters-to-make-paths-long-0001/"
+	         "a-directory-name-of-sixty-characters-to-make-paths-long-0002/"
+	         "a-directory-name-of-sixty-characters-to-make-paths-long-0003/"
+	         "a-directory-name-of-sixty-characters-to-make-paths-long-0004/"
+	         "a-program-whose-name-alone-is-longer-than-a-hundred-bytes-so-that-ustar-"
+	         "cannot-hold-it-in-its-name-field");
+	free(sh("mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", deep,
+	        th_test_program("perfdata_spin"), deep));
 	record(deep);
 	char *before = rows(ours("c1"), at("p.data"));
 	expect_has(before, "perfdata_spin_hot");
@@ -290,12 +290,12 @@ Test(archive, long_names)
 	free(list);
 	/* GNU tar's own long names ('L', 'K' entries) and its pax archives unpack the same. */
 	free(sh("cd '%s' && tar czf gnu.tar.gz --format=gnu -C c2 . && "
-		"tar czf pax.tar.gz --format=posix -C c2 .",
-		dir));
+	        "tar czf pax.tar.gz --format=posix -C c2 .",
+	        dir));
 	free(sh("%s archive --unpack '%s' > /dev/null", ours("c5"), at("gnu.tar.gz")));
 	free(sh("%s archive --unpack '%s' > /dev/null", ours("c6"), at("pax.tar.gz")));
-	free(sh("diff -r --no-dereference '%s' '%s' && diff -r --no-dereference '%s' '%s'", at("c2"),
-		at("c5"), at("c2"), at("c6")));
+	free(sh("diff -r --no-dereference '%s' '%s' && diff -r --no-dereference '%s' '%s'",
+	        at("c2"), at("c5"), at("c2"), at("c6")));
 	free(sh("rm '%s' && rm -r '%s'", deep, at("c1")));
 	char *a = rows(ours("c2"), at("p.data"));
 	cr_expect_str_eq(a, before);
@@ -312,7 +312,7 @@ static void expect_refused(const char *kind, const char *reason)
 {
 	char *out = NULL, *err = NULL;
 	int status = sh_status(&out, &err, "%s archive --unpack '%s/%s%s'", ours("c"), dir, kind,
-			       strchr(kind, '.') ? "" : ".tar.gz");
+	                       strchr(kind, '.') ? "" : ".tar.gz");
 
 	cr_expect_eq(status, 1, "%s: status %d\n%s%s", kind, status, out, err);
 	expect_has(err, reason);
@@ -354,8 +354,8 @@ Test(archive, hostile_archives_refused)
 	      f);
 	cr_assert_eq(fclose(f), 0);
 	free(sh("mkdir '%s' && cd '%s' && for k in dotdot absolute escape abslink midlink below "
-		"device hardlink; do python3 make.py $k '%s'; done",
-		at("out"), dir, dir));
+	        "device hardlink; do python3 make.py $k '%s'; done",
+	        at("out"), dir, dir));
 
 	expect_refused("dotdot", "a name with '..' in it");
 	expect_refused("absolute", "an absolute name");
@@ -367,16 +367,17 @@ Test(archive, hostile_archives_refused)
 	expect_refused("hardlink", "a hard link to no file stored before it");
 
 	/* A truncated gzip: refused before anything is written. */
-	free(sh("head -c 1000000 /dev/urandom > '%s/big' && tar czf '%s/good.tar.gz' -C '%s' big && "
-		"head -c 500000 '%s/good.tar.gz' > '%s/cut.tar.gz' && rm '%s/big'",
-		dir, dir, dir, dir, dir, dir));
+	free(
+	    sh("head -c 1000000 /dev/urandom > '%s/big' && tar czf '%s/good.tar.gz' -C '%s' big && "
+	       "head -c 500000 '%s/good.tar.gz' > '%s/cut.tar.gz' && rm '%s/big'",
+	       dir, dir, dir, dir, dir, dir));
 	expect_refused("cut", "truncated");
 	/* perf's kind of archive, .tar.bz2, goes through the same checks. */
 	if (th_have_program("bzip2")) {
 		free(sh("cd '%s' && gzip -dc escape.tar.gz | bzip2 > escape.tar.bz2 && "
-			"gzip -dc good.tar.gz | bzip2 > good.tar.bz2 && "
-			"head -c 300000 good.tar.bz2 > cut.tar.bz2",
-			dir));
+		        "gzip -dc good.tar.gz | bzip2 > good.tar.bz2 && "
+		        "head -c 300000 good.tar.bz2 > cut.tar.bz2",
+		        dir));
 		expect_refused("escape.tar.bz2", "outside the cache");
 		expect_refused("cut.tar.bz2", "truncated");
 	}
@@ -387,7 +388,8 @@ Test(archive, hostile_archives_refused)
 	/* A link planted in the cache is never written through. */
 	free(sh("mkdir '%s' && ln -s '%s' '%s/usr'", at("c"), at("out"), at("c")));
 	char *out = NULL, *err = NULL;
-	int status = sh_status(&out, &err, "%s archive --unpack '%s'", ours("c"), at("good.tar.gz"));
+	int status =
+	    sh_status(&out, &err, "%s archive --unpack '%s'", ours("c"), at("good.tar.gz"));
 	cr_expect_eq(status, 0, "a harmless archive: %s", err);
 	free(out);
 	free(err);
