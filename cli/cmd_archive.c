@@ -188,8 +188,7 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-/* Adds cache/rel (a directory, file or link) and what is below it. Returns 0 or a negative errno.
- */
+/* Adds cache/rel (directory, file or link) and what is below. Returns 0 or a negative errno. */
 static int add_tree(struct tar_writer *w, const char *cache, const char *rel, int depth,
                     bool verbose)
 {

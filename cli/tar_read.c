@@ -160,8 +160,7 @@ static bool checksum_ok(const unsigned char *h)
 	return stored == sum || (int64_t)stored == ssum;
 }
 
-/* A metadata entry's data (at most META_MAX bytes) as a NUL-terminated string (malloc'ed), or NULL.
- */
+/* A metadata entry's data (META_MAX bytes at most) as a string (malloc'ed), or NULL. */
 static char *read_meta(struct tar_reader *r, uint64_t size)
 {
 	char *buf;
