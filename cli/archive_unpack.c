@@ -37,6 +37,7 @@ static const char *split(const char *name, struct parts *p)
 	size_t len = strlen(name);
 	char *save = NULL;
 
+	p->n = 0;
 	if (name[0] == '/')
 		return "an absolute name";
 	if (len >= sizeof(p->buf))
@@ -240,9 +241,13 @@ static int check(const struct tar_entry *e, const struct parts *p, int cache_fd,
 		return refuse(why, why_size, e->name, path);
 	}
 	if (e->type == '1') {
-		const char *r = split(e->link, &t);
-		join(&t, t.n, path, sizeof(path));
-		if (r || !t.n || seen_kind(seen, path) != '0')
+		bool known = !split(e->link, &t) && t.n > 0;
+
+		if (known) {
+			join(&t, t.n, path, sizeof(path));
+			known = seen_kind(seen, path) == '0';
+		}
+		if (!known)
 			return refuse(why, why_size, e->name,
 			              "a hard link to no file stored before it in the archive");
 	}

@@ -206,10 +206,18 @@ static int apply_pax(struct tar_reader *r, const char *data, size_t size)
 	while (at < size) {
 		char *end;
 		unsigned long len = strtoul(data + at, &end, 10);
-		const char *key = end + 1, *eq, *stop = data + at + len;
+		size_t ndigits = (size_t)(end - (data + at));
+		const char *key, *eq = NULL, *stop;
 
-		if (end == data + at || *end != ' ' || len == 0 || len > size - at ||
-		    stop[-1] != '\n' || !(eq = memchr(key, '=', (size_t)(stop - key)))) {
+		/* LEN counts "LEN KEY=VALUE\n" whole: at least the digits, a space and the newline.
+		 */
+		if (ndigits == 0 || *end != ' ' || len > size - at || len < ndigits + 2) {
+			snprintf(r->why, sizeof(r->why), "damaged archive (a bad pax record)");
+			return -1;
+		}
+		key = end + 1;
+		stop = data + at + len;
+		if (stop[-1] != '\n' || !(eq = memchr(key, '=', (size_t)(stop - key)))) {
 			snprintf(r->why, sizeof(r->why), "damaged archive (a bad pax record)");
 			return -1;
 		}

@@ -350,11 +350,12 @@ Test(archive, hostile_archives_refused)
 	      "    add('lnk/evil')\n"
 	      "if kind == 'device': add('dev', tarfile.CHRTYPE)\n"
 	      "if kind == 'hardlink': add('h', tarfile.LNKTYPE, '../out/x')\n"
+	      "if kind == 'hardlinkabs': add('h', tarfile.LNKTYPE, out + '/out/x')\n"
 	      "t.close()\n",
 	      f);
 	cr_assert_eq(fclose(f), 0);
 	free(sh("mkdir '%s' && cd '%s' && for k in dotdot absolute escape abslink midlink below "
-	        "device hardlink; do python3 make.py $k '%s'; done",
+	        "device hardlink hardlinkabs; do python3 make.py $k '%s'; done",
 	        at("out"), dir, dir));
 
 	expect_refused("dotdot", "a name with '..' in it");
@@ -365,6 +366,7 @@ Test(archive, hostile_archives_refused)
 	expect_refused("below", "below a symbolic link");
 	expect_refused("device", "not a file, directory or link");
 	expect_refused("hardlink", "a hard link to no file stored before it");
+	expect_refused("hardlinkabs", "a hard link to no file stored before it");
 
 	/* A truncated gzip: refused before anything is written. */
 	free(
