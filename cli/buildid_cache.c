@@ -156,8 +156,7 @@ size_t bc_vdso(const void **image, size_t *size, unsigned char *id, size_t max)
 	return 0;
 }
 
-/* Creates dir and its missing parents. Returns 0 or a negative errno. */
-static int make_dirs(const char *dir)
+int bc_make_dirs(const char *dir)
 {
 	char p[PATH_MAX];
 	size_t len = strlen(dir);
@@ -278,7 +277,7 @@ static int make_entry(const char *cache, const char *name, const unsigned char *
 	if (snprintf(entry, esize, "%s/%s/%s", cache, name, hex) >= (int)esize ||
 	    snprintf(target, sizeof(target), "../../%s/%s", name, hex) >= (int)sizeof(target))
 		return -ENAMETOOLONG;
-	if ((r = make_dirs(entry)) < 0 || (r = make_dirs(dir)) < 0)
+	if ((r = bc_make_dirs(entry)) < 0 || (r = bc_make_dirs(dir)) < 0)
 		return r;
 	if (symlink(target, lnk) != 0 && errno != EEXIST)
 		return -errno;

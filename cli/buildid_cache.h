@@ -27,6 +27,9 @@
 /* The cache directory into buf: $PERF_BUILDID_DIR, else $HOME/.debug. False when neither is set. */
 bool bc_dir(char *buf, size_t size);
 
+/* Creates directory dir and its missing parents (0755). Returns 0 or a negative errno. */
+int bc_make_dirs(const char *dir);
+
 /* id (len bytes) as lower-case hex into out (2 * len + 1 bytes). */
 void bc_hex(char *out, const unsigned char *id, size_t len);
 

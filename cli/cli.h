@@ -29,6 +29,16 @@ int cmd_record(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_buildid_cache(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
+
+/*
+ * Adds the file a perf.data's BUILD_ID entry b names to the build-id cache
+ * when it is here with that build id (cmd_buildid_cache.c: `buildid-cache
+ * -i`, `archive`), warning when it is another build; says "Adding ..."
+ * when verbose. Returns 0, or 1 when the cache could not be written (said why).
+ */
+int buildid_cache_add_recorded(const char *cache, const struct pev_perfdata_build_id *b,
+			       bool verbose);
 
 /* Prints "perfev: error: <formatted>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

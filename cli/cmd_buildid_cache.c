@@ -168,6 +168,30 @@ static int file_list(const char *cache, const char *list, bool add, bool verbose
 	return bad;
 }
 
+int buildid_cache_add_recorded(const char *cache, const struct pev_perfdata_build_id *b,
+			       bool verbose)
+{
+	char hex[2 * BC_ID_MAX + 1];
+	int r = bc_add_named(cache, b->filename, b->build_id, b->size);
+
+	bc_hex(hex, b->build_id, b->size);
+	if (r == -ESTALE) {
+		cli_warning("%s: not cached: the file here is not the build %s recorded", b->filename,
+			    hex);
+	} else if (r == -EACCES) {
+		cli_warning("%s: not cached: /proc/kallsyms hides the kernel's addresses "
+			    "(kernel.kptr_restrict; run as root)",
+			    b->filename);
+	} else if (r < 0 && r != -EINVAL) {
+		cli_error("cannot add %s to the build-id cache %s: %s", b->filename, cache,
+			  strerror(-r));
+		return 1;
+	} else if (verbose && r >= 0) {
+		printf("Adding %s %s: %s\n", hex, b->filename, r ? "Ok" : "already cached");
+	}
+	return 0;
+}
+
 /* -i (add) or -M (print what the cache lacks) for the build ids of a perf.data. */
 static int recording(const char *cache, const char *file, bool add, bool verbose)
 {
@@ -183,30 +207,14 @@ static int recording(const char *cache, const char *file, bool add, bool verbose
 	const struct pev_perfdata_features *f = pev_perfdata_features(pd);
 	for (size_t i = 0; i < f->nr_build_ids; i++) {
 		const struct pev_perfdata_build_id *b = &f->build_ids[i];
-		int r;
 
 		if (!b->filename || !b->size || b->size > BC_ID_MAX || b->pid != -1)
 			continue;
-		bc_hex(hex, b->build_id, b->size);
-		if (!add) {
-			if (!bc_has(cache, b->build_id, b->size))
-				printf("%s %s\n", hex, b->filename);
-			continue;
-		}
-		r = bc_add_named(cache, b->filename, b->build_id, b->size);
-		if (r == -ESTALE) {
-			cli_warning("%s: not cached: the file here is not the build %s recorded",
-				    b->filename, hex);
-		} else if (r == -EACCES) {
-			cli_warning("%s: not cached: /proc/kallsyms hides the kernel's addresses "
-				    "(kernel.kptr_restrict; run as root)",
-				    b->filename);
-		} else if (r < 0 && r != -EINVAL) {
-			cli_error("cannot add %s to the build-id cache %s: %s", b->filename, cache,
-				  strerror(-r));
-			bad = 1;
-		} else if (verbose && r >= 0) {
-			printf("Adding %s %s: %s\n", hex, b->filename, r ? "Ok" : "already cached");
+		if (add) {
+			bad |= buildid_cache_add_recorded(cache, b, verbose);
+		} else if (!bc_has(cache, b->build_id, b->size)) {
+			bc_hex(hex, b->build_id, b->size);
+			printf("%s %s\n", hex, b->filename);
 		}
 	}
 	pev_perfdata_close(pd);

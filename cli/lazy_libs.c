@@ -4,7 +4,7 @@
  *
  * `perfev stat` needs no library but libc, yet the executable it lives in
  * calls elfutils (symbols, call chains, build ids, uprobes by name), json-c
- * (--json) and zlib (pprof). Linked as start-up dependencies, the dynamic
+ * (--json) and zlib (pprof, perfev archive). Linked as start-up dependencies, the dynamic
  * loader would open, map and relocate all of them, and libdw's own
  * liblzma and libbz2, at every start: about 0.3 ms, a fifth of a whole
  * `perfev stat true` (docs/BENCHMARKS.md, "perfev stat's own start-up").
@@ -52,7 +52,7 @@ static struct {
 	[LIB_DW] = {.soname = "libdw.so.1", .package = "libdw1",
 	            .loses = "function names, source lines, inline frames and DWARF call chains"},
 	[LIB_JSONC] = {.soname = "libjson-c.so.5", .package = "libjson-c5", .loses = "JSON output"},
-	[LIB_Z] = {.soname = "libz.so.1", .package = "zlib1g", .loses = "pprof output"},
+	[LIB_Z] = {.soname = "libz.so.1", .package = "zlib1g", .loses = "pprof output and archives"},
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -226,7 +226,13 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	  (z_streamp strm, int level, int method, int window_bits, int mem_level, int strategy,     \
 	   const char *version, int stream_size),                                                   \
 	  (strm, level, method, window_bits, mem_level, strategy, version, stream_size),            \
-	  Z_VERSION_ERROR)
+	  Z_VERSION_ERROR)                                                                          \
+	F(LIB_Z, int, gzclose, (gzFile file), (file), Z_STREAM_ERROR)                               \
+	F(LIB_Z, gzFile, gzdopen, (int fd, const char *mode), (fd, mode), NULL)                     \
+	F(LIB_Z, const char *, gzerror, (gzFile file, int *errnum), (file, errnum),                 \
+	  libs[LIB_Z].why)                                                                          \
+	F(LIB_Z, int, gzread, (gzFile file, voidp buf, unsigned len), (file, buf, len), -1)         \
+	F(LIB_Z, int, gzwrite, (gzFile file, voidpc buf, unsigned len), (file, buf, len), 0)
 
 #define ALL_FUNCTIONS(F, V) ELF_FUNCTIONS(F, V) DW_FUNCTIONS(F, V) JSONC_FUNCTIONS(F, V) Z_FUNCTIONS(F, V)
 

@@ -17,6 +17,7 @@ static const struct cli_command commands[] = {
 	{"diff", cmd_diff, "compare two perf.data files: what grew, what shrank"},
 	{"top", cmd_top, "a live table of the hottest functions, refreshed every second"},
 	{"buildid-cache", cmd_buildid_cache, "add files to perf's build-id cache, list or prune it"},
+	{"archive", cmd_archive, "pack the cached files a perf.data names, to read it elsewhere"},
 };
 
 static void print_help(FILE *out)

@@ -37,6 +37,7 @@ packages="
 	python3-pandas
 	binutils
 	xz-utils
+	bzip2
 	tmux
 	golang-go
 	golang-github-google-pprof-dev
