@@ -88,13 +88,22 @@ struct rec_ring {
 /* One mapping of a file into a process, as an MMAP or MMAP2 record said. */
 struct rec_map {
 	uint64_t start, end;
-	int dso; /* index in rec_dsos.dsos */
+	uint64_t time; /* when it was mapped (0 without times) */
+	int dso;       /* index in rec_dsos.dsos */
 };
 
-/* A process's mappings (a bucket chain of the hash by pid). */
+/*
+ * A process's mappings (a bucket chain of the hash by pid). The rings are
+ * read one after another, so a process's records come out of time order:
+ * with times, an exec or a fork keeps the mappings made after it, and a
+ * lookup takes only the mappings of the program that ran at the sample's
+ * time; without, they drop every mapping.
+ */
 struct rec_proc {
 	int32_t pid;
-	int32_t parent; /* forked from this pid and not yet exec'ed: look there too; -1 */
+	int32_t parent;     /* forked from this pid: look there too (before start); -1 */
+	uint64_t start;     /* the time of its last exec or fork (0: none seen) */
+	bool exec;          /* that was an exec: nothing of the parent's serves it after */
 	struct rec_map *maps;
 	int nmaps, cap;
 	int last; /* the mapping the last lookup found */
@@ -122,6 +131,7 @@ struct rec_dsos {
 	struct rec_pending {
 		int32_t pid;
 		uint64_t ip;
+		uint64_t time;
 	} *pending;
 	size_t npending, cap_pending;
 };

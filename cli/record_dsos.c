@@ -4,7 +4,11 @@
  * samples and lost records are counted; MMAP and MMAP2 records give each
  * process's executable mappings (FORK and exec COMM records keep them as
  * the kernel does); each sample's address, and its call chain's, marks the
- * file it falls in as hit. At the end the build ids of the files hit (read
+ * file it falls in as hit. The rings are read one after another, so a
+ * process's records come out of time order (its exec after the mappings of
+ * the new program, a sample before the mapping it hit): records' times
+ * decide which mappings served a sample, and addresses no mapping held yet
+ * are looked up again after each pass. At the end the build ids of the files hit (read
  * from their ELF notes with libelf), of the kernel (/sys/kernel/notes)
  * and, when a process mapped it, of the vDSO (perfev's own image) go into
  * the BUILD_ID feature, so that perf report knows what it reads, and into
@@ -87,7 +91,8 @@ static int dso_get(struct rec_dsos *d, const char *path)
 	return d->ndsos++;
 }
 
-static void add_map(struct rec_dsos *d, int32_t pid, uint64_t start, uint64_t len, const char *path)
+static void add_map(struct rec_dsos *d, int32_t pid, uint64_t start, uint64_t len, const char *path,
+                    uint64_t time)
 {
 	if (strcmp(path, "[vdso]") == 0)
 		d->vdso_mapped = true;
@@ -102,31 +107,53 @@ static void add_map(struct rec_dsos *d, int32_t pid, uint64_t start, uint64_t le
 			exit(1);
 		}
 	}
-	p->maps[p->nmaps++] = (struct rec_map){start, start + len, dso_get(d, path)};
+	p->maps[p->nmaps++] = (struct rec_map){start, start + len, time, dso_get(d, path)};
 }
 
 /*
- * Marks the file holding user address ip of process pid (or the process it
- * forked from). Returns whether a mapping held it.
+ * Whether mapping m served process p at time t: made no later than t, and
+ * not before p's exec or fork that came last before t (another program, or
+ * an earlier process of that pid). Without times (t 0) every mapping does.
  */
-static bool find_user(struct rec_dsos *d, int32_t pid, uint64_t ip)
+static bool map_at(const struct rec_proc *p, const struct rec_map *m, uint64_t t)
+{
+	if (!t)
+		return true;
+	uint64_t begin = p->start <= t ? p->start : 0;
+	return m->time <= t && m->time >= begin;
+}
+
+/*
+ * Marks the file holding user address ip of process pid at time t (or of
+ * the process it forked from, before it ran a program of its own).
+ * Returns whether a mapping held it.
+ */
+static bool find_user(struct rec_dsos *d, int32_t pid, uint64_t ip, uint64_t t)
 {
 	for (int depth = 0; depth < 8 && pid >= 0; depth++) {
 		struct rec_proc *p = proc_get(d, pid, false);
 		if (!p)
 			return false;
-		if (p->last < p->nmaps && ip >= p->maps[p->last].start &&
-		    ip < p->maps[p->last].end) {
-			d->dsos[p->maps[p->last].dso].hit = true;
+		const struct rec_map *m = p->last < p->nmaps ? &p->maps[p->last] : NULL;
+		if (m && ip >= m->start && ip < m->end && map_at(p, m, t)) {
+			d->dsos[m->dso].hit = true;
 			return true;
 		}
-		/* Newest first: a later mapping replaces what it overlaps. */
-		for (int i = p->nmaps - 1; i >= 0; i--)
-			if (ip >= p->maps[i].start && ip < p->maps[i].end) {
-				p->last = i;
-				d->dsos[p->maps[i].dso].hit = true;
-				return true;
-			}
+		/* The newest that holds it: a later mapping replaces what it overlaps. */
+		int best = -1;
+		for (int i = p->nmaps - 1; i >= 0; i--) {
+			m = &p->maps[i];
+			if (ip >= m->start && ip < m->end && map_at(p, m, t) &&
+			    (best < 0 || m->time > p->maps[best].time))
+				best = i;
+		}
+		if (best >= 0) {
+			p->last = best;
+			d->dsos[p->maps[best].dso].hit = true;
+			return true;
+		}
+		if (t && p->exec && p->start <= t)
+			return false; /* its own program by then: nothing inherited */
 		pid = p->parent;
 	}
 	return false;
@@ -134,10 +161,10 @@ static bool find_user(struct rec_dsos *d, int32_t pid, uint64_t ip)
 
 #define MAX_PENDING (1u << 20) /* addresses kept for the second look (16 MiB) */
 
-/* find_user, keeping an address no mapping holds yet for rec_dsos_add_build_ids. */
-static void mark_user(struct rec_dsos *d, int32_t pid, uint64_t ip)
+/* find_user, keeping an address no mapping holds yet for rec_dsos_retry. */
+static void mark_user(struct rec_dsos *d, int32_t pid, uint64_t ip, uint64_t t)
 {
-	if (find_user(d, pid, ip))
+	if (find_user(d, pid, ip, t))
 		return;
 	if (d->npending && d->pending[d->npending - 1].pid == pid &&
 	    d->pending[d->npending - 1].ip == ip)
@@ -152,7 +179,7 @@ static void mark_user(struct rec_dsos *d, int32_t pid, uint64_t ip)
 		d->pending = grown;
 		d->cap_pending = cap;
 	}
-	d->pending[d->npending++] = (struct rec_pending){pid, ip};
+	d->pending[d->npending++] = (struct rec_pending){pid, ip, t};
 }
 
 /* A SAMPLE: its address and its call chain's mark the files they fall in. */
@@ -165,11 +192,12 @@ static void account_sample(struct rec_state *s, const struct pev_event_header *h
 		return;
 	uint64_t ip = u64_at(h, at);
 	int32_t pid = (int32_t)u32_at(h, at + 8);
+	uint64_t t = (st & PEV_SAMPLE_TIME) && at + 24 <= size ? u64_at(h, at + 16) : 0;
 	unsigned mode = h->misc & PEV_RECORD_MISC_CPUMODE_MASK;
 	if (mode == PEV_RECORD_MISC_KERNEL)
 		s->dsos.kernel_hit = true;
 	else if (mode == PEV_RECORD_MISC_USER)
-		mark_user(&s->dsos, pid, ip);
+		mark_user(&s->dsos, pid, ip, t);
 	if (!(st & PEV_SAMPLE_CALLCHAIN) || !s->uniform)
 		return;
 	/* IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD: one word each; no READ here. */
@@ -195,10 +223,50 @@ static void account_sample(struct rec_state *s, const struct pev_event_header *h
 			if (e == PEV_CONTEXT_KERNEL)
 				s->dsos.kernel_hit = true;
 		} else if (user && e != last) {
-			mark_user(&s->dsos, pid, e);
+			mark_user(&s->dsos, pid, e, t);
 			last = e;
 		}
 	}
+}
+
+/*
+ * The time in a record's sample_id trailer (every event has the same
+ * layout); 0 when the records carry no time, or for those perfev
+ * synthesized from /proc (a zeroed trailer).
+ */
+static uint64_t trailer_time(const struct rec_state *s, size_t size,
+                             const struct pev_event_header *h)
+{
+	static const uint64_t fields[] = {PEV_SAMPLE_TID,       PEV_SAMPLE_TIME, PEV_SAMPLE_ID,
+	                                  PEV_SAMPLE_STREAM_ID, PEV_SAMPLE_CPU,  PEV_SAMPLE_IDENTIFIER};
+	uint64_t st = s->sample_type;
+	size_t n = 0;
+
+	if (!s->uniform || !(st & PEV_SAMPLE_TIME))
+		return 0;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		n += st & fields[i] ? 8 : 0;
+	if (size < 8 + n)
+		return 0;
+	return u64_at(h, size - n + (st & PEV_SAMPLE_TID ? 8 : 0));
+}
+
+/*
+ * Process pid starts anew at time t (an exec, or a fork that made it):
+ * with a time, mappings older than t stop serving later samples (map_at);
+ * without, they are dropped.
+ */
+static struct rec_proc *proc_restart(struct rec_dsos *d, int32_t pid, uint64_t t, bool exec)
+{
+	struct rec_proc *p = proc_get(d, pid, true);
+
+	if (!t) {
+		p->nmaps = p->last = 0;
+	} else if (t >= p->start) {
+		p->start = t;
+		p->exec = exec;
+	}
+	return p;
 }
 
 void rec_dsos_account(struct rec_state *s, const struct pev_event_header *h, size_t size)
@@ -222,27 +290,30 @@ void rec_dsos_account(struct rec_state *s, const struct pev_event_header *h, siz
 		if (size > 40 && !(h->misc & PEV_RECORD_MISC_MMAP_DATA) &&
 		    memchr((const char *)h + 40, '\0', size - 40))
 			add_map(d, (int32_t)u32_at(h, 8), u64_at(h, 16), u64_at(h, 24),
-			        (const char *)h + 40);
+			        (const char *)h + 40, trailer_time(s, size, h));
 		break;
 	case PEV_RECORD_MMAP2:
 		if (size > 72 && (u32_at(h, 64) & PROT_EXEC) &&
 		    memchr((const char *)h + 72, '\0', size - 72))
 			add_map(d, (int32_t)u32_at(h, 8), u64_at(h, 16), u64_at(h, 24),
-			        (const char *)h + 72);
+			        (const char *)h + 72, trailer_time(s, size, h));
 		break;
 	case PEV_RECORD_FORK:
-		if (size >= 24 && u32_at(h, 8) != u32_at(h, 12)) {
-			struct rec_proc *p = proc_get(d, (int32_t)u32_at(h, 8), true);
-			p->nmaps = p->last = 0;
+		/* pid, ppid, tid, ptid, time: a new process, not a thread */
+		if (size >= 32 && u32_at(h, 8) != u32_at(h, 12)) {
+			uint64_t t = s->uniform && (s->sample_type & PEV_SAMPLE_TIME) ? u64_at(h, 24) : 0;
+			struct rec_proc *p = proc_restart(d, (int32_t)u32_at(h, 8), t, false);
 			p->parent = (int32_t)u32_at(h, 12);
 		}
 		break;
 	case PEV_RECORD_COMM:
 		if ((h->misc & PEV_RECORD_MISC_COMM_EXEC) && size >= 16) {
-			struct rec_proc *p = proc_get(d, (int32_t)u32_at(h, 8), false);
-			if (p) {
-				p->nmaps = p->last = 0;
-				p->parent = -1;
+			uint64_t t = trailer_time(s, size, h);
+			int32_t pid = (int32_t)u32_at(h, 8);
+			if (t || proc_get(d, pid, false)) {
+				struct rec_proc *p = proc_restart(d, pid, t, true);
+				if (!t)
+					p->parent = -1;
 			}
 		}
 		break;
@@ -267,7 +338,8 @@ static void add_build_id(struct rec_state *s, const char *cache, uint16_t cpumod
 void rec_dsos_retry(struct rec_state *s)
 {
 	for (size_t i = 0; i < s->dsos.npending; i++)
-		find_user(&s->dsos, s->dsos.pending[i].pid, s->dsos.pending[i].ip);
+		find_user(&s->dsos, s->dsos.pending[i].pid, s->dsos.pending[i].ip,
+		          s->dsos.pending[i].time);
 	s->dsos.npending = 0;
 }
 
