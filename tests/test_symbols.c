@@ -1852,8 +1852,16 @@ Test(symbols, fork_exec_exit, .init = th_leak_init, .fini = th_leak_fini)
 	cr_expect_str_eq(resolve(s, 100, 0x10010).dso, "/nonexistent/p");
 	cr_expect_str_eq(resolve(s, 101, 0x10010).dso, "/nonexistent/q");
 
+	/*
+	 * An exec keeps the old mappings until the new program's replace them,
+	 * as perf: execve's own page faults still return to the old program.
+	 */
 	cr_assert_eq(pev_symbols_exec(s, 101), 0);
-	cr_expect_eq(resolve(s, 101, 0x10010).status, PEV_SYMBOL_NO_MAPPING);
+	cr_expect_str_eq(resolve(s, 101, 0x10010).dso, "/nonexistent/q");
+	cr_assert_eq(pev_symbols_add_mapping(s, 101, 0x10000, 0x800, 0, "/nonexistent/r", NULL, 0),
+		     0);
+	cr_expect_str_eq(resolve(s, 101, 0x10010).dso, "/nonexistent/r");
+	cr_expect_str_eq(resolve(s, 101, 0x10810).dso, "/nonexistent/q", "the rest of the old one");
 	cr_expect_str_eq(resolve(s, 100, 0x10010).dso, "/nonexistent/p");
 
 	cr_assert_eq(pev_symbols_exit(s, 100), 0);

@@ -268,7 +268,14 @@ PEV_API int pev_symbols_read_process(struct pev_symbols *s, int32_t pid, struct 
  */
 PEV_API int pev_symbols_fork(struct pev_symbols *s, int32_t parent, int32_t child);
 
-/** A COMM record with the exec flag: pid's old mappings are gone. Returns 0 or PEV_EBADARG. */
+/**
+ * A COMM record with the exec flag: pid runs a new program. Its old
+ * mappings stay until the new program's mappings replace the ranges they
+ * overlap, as perf keeps them: the kernel writes this record while execve
+ * still runs, so samples taken after it (page faults of the loader) still
+ * return to the old program's code (libc's execve). Its JIT maps and dumps
+ * are forgotten. Returns 0 or PEV_EBADARG.
+ */
 PEV_API int pev_symbols_exec(struct pev_symbols *s, int32_t pid);
 
 /**

@@ -320,10 +320,9 @@ PEV_API int pev_symbols_exec(struct pev_symbols *s, int32_t pid)
 
 	if (!s)
 		return PEV_EBADARG;
-	if ((p = pev__sym_proc(s, pid, false))) {
-		p->nmaps = 0;
+	/* The old mappings stay until the new program's replace them (see the header). */
+	if ((p = pev__sym_proc(s, pid, false)))
 		p->files_version++;
-	}
 	pev__threads_new_generation(s, pid);
 	pev__jitdump_forget(s, pid);
 	return 0;
