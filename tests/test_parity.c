@@ -259,18 +259,24 @@ static void unmark_unmapped(char *text)
 static void drop_chain_address_entries(char *text)
 {
 	char *w = text;
-	bool dropping = false;
+	bool dropping = false, after_entry = false;
 
 	for (char *l = text; *l;) {
 		size_t n = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
 		double children, self;
-
-		bool ends = dropping && l[0] == '\n'; /* the blank line after its call graph */
+		/*
+		 * The blank line after its call graph; an entry printed with no
+		 * call graph has none, and a blank line right after it ends the
+		 * table (seen at the end of a report, where the table's own blank
+		 * line was eaten).
+		 */
+		bool ends = dropping && l[0] == '\n' && !after_entry;
 
 		if (entry_line(l) || l[0] == '#' || l[0] == '\n')
 			dropping = entry_line(l) && sscanf(l, " %lf%% %lf%%", &children, &self) == 2 &&
 				   self == 0 && !memmem(l, n, "[unknown]", 9) &&
 				   memmem(l, n, "  [.] 0x", 8);
+		after_entry = entry_line(l);
 		if (!dropping && !ends) {
 			memmove(w, l, n);
 			w += n;
