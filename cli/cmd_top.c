@@ -333,20 +333,27 @@ static int print_stdio(const struct top_view *v, bool callgraph, unsigned entrie
 }
 
 /*
- * Drains the rings into the model for at most half a tick, so that keys,
- * signals and refreshes are not held up when records come faster than
- * they are symbolized (what stays behind waits, or is counted as lost).
+ * Drains the rings into the model for at most the given seconds, so that
+ * keys, signals and refreshes are not held up when records come faster
+ * than they are symbolized (what stays behind waits, or is counted as
+ * lost).
  */
-static void drain(struct pev_session *s, struct top_model *m, bool drop)
+static void drain_for(struct pev_session *s, struct top_model *m, bool drop, double seconds)
 {
 	struct pev_session_record r;
-	double until = now_s() + TOP_TICK_MS / 2000.0;
+	double until = now_s() + seconds;
 
 	for (unsigned n = 1; pev_session_read(s, &r) > 0; n++) {
 		top_model_feed(m, &r, drop);
 		if (!(n & 63) && (now_s() > until || cli_stop_signal()))
 			break;
 	}
+}
+
+/* The drain of one tick: half of it at most. */
+static void drain(struct pev_session *s, struct top_model *m, bool drop)
+{
+	drain_for(s, m, drop, TOP_TICK_MS / 2000.0);
 }
 
 /* Whether the comma-separated list has word. */
@@ -417,7 +424,19 @@ static int run(struct top_config *c, struct pev_session *s, struct top_model *m,
 			break;
 		}
 		if (now_s() >= next) {
-			double t = now_s();
+			double t;
+			/*
+			 * A plain table stands for its whole interval: what the rings
+			 * hold is read before it is printed, however long symbols take
+			 * to load (a first sample in a big binary can hold the ticks'
+			 * drains back for seconds on a loaded machine, and the table
+			 * showed a few dozen samples of the interval). An interval
+			 * more at most, so that a machine that makes records faster
+			 * than they are read still gets its tables.
+			 */
+			if (!tui && !v->paused)
+				drain_for(s, m, false, c->delay);
+			t = now_s();
 			next = t + c->delay;
 			if (!v->paused) {
 				struct pev_profile *p = top_model_profile(m, &v->samples);
