@@ -1029,8 +1029,10 @@ static void expect_report_lines_like_perf(const char *file, const char *args, co
 	for (a = ours, b = perfs; *a || *b; line++) {
 		size_t na = strcspn(a, "\n"), nb = strcspn(b, "\n");
 		if (na != nb || memcmp(a, b, na) != 0) {
-			cr_expect_fail("%s, %s: line %d differs:\nours: %.*s\nperf: %.*s", file, args,
-				       line, (int)na, a, (int)nb, b);
+			/* Both whole: an intermittent difference is seen once. */
+			cr_expect_fail("%s, %s: line %d differs:\nours: %.*s\nperf: %.*s\n"
+				       "== perfev's report:\n%s\n== perf's report:\n%s",
+				       file, args, line, (int)na, a, (int)nb, b, ours, perfs);
 			break;
 		}
 		a += na + (a[na] == '\n');
