@@ -33,23 +33,32 @@
 
 /* ---- leaks ------------------------------------------------------------- */
 
-static int count_fd_links(const char *match)
+/* Descriptors of process pid (0: this one) whose link holds match (NULL: all). */
+static int count_fd_links_of(pid_t pid, const char *match)
 {
-	DIR *d = opendir("/proc/self/fd");
+	char fds[64];
+	DIR *d;
 	struct dirent *e;
-	int n = 0, dfd = d ? dirfd(d) : -1;
+	int n = 0, dfd;
+
+	if (pid)
+		snprintf(fds, sizeof(fds), "/proc/%d/fd", (int)pid);
+	else
+		snprintf(fds, sizeof(fds), "/proc/self/fd");
+	d = opendir(fds);
+	dfd = d && !pid ? dirfd(d) : -1;
 
 	if (!d)
 		return -1;
 	while ((e = readdir(d))) {
-		char path[300], target[256];
+		char path[64 + sizeof(e->d_name)], target[256];
 		if (e->d_name[0] == '.' || atoi(e->d_name) == dfd)
 			continue;
 		if (!match) {
 			n++;
 			continue;
 		}
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		snprintf(path, sizeof(path), "%s/%s", fds, e->d_name);
 		ssize_t len = readlink(path, target, sizeof(target) - 1);
 		if (len > 0) {
 			target[len] = '\0';
@@ -59,6 +68,57 @@ static int count_fd_links(const char *match)
 	}
 	closedir(d);
 	return n;
+}
+
+static int count_fd_links(const char *match)
+{
+	return count_fd_links_of(0, match);
+}
+
+/* Whether process pid has a child process that runs a program named comm. */
+static bool has_child_named(pid_t pid, const char *comm)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		char path[16 + sizeof(e->d_name)], line[512];
+		int ppid;
+		FILE *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		if (fgets(line, sizeof(line), f)) {
+			/* pid (comm) state ppid: comm may hold spaces and ')' */
+			char *close = strrchr(line, ')'), *open = strchr(line, '(');
+			if (open && close && sscanf(close + 1, " %*c %d", &ppid) == 1 && ppid == pid &&
+			    (size_t)(close - open - 1) == strlen(comm) &&
+			    strncmp(open + 1, comm, strlen(comm)) == 0)
+				found = true;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+bool th_wait_perfev_ready(pid_t pid, const char *child_comm)
+{
+	for (int waited = 0; waited < 30000; waited += 10) {
+		if (count_fd_links_of(pid, "[perf_event]") > 0 &&
+		    (!child_comm || has_child_named(pid, child_comm)))
+			return true;
+		if (kill(pid, 0) != 0)
+			return false;
+		usleep(10 * 1000);
+	}
+	return false;
 }
 
 int th_count_fds(void)

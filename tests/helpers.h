@@ -104,6 +104,15 @@ void th_expect_kept(const char *path);
 int th_count_fds(void);
 /* Descriptors open in this process that are perf events. */
 int th_count_perf_fds(void);
+/*
+ * Waits until perfev, running as process pid, has opened its events (a
+ * perf_event descriptor is open in it) and, when child_comm is not NULL,
+ * has started its command (a child of it runs child_comm): then its signal
+ * handlers are in place. Polls for 30 s at most; false when that time
+ * passed or the process is gone. For tests that signal perfev: a fixed
+ * sleep before the signal is scheduling luck on a loaded machine.
+ */
+bool th_wait_perfev_ready(pid_t pid, const char *child_comm);
 /* Mappings of perf event descriptors in this process. */
 int th_count_perf_maps(void);
 

@@ -255,7 +255,7 @@ static pid_t start_spin(const char *ms)
 	}
 	char path[64], comm[32] = "";
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	for (int i = 0; i < 2000 && strncmp(comm, "perfdata_spin", 13) != 0; i++) {
+	for (int i = 0; i < 30000 && strncmp(comm, "perfdata_spin", 13) != 0; i++) {
 		FILE *f = fopen(path, "re");
 		if (f) {
 			if (!fgets(comm, sizeof(comm), f))
@@ -434,7 +434,7 @@ static pid_t start_perfev(const char *path, const char *err_path, char *const ar
 		_exit(127);
 	}
 	/* The file exists once the events are open (the handlers are in place before). */
-	for (int i = 0; i < 5000 && access(path, F_OK) != 0; i++) {
+	for (int i = 0; i < 30000 && access(path, F_OK) != 0; i++) {
 		struct timespec ms1 = {0, 1000000};
 		nanosleep(&ms1, NULL);
 	}
@@ -476,7 +476,8 @@ static long child_ticks(pid_t perfev)
 
 /*
  * Waits until samples must exist: the command has run for 100 ms of CPU
- * time (its events start at its exec), or without a command half a second.
+ * time (its events start at its exec), or without a command half a second
+ * after its events are open.
  */
 static void wait_for_samples(pid_t perfev, bool command)
 {
@@ -484,6 +485,7 @@ static void wait_for_samples(pid_t perfev, bool command)
 	struct timespec ms5 = {0, 5000000}, ms500 = {0, 500000000};
 
 	if (!command) {
+		cr_assert(th_wait_perfev_ready(perfev, NULL), "perfev record opened no events");
 		nanosleep(&ms500, NULL);
 		return;
 	}
@@ -565,7 +567,7 @@ Test(cmd_record, the_workload_ends_with_a_killed_recorder)
 	snprintf(script, sizeof(script), "echo $$ > '%s'; exec sleep 30", pid_path);
 	char *args[] = {"-q", "--", "sh", "-c", script, NULL};
 	pid_t pid = start_perfev(path, err_path, args);
-	for (int i = 0; i < 5000 && wpid <= 0; i++) {
+	for (int i = 0; i < 30000 && wpid <= 0; i++) {
 		FILE *f = fopen(pid_path, "re");
 		if (f) {
 			if (fscanf(f, "%ld", &wpid) != 1)
@@ -579,7 +581,7 @@ Test(cmd_record, the_workload_ends_with_a_killed_recorder)
 	cr_assert_eq(kill(pid, SIGKILL), 0);
 	cr_assert_eq(waitpid(pid, NULL, 0), pid);
 	bool gone = false;
-	for (int i = 0; i < 3000 && !gone; i++) {
+	for (int i = 0; i < 30000 && !gone; i++) {
 		char state = th_task_state((pid_t)wpid);
 		/* Gone, or a zombie waiting for init to reap it. */
 		gone = state == 0 || state == 'Z';
@@ -588,7 +590,7 @@ Test(cmd_record, the_workload_ends_with_a_killed_recorder)
 	}
 	if (!gone)
 		kill((pid_t)wpid, SIGKILL);
-	cr_expect(gone, "the workload (pid %ld) still runs 3 s after its recorder was killed", wpid);
+	cr_expect(gone, "the workload (pid %ld) still runs 30 s after its recorder was killed", wpid);
 	free(pid_path);
 	free(err_path);
 	free(path);

@@ -542,7 +542,7 @@ Test(stat, system_wide_without_a_command_stops_at_sigint)
 		_exit(127);
 	}
 	close(pipefd[1]);
-	usleep(300 * 1000);
+	cr_assert(th_wait_perfev_ready(pid, NULL), "perfev stat -a opened no events");
 	kill(pid, SIGINT);
 	char buf[8192];
 	size_t len = 0;
@@ -582,7 +582,8 @@ Test(stat, pid_counts_until_the_process_exits)
 	expect_has(r.err, want);
 	cr_expect_geq(text_value(r.err, "task-clock"), 0, "%s", r.err);
 	expect_has(r.err, "seconds time elapsed");
-	cr_expect_lt(took, 3.0, "perfev stopped when the process exited (took %.2f s)", took);
+	/* A bound for a perfev that never stops, not a timing (loaded machines are slow). */
+	cr_expect_lt(took, 20.0, "perfev stopped when the process exited (took %.2f s)", took);
 	cr_expect_gt(took, 0.1, "and not before (took %.2f s)", took);
 	th_output_free(&r);
 }
@@ -836,18 +837,18 @@ Test(stat, ctrl_c_prints_the_counts_so_far)
 	if (pid == 0) {
 		setpgid(0, 0);
 		dup2(pipefd[1], 2);
-		execl(th_perfev_bin(), "perfev", "stat", "--", "sleep", "5", (char *)NULL);
+		execl(th_perfev_bin(), "perfev", "stat", "--", "sleep", "60", (char *)NULL);
 		_exit(127);
 	}
 	setpgid(pid, pid);
 	close(pipefd[1]);
-	usleep(300 * 1000);
+	cr_assert(th_wait_perfev_ready(pid, "sleep"), "perfev stat started no sleep");
 	double t0 = monotonic_s();
 	kill(-pid, SIGINT); /* as the terminal does: the whole process group */
 	char buf[8192];
 	size_t len = 0;
 	struct pollfd pfd = {pipefd[0], POLLIN, 0};
-	while (len + 1 < sizeof(buf) && poll(&pfd, 1, 5000) > 0) {
+	while (len + 1 < sizeof(buf) && poll(&pfd, 1, 30000) > 0) {
 		ssize_t n = read(pipefd[0], buf + len, sizeof(buf) - 1 - len);
 		if (n <= 0)
 			break;
@@ -859,10 +860,11 @@ Test(stat, ctrl_c_prints_the_counts_so_far)
 	waitpid(pid, &status, 0);
 	double took = monotonic_s() - t0;
 
-	cr_expect_lt(took, 2.0, "perfev ended promptly (%.2f s)", took);
+	/* Long before the command's end: at the signal (a loaded machine may take seconds). */
+	cr_expect_lt(took, 30.0, "perfev ended at the signal, not with sleep 60 (%.2f s)", took);
 	cr_expect(WIFEXITED(status), "perfev itself was not killed: 0x%x", status);
 	cr_expect_eq(WEXITSTATUS(status), 128 + SIGINT, "%s", buf);
-	expect_has(buf, "Performance counter stats for 'sleep 5':");
+	expect_has(buf, "Performance counter stats for 'sleep 60':");
 	cr_expect_gt(text_value(buf, "task-clock"), 0, "%s", buf);
 	expect_has(buf, "seconds time elapsed");
 }
