@@ -707,7 +707,11 @@ Test(list, it_is_fast_even_with_every_tracepoint)
 		if (t < best)
 			best = t;
 	}
-	cr_expect_lt(best, 1.0, "perfev list took %.3f s", best);
+	/*
+	 * A bound that only a list reading every tracepoint's format (minutes
+	 * on a loaded machine) breaks, not a timing. About 0.05 s here.
+	 */
+	cr_expect_lt(best, 10.0, "perfev list took %.3f s", best);
 }
 
 /* ---- SDT events of perf's build-id cache --------------------------------------- */

@@ -188,7 +188,8 @@ Test(targets, a_huge_cpu_list_is_refused_quickly, .init = th_leak_init, .fini = 
 	expect_bad_list("0-1048576,7", PEV_EBADARG, "cpus", "CPU 7 appears twice");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	cr_expect_lt(s, 2.0, "two lists of a million CPUs took %.2f s", s);
+	/* A bound that quadratic duplicate checks (hours) break, not a timing. */
+	cr_expect_lt(s, 20.0, "two lists of a million CPUs took %.2f s", s);
 }
 
 Test(targets, members_follow_their_leader_cpu_order, .init = th_leak_init, .fini = th_leak_fini)

@@ -781,7 +781,11 @@ Test(tracefs, live_walk_of_everything_is_quick, .init = th_leak_init, .fini = th
 	cr_assert_gt(r, 500, "only %d tracepoints", r);
 	cr_expect_eq(w.bad_order, 0);
 	cr_expect_eq(w.bad_id, 0);
-	/* ~2300 tracepoints here take a few milliseconds; allow for a loaded machine. */
-	cr_expect_lt(s, 5.0, "walking %d tracepoints took %.3f s", r, s);
+	/*
+	 * ~2300 tracepoints here take a few milliseconds: the bound is against
+	 * a walk that reads far more than it needs, not a timing (loaded
+	 * machines are slow).
+	 */
+	cr_expect_lt(s, 30.0, "walking %d tracepoints took %.3f s", r, s);
 	cr_log_info("walked %d tracepoints in %.3f s", r, s);
 }
