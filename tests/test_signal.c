@@ -58,10 +58,10 @@ static void touch_pages(int n)
 	munmap(p, len);
 }
 
-/* Waits up to 2 s for *n to reach want (signals to another thread arrive asynchronously). */
+/* Waits up to 30 s for *n to reach want (signals to another thread arrive asynchronously). */
 static void wait_for(volatile sig_atomic_t *n, int want)
 {
-	for (int i = 0; i < 2000 && *n < want; i++)
+	for (int i = 0; i < 30000 && *n < want; i++)
 		usleep(1000);
 }
 

@@ -241,7 +241,7 @@ Test(stat, a_process_that_never_runs_is_not_counted)
 		raise(SIGSTOP);
 		_exit(0);
 	}
-	for (int i = 0; i < 2000 && th_task_state(pid) != 'T'; i++)
+	for (int i = 0; i < 30000 && th_task_state(pid) != 'T'; i++)
 		usleep(1000);
 	char state = th_task_state(pid);
 	if (state != 'T') {
@@ -617,13 +617,13 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
-/* Waits (5 s at most) until process pid runs a program named comm: a forked child has exec'd. */
+/* Waits (30 s at most) until process pid runs a program named comm: a forked child has exec'd. */
 static bool wait_for_comm(pid_t pid, const char *comm)
 {
 	char path[64], name[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	for (int tries = 0; tries < 500; tries++) {
+	for (int tries = 0; tries < 3000; tries++) {
 		FILE *f = fopen(path, "r");
 		bool same = false;
 		if (f) {
@@ -638,13 +638,13 @@ static bool wait_for_comm(pid_t pid, const char *comm)
 	return false;
 }
 
-/* Waits (5 s at most) until process pid has n threads. */
+/* Waits (30 s at most) until process pid has n threads. */
 static bool wait_for_threads(pid_t pid, int n)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	for (int tries = 0; tries < 500; tries++) {
+	for (int tries = 0; tries < 3000; tries++) {
 		char line[256];
 		int threads = 0;
 		FILE *f = fopen(path, "re");
@@ -1089,7 +1089,7 @@ Test(stat, a_process_whose_main_thread_exited_is_counted)
 	cr_assert_eq(read(ready[0], &byte, 1), 1);
 	close(ready[0]);
 	/* Wait for the leader to be a zombie. */
-	for (int i = 0; i < 500 && th_task_state(child) != 'Z'; i++)
+	for (int i = 0; i < 15000 && th_task_state(child) != 'Z'; i++)
 		usleep(2000);
 	cr_assert_eq(th_task_state(child), 'Z', "the main thread did not exit");
 	snprintf(pid, sizeof(pid), "%d", (int)child);
