@@ -96,9 +96,11 @@ static const char *build_so(const char *dir)
 
 /*
  * Maps every PT_LOAD segment of path into process pid of s at BASE;
- * returns the process address of symbol `outer`.
+ * returns the process address of symbol `outer` (0 when it has none,
+ * which fails the test unless outer_needed is false).
  */
-static uint64_t map_file(struct pev_symbols *s, int32_t pid, const char *path)
+static uint64_t map_segments(struct pev_symbols *s, int32_t pid, const char *path,
+			     bool outer_needed)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *e;
@@ -145,8 +147,15 @@ static uint64_t map_file(struct pev_symbols *s, int32_t pid, const char *path)
 	}
 	elf_end(e);
 	close(fd);
+	if (!outer_needed)
+		return outer ? BASE + outer : 0;
 	cr_assert_neq(outer, 0, "no symbol outer in %s", path);
 	return BASE + outer;
+}
+
+static uint64_t map_file(struct pev_symbols *s, int32_t pid, const char *path)
+{
+	return map_segments(s, pid, path, true);
 }
 
 TestSuite(symbols_index, .init = th_leak_init, .fini = th_leak_fini);
@@ -224,5 +233,42 @@ Test(symbols_index, one_index_per_build_id)
 			     (unsigned long long)st1.index_symbols);
 	else
 		cr_log_warn("the test's shared object has no build id: not shared");
+	pev_symbols_free(s);
+}
+
+/*
+ * A file with no symbol table at all (no .symtab, a .dynsym of the null
+ * entry only), as stripped static programs are: its addresses have no
+ * symbol, and the empty index is built without undefined behaviour (a
+ * sorted NULL array, seen under UBSan in a system-wide recording).
+ */
+Test(symbols_index, a_file_without_symbols)
+{
+	const char *dir = th_temp_dir("symindex3");
+	char src[PATH_MAX], so[PATH_MAX], cmd[3 * PATH_MAX];
+	struct pev_symbols_opts opts = PEV_SYMBOLS_OPTS_INIT;
+	struct pev_symbols *s = NULL;
+	struct pev_symbol sym = PEV_SYMBOL_INIT;
+	struct pev_error err;
+	FILE *f;
+
+	if (!th_have_program("cc"))
+		th_skip("no C compiler (cc) to build the test's shared object");
+	snprintf(src, sizeof(src), "%s/bare.s", dir);
+	snprintf(so, sizeof(so), "%s/libbare.so", dir);
+	f = fopen(src, "w");
+	cr_assert_not_null(f, "fopen %s: %s", src, strerror(errno));
+	fputs(".text\n.skip 0x100\n", f);
+	cr_assert_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -s -o '%s' '%s' 2>&1", so, src);
+	free(th_sh_ok(cmd));
+	opts.flags = PEV_SYMBOLS_NO_SRCLINE | PEV_SYMBOLS_NO_KERNEL;
+	cr_assert_eq(pev_symbols_new(&opts, &s, &err), 0, "%s", err.message);
+	cr_assert_eq(map_segments(s, 77, so, false), 0, "a symbol in a stripped file");
+	for (uint64_t off = 0; off < 0x2000; off += 0x80) {
+		cr_assert_eq(pev_symbols_resolve(s, 77, BASE + off, &sym), 0);
+		cr_expect_neq(sym.status, PEV_SYMBOL_OK, "%#llx named %s", (unsigned long long)off,
+			      sym.name);
+	}
 	pev_symbols_free(s);
 }

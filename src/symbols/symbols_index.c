@@ -283,7 +283,8 @@ struct sym_index *pev__index_new(struct pev__index_sym *c, size_t n)
 
 	if (!x)
 		return NULL;
-	qsort(c, n, sizeof(*c), by_start_then_order);
+	if (n) /* c is NULL for a file with no symbol table */
+		qsort(c, n, sizeof(*c), by_start_then_order);
 	n = fold_aliases(c, n);
 	if (build_ranges(x, c, n) < 0)
 		goto fail;
