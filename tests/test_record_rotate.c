@@ -66,19 +66,24 @@ static bool ends_with(const char *s, const char *tail)
 }
 
 /*
- * Expects path to be a whole perf.data; with hot, one whose samples name
- * the workload's functions (a last window may hold only its exit).
+ * Expects path to be a whole perf.data; returns whether its samples name
+ * the workload's functions. A window may have none: on a loaded machine
+ * the workload can go without the CPU for a whole window (and a last
+ * window may hold only its exit), so the callers ask for them in most
+ * windows, not in each.
  */
-static void expect_complete_recording(const char *path, bool hot)
+static bool expect_complete_recording(const char *path)
 {
 	struct th_output o = th_perfev("report", "-i", path, "--no-children", "--sort", "sym",
 				       "-g", "none");
+	bool hot = strstr(o.out, "[.] report_work_") != NULL;
+	bool empty = strstr(o.err, "has no samples") != NULL;
+
 	cr_expect_eq(o.status, 0, "perfev report %s: %s", path, o.err);
-	cr_expect(!strstr(o.err, "unfinished") && !strstr(o.err, "warning"), "%s: %s", path,
-		  o.err);
-	cr_expect(!hot || strstr(o.out, "[.] report_work_"), "%s has no symbolized sample:\n%s", path,
-		  o.out);
+	cr_expect(!strstr(o.err, "unfinished") && (empty || !strstr(o.err, "warning")), "%s: %s",
+		  path, o.err);
 	th_output_free(&o);
+	return hot;
 }
 
 /* Starts perfev with args (NULL-terminated) in the background; its output to /dev/null. */
@@ -138,17 +143,24 @@ Test(record_rotate, each_window_is_a_whole_file_with_its_symbols)
 	/* 1.2 s of CPU in 0.3 s windows: several windows, all complete, no dot file left. */
 	cr_expect_geq(l.n, 3, "only %d windows", l.n);
 	cr_expect_eq(l.hidden, 0, "a temporary window was left behind");
+	int hot = 0, last_hot = -1;
 	for (int i = 0; i < l.n; i++) {
 		cr_expect(ends_with(l.names[i], ".data") && strstr(l.names[i], "/perfev-"),
 			  "%s", l.names[i]);
 		/* The later windows too: their tasks' mappings are made again from /proc. */
-		expect_complete_recording(l.names[i], i + 1 < l.n);
+		if (expect_complete_recording(l.names[i])) {
+			hot++;
+			last_hot = i;
+		}
 	}
-	/* perf reads them as well. */
-	if (th_have_program("perf") && l.n > 1) {
+	/* 1.2 s of CPU: the workload ran in two windows at least, and was named there. */
+	cr_expect_geq(hot, 2, "the workload's functions in %d of %d windows", hot, l.n);
+	cr_expect_gt(last_hot, 0, "only the first window names the workload");
+	/* perf reads them as well: the last window that perfev saw the workload in. */
+	if (th_have_program("perf") && last_hot > 0) {
 		char cmd[4096];
 		snprintf(cmd, sizeof(cmd), "perf report --stdio -i '%s' --sort sym 2>&1",
-			 l.names[l.n - 1]);
+			 l.names[last_hot]);
 		char *text = th_sh_ok(cmd);
 		cr_expect(strstr(text, "[.] report_work_"), "perf report of a window:\n%s", text);
 		free(text);
@@ -202,6 +214,7 @@ Test(record_rotate, pprof_windows)
 	list_dir(out, &l);
 	cr_expect_geq(l.n, 2, "only %d windows", l.n);
 	cr_expect_eq(l.hidden, 0, "a temporary window was left behind");
+	int hot = 0;
 	for (int i = 0; i < l.n; i++) {
 		char cmd[4096];
 		cr_expect(ends_with(l.names[i], ".pb.gz"), "%s", l.names[i]);
@@ -214,11 +227,15 @@ Test(record_rotate, pprof_windows)
 			 "python3 -c '%s' '%s' %.0f %.0f", PROFILE_CHECK, l.names[i], start,
 			 end);
 		char *text = th_sh_ok(cmd);
-		/* The last window may hold only the workload's exit. */
-		cr_expect_str_eq(text, i + 1 < l.n ? "True True True\n" : text, "%s", l.names[i]);
-		cr_expect(strstr(text, " True True\n"), "%s", l.names[i]);
+		/*
+		 * Every window is a profile of its time; the workload may miss
+		 * a window on a loaded machine (the last may hold only its exit).
+		 */
+		cr_expect(strstr(text, " True True\n"), "%s: %s", l.names[i], text);
+		hot += strncmp(text, "True ", 5) == 0;
 		free(text);
 	}
+	cr_expect_geq(hot, 1, "no window names report_work_a (%d windows)", l.n);
 	free_listing(&l);
 	free(out);
 }
@@ -238,8 +255,10 @@ Test(record_rotate, a_killed_recorder_loses_only_its_current_window)
 	/* The workload was perfev's child: it ends when perfev dies (its death signal). */
 	list_dir(out, &l);
 	cr_expect_leq(l.hidden, 1, "more than the current window unfinished");
+	int hot = 0;
 	for (int i = 0; i < l.n; i++)
-		expect_complete_recording(l.names[i], true);
+		hot += expect_complete_recording(l.names[i]);
+	cr_expect_geq(hot, 1, "no window names the workload (%d windows)", l.n);
 	free_listing(&l);
 	free(out);
 }
