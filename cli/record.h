@@ -160,7 +160,7 @@ struct rec_state {
 	struct rec_ring *rings;
 	int nrings;
 	struct pev_perfdata_writer *writer;
-	int pipe_fd;                  /* pipe mode: the output (standard output's), or -1 */
+	int out_fd;                   /* the output's descriptor (the writer does not own it), or -1 */
 	struct pev_record_format fmt; /* of the first event (the records' trailer) */
 	uint64_t sample_type;         /* the first event's */
 	bool uniform;                 /* every event has that sample_type */
