@@ -344,13 +344,15 @@ static int map_rings(struct rec_state *s)
 }
 
 /* perf's habit: an existing non-empty output file is kept as FILE.old
- * (rename replaces a link at FILE.old, never what it points to). */
+ * (rename replaces a link at FILE.old, never what it points to). Only a
+ * file of this user's: another's is left for cli_output_fd to judge. */
 static void keep_old_output(const char *path)
 {
 	struct stat st;
 	char old[PATH_MAX];
 
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+	    st.st_uid != geteuid())
 		return;
 	if (snprintf(old, sizeof(old), "%s.old", path) < (int)sizeof(old))
 		rename(path, old);
