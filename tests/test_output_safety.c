@@ -472,7 +472,8 @@ Test(output_safety, killed_rotate_windows_are_recovered_on_start)
 	th_need_perf();
 	const char *tmp = th_temp_dir("outsafe");
 	char *spool = th_path_join(tmp, "spool"), name[128];
-	const char *args[] = {"record", "-q", "-e", "cpu-clock", "-F", "20000", "-g", "--rotate",
+	/* -c: a fixed period, which the kernel's lowered sample-rate limit (under load) cannot refuse. */
+	const char *args[] = {"record", "-q", "-e", "cpu-clock", "-c", "100000", "-g", "--rotate",
 			      "600", "-o", spool, "--", th_test_program("report_work"), "60000",
 			      NULL};
 	const char *argv[64] = {th_perfev_bin()};
