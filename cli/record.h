@@ -283,9 +283,10 @@ void rec_dsos_free(struct rec_dsos *d);
 /* record_rotate.c: --rotate, one complete file per window of time. */
 
 /*
- * Starts the first window: checks and creates the directory, and points
- * cfg.output at the window's temporary file (a dot file in it). Returns 0
- * or an exit status after an error message.
+ * Starts the first window: checks and creates the directory, recovers the
+ * windows recorders killed there left (said on stderr), creates the
+ * window's temporary file (a dot file in it, its descriptor in out_fd) and
+ * points cfg.output at it. Returns 0 or an exit status after an error message.
  */
 int rec_rotate_begin(struct rec_state *s);
 

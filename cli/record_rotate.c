@@ -18,19 +18,19 @@
  * flock while they are written: at its start a recorder finishes the
  * windows that recorders killed in the same directory left behind.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <ctype.h>
 
 #include "record.h"
 
@@ -260,7 +260,7 @@ static int publish(struct rec_state *s)
 
 /*
  * The recorder that wrote the temporary called name (TEMP_PREFIX<pid>,
- * then -<letters> or nothing as before 0.x, then .data or .pb.gz), and in
+ * then -<letters>, or nothing in earlier perfev's names, then .data or .pb.gz), and in
  * *data whether it is a perf.data. Returns the pid, or 0 for another name.
  */
 static pid_t temp_owner(const char *name, bool *data)
