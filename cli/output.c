@@ -45,24 +45,32 @@ static const char *said(const char *option, char *buf, size_t size)
 	return buf;
 }
 
-#define SAY(option, fmt, ...)                                                      \
-	do {                                                                       \
-		char opt_[64];                                                     \
-		cli_error("%s" fmt, said(option, opt_, sizeof(opt_)), __VA_ARGS__); \
+#define SAY(option, fmt, ...)                                                                      \
+	do {                                                                                       \
+		char opt_[64];                                                                     \
+		cli_error("%s" fmt, said(option, opt_, sizeof(opt_)), __VA_ARGS__);                \
 	} while (0)
 
 /* What kind of file st is, in words. */
 static const char *kind(const struct stat *st)
 {
 	switch (st->st_mode & S_IFMT) {
-	case S_IFREG: return "a regular file";
-	case S_IFDIR: return "a directory";
-	case S_IFLNK: return "a symbolic link";
-	case S_IFIFO: return "a FIFO";
-	case S_IFCHR: return "a character device";
-	case S_IFBLK: return "a block device";
-	case S_IFSOCK: return "a socket";
-	default: return "a special file";
+	case S_IFREG:
+		return "a regular file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFLNK:
+		return "a symbolic link";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	default:
+		return "a special file";
 	}
 }
 
@@ -76,7 +84,8 @@ static bool planted(const char *option, const char *path, const struct stat *st)
 	char copy[PATH_MAX];
 	struct stat dir;
 
-	if (st->st_uid == geteuid() || snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy))
+	if (st->st_uid == geteuid() ||
+	    snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy))
 		return false;
 	const char *parent = dirname(copy);
 	if (stat(parent, &dir) != 0 || !(dir.st_mode & S_ISVTX) || !(dir.st_mode & S_IWOTH) ||
@@ -178,8 +187,8 @@ static int blocking(int fd)
  * object want describes. Returns the descriptor (blocking again), or -1
  * after saying why.
  */
-static int open_existing(const char *option, const char *path, const struct stat *want,
-			 int access, bool follow)
+static int open_existing(const char *option, const char *path, const struct stat *want, int access,
+                         bool follow)
 {
 	struct stat st;
 	int fd = open(path, access | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
@@ -191,8 +200,9 @@ static int open_existing(const char *option, const char *path, const struct stat
 			    "regular file",
 			    path);
 		else
-			SAY(option, "cannot open '%s' for writing: %s; check the path and its "
-				    "permissions",
+			SAY(option,
+			    "cannot open '%s' for writing: %s; check the path and its "
+			    "permissions",
 			    path, strerror(errno));
 		return -1;
 	}
@@ -240,20 +250,21 @@ int cli_output_fd(const char *option, const char *path, unsigned how)
 
 	if (lstat(path, &st) != 0) {
 		if (errno != ENOENT) {
-			SAY(option, "cannot open '%s' for writing: %s; check the path and its "
-				    "permissions",
+			SAY(option,
+			    "cannot open '%s' for writing: %s; check the path and its "
+			    "permissions",
 			    path, strerror(errno));
 			return -1;
 		}
 		/* Nothing there: created here, so nothing anyone planted is opened. */
-		fd = open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
-			  0666);
+		fd =
+		    open(path, access | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
 		if (fd >= 0)
 			return fd;
 		if (errno != EEXIST || lstat(path, &st) != 0) {
 			SAY(option, "cannot create '%s': %s; %s", path, strerror(errno),
 			    option ? "check the directory and its permissions"
-				   : "run in a writable directory, or name the file with -o");
+			           : "run in a writable directory, or name the file with -o");
 			return -1;
 		}
 		/* Something appeared meanwhile: judged as any existing entry. */
@@ -280,8 +291,8 @@ int cli_output_fd(const char *option, const char *path, unsigned how)
 		    "or its standard output: perfev does not write there; name a file",
 		    path);
 	else
-		SAY(option, "'%s' is %s, not a file perfev can write%s; name a regular file",
-		    path, kind(&st),
+		SAY(option, "'%s' is %s, not a file perfev can write%s; name a regular file", path,
+		    kind(&st),
 		    how & CLI_OUTPUT_FILE_ONLY ? " (this output is written out of order)" : "");
 	return -1;
 }
@@ -301,9 +312,10 @@ FILE *cli_open_output(const char *option, const char *path)
 }
 
 int cli_temp_create(const char *dir, const char *prefix, const char *suffix, char *path,
-		    size_t size)
+                    size_t size)
 {
-	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static const char letters[] =
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 	for (int tries = 0; tries < 100; tries++) {
 		unsigned char rnd[8];
@@ -316,12 +328,12 @@ int cli_temp_create(const char *dir, const char *prefix, const char *suffix, cha
 		tag[sizeof(rnd)] = '\0';
 		size_t n = strlen(dir);
 		if (snprintf(path, size, "%s%s%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/",
-			     prefix, tag, suffix) >= (int)size) {
+		             prefix, tag, suffix) >= (int)size) {
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
-			      0600);
+		int fd =
+		    open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
 	}

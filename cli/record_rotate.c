@@ -286,7 +286,7 @@ static pid_t temp_owner(const char *name, bool *data)
 	return (pid_t)pid;
 }
 
-/* Where perf_file_header keeps data.size: after magic, size, attr_size, attrs{offset,size}, data.offset. */
+/* Where perf_file_header keeps data.size: after magic, size, attr_size, attrs, data.offset. */
 #define HEADER_DATA_SIZE_AT 48
 
 /*

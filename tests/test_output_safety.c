@@ -25,7 +25,7 @@
 
 #include "helpers.h"
 
-#define NOBODY 65534
+#define NOBODY  65534
 #define BOUND_S 90 /* what any perfev run here may take before it counts as hung */
 
 /* How a bounded run ended. */
@@ -60,7 +60,7 @@ static char *slurp(const char *path)
  * running then is killed and reported as hung.
  */
 static struct run run_bounded(const char *dir, const char *const *args,
-			      void (*ready)(pid_t pid, void *ctx), void *ctx)
+                              void (*ready)(pid_t pid, void *ctx), void *ctx)
 {
 	const char *argv[64] = {th_perfev_bin()};
 	char *out = th_path_join(dir, ".run-out"), *err = th_path_join(dir, ".run-err");
@@ -153,8 +153,9 @@ static char *sticky_dir(const char *name)
 static char *small_recording(const char *dir)
 {
 	char *f = th_path_join(dir, "in.data");
-	const char *args[] = {"record", "-q", "-e", "cpu-clock", "-o", f, "--",
-			      th_test_program("report_work"), "50", NULL};
+	const char *args[] = {"record", "-q", "-e", "cpu-clock",
+	                      "-o",     f,    "--", th_test_program("report_work"),
+	                      "50",     NULL};
 	struct run r = run_bounded(dir, args, NULL, NULL);
 
 	cr_assert_eq(r.status, 0, "record: %d %s", r.status, r.err);
@@ -370,13 +371,13 @@ static void expect_windows_readable(const char *dir, bool pprof, int at_least)
 	cr_expect_geq(n, at_least, "%d windows in %s", n, dir);
 	for (int i = 0; i < n; i++) {
 		cr_expect(lstat(w[i], &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-			      (st.st_mode & 077) == 0,
-			  "%s is not a private regular file", w[i]);
+		              (st.st_mode & 077) == 0,
+		          "%s is not a private regular file", w[i]);
 		if (pprof)
 			snprintf(cmd, sizeof(cmd), "gzip -t '%s' 2>&1", w[i]);
 		else
 			snprintf(cmd, sizeof(cmd),
-				 "perf report --stdio -i '%s' --sort sym >/dev/null 2>&1", w[i]);
+			         "perf report --stdio -i '%s' --sort sym >/dev/null 2>&1", w[i]);
 		char *out = NULL, *err = NULL;
 		cr_expect_eq(th_sh(cmd, &out, &err), 0, "%s: %s%s", cmd, out, err);
 		free(out);
@@ -408,11 +409,14 @@ Test(output_safety, rotate_temporaries_cannot_be_planted)
 		fclose(f);
 		cr_assert_eq(chown(p.victim, NOBODY, NOBODY), 0);
 
-		const char *args[] = {"record", "-q",  "-e",	   "cpu-clock", "--rotate",
-				      "0.3",	"--format", formats[k], "-o",	     shared,
-				      "--",	th_test_program("report_work"), "700", NULL};
+		const char *args[] = {"record",    "-q",       "-e",
+		                      "cpu-clock", "--rotate", "0.3",
+		                      "--format",  formats[k], "-o",
+		                      shared,      "--",       th_test_program("report_work"),
+		                      "700",       NULL};
 		struct run r = run_bounded(th_temp_dir("outsafe"), args, plant_for, &p);
-		cr_expect_neq(r.status, -2, "%s: the recorder hung on the planted FIFO", formats[k]);
+		cr_expect_neq(r.status, -2, "%s: the recorder hung on the planted FIFO",
+		              formats[k]);
 		cr_expect_eq(r.status, 0, "%s: %d %s", formats[k], r.status, r.err);
 		run_free(&r);
 		th_expect_kept(p.victim);
@@ -423,8 +427,8 @@ Test(output_safety, rotate_temporaries_cannot_be_planted)
 		for (int i = 0; i < n; i++) {
 			struct stat st;
 			cr_expect(lstat(planted[i], &st) == 0 && st.st_uid == NOBODY &&
-				      (S_ISFIFO(st.st_mode) || S_ISLNK(st.st_mode)),
-				  "%s was replaced", planted[i]);
+			              (S_ISFIFO(st.st_mode) || S_ISLNK(st.st_mode)),
+			          "%s was replaced", planted[i]);
 			free(planted[i]);
 		}
 		expect_windows_readable(shared, k == 0, 2);
@@ -472,10 +476,23 @@ Test(output_safety, killed_rotate_windows_are_recovered_on_start)
 	th_need_perf();
 	const char *tmp = th_temp_dir("outsafe");
 	char *spool = th_path_join(tmp, "spool"), name[128];
-	/* -c: a fixed period, which the kernel's lowered sample-rate limit (under load) cannot refuse. */
-	const char *args[] = {"record", "-q", "-e", "cpu-clock", "-c", "100000", "-g", "--rotate",
-			      "600", "-o", spool, "--", th_test_program("report_work"), "60000",
-			      NULL};
+	/* -c: a fixed period, which the kernel's lowered sample-rate limit (under load) cannot
+	 * refuse. */
+	const char *args[] = {"record",
+	                      "-q",
+	                      "-e",
+	                      "cpu-clock",
+	                      "-c",
+	                      "100000",
+	                      "-g",
+	                      "--rotate",
+	                      "600",
+	                      "-o",
+	                      spool,
+	                      "--",
+	                      th_test_program("report_work"),
+	                      "60000",
+	                      NULL};
 	const char *argv[64] = {th_perfev_bin()};
 	int n = 1;
 
@@ -512,8 +529,8 @@ Test(output_safety, killed_rotate_windows_are_recovered_on_start)
 	snprintf(name, sizeof(name), ".perfev-window-%d-alive000.data", (int)getpid());
 	put_file(spool, name, "keep\n", 0);
 
-	const char *again[] = {"record", "-q", "-e", "cpu-clock", "--rotate", "0.2", "-o", spool,
-			       "--", "true", NULL};
+	const char *again[] = {"record", "-q",  "-e", "cpu-clock", "--rotate", "0.2",
+	                       "-o",     spool, "--", "true",      NULL};
 	struct run r = run_bounded(tmp, again, NULL, NULL);
 	cr_expect_eq(r.status, 0, "%d %s", r.status, r.err);
 	char pidtext[32];
@@ -529,7 +546,7 @@ Test(output_safety, killed_rotate_windows_are_recovered_on_start)
 	cr_expect_eq(nleft, 2, "%d dot files left (the other user's and the live one's)", nleft);
 	for (int i = 0; i < nleft; i++) {
 		cr_expect(strstr(left[i], "-theirs00.data") || strstr(left[i], "-alive000.data"),
-			  "%s was left", left[i]);
+		          "%s was left", left[i]);
 		th_expect_kept(left[i]);
 		free(left[i]);
 	}
@@ -544,13 +561,13 @@ Test(output_safety, killed_rotate_windows_are_recovered_on_start)
 		recovered++;
 		char cmd[PATH_MAX + 128], *out = NULL, *err = NULL;
 		snprintf(cmd, sizeof(cmd), "perf report --stdio -i '%s' --sort sym -g none 2>&1",
-			 rec_files[i]);
+		         rec_files[i]);
 		cr_expect_eq(th_sh(cmd, &out, &err), 0, "%s: %s", cmd, out);
 		expect_has(out, "[.] report_work_");
 		free(out);
 		free(err);
-		const char *rep[] = {"report", "-i", rec_files[i], "--sort", "sym", "-g", "none",
-				     NULL};
+		const char *rep[] = {"report", "-i", rec_files[i], "--sort",
+		                     "sym",    "-g", "none",       NULL};
 		struct run o = run_bounded(tmp, rep, NULL, NULL);
 		cr_expect_eq(o.status, 0, "perfev report: %d %s", o.status, o.err);
 		expect_has(o.out, "[.] report_work_");
