@@ -65,24 +65,39 @@ int cli_finish_output(FILE *f, const char *name);
 int cli_parse_cpus(const char *text, char **list, int **cpus, int *n);
 
 /*
- * Whether path is a symbolic link; when it is, says so (as a problem with
- * option, e.g. "-o"; NULL for a default output no option named) and that
- * perfev does not write through links.
- */
-bool cli_output_is_link(const char *option, const char *path);
-
-/*
  * The input report and script read when no -i is given, as perf does: "-"
  * (standard input) when that is a pipe or FIFO, else "perf.data".
  */
 const char *cli_default_input(void);
 
+/* cli_output_fd flag: open for reading too (a perf.data writer reads back what it wrote). */
+#define CLI_OUTPUT_RDWR 1u
+/* cli_output_fd flag: only a regular file will do (perf.data, an archive: written out of order). */
+#define CLI_OUTPUT_FILE_ONLY 2u
+
 /*
- * Opens the output file an option names, created or truncated, without
- * following a symbolic link (O_NOFOLLOW: a link is refused, its target left
- * alone). Returns the stream, or NULL after saying why.
+ * Opens the output a user names (option, e.g. "-o"; NULL for a default no
+ * option named) by perfev's rules for outputs (output.c, docs/OPTIONS.md):
+ * created with O_EXCL when new, a regular file truncated, a FIFO opened
+ * without blocking, a character device only when it is /dev/null-like or
+ * perfev's own terminal or output, a link followed only to what perfev
+ * itself has open, one of those devices or a FIFO, and nothing another
+ * user put in a sticky shared directory. how: CLI_OUTPUT_* flags. Returns
+ * a close-on-exec descriptor, or -1 after saying why.
  */
+int cli_output_fd(const char *option, const char *path, unsigned how);
+
+/* cli_output_fd() for writing, as a stream. Returns it, or NULL after saying why. */
 FILE *cli_open_output(const char *option, const char *path);
+
+/*
+ * Creates a new temporary file dir/PREFIX<random letters>SUFFIX, read-write,
+ * mode 0600, with O_EXCL (never a file, FIFO or link that was there),
+ * close-on-exec, and stores its path in path (size bytes). Returns the
+ * descriptor, or -1 with errno set.
+ */
+int cli_temp_create(const char *dir, const char *prefix, const char *suffix, char *path,
+		    size_t size);
 
 /*
  * Prints the library's warnings (pev_set_log) on stderr as

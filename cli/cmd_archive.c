@@ -333,11 +333,12 @@ static int pack(const char *cache, const struct archive_args *a)
 	for (size_t i = 0; i < want.n; i++)
 		if (!bc_has(cache, want.b[i]->build_id, want.b[i]->size))
 			bad |= buildid_cache_add_recorded(cache, want.b[i], a->verbose);
-	if (cli_output_is_link(a->output ? "-o" : NULL, output)) {
+	int fd = cli_output_fd(a->output ? "-o" : NULL, output, CLI_OUTPUT_FILE_ONLY);
+	if (fd < 0) {
 		bad = 1;
 		goto out;
 	}
-	if (!(w = tar_write_open(output))) {
+	if (!(w = tar_write_open(fd, output))) {
 		cli_error("cannot write '%s': %s", output, strerror(errno));
 		bad = 1;
 		goto out;

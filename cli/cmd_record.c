@@ -484,7 +484,7 @@ int cmd_record(int argc, char **argv)
 	int r;
 
 	memset(&s, 0, sizeof(s));
-	s.pipe_fd = -1;
+	s.out_fd = -1;
 	s.offcpu = -1;
 	r = parse_options(&s.cfg, argc, argv, &help);
 	if (help) {

@@ -160,7 +160,7 @@ struct rec_state {
 	struct rec_ring *rings;
 	int nrings;
 	struct pev_perfdata_writer *writer;
-	int pipe_fd;                  /* pipe mode: the output (standard output's), or -1 */
+	int out_fd;                   /* the output's descriptor (the writer does not own it), or -1 */
 	struct pev_record_format fmt; /* of the first event (the records' trailer) */
 	uint64_t sample_type;         /* the first event's */
 	bool uniform;                 /* every event has that sample_type */
@@ -283,9 +283,10 @@ void rec_dsos_free(struct rec_dsos *d);
 /* record_rotate.c: --rotate, one complete file per window of time. */
 
 /*
- * Starts the first window: checks and creates the directory, and points
- * cfg.output at the window's temporary file (a dot file in it). Returns 0
- * or an exit status after an error message.
+ * Starts the first window: checks and creates the directory, recovers the
+ * windows recorders killed there left (said on stderr), creates the
+ * window's temporary file (a dot file in it, its descriptor in out_fd) and
+ * points cfg.output at it. Returns 0 or an exit status after an error message.
  */
 int rec_rotate_begin(struct rec_state *s);
 

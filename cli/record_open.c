@@ -344,13 +344,15 @@ static int map_rings(struct rec_state *s)
 }
 
 /* perf's habit: an existing non-empty output file is kept as FILE.old
- * (rename replaces a link at FILE.old, never what it points to). */
+ * (rename replaces a link at FILE.old, never what it points to). Only a
+ * file of this user's: another's is left for cli_output_fd to judge. */
 static void keep_old_output(const char *path)
 {
 	struct stat st;
 	char old[PATH_MAX];
 
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+	    st.st_uid != geteuid())
 		return;
 	if (snprintf(old, sizeof(old), "%s.old", path) < (int)sizeof(old))
 		rename(path, old);
@@ -367,14 +369,14 @@ static int open_pipe(struct rec_state *s)
 {
 	struct pev_error err;
 
-	s->pipe_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-	if (s->pipe_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+	s->out_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (s->out_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
 		cli_error("option '-o': cannot write to standard output: %s; run with its "
 			  "descriptor open, or give a file name",
 			  strerror(errno));
 		return 1;
 	}
-	if (pev_perfdata_writer_open_fd(s->pipe_fd, PEV_PERFDATA_WRITER_PIPE, &s->writer,
+	if (pev_perfdata_writer_open_fd(s->out_fd, PEV_PERFDATA_WRITER_PIPE, &s->writer,
 					&err) != 0) {
 		cli_error("option '-o': %s", err.message);
 		return 1;
@@ -383,8 +385,9 @@ static int open_pipe(struct rec_state *s)
 }
 
 /*
- * Starts the output file (the previous one kept as FILE.old), or pipe mode
- * on standard output: every event with the ids of all its descriptors.
+ * Starts the output file (the previous one kept as FILE.old; with --rotate
+ * the window's temporary, already created), or pipe mode on standard
+ * output: every event with the ids of all its descriptors.
  */
 static int open_output(struct rec_state *s)
 {
@@ -392,17 +395,15 @@ static int open_output(struct rec_state *s)
 
 	if (s->cfg.pipe)
 		return open_pipe(s) || rec_add_events(s);
-	if (cli_output_is_link(s->cfg.output_given ? "-o" : NULL, s->cfg.output))
-		return 1;
-	keep_old_output(s->cfg.output);
-	if (pev_perfdata_writer_open(s->cfg.output, 0, &s->writer, &err) != 0) {
-		if (s->cfg.output_given)
-			cli_error("option '-o': %s; give a file in a writable directory",
-				  err.message);
-		else
-			cli_error("cannot write the recording: %s; run in a writable directory, or "
-				  "name the file with -o",
-				  err.message);
+	if (!s->cfg.rotate_s) {
+		keep_old_output(s->cfg.output);
+		s->out_fd = cli_output_fd(s->cfg.output_given ? "-o" : NULL, s->cfg.output,
+					  CLI_OUTPUT_RDWR | CLI_OUTPUT_FILE_ONLY);
+		if (s->out_fd < 0)
+			return 1;
+	}
+	if (pev_perfdata_writer_open_fd(s->out_fd, 0, &s->writer, &err) != 0) {
+		cli_error("cannot write '%s': %s", s->cfg.output, err.message);
 		return 1;
 	}
 	return rec_add_events(s);
@@ -569,9 +570,9 @@ void rec_close(struct rec_state *s)
 	s->nlists = 0;
 	pev_perfdata_writer_close(s->writer);
 	s->writer = NULL;
-	if (s->pipe_fd >= 0)
-		close(s->pipe_fd);
-	s->pipe_fd = -1;
+	if (s->out_fd >= 0)
+		close(s->out_fd);
+	s->out_fd = -1;
 	rec_dsos_free(&s->dsos);
 	cli_spawn_abort(&s->command);
 }

@@ -38,29 +38,20 @@ struct header {
 };
 _Static_assert(sizeof(struct header) == BLOCK, "a tar header is one block");
 
-struct tar_writer *tar_write_open(const char *path)
+struct tar_writer *tar_write_open(int fd, const char *path)
 {
 	struct tar_writer *w = calloc(1, sizeof(*w));
-	int fd;
 
 	if (!w || !(w->path = strdup(path))) {
 		free(w);
+		close(fd);
 		errno = ENOMEM;
-		return NULL;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		int e = errno;
-		free(w->path);
-		free(w);
-		errno = e;
 		return NULL;
 	}
 	errno = 0;
 	if (!(w->gz = gzdopen(fd, "wb6"))) {
 		int e = errno ? errno : ENOMEM;
 		close(fd);
-		unlink(path);
 		free(w->path);
 		free(w);
 		errno = e;

@@ -16,10 +16,11 @@
 struct tar_writer;
 
 /*
- * Creates (or truncates) the archive at path, never through a symbolic
- * link, gzip-compressed. Returns the writer, or NULL with errno set.
+ * Starts a gzip-compressed archive on fd (open for writing, from
+ * cli_output_fd; the writer owns it from now on, even on failure), path
+ * its name in messages. Returns the writer, or NULL with errno set.
  */
-struct tar_writer *tar_write_open(const char *path);
+struct tar_writer *tar_write_open(int fd, const char *path);
 
 /* Adds directory name (without a trailing slash) with permissions mode. Returns 0 or a negative
  * errno. */

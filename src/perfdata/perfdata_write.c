@@ -319,11 +319,31 @@ PEV_API int pev_perfdata_writer_open(const char *path, unsigned flags,
 	if (flags & ~PW_FLAGS)
 		return pev__bad_arg(err, "pev_perfdata_writer_open", "flags", "unknown flags 0x%x",
 				    flags & ~PW_FLAGS);
-	/* O_NOFOLLOW: a link at path is refused, never its target truncated. */
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+	/*
+	 * O_NOFOLLOW: a link at path is refused, never its target truncated.
+	 * O_NONBLOCK: a FIFO or device there never blocks the open; it is
+	 * refused below (only a regular file can be written out of order).
+	 */
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
+				O_CLOEXEC,
+		      0600);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		pev__error_start(err, PEV_EINVAL, EINVAL, "open", NULL, false);
+		pev__error_field(err, "path");
+		pev__error_msg(err, "%s: is not a regular file: a perf.data file is written out "
+				    "of order (its header last); name a regular file",
+			       path);
+		return PEV_EINVAL;
+	}
+	if (fd >= 0) {
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
 	if (fd < 0) {
 		int e = errno;
-		struct stat st;
 		bool link = e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 		pev__error_start(err, pev_error_from_errno(e), e, "open", NULL, false);
 		pev__error_field(err, "path");
