@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -138,17 +139,28 @@ static int stop(struct served *s, int sig)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Sends request to port and returns the whole response (malloc'ed), or NULL. */
-static char *http(int port, const char *request)
+/* A connection to port on loopback, or -1. */
+static int connect_port(int port)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Sends the len bytes of request to port and returns the whole response (malloc'ed), or NULL. */
+static char *http_n(int port, const char *request, size_t req_len)
+{
+	int fd = connect_port(port);
 	size_t len = 0, cap = 1 << 16;
 	char *buf = malloc(cap);
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
+	if (fd < 0 || send(fd, request, req_len, MSG_NOSIGNAL) != (ssize_t)req_len) {
 		if (fd >= 0)
 			close(fd);
 		free(buf);
@@ -165,6 +177,12 @@ static char *http(int port, const char *request)
 	close(fd);
 	buf[len] = '\0';
 	return buf;
+}
+
+/* Sends request (a string) to port and returns the whole response (malloc'ed), or NULL. */
+static char *http(int port, const char *request)
+{
+	return http_n(port, request, strlen(request));
 }
 
 /* GET path with extra header lines ("" for none); returns the response. */
@@ -397,6 +415,255 @@ Test(stat_serve, option_errors)
 		  "%s", o.err);
 	th_output_free(&o);
 	close(fd);
+}
+
+/* ---- clients that hold connections: deadlines, eviction ---------------------------- */
+
+/* How many sockets process pid holds (its listening one included). */
+static int sockets_of(pid_t pid)
+{
+	char dir[64], path[320], link[64];
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));) {
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		ssize_t len = readlink(path, link, sizeof(link) - 1);
+		if (len > 0) {
+			link[len] = '\0';
+			n += strncmp(link, "socket:", 7) == 0;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* Waits until perfev holds at least n sockets: the connections made so far are accepted. */
+static void wait_sockets(pid_t pid, int n)
+{
+	int have = 0;
+
+	for (int tries = 0; tries < 20000 && (have = sockets_of(pid)) < n; tries++)
+		usleep(1000);
+	cr_assert_geq(have, n, "perfev holds %d sockets, not the %d connections made to it", have,
+		      n);
+}
+
+/* One attacking connection: idle (sends nothing) or slowloris (a byte now and then). */
+struct attacker {
+	int fd; /* -1 once the server closed it */
+	bool slow;
+	char got[128]; /* the start of what the server sent */
+	size_t got_len;
+};
+
+/* Connects a[i] to port; a slowloris one sends a request line and no end to its headers. */
+static void attacker_open(struct attacker *a, int port, bool slow)
+{
+	memset(a, 0, sizeof(*a));
+	a->slow = slow;
+	a->fd = connect_port(port);
+	cr_assert_geq(a->fd, 0, "cannot connect: %s", strerror(errno));
+	if (slow)
+		cr_assert_eq(send(a->fd, "GET /metrics HTTP/1.1\r\nX", 24, MSG_NOSIGNAL), 24);
+}
+
+/* A slowloris one sends one more byte of its never-ending header line. */
+static void attacker_drip(struct attacker *a)
+{
+	if (a->fd >= 0 && a->slow)
+		(void)send(a->fd, "X", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/*
+ * Waits up to timeout_ms for the server to send to or close any of the n
+ * attackers; reads what it sent. Returns how many it closed (their fd is -1).
+ */
+static int attackers_closed(struct attacker *a, int n, int timeout_ms)
+{
+	struct pollfd p[256];
+	int closed = 0;
+
+	cr_assert_leq(n, 256);
+	for (int i = 0; i < n; i++)
+		p[i] = (struct pollfd){.fd = a[i].fd, .events = POLLIN};
+	if (poll(p, (nfds_t)n, timeout_ms) <= 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (a[i].fd < 0 || !p[i].revents)
+			continue;
+		for (;;) {
+			char buf[512];
+			ssize_t got = recv(a[i].fd, buf, sizeof(buf), MSG_DONTWAIT);
+			if (got > 0) {
+				size_t room = sizeof(a[i].got) - 1 - a[i].got_len;
+				size_t k = (size_t)got < room ? (size_t)got : room;
+				memcpy(a[i].got + a[i].got_len, buf, k);
+				a[i].got_len += k;
+				a[i].got[a[i].got_len] = '\0';
+				continue;
+			}
+			if (got < 0 && (errno == EAGAIN || errno == EINTR))
+				break;
+			close(a[i].fd); /* its end, or a reset */
+			a[i].fd = -1;
+			closed++;
+			break;
+		}
+	}
+	return closed;
+}
+
+static void attackers_end(struct attacker *a, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i].fd >= 0)
+			close(a[i].fd);
+}
+
+#define IDLE_ATTACKERS 48
+#define SLOW_ATTACKERS 40
+#define TIMEOUT_408 "HTTP/1.1 408 Request Timeout\r\n"
+
+/*
+ * The acceptance of issue 22: while 48 idle and 40 slowloris connections
+ * are held, a good scraper gets every answer; then the server's deadline
+ * (PERFEV_SERVE_DEADLINE_MS, 8 s here) ends every attacker with a 408,
+ * the slowloris ones too though they keep sending. Nothing is timed: the
+ * answers must come while the attackers are held, and only the deadline
+ * may end an attacker.
+ */
+Test(stat_serve, attackers_do_not_hold_up_scrapes, .timeout = 240)
+{
+	enum { N = IDLE_ATTACKERS + SLOW_ATTACKERS, SCRAPES = 20 };
+	struct attacker a[N];
+
+	setenv("PERFEV_SERVE_DEADLINE_MS", "8000", 1);
+	const char *args[] = {"-e", "page-faults", "--", "sleep", "200", NULL};
+	struct served s = serve(args);
+	for (int i = 0; i < N; i++)
+		attacker_open(&a[i], s.port, i >= IDLE_ATTACKERS);
+	wait_sockets(s.pid, 1 + N);
+
+	int held = 0, expired = 0;
+	for (int k = 0; k < SCRAPES; k++) {
+		char *r = get(s.port, "/metrics", "");
+		expect_has(r, "HTTP/1.1 200 OK\r\n");
+		cr_expect_eq(sample(r, "perfev_scrapes_total"), k + 1);
+		free(r);
+		/* Were the attackers all still there when it came? Only their deadline may end them. */
+		expired += attackers_closed(a, N, 0);
+		for (int i = 0; i < N; i++)
+			cr_assert(a[i].fd >= 0 || strncmp(a[i].got, TIMEOUT_408, strlen(TIMEOUT_408)) == 0,
+				  "attacker %d was closed before its deadline (it got \"%s\")", i,
+				  a[i].got);
+		if (expired == 0)
+			held++;
+		for (int i = 0; i < N; i++)
+			attacker_drip(&a[i]);
+	}
+	cr_log_info("%d of %d scrapes answered while all %d attackers were held", held, SCRAPES, N);
+	cr_assert_gt(held, 0, "the deadline passed before a scrape was answered");
+
+	/* The deadline ends every attacker, a slowloris one however often it sends. */
+	while (expired < N) {
+		expired += attackers_closed(a, N, 500);
+		for (int i = 0; i < N; i++)
+			attacker_drip(&a[i]);
+	}
+	for (int i = 0; i < N; i++)
+		cr_expect(strncmp(a[i].got, TIMEOUT_408, strlen(TIMEOUT_408)) == 0,
+			  "attacker %d (%s) got \"%s\", not a 408", i, a[i].slow ? "slowloris" : "idle",
+			  a[i].got);
+	/* And it still serves. */
+	char *r = get(s.port, "/metrics", "");
+	cr_expect_eq(sample(r, "perfev_scrapes_total"), SCRAPES + 1);
+	free(r);
+	stop(&s, SIGTERM);
+}
+
+/*
+ * More connections than slots (128): a new one takes the slot of the
+ * idlest connection without a whole request, so scrapes are answered
+ * though 200 idle connections were made first (they would wait behind
+ * them in the listen queue otherwise). Those closed were evicted, not
+ * expired (the deadline is 60 s here), and the slots stay bounded.
+ */
+Test(stat_serve, full_slots_evict_the_idlest, .timeout = 240)
+{
+	enum { N = 200, SLOTS = 128 };
+	struct attacker *a = calloc(N, sizeof(*a));
+
+	setenv("PERFEV_SERVE_DEADLINE_MS", "60000", 1);
+	const char *args[] = {"-e", "page-faults", "--", "sleep", "200", NULL};
+	struct served s = serve(args);
+	for (int i = 0; i < N; i++)
+		attacker_open(&a[i], s.port, false);
+	wait_sockets(s.pid, 1 + SLOTS);
+
+	int evicted = 0;
+	for (int k = 0; k < 5; k++) {
+		char *r = get(s.port, "/metrics", "");
+		expect_has(r, "HTTP/1.1 200 OK\r\n");
+		free(r);
+		evicted += attackers_closed(a, N, 0);
+		int have = sockets_of(s.pid);
+		cr_expect_leq(have, 1 + SLOTS, "perfev holds %d sockets", have);
+	}
+	for (int i = 0; i < N; i++)
+		cr_expect(a[i].fd >= 0 || a[i].got_len == 0,
+			  "connection %d got \"%s\": expired, not evicted", i, a[i].got);
+	/* The 72 beyond the slots were accepted before the first scrape, each evicting one. */
+	cr_expect_geq(evicted, N - SLOTS, "%d connections evicted", evicted);
+	attackers_end(a, N);
+	free(a);
+	stop(&s, SIGTERM);
+}
+
+/*
+ * Malformed requests are answered and closed by the parser, not by a
+ * deadline (60 s here): a NUL byte before the headers are even whole, a
+ * control byte, a version, a target, headers too long.
+ */
+Test(stat_serve, malformed_requests_answered_and_closed)
+{
+	static char big[9000];
+	struct {
+		const char *req;
+		size_t len;
+		const char *status;
+	} cases[] = {
+	    {"GET /\0metrics HTTP/1.1\r\n", 24, "HTTP/1.1 400 Bad Request\r\n"},
+	    {"GET / HTTP/1.1\r\nHost: \x1b]0;x\a\r\n\r\n", 32, "HTTP/1.1 400 Bad Request\r\n"},
+	    {"GET / HTTP/3.0\r\n\r\n", 18, "HTTP/1.1 505 HTTP Version Not Supported\r\n"},
+	    {NULL, 0, "HTTP/1.1 414 URI Too Long\r\n"},
+	    {big, sizeof(big), "HTTP/1.1 431 Request Header Fields Too Large\r\n"},
+	};
+	char *target = malloc(1024);
+	snprintf(target, 1024, "GET /%0900d HTTP/1.1\r\n\r\n", 0);
+	cases[3].req = target;
+	cases[3].len = strlen(target);
+	size_t n = (size_t)snprintf(big, sizeof(big), "GET / HTTP/1.1\r\nX-Pad: ");
+	memset(big + n, 'p', sizeof(big) - n);
+
+	setenv("PERFEV_SERVE_DEADLINE_MS", "60000", 1);
+	const char *args[] = {"-e", "page-faults", "--", "sleep", "200", NULL};
+	struct served s = serve(args);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *r = http_n(s.port, cases[i].req, cases[i].len);
+		cr_assert(r);
+		cr_expect(strncmp(r, cases[i].status, strlen(cases[i].status)) == 0,
+			  "case %zu: \"%s\", not %s", i, r, cases[i].status);
+		free(r);
+	}
+	char *r = get(s.port, "/metrics", "");
+	expect_has(r, "perfev_scrapes_total 1\n");
+	free(r);
+	free(target);
+	stop(&s, SIGTERM);
 }
 
 /* ---- Debian's prometheus scraping perfev ------------------------------------------- */
