@@ -96,11 +96,11 @@ static bool request_line(const char *l, size_t n, bool whole, struct http_reques
 	if (whole) {
 		memcpy(req->method, l, m);
 		req->method[m] = '\0';
-		size_t p = strcspn(l + t, "?#");
-		if (p > v - t)
-			p = v - t;
-		memcpy(req->path, l + t, p);
-		req->path[p] = '\0';
+		size_t p = t; /* the bytes are not NUL-terminated: no str* function here */
+		while (p < v && l[p] != '?' && l[p] != '#')
+			p++;
+		memcpy(req->path, l + t, p - t);
+		req->path[p - t] = '\0';
 	}
 	return true;
 }
@@ -146,6 +146,8 @@ void http_request_parse(const char *buf, size_t len, size_t max, struct http_req
 
 	memset(req, 0, sizeof(*req));
 	req->state = HTTP_INCOMPLETE;
+	if (len > max)
+		len = max; /* the server never holds more */
 	while (pos < len) {
 		size_t end = pos;
 		while (end < len && buf[end] != '\n') {

@@ -44,7 +44,8 @@ struct http_request {
  * or other control byte (tab excepted), a malformed request line or header
  * line, a folded header, a target longer than HTTP_TARGET_MAX (414), a
  * version other than 1.x (505), or, still incomplete, max bytes or more
- * (431). Bytes after the blank line (a body) are not looked at.
+ * (431). Bytes after the blank line (a body), and after the first max, are
+ * not looked at.
  */
 void http_request_parse(const char *buf, size_t len, size_t max, struct http_request *req);
 

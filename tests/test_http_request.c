@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "http_request.h"
@@ -160,4 +161,23 @@ Test(http_request, sizes)
 	n = (size_t)snprintf(big, sizeof(big), "GET / HTTP/1.1\r\n\r\n");
 	memset(big + n, 0, sizeof(big) - n);
 	cr_expect_eq(parse(big, sizeof(big)).state, HTTP_COMPLETE, "the body is not looked at");
+}
+
+/* The bytes are the client's, with no NUL after them: nothing is read past len (ASan). */
+Test(http_request, reads_only_len_bytes)
+{
+	const char *reqs[] = {prometheus, "GET /metrics?q HTTP/1.1\r\n\r\n", "GET /a#b HTTP/1.0\n\n",
+			      "hello"};
+	for (size_t k = 0; k < sizeof(reqs) / sizeof(reqs[0]); k++) {
+		size_t len = strlen(reqs[k]);
+		for (size_t n = 1; n <= len; n++) {
+			char *copy = malloc(n);
+			memcpy(copy, reqs[k], n);
+			struct http_request r = parse(copy, n);
+			cr_expect(r.state != HTTP_COMPLETE || r.head_len <= n);
+			free(copy);
+		}
+	}
+	struct http_request r = parse("GET /metrics?q HTTP/1.1\r\n\r\n", 27);
+	cr_expect_str_eq(r.path, "/metrics");
 }

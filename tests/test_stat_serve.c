@@ -754,6 +754,44 @@ static int sample_span(int port, const char *range, double t, double *first, dou
 	return n;
 }
 
+/*
+ * Starts Debian's prometheus (files in dir) scraping 127.0.0.1:target every
+ * interval, with a scrape timeout of the same; its API listens on *web.
+ */
+static pid_t start_prometheus(const char *dir, int target, const char *interval, int *web)
+{
+	char *config = th_path_join(dir, "prometheus.yml"), *data = th_path_join(dir, "data");
+	char *log = th_path_join(dir, "prometheus.log"), listen_at[64], flags[3][512];
+	FILE *f = fopen(config, "w");
+	cr_assert(f);
+	fprintf(f,
+		"global:\n  scrape_interval: %s\n  scrape_timeout: %s\n"
+		"scrape_configs:\n  - job_name: perfev\n    static_configs:\n"
+		"      - targets: ['127.0.0.1:%d']\n",
+		interval, interval, target);
+	fclose(f);
+	*web = free_port();
+	snprintf(listen_at, sizeof(listen_at), "--web.listen-address=127.0.0.1:%d", *web);
+	snprintf(flags[0], sizeof(flags[0]), "--config.file=%s", config);
+	snprintf(flags[1], sizeof(flags[1]), "--storage.tsdb.path=%s", data);
+	snprintf(flags[2], sizeof(flags[2]), "--log.level=warn");
+	char *prom = th_which("prometheus");
+	const char *pargv[] = {prom, flags[0], flags[1], flags[2], listen_at, NULL};
+	pid_t ppid;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	cr_assert_eq(posix_spawn(&ppid, prom, &fa, NULL, (char *const *)pargv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	free(prom);
+	free(config);
+	free(data);
+	free(log);
+	return ppid;
+}
+
 Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults, .timeout = 180)
 {
 	if (!th_have_program("prometheus")) {
@@ -768,31 +806,8 @@ Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults, .timeout = 180)
 	struct served s = serve(args);
 
 	/* Prometheus scrapes perfev every second. */
-	char *config = th_path_join(dir, "prometheus.yml"), *data = th_path_join(dir, "data");
-	char *log = th_path_join(dir, "prometheus.log"), listen_at[64], flags[3][512];
-	FILE *f = fopen(config, "w");
-	cr_assert(f);
-	fprintf(f,
-		"global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-		"scrape_configs:\n  - job_name: perfev\n    static_configs:\n"
-		"      - targets: ['127.0.0.1:%d']\n",
-		s.port);
-	fclose(f);
-	int web = free_port();
-	snprintf(listen_at, sizeof(listen_at), "--web.listen-address=127.0.0.1:%d", web);
-	snprintf(flags[0], sizeof(flags[0]), "--config.file=%s", config);
-	snprintf(flags[1], sizeof(flags[1]), "--storage.tsdb.path=%s", data);
-	snprintf(flags[2], sizeof(flags[2]), "--log.level=warn");
-	char *prom = th_which("prometheus");
-	const char *pargv[] = {prom, flags[0], flags[1], flags[2], listen_at, NULL};
-	pid_t ppid;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	cr_assert_eq(posix_spawn(&ppid, prom, &fa, NULL, (char *const *)pargv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
+	int web;
+	pid_t ppid = start_prometheus(dir, s.port, "1s", &web);
 
 	/* The workload runs its 12 s; perfev ends with it. */
 	int status;
@@ -827,8 +842,75 @@ Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults, .timeout = 180)
 
 	kill(ppid, SIGTERM);
 	waitpid(ppid, NULL, 0);
-	free(prom);
-	free(config);
-	free(data);
-	free(log);
+}
+
+/*
+ * Debian's prometheus scrapes perfev every 4 s while 48 idle and 40
+ * slowloris connections are held, each reopened as soon as the server's
+ * deadline (3 s here) ends it: every scrape succeeds (up is 1 throughout),
+ * within prometheus' scrape timeout.
+ */
+Test(stat_serve, prometheus_scrapes_while_attacked, .timeout = 240)
+{
+	enum { N = IDLE_ATTACKERS + SLOW_ATTACKERS };
+	struct attacker a[N];
+
+	if (!th_have_program("prometheus")) {
+		th_skip("Debian's prometheus is not installed (scripts/install-deps.sh installs it)");
+		return;
+	}
+	setenv("PERFEV_SERVE_DEADLINE_MS", "3000", 1);
+	const char *dir = th_temp_dir("prometheus");
+	const char *args[] = {"-e", "page-faults", "--", th_test_program("fault_pacer"), "1000", "20",
+			      NULL};
+	struct served s = serve(args);
+	for (int i = 0; i < N; i++)
+		attacker_open(&a[i], s.port, i >= IDLE_ATTACKERS);
+	wait_sockets(s.pid, 1 + N);
+	double start = now_unix();
+	int web;
+	pid_t ppid = start_prometheus(dir, s.port, "4s", &web);
+
+	/* The attack goes on until the workload's 20 s are over and perfev ends. */
+	int status, ended = 0, reopened = 0;
+	while (waitpid(s.pid, &status, WNOHANG) == 0) {
+		ended += attackers_closed(a, N, 200);
+		for (int i = 0; i < N; i++) {
+			if (a[i].fd < 0) {
+				bool slow = a[i].slow;
+				memset(&a[i], 0, sizeof(a[i]));
+				a[i].slow = slow;
+				a[i].fd = connect_port(s.port); /* fails once perfev is gone */
+				if (a[i].fd >= 0 && slow)
+					(void)send(a[i].fd, "GET /metrics HTTP/1.1\r\nX", 24, MSG_NOSIGNAL);
+				reopened += a[i].fd >= 0;
+			}
+			attacker_drip(&a[i]);
+		}
+	}
+	close(s.err_fd);
+	attackers_end(a, N);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_log_info("the server ended %d attacking connections by its deadline; %d reopened", ended,
+		    reopened);
+	cr_expect_gt(ended, 0, "the deadline ended no attacker");
+
+	/* Every scrape from prometheus' start to its last success of perfev succeeded. */
+	double first = 0, last = 0;
+	int n = sample_span(web, "perfev_scrapes_total[120s]", now_unix(), &first, &last);
+	cr_assert_geq(n, 3, "prometheus scraped perfev %d times under attack", n);
+	char promql[256];
+	int window_ms = (int)((last - start + 1) * 1000);
+	snprintf(promql, sizeof(promql), "count_over_time(up{job=\"perfev\"}[%dms])", window_ms);
+	double scrapes = query(web, promql, last);
+	snprintf(promql, sizeof(promql), "sum_over_time(up{job=\"perfev\"}[%dms])", window_ms);
+	double up = query(web, promql, last);
+	cr_expect(scrapes >= 3 && up == scrapes, "%g of %g scrapes succeeded", up, scrapes);
+	snprintf(promql, sizeof(promql),
+		 "max_over_time(scrape_duration_seconds{job=\"perfev\"}[%dms])", window_ms);
+	cr_log_info("the slowest scrape under attack took %.3f s (prometheus' figure)",
+		    query(web, promql, last));
+
+	kill(ppid, SIGTERM);
+	waitpid(ppid, NULL, 0);
 }
