@@ -225,7 +225,7 @@ static void end_program(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-TestSuite(stat_serve, .timeout = 120);
+TestSuite(stat_serve, .timeout = 180);
 
 Test(stat_serve, metrics_in_prometheus_text_format)
 {
@@ -536,7 +536,7 @@ static void attackers_end(struct attacker *a, int n)
  * answers must come while the attackers are held, and only the deadline
  * may end an attacker.
  */
-Test(stat_serve, attackers_do_not_hold_up_scrapes, .timeout = 240)
+Test(stat_serve, attackers_do_not_hold_up_scrapes)
 {
 	enum { N = IDLE_ATTACKERS + SLOW_ATTACKERS, SCRAPES = 20 };
 	struct attacker a[N];
@@ -592,7 +592,7 @@ Test(stat_serve, attackers_do_not_hold_up_scrapes, .timeout = 240)
  * them in the listen queue otherwise). Those closed were evicted, not
  * expired (the deadline is 60 s here), and the slots stay bounded.
  */
-Test(stat_serve, full_slots_evict_the_idlest, .timeout = 240)
+Test(stat_serve, full_slots_evict_the_idlest)
 {
 	enum { N = 200, SLOTS = 128 };
 	struct attacker *a = calloc(N, sizeof(*a));
@@ -794,7 +794,7 @@ static pid_t start_prometheus(const char *dir, int target, const char *interval,
 	return ppid;
 }
 
-Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults, .timeout = 180)
+Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults)
 {
 	if (!th_have_program("prometheus")) {
 		th_skip("Debian's prometheus is not installed (scripts/install-deps.sh installs it)");
@@ -852,7 +852,7 @@ Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults, .timeout = 180)
  * deadline (3 s here) ends it: every scrape succeeds (up is 1 throughout),
  * within prometheus' scrape timeout.
  */
-Test(stat_serve, prometheus_scrapes_while_attacked, .timeout = 240)
+Test(stat_serve, prometheus_scrapes_while_attacked)
 {
 	enum { N = IDLE_ATTACKERS + SLOW_ATTACKERS };
 	struct attacker a[N];
