@@ -321,10 +321,14 @@ int stat_serve_max_pollfds(void);
 /* Fills fds with the server's descriptors to poll; returns how many (0 for NULL). */
 int stat_serve_pollfds(const struct stat_server *sv, struct pollfd *fds);
 
-/* Accepts, reads and answers what fds (as filled, then polled) say is ready. */
+/*
+ * Accepts, reads and answers what fds (as filled, then polled) say is ready,
+ * and ends the connections whose deadlines have passed. Call it after every
+ * poll, with fds NULL when poll failed (deadlines only).
+ */
 void stat_serve_handle(struct stat_server *sv, struct stat_state *s, const struct pollfd *fds);
 
-/* The longest poll may wait for the server's sake (ms), or -1 for no limit. */
+/* The longest poll may wait for the server's sake (ms: its nearest deadline), or -1 for none. */
 int stat_serve_timeout_ms(const struct stat_server *sv);
 
 #endif /* PERFEV_CLI_STAT_H */

@@ -196,8 +196,8 @@ static void wait_loop(struct stat_state *s, pid_t child, struct ticker *t, int *
 			break;
 		}
 		cli_wake_drain();
-		if (n > 0 && nserved)
-			stat_serve_handle(s->server, s, served);
+		if (nserved) /* also on a timeout: the server's deadlines */
+			stat_serve_handle(s->server, s, n > 0 ? served : NULL);
 		if (child > 0 && wait4(child, status, WNOHANG, ru) == child)
 			break;
 		if (cli_stop_signal() && child <= 0)

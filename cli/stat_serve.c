@@ -5,8 +5,29 @@
  *
  * The server lives inside stat's wait loop (stat_run.c): its descriptors
  * are polled with the others, and each scrape reads the counters once.
- * Connections are non-blocking and few (MAX_CLIENTS); one request each,
- * answered and closed. Memory is fixed after the first scrape: a response
+ * Connections are non-blocking; one request each, answered and closed.
+ *
+ * No client can hold the server up for others (docs/FLEET.md):
+ *  - every connection has deadlines kept by the clock, whatever else
+ *    happens: its whole request within the deadline of its accept (a
+ *    client that drips a byte now and then gains nothing), its answer sent
+ *    within the deadline of the request's end, and a short lingering close
+ *    after that. poll waits for the nearest deadline, no longer;
+ *  - sockets never block: a slow reader's answer waits for POLLOUT while
+ *    the others are served;
+ *  - the slots are bounded (MAX_CLIENTS); when they are full, a new
+ *    connection takes the slot of the one that has waited longest without
+ *    finishing a request (the idlest: its last byte, or its accept, is the
+ *    oldest), so idle connections cannot lock a scraper out. A connection
+ *    idle less than EVICT_MS keeps its slot (its request may be on its way:
+ *    600 scrapers at once must not evict each other); with no slot to
+ *    give, the newcomers wait in the listen queue. Each round accepts at
+ *    most MAX_CLIENTS connections;
+ *  - a request is at most HTTP_REQUEST_MAX bytes, parsed by
+ *    http_request.c; a malformed one (a NUL byte included) is answered 400
+ *    and closed as soon as its bytes show it.
+ *
+ * Memory is fixed after the first scrape: a response
  * buffer that grows to the largest page once, and one number per series
  * that keeps every exported counter from going backwards (a scaled count
  * is an estimate, and a new estimate may be lower than the last one).
@@ -27,19 +48,33 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "http_request.h"
 #include "stat.h"
 
-#define MAX_CLIENTS     16
-#define MAX_REQUEST     8192   /* bytes of request line and headers */
-#define CLIENT_IDLE_NS  10e9   /* a connection that sends no whole request in this long is closed */
+#define MAX_CLIENTS 128
+#define DEADLINE_MS 10000 /* default request and response deadlines */
+#define LINGER_MS   1000  /* after the answer: the most time spent draining what the client sends */
+#define EVICT_MS    250   /* a connection idle this long may lose its slot to a new one */
+#define PAUSE_MS    100   /* out of descriptors: how long accepting pauses */
+#define DEADLINE_ENV "PERFEV_SERVE_DEADLINE_MS"
+
+/* Where a connection is. */
+enum client_state {
+	CLIENT_FREE,
+	CLIENT_READING,   /* its request is not whole yet */
+	CLIENT_WRITING,   /* its answer is being sent */
+	CLIENT_LINGERING, /* answered and shut down for writing: reading until its end */
+};
 
 /* One connection: the request read so far, then the response being sent. */
 struct client {
-	int fd;          /* -1: free */
-	double since_ns; /* when it was accepted */
-	char req[MAX_REQUEST];
+	int fd; /* -1: free */
+	enum client_state state;
+	double deadline_ns; /* when the current state's time is up (stat_now_ns's clock) */
+	double active_ns;   /* accepted, or its last byte read: the idlest is evicted first */
+	char req[HTTP_REQUEST_MAX];
 	size_t req_len;
-	char *resp; /* malloc'ed; NULL while the request is incomplete */
+	char *resp; /* malloc'ed while writing */
 	size_t resp_len, resp_sent;
 };
 
@@ -53,6 +88,8 @@ struct stat_server {
 	int fd; /* listening socket */
 	char where[128]; /* "127.0.0.1:9100" as bound */
 	struct client clients[MAX_CLIENTS];
+	double deadline_ns; /* the request deadline, and the response deadline */
+	double paused_until_ns; /* accept failed for want of descriptors or memory: not before then */
 	struct text page;
 	struct raw *raw;       /* one read of every counter */
 	struct stat_cell *cells;
@@ -123,6 +160,21 @@ static bool split_address(const char *spec, char *host, size_t hsize, char *port
 	return true;
 }
 
+/* The deadline of each request and answer: $PERFEV_SERVE_DEADLINE_MS, or 10 s. */
+static long deadline_ms(void)
+{
+	const char *env = getenv(DEADLINE_ENV);
+	long v;
+
+	if (!env || !*env)
+		return DEADLINE_MS;
+	if (cli_parse_long(env, "", 1, 3600000, &v))
+		return v;
+	cli_warning("%s='%s' is not a number of milliseconds from 1 to 3600000; using %d",
+		    DEADLINE_ENV, env, DEADLINE_MS);
+	return DEADLINE_MS;
+}
+
 int stat_serve_open(const char *spec, struct stat_server **out)
 {
 	char host[256], port[16];
@@ -152,7 +204,7 @@ int stat_serve_open(const char *spec, struct stat_server **out)
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, MAX_CLIENTS) == 0)
+		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0)
 			break;
 		e = errno;
 		close(fd);
@@ -176,6 +228,7 @@ int stat_serve_open(const char *spec, struct stat_server **out)
 	char addr[INET6_ADDRSTRLEN] = "?";
 	int bound = 0;
 	sv->fd = fd;
+	sv->deadline_ns = deadline_ms() * 1e6;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		sv->clients[i].fd = -1;
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0) {
@@ -203,8 +256,37 @@ static void client_close(struct client *c)
 		close(c->fd);
 	free(c->resp);
 	c->fd = -1;
+	c->state = CLIENT_FREE;
 	c->resp = NULL;
 	c->req_len = c->resp_len = c->resp_sent = 0;
+}
+
+/*
+ * Whether c may give its slot to a new connection at now: it is done
+ * (lingering), or it has no whole request yet and sent nothing for EVICT_MS.
+ */
+static bool evictable(const struct client *c, double now)
+{
+	return c->state == CLIENT_LINGERING ||
+	       (c->state == CLIENT_READING && now - c->active_ns >= EVICT_MS * 1e6);
+}
+
+/* The slot a new connection takes at now: a free one, else the idlest evictable one; or NULL. */
+static struct client *slot_for_new(const struct stat_server *sv, double now)
+{
+	const struct client *best = NULL;
+
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		const struct client *c = &sv->clients[i];
+		if (c->state == CLIENT_FREE)
+			return (struct client *)c;
+		/* Done ones go first, then the one whose last byte is the oldest. */
+		if (evictable(c, now) &&
+		    (!best || (c->state == CLIENT_LINGERING && best->state != CLIENT_LINGERING) ||
+		     (c->state == best->state && c->active_ns < best->active_ns)))
+			best = c;
+	}
+	return (struct client *)best;
 }
 
 void stat_serve_close(struct stat_server *sv)
@@ -229,11 +311,13 @@ int stat_serve_pollfds(const struct stat_server *sv, struct pollfd *fds)
 	if (!sv)
 		return 0;
 	fds[n].fd = sv->fd;
-	fds[n++].events = POLLIN;
+	/* No slot to give: new connections wait in the listen queue (see stat_serve_timeout_ms). */
+	double now = stat_now_ns();
+	fds[n++].events = now >= sv->paused_until_ns && slot_for_new(sv, now) ? POLLIN : 0;
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		const struct client *c = &sv->clients[i];
 		fds[n].fd = c->fd; /* negative: poll ignores it */
-		fds[n++].events = c->resp ? POLLOUT : POLLIN;
+		fds[n++].events = c->state == CLIENT_WRITING ? POLLOUT : POLLIN;
 	}
 	return n;
 }
@@ -466,6 +550,7 @@ static void respond(struct client *c, const char *status, const char *type, cons
 		memcpy(t.buf + t.len, body, body_len);
 		t.len += body_len;
 	}
+	free(c->resp);
 	c->resp = t.buf;
 	c->resp_len = t.len;
 	c->resp_sent = 0;
@@ -476,139 +561,235 @@ static void respond_text(struct client *c, const char *status, const char *body)
 	respond(c, status, "text/plain; charset=utf-8", body, strlen(body), false);
 }
 
-/* Whether header name (with its colon) has a value holding word, case-blind for the name. */
-static bool header_has(const char *headers, const char *name, const char *word)
+/* The reason phrase of the statuses the parser refuses with. */
+static const char *status_line(int status)
 {
-	size_t n = strlen(name);
+	switch (status) {
+	case 414:
+		return "414 URI Too Long";
+	case 431:
+		return "431 Request Header Fields Too Large";
+	case 505:
+		return "505 HTTP Version Not Supported";
+	default:
+		return "400 Bad Request";
+	}
+}
 
-	for (const char *l = headers; l && *l; l = strstr(l, "\r\n"), l = l ? l + 2 : NULL) {
-		if (strncasecmp(l, name, n) == 0) {
-			const char *end = strstr(l, "\r\n");
-			const char *w = strstr(l + n, word);
-			return w && (!end || w < end);
+/* Answers c's whole request, req. */
+static void answer(struct stat_server *sv, struct stat_state *s, struct client *c,
+		   const struct http_request *req)
+{
+	bool head = strcmp(req->method, "HEAD") == 0;
+
+	if (!head && strcmp(req->method, "GET") != 0)
+		respond_text(c, "405 Method Not Allowed", "perfev: only GET and HEAD are served\n");
+	else if (strcmp(req->path, "/") == 0)
+		respond(c, "200 OK", "text/plain; charset=utf-8",
+			"perfev stat: the counts are at /metrics\n",
+			strlen("perfev stat: the counts are at /metrics\n"), head);
+	else if (strcmp(req->path, "/metrics") != 0)
+		respond_text(c, "404 Not Found", "perfev: no such page; the counts are at /metrics\n");
+	else {
+		make_page(sv, s, req->openmetrics);
+		respond(c, "200 OK",
+			req->openmetrics
+			    ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+			    : "text/plain; version=0.0.4; charset=utf-8",
+			sv->page.buf, sv->page.len, head);
+	}
+}
+
+/* c's answer is set: it has the response deadline to go out. */
+static void start_writing(struct stat_server *sv, struct client *c, double now)
+{
+	c->state = CLIENT_WRITING;
+	c->deadline_ns = now + sv->deadline_ns;
+}
+
+/*
+ * The answer is out: no more writes, and what the client still sends is
+ * read and dropped for a moment (closing with unread bytes would reset
+ * the connection, and the client could lose the answer).
+ */
+static void start_lingering(struct stat_server *sv, struct client *c, double now)
+{
+	free(c->resp);
+	c->resp = NULL;
+	shutdown(c->fd, SHUT_WR);
+	c->state = CLIENT_LINGERING;
+	c->deadline_ns = now + (sv->deadline_ns < LINGER_MS * 1e6 ? sv->deadline_ns : LINGER_MS * 1e6);
+}
+
+/* Sends what is left of c's response; lingers when all is sent. */
+static void client_write(struct stat_server *sv, struct client *c, double now)
+{
+	while (c->resp_sent < c->resp_len) {
+		ssize_t n = send(c->fd, c->resp + c->resp_sent, c->resp_len - c->resp_sent,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0) {
+			client_close(c);
+			return;
 		}
+		c->resp_sent += (size_t)n;
+	}
+	start_lingering(sv, c, now);
+}
+
+/*
+ * Whether the n bytes just read may change what the parser says: a line
+ * ended, or a byte no request may hold came.
+ */
+static bool worth_parsing(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)p[i];
+		if (ch == '\n' || (ch < ' ' && ch != '\r' && ch != '\t') || ch == 0x7f)
+			return true;
 	}
 	return false;
 }
 
-/* Answers c's whole request. */
-static void answer(struct stat_server *sv, struct stat_state *s, struct client *c)
+/* Reads what c sent; answers once the request is whole, or refused. */
+static void client_read(struct stat_server *sv, struct stat_state *s, struct client *c, double now)
 {
-	char method[16], target[512], version[16];
+	ssize_t n = recv(c->fd, c->req + c->req_len, sizeof(c->req) - c->req_len, MSG_DONTWAIT);
 
-	if (sscanf(c->req, "%15s %511s %15s", method, target, version) != 3 ||
-	    strncmp(version, "HTTP/1.", 7) != 0) {
-		respond_text(c, "400 Bad Request", "perfev: a request line of HTTP/1.x was expected\n");
-		return;
-	}
-	bool head = strcmp(method, "HEAD") == 0;
-	if (!head && strcmp(method, "GET") != 0) {
-		respond_text(c, "405 Method Not Allowed", "perfev: only GET and HEAD are served\n");
-		return;
-	}
-	target[strcspn(target, "?#")] = '\0';
-	if (strcmp(target, "/") == 0) {
-		respond_text(c, "200 OK", "perfev stat: the counts are at /metrics\n");
-		return;
-	}
-	if (strcmp(target, "/metrics") != 0) {
-		respond_text(c, "404 Not Found", "perfev: no such page; the counts are at /metrics\n");
-		return;
-	}
-	const char *headers = strstr(c->req, "\r\n");
-	bool om = headers && header_has(headers + 2, "Accept:", "application/openmetrics-text");
-	make_page(sv, s, om);
-	respond(c,
-		"200 OK",
-		om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-		   : "text/plain; version=0.0.4; charset=utf-8",
-		sv->page.buf, sv->page.len, head);
-}
-
-/* Reads what c sent; answers once the headers are whole. */
-static void client_read(struct stat_server *sv, struct stat_state *s, struct client *c)
-{
-	ssize_t n = read(c->fd, c->req + c->req_len, sizeof(c->req) - 1 - c->req_len);
-
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
 	if (n <= 0) {
-		client_close(c);
+		client_close(c); /* gone before its request was whole */
 		return;
 	}
+	c->active_ns = now;
 	c->req_len += (size_t)n;
-	c->req[c->req_len] = '\0';
-	if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n"))
-		answer(sv, s, c);
-	else if (c->req_len >= sizeof(c->req) - 1)
-		respond_text(c, "431 Request Header Fields Too Large",
-			     "perfev: the request's headers are too large\n");
+	if (!worth_parsing(c->req + c->req_len - (size_t)n, (size_t)n) &&
+	    c->req_len < sizeof(c->req))
+		return;
+
+	struct http_request req;
+	http_request_parse(c->req, c->req_len, sizeof(c->req), &req);
+	if (req.state == HTTP_INCOMPLETE)
+		return;
+	if (req.state == HTTP_BAD)
+		respond_text(c, status_line(req.status), req.why);
+	else
+		answer(sv, s, c, &req);
+	start_writing(sv, c, now);
+	client_write(sv, c, now);
 }
 
-/* Sends what is left of c's response; closes it when all is sent. */
-static void client_write(struct client *c)
+/* Reads and drops what a lingering client sends; closes at its end. */
+static void client_drain(struct client *c)
 {
-	while (c->resp_sent < c->resp_len) {
-		ssize_t n = send(c->fd, c->resp + c->resp_sent, c->resp_len - c->resp_sent,
-				 MSG_NOSIGNAL);
+	char sink[4096];
+
+	for (int i = 0; i < 16; i++) {
+		ssize_t n = recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return;
 		if (n <= 0)
 			break;
-		c->resp_sent += (size_t)n;
 	}
 	client_close(c);
 }
 
-/* Accepts every waiting connection there is room for. */
-static void accept_all(struct stat_server *sv)
+/* c's time in its state is up at now. */
+static void client_expire(struct stat_server *sv, struct client *c, double now)
 {
-	for (;;) {
-		struct client *c = NULL;
-		for (int i = 0; i < MAX_CLIENTS && !c; i++)
-			if (sv->clients[i].fd < 0)
-				c = &sv->clients[i];
-		if (!c)
-			return; /* full: the rest wait in the listen queue */
-		int fd = accept4(sv->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-		if (fd < 0)
+	if (c->state == CLIENT_READING) {
+		/* One try at saying why, never waiting for it. */
+		respond_text(c, "408 Request Timeout",
+			     "perfev: the request did not arrive whole in time\n");
+		start_writing(sv, c, now);
+		client_write(sv, c, now);
+		if (c->state == CLIENT_LINGERING || c->state == CLIENT_FREE)
 			return;
+	}
+	client_close(c);
+}
+
+/* Accepts waiting connections, at most MAX_CLIENTS a round, evicting the idlest when full. */
+static void accept_some(struct stat_server *sv, struct stat_state *s, double now)
+{
+	for (int round = 0; round < MAX_CLIENTS; round++) {
+		struct client *c = slot_for_new(sv, now);
+		if (!c)
+			return; /* no slot to give: the rest wait in the listen queue */
+		int fd = accept4(sv->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			/* The listen socket stays readable: polling it now would spin. */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				sv->paused_until_ns = now + PAUSE_MS * 1e6;
+			return;
+		}
+		if (c->state != CLIENT_FREE)
+			client_close(c); /* the idlest connection without a whole request */
 		c->fd = fd;
-		c->since_ns = stat_now_ns();
+		c->state = CLIENT_READING;
+		c->active_ns = now;
+		c->deadline_ns = now + sv->deadline_ns;
 		c->req_len = 0;
+		client_read(sv, s, c, now); /* a scraper's request is often there already */
 	}
 }
 
 void stat_serve_handle(struct stat_server *sv, struct stat_state *s, const struct pollfd *fds)
 {
-	double now = stat_now_ns();
-
 	if (!sv)
 		return;
-	for (int i = 0; i < MAX_CLIENTS; i++) {
+	double now = stat_now_ns();
+	for (int i = 0; fds && i < MAX_CLIENTS; i++) {
 		struct client *c = &sv->clients[i];
 		short rev = fds[1 + i].revents;
-		if (c->fd < 0 || fds[1 + i].fd != c->fd)
+		if (c->fd < 0 || fds[1 + i].fd != c->fd || !rev)
 			continue;
-		if (c->resp && (rev & (POLLOUT | POLLERR | POLLHUP)))
-			client_write(c);
-		else if (!c->resp && (rev & (POLLIN | POLLERR | POLLHUP)))
-			client_read(sv, s, c);
-		if (c->fd >= 0 && now - c->since_ns > CLIENT_IDLE_NS)
-			client_close(c);
+		if (c->state == CLIENT_WRITING)
+			client_write(sv, c, now);
+		else if (c->state == CLIENT_READING)
+			client_read(sv, s, c, now);
+		else if (c->state == CLIENT_LINGERING)
+			client_drain(c);
 	}
-	if (fds[0].revents & POLLIN)
-		accept_all(sv);
+	now = stat_now_ns();
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *c = &sv->clients[i];
+		if (c->state != CLIENT_FREE && now >= c->deadline_ns)
+			client_expire(sv, c, now);
+	}
+	if (fds && (fds[0].revents & POLLIN))
+		accept_some(sv, s, now);
 }
 
 int stat_serve_timeout_ms(const struct stat_server *sv)
 {
+	double nearest = -1, now = stat_now_ns();
+
 	if (!sv)
 		return -1;
-	for (int i = 0; i < MAX_CLIENTS; i++)
-		if (sv->clients[i].fd >= 0)
-			return 1000; /* look at idle connections now and then */
-	return -1;
+	bool full = !slot_for_new(sv, now);
+	if (now < sv->paused_until_ns)
+		nearest = sv->paused_until_ns;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		const struct client *c = &sv->clients[i];
+		double when = c->deadline_ns;
+		if (c->state == CLIENT_FREE)
+			continue;
+		/* Full, the listen socket is not polled: wake when a slot can be given. */
+		if (full && c->state == CLIENT_READING && c->active_ns + EVICT_MS * 1e6 < when)
+			when = c->active_ns + EVICT_MS * 1e6;
+		if (nearest < 0 || when < nearest)
+			nearest = when;
+	}
+	if (nearest < 0)
+		return -1;
+	if (nearest <= now)
+		return 0;
+	return (int)((nearest - now) / 1e6) + 1; /* rounded up: never woken before it */
 }

@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -138,17 +139,28 @@ static int stop(struct served *s, int sig)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Sends request to port and returns the whole response (malloc'ed), or NULL. */
-static char *http(int port, const char *request)
+/* A connection to port on loopback, or -1. */
+static int connect_port(int port)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Sends the len bytes of request to port and returns the whole response (malloc'ed), or NULL. */
+static char *http_n(int port, const char *request, size_t req_len)
+{
+	int fd = connect_port(port);
 	size_t len = 0, cap = 1 << 16;
 	char *buf = malloc(cap);
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
+	if (fd < 0 || send(fd, request, req_len, MSG_NOSIGNAL) != (ssize_t)req_len) {
 		if (fd >= 0)
 			close(fd);
 		free(buf);
@@ -165,6 +177,12 @@ static char *http(int port, const char *request)
 	close(fd);
 	buf[len] = '\0';
 	return buf;
+}
+
+/* Sends request (a string) to port and returns the whole response (malloc'ed), or NULL. */
+static char *http(int port, const char *request)
+{
+	return http_n(port, request, strlen(request));
 }
 
 /* GET path with extra header lines ("" for none); returns the response. */
@@ -207,7 +225,7 @@ static void end_program(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-TestSuite(stat_serve, .timeout = 120);
+TestSuite(stat_serve, .timeout = 180);
 
 Test(stat_serve, metrics_in_prometheus_text_format)
 {
@@ -399,6 +417,257 @@ Test(stat_serve, option_errors)
 	close(fd);
 }
 
+/* ---- clients that hold connections: deadlines, eviction ---------------------------- */
+
+/* How many sockets process pid holds (its listening one included). */
+static int sockets_of(pid_t pid)
+{
+	char dir[64], path[320], link[64];
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));) {
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		ssize_t len = readlink(path, link, sizeof(link) - 1);
+		if (len > 0) {
+			link[len] = '\0';
+			n += strncmp(link, "socket:", 7) == 0;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* Waits until perfev holds at least n sockets: the connections made so far are accepted. */
+static void wait_sockets(pid_t pid, int n)
+{
+	int have = 0;
+
+	for (int tries = 0; tries < 20000 && (have = sockets_of(pid)) < n; tries++)
+		usleep(1000);
+	cr_assert_geq(have, n, "perfev holds %d sockets, not the %d connections made to it", have,
+		      n);
+}
+
+/* One attacking connection: idle (sends nothing) or slowloris (a byte now and then). */
+struct attacker {
+	int fd; /* -1 once the server closed it */
+	bool slow;
+	char got[128]; /* the start of what the server sent */
+	size_t got_len;
+};
+
+/* Connects a[i] to port; a slowloris one sends a request line and no end to its headers. */
+static void attacker_open(struct attacker *a, int port, bool slow)
+{
+	memset(a, 0, sizeof(*a));
+	a->slow = slow;
+	a->fd = connect_port(port);
+	cr_assert_geq(a->fd, 0, "cannot connect: %s", strerror(errno));
+	if (slow)
+		cr_assert_eq(send(a->fd, "GET /metrics HTTP/1.1\r\nX", 24, MSG_NOSIGNAL), 24);
+}
+
+/* A slowloris one sends one more byte of its never-ending header line. */
+static void attacker_drip(struct attacker *a)
+{
+	if (a->fd >= 0 && a->slow)
+		(void)send(a->fd, "X", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+/*
+ * Waits up to timeout_ms for the server to send to or close any of the n
+ * attackers; reads what it sent. Returns how many it closed (their fd is -1).
+ */
+static int attackers_closed(struct attacker *a, int n, int timeout_ms)
+{
+	struct pollfd p[256];
+	int closed = 0;
+
+	cr_assert_leq(n, 256);
+	for (int i = 0; i < n; i++)
+		p[i] = (struct pollfd){.fd = a[i].fd, .events = POLLIN};
+	if (poll(p, (nfds_t)n, timeout_ms) <= 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (a[i].fd < 0 || !p[i].revents)
+			continue;
+		for (;;) {
+			char buf[512];
+			ssize_t got = recv(a[i].fd, buf, sizeof(buf), MSG_DONTWAIT);
+			if (got > 0) {
+				size_t room = sizeof(a[i].got) - 1 - a[i].got_len;
+				size_t k = (size_t)got < room ? (size_t)got : room;
+				memcpy(a[i].got + a[i].got_len, buf, k);
+				a[i].got_len += k;
+				a[i].got[a[i].got_len] = '\0';
+				continue;
+			}
+			if (got < 0 && (errno == EAGAIN || errno == EINTR))
+				break;
+			close(a[i].fd); /* its end, or a reset */
+			a[i].fd = -1;
+			closed++;
+			break;
+		}
+	}
+	return closed;
+}
+
+static void attackers_end(struct attacker *a, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i].fd >= 0)
+			close(a[i].fd);
+}
+
+#define IDLE_ATTACKERS 48
+#define SLOW_ATTACKERS 40
+#define TIMEOUT_408 "HTTP/1.1 408 Request Timeout\r\n"
+
+/*
+ * The acceptance of issue 22: while 48 idle and 40 slowloris connections
+ * are held, a good scraper gets every answer; then the server's deadline
+ * (PERFEV_SERVE_DEADLINE_MS, 8 s here) ends every attacker with a 408,
+ * the slowloris ones too though they keep sending. Nothing is timed: the
+ * answers must come while the attackers are held, and only the deadline
+ * may end an attacker.
+ */
+Test(stat_serve, attackers_do_not_hold_up_scrapes)
+{
+	enum { N = IDLE_ATTACKERS + SLOW_ATTACKERS, SCRAPES = 20 };
+	struct attacker a[N];
+
+	setenv("PERFEV_SERVE_DEADLINE_MS", "8000", 1);
+	const char *args[] = {"-e", "page-faults", "--", "sleep", "200", NULL};
+	struct served s = serve(args);
+	for (int i = 0; i < N; i++)
+		attacker_open(&a[i], s.port, i >= IDLE_ATTACKERS);
+	wait_sockets(s.pid, 1 + N);
+
+	int held = 0, expired = 0;
+	for (int k = 0; k < SCRAPES; k++) {
+		char *r = get(s.port, "/metrics", "");
+		expect_has(r, "HTTP/1.1 200 OK\r\n");
+		cr_expect_eq(sample(r, "perfev_scrapes_total"), k + 1);
+		free(r);
+		/* Were the attackers all still there when it came? Only their deadline may end them. */
+		expired += attackers_closed(a, N, 0);
+		for (int i = 0; i < N; i++)
+			cr_assert(a[i].fd >= 0 || strncmp(a[i].got, TIMEOUT_408, strlen(TIMEOUT_408)) == 0,
+				  "attacker %d was closed before its deadline (it got \"%s\")", i,
+				  a[i].got);
+		if (expired == 0)
+			held++;
+		for (int i = 0; i < N; i++)
+			attacker_drip(&a[i]);
+	}
+	cr_log_info("%d of %d scrapes answered while all %d attackers were held", held, SCRAPES, N);
+	cr_assert_gt(held, 0, "the deadline passed before a scrape was answered");
+
+	/* The deadline ends every attacker, a slowloris one however often it sends. */
+	while (expired < N) {
+		expired += attackers_closed(a, N, 500);
+		for (int i = 0; i < N; i++)
+			attacker_drip(&a[i]);
+	}
+	for (int i = 0; i < N; i++)
+		cr_expect(strncmp(a[i].got, TIMEOUT_408, strlen(TIMEOUT_408)) == 0,
+			  "attacker %d (%s) got \"%s\", not a 408", i, a[i].slow ? "slowloris" : "idle",
+			  a[i].got);
+	/* And it still serves. */
+	char *r = get(s.port, "/metrics", "");
+	cr_expect_eq(sample(r, "perfev_scrapes_total"), SCRAPES + 1);
+	free(r);
+	stop(&s, SIGTERM);
+}
+
+/*
+ * More connections than slots (128): a new one takes the slot of the
+ * idlest connection without a whole request, so scrapes are answered
+ * though 200 idle connections were made first (they would wait behind
+ * them in the listen queue otherwise). Those closed were evicted, not
+ * expired (the deadline is 60 s here), and the slots stay bounded.
+ */
+Test(stat_serve, full_slots_evict_the_idlest)
+{
+	enum { N = 200, SLOTS = 128 };
+	struct attacker *a = calloc(N, sizeof(*a));
+
+	setenv("PERFEV_SERVE_DEADLINE_MS", "60000", 1);
+	const char *args[] = {"-e", "page-faults", "--", "sleep", "200", NULL};
+	struct served s = serve(args);
+	for (int i = 0; i < N; i++)
+		attacker_open(&a[i], s.port, false);
+	wait_sockets(s.pid, 1 + SLOTS);
+
+	int evicted = 0;
+	for (int k = 0; k < 5; k++) {
+		char *r = get(s.port, "/metrics", "");
+		expect_has(r, "HTTP/1.1 200 OK\r\n");
+		free(r);
+		evicted += attackers_closed(a, N, 0);
+		int have = sockets_of(s.pid);
+		cr_expect_leq(have, 1 + SLOTS, "perfev holds %d sockets", have);
+	}
+	/* The 72 beyond the slots were accepted before the first scrape, each evicting one. */
+	for (int tries = 0; evicted < N - SLOTS && tries < 120; tries++)
+		evicted += attackers_closed(a, N, 1000); /* their ends may still be on the way */
+	cr_expect_geq(evicted, N - SLOTS, "%d connections evicted", evicted);
+	for (int i = 0; i < N; i++)
+		cr_expect(a[i].fd >= 0 || a[i].got_len == 0,
+			  "connection %d got \"%s\": expired, not evicted", i, a[i].got);
+	attackers_end(a, N);
+	free(a);
+	stop(&s, SIGTERM);
+}
+
+/*
+ * Malformed requests are answered and closed by the parser, not by a
+ * deadline (60 s here): a NUL byte before the headers are even whole, a
+ * control byte, a version, a target, headers too long.
+ */
+Test(stat_serve, malformed_requests_answered_and_closed)
+{
+	static char big[9000];
+	struct {
+		const char *req;
+		size_t len;
+		const char *status;
+	} cases[] = {
+	    {"GET /\0metrics HTTP/1.1\r\n", 24, "HTTP/1.1 400 Bad Request\r\n"},
+	    {"GET / HTTP/1.1\r\nHost: \x1b]0;x\a\r\n\r\n", 32, "HTTP/1.1 400 Bad Request\r\n"},
+	    {"GET / HTTP/3.0\r\n\r\n", 18, "HTTP/1.1 505 HTTP Version Not Supported\r\n"},
+	    {NULL, 0, "HTTP/1.1 414 URI Too Long\r\n"},
+	    {big, sizeof(big), "HTTP/1.1 431 Request Header Fields Too Large\r\n"},
+	};
+	char *target = malloc(1024);
+	snprintf(target, 1024, "GET /%0900d HTTP/1.1\r\n\r\n", 0);
+	cases[3].req = target;
+	cases[3].len = strlen(target);
+	size_t n = (size_t)snprintf(big, sizeof(big), "GET / HTTP/1.1\r\nX-Pad: ");
+	memset(big + n, 'p', sizeof(big) - n);
+
+	setenv("PERFEV_SERVE_DEADLINE_MS", "60000", 1);
+	const char *args[] = {"-e", "page-faults", "--", "sleep", "200", NULL};
+	struct served s = serve(args);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *r = http_n(s.port, cases[i].req, cases[i].len);
+		cr_assert(r);
+		cr_expect(strncmp(r, cases[i].status, strlen(cases[i].status)) == 0,
+			  "case %zu: \"%s\", not %s", i, r, cases[i].status);
+		free(r);
+	}
+	char *r = get(s.port, "/metrics", "");
+	expect_has(r, "perfev_scrapes_total 1\n");
+	free(r);
+	free(target);
+	stop(&s, SIGTERM);
+}
+
 /* ---- Debian's prometheus scraping perfev ------------------------------------------- */
 
 /* A TCP port on loopback that nothing listens on now. */
@@ -487,32 +756,24 @@ static int sample_span(int port, const char *range, double t, double *first, dou
 	return n;
 }
 
-Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults, .timeout = 180)
+/*
+ * Starts Debian's prometheus (files in dir) scraping 127.0.0.1:target every
+ * interval, with a scrape timeout of the same; its API listens on *web.
+ */
+static pid_t start_prometheus(const char *dir, int target, const char *interval, int *web)
 {
-	if (!th_have_program("prometheus")) {
-		th_skip("Debian's prometheus is not installed (scripts/install-deps.sh installs it)");
-		return;
-	}
-	const char *dir = th_temp_dir("prometheus");
-	const char *rate = "5000", *seconds = "12";
-	double start = now_unix();
-	const char *args[] = {"-e", "page-faults", "--", th_test_program("fault_pacer"), rate,
-			      seconds, NULL};
-	struct served s = serve(args);
-
-	/* Prometheus scrapes perfev every second. */
 	char *config = th_path_join(dir, "prometheus.yml"), *data = th_path_join(dir, "data");
 	char *log = th_path_join(dir, "prometheus.log"), listen_at[64], flags[3][512];
 	FILE *f = fopen(config, "w");
 	cr_assert(f);
 	fprintf(f,
-		"global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+		"global:\n  scrape_interval: %s\n  scrape_timeout: %s\n"
 		"scrape_configs:\n  - job_name: perfev\n    static_configs:\n"
 		"      - targets: ['127.0.0.1:%d']\n",
-		s.port);
+		interval, interval, target);
 	fclose(f);
-	int web = free_port();
-	snprintf(listen_at, sizeof(listen_at), "--web.listen-address=127.0.0.1:%d", web);
+	*web = free_port();
+	snprintf(listen_at, sizeof(listen_at), "--web.listen-address=127.0.0.1:%d", *web);
 	snprintf(flags[0], sizeof(flags[0]), "--config.file=%s", config);
 	snprintf(flags[1], sizeof(flags[1]), "--storage.tsdb.path=%s", data);
 	snprintf(flags[2], sizeof(flags[2]), "--log.level=warn");
@@ -526,6 +787,29 @@ Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults, .timeout = 180)
 	posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	cr_assert_eq(posix_spawn(&ppid, prom, &fa, NULL, (char *const *)pargv, environ), 0);
 	posix_spawn_file_actions_destroy(&fa);
+	free(prom);
+	free(config);
+	free(data);
+	free(log);
+	return ppid;
+}
+
+Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults)
+{
+	if (!th_have_program("prometheus")) {
+		th_skip("Debian's prometheus is not installed (scripts/install-deps.sh installs it)");
+		return;
+	}
+	const char *dir = th_temp_dir("prometheus");
+	const char *rate = "5000", *seconds = "12";
+	double start = now_unix();
+	const char *args[] = {"-e", "page-faults", "--", th_test_program("fault_pacer"), rate,
+			      seconds, NULL};
+	struct served s = serve(args);
+
+	/* Prometheus scrapes perfev every second. */
+	int web;
+	pid_t ppid = start_prometheus(dir, s.port, "1s", &web);
 
 	/* The workload runs its 12 s; perfev ends with it. */
 	int status;
@@ -560,8 +844,75 @@ Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults, .timeout = 180)
 
 	kill(ppid, SIGTERM);
 	waitpid(ppid, NULL, 0);
-	free(prom);
-	free(config);
-	free(data);
-	free(log);
+}
+
+/*
+ * Debian's prometheus scrapes perfev every 4 s while 48 idle and 40
+ * slowloris connections are held, each reopened as soon as the server's
+ * deadline (3 s here) ends it: every scrape succeeds (up is 1 throughout),
+ * within prometheus' scrape timeout.
+ */
+Test(stat_serve, prometheus_scrapes_while_attacked)
+{
+	enum { N = IDLE_ATTACKERS + SLOW_ATTACKERS };
+	struct attacker a[N];
+
+	if (!th_have_program("prometheus")) {
+		th_skip("Debian's prometheus is not installed (scripts/install-deps.sh installs it)");
+		return;
+	}
+	setenv("PERFEV_SERVE_DEADLINE_MS", "3000", 1);
+	const char *dir = th_temp_dir("prometheus");
+	const char *args[] = {"-e", "page-faults", "--", th_test_program("fault_pacer"), "1000", "20",
+			      NULL};
+	struct served s = serve(args);
+	for (int i = 0; i < N; i++)
+		attacker_open(&a[i], s.port, i >= IDLE_ATTACKERS);
+	wait_sockets(s.pid, 1 + N);
+	double start = now_unix();
+	int web;
+	pid_t ppid = start_prometheus(dir, s.port, "4s", &web);
+
+	/* The attack goes on until the workload's 20 s are over and perfev ends. */
+	int status, ended = 0, reopened = 0;
+	while (waitpid(s.pid, &status, WNOHANG) == 0) {
+		ended += attackers_closed(a, N, 200);
+		for (int i = 0; i < N; i++) {
+			if (a[i].fd < 0) {
+				bool slow = a[i].slow;
+				memset(&a[i], 0, sizeof(a[i]));
+				a[i].slow = slow;
+				a[i].fd = connect_port(s.port); /* fails once perfev is gone */
+				if (a[i].fd >= 0 && slow)
+					(void)send(a[i].fd, "GET /metrics HTTP/1.1\r\nX", 24, MSG_NOSIGNAL);
+				reopened += a[i].fd >= 0;
+			}
+			attacker_drip(&a[i]);
+		}
+	}
+	close(s.err_fd);
+	attackers_end(a, N);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_log_info("the server ended %d attacking connections by its deadline; %d reopened", ended,
+		    reopened);
+	cr_expect_gt(ended, 0, "the deadline ended no attacker");
+
+	/* Every scrape from prometheus' start to its last success of perfev succeeded. */
+	double first = 0, last = 0;
+	int n = sample_span(web, "perfev_scrapes_total[120s]", now_unix(), &first, &last);
+	cr_assert_geq(n, 3, "prometheus scraped perfev %d times under attack", n);
+	char promql[256];
+	int window_ms = (int)((last - start + 1) * 1000);
+	snprintf(promql, sizeof(promql), "count_over_time(up{job=\"perfev\"}[%dms])", window_ms);
+	double scrapes = query(web, promql, last);
+	snprintf(promql, sizeof(promql), "sum_over_time(up{job=\"perfev\"}[%dms])", window_ms);
+	double up = query(web, promql, last);
+	cr_expect(scrapes >= 3 && up == scrapes, "%g of %g scrapes succeeded", up, scrapes);
+	snprintf(promql, sizeof(promql),
+		 "max_over_time(scrape_duration_seconds{job=\"perfev\"}[%dms])", window_ms);
+	cr_log_info("the slowest scrape under attack took %.3f s (prometheus' figure)",
+		    query(web, promql, last));
+
+	kill(ppid, SIGTERM);
+	waitpid(ppid, NULL, 0);
 }
