@@ -56,15 +56,21 @@ static void sanitize(char *t)
 	}
 }
 
+/*
+ * Interns text as a folded frame: sanitized, and valid UTF-8 (a byte that
+ * is not becomes U+FFFD, pev_text_utf8), as flame graph tools read it.
+ */
 static int intern_clean(struct pev__stacks *s, const char *text, uint32_t *id)
 {
-	size_t l = strlen(text);
-	char small[256], *t = l < sizeof(small) ? small : malloc(l + 1);
+	char small[256];
+	size_t l = pev_text_utf8(small, sizeof(small), text);
+	char *t = l < sizeof(small) ? small : malloc(l + 1);
 	int r;
 
 	if (!t)
 		return -ENOMEM;
-	memcpy(t, text, l + 1);
+	if (t != small)
+		pev_text_utf8(t, l + 1, text);
 	sanitize(t);
 	r = pev__strtab_intern(&s->names, t, l, id);
 	if (t != small)
