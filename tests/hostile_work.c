@@ -9,10 +9,9 @@
  *
  *   hostile_work MS    spins about MS ms of CPU in its own code and as
  *                      long in the mapped page (x86-64 only; elsewhere
- *                      its own code only). The map file stays for the
- *                      report: the test removes it.
+ *                      its own code only). Prints "pid N" first; the
+ *                      map file stays for the report: the test removes it.
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +83,8 @@ int main(int argc, char **argv)
 {
 	double ms = argc > 1 ? atof(argv[1]) : 300;
 
+	printf("pid %d\n", (int)getpid());
+	fflush(stdout);
 	prctl(PR_SET_NAME, HOSTILE_COMM, 0, 0, 0);
 	hostile_dso_spin(ms);
 #if defined(__x86_64__)
