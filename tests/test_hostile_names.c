@@ -399,6 +399,13 @@ Test(hostile_names, messages_escape_file_names)
 	expect_clean("script's error", r.err);
 	th_output_free(&r);
 
+	/* record's closing line names its file. */
+	r = th_perfev("record", "-e", "cpu-clock", "-o", path, "--", "true");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	expect_clean("record's summary", r.err);
+	expect_has(r.err, "such\\xff.data");
+	th_output_free(&r);
+
 	r = th_perfev("report", "-i", path, "--no-such-option\x1b[2J");
 	cr_expect_neq(r.status, 0);
 	expect_clean("an unknown option", r.err);

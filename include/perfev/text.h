@@ -5,8 +5,8 @@
  * output: a terminal or a text line gets control bytes and bytes that are
  * not UTF-8 as \xHH escapes, JSON and other UTF-8-only formats get each
  * byte that is not UTF-8 as U+FFFD. Valid UTF-8 (C++ or Unicode names) is
- * kept as it is. docs/REPORT.md ("Names with control bytes") describes the
- * rules.
+ * kept as it is. share/doc/perfev/REPORT.md ("Names with control bytes")
+ * describes the rules.
  */
 #ifndef PERFEV_TEXT_H
 #define PERFEV_TEXT_H
