@@ -51,8 +51,8 @@ PEV_API size_t pev_text_escape(char *dst, size_t size, const char *src, unsigned
 
 /**
  * Writes s to out escaped as pev_text_escape() does with flags 0. Returns
- * a non-negative number, or EOF when a write fails (as fputs). NULL s
- * writes nothing.
+ * a non-negative number, or EOF when a write fails (as fputs) or out is
+ * NULL. NULL s writes nothing.
  */
 PEV_API int pev_text_fputs(const char *s, FILE *out);
 

@@ -117,6 +117,8 @@ int pev_text_fputs(const char *s, FILE *out)
 {
 	const unsigned char *u = (const unsigned char *)s, *run;
 
+	if (!out)
+		return EOF;
 	if (!s)
 		return 0;
 	while (*u) {
