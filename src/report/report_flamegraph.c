@@ -34,7 +34,7 @@
 
 /*
  * Writes text with XML's special characters escaped; invalid UTF-8 bytes
- * become '?' and control characters spaces, so the file stays well-formed
+ * become U+FFFD (as everywhere, perfev/text.h) and control characters spaces, so the file stays well-formed
  * whatever the names hold. At most max_chars characters are written (-1:
  * all); returns how many were.
  */
@@ -51,7 +51,7 @@ static long xml_text(FILE *out, const char *s, long max_chars)
 
 		chars++;
 		if (!ok) {
-			fputc('?', out);
+			fputs("\xef\xbf\xbd", out);
 			u++;
 			continue;
 		}
