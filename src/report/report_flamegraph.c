@@ -34,8 +34,8 @@
 
 /*
  * Writes text with XML's special characters escaped; invalid UTF-8 bytes
- * become U+FFFD (as everywhere, perfev/text.h) and control characters spaces, so the file stays well-formed
- * whatever the names hold. At most max_chars characters are written (-1:
+ * become U+FFFD (as everywhere, perfev/text.h) and control characters
+ * spaces, so the file stays well-formed whatever the names hold. At most max_chars characters are written (-1:
  * all); returns how many were.
  */
 static long xml_text(FILE *out, const char *s, long max_chars)
