@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -472,4 +474,52 @@ Test(hostile_names, text_utf8_and_clean)
 	fclose(f);
 	cr_expect_str_eq(mem, "ok \xc3\xa9\\x1b[2J\\x0a\\xff");
 	free(mem);
+}
+
+Test(hostile_names, top_stdio_escapes_names)
+{
+	const char *exe = hostile_copy();
+	int pipefd[2];
+	char line[64] = "", pidarg[16];
+	struct th_output r = {0};
+	bool row = false;
+	pid_t child;
+	FILE *in;
+
+	cr_assert_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		execl(exe, exe, "600000", (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	/* It says its pid once it runs; its comm is set right after. */
+	in = fdopen(pipefd[0], "r");
+	cr_assert_not_null(in);
+	cr_assert_not_null(fgets(line, sizeof(line), in), "the workload did not start");
+	note_pid(line);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)child);
+	/* A loaded machine may give it no CPU in one run: up to 5 runs for its row. */
+	for (int i = 0; i < 5 && !row; i++) {
+		th_output_free(&r);
+		r = th_perfev("top", "--stdio", "-e", "cpu-clock", "-p", pidarg, "-d", "0.5", "-n",
+			      "2", "-s", "comm,dso,sym", "-E", "0");
+		cr_assert_eq(r.status, 0, "top: %s", r.err);
+		expect_clean("top --stdio", r.out);
+		expect_clean("top's stderr", r.err);
+		/*
+		 * Its comm and DSO on the row of their numbers. (Not its symbol: the
+		 * kernel writes the newline of the path as "\\012" in /proc/PID/maps,
+		 * which perfev, like perf, does not read back yet.)
+		 */
+		row = line_with(r.out, "%", "\\x1b[2J", SHOWN_EXE, NULL);
+	}
+	cr_expect(row, "the workload's row, whole: %s", r.out);
+	th_output_free(&r);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	fclose(in);
+	remove_map();
 }
