@@ -511,7 +511,7 @@ Test(hostile_names, top_stdio_escapes_names)
 		expect_clean("top's stderr", r.err);
 		/*
 		 * Its comm and DSO on the row of their numbers. (Not its symbol: the
-		 * kernel writes the newline of the path as "\\012" in /proc/PID/maps,
+		 * kernel writes the newline of the path as \012 in /proc/PID/maps,
 		 * which perfev, like perf, does not read back yet.)
 		 */
 		row = line_with(r.out, "%", "\\x1b[2J", SHOWN_EXE, NULL);
