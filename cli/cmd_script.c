@@ -217,7 +217,7 @@ static void put_name(struct text *t, const char *s)
 /* A name (as put_name) right-aligned in width columns ("%*s"). */
 static void put_right(struct text *t, const char *s, int width)
 {
-	size_t n = pev_text_escape(NULL, 0, s, 0);
+	size_t n = pev_text_is_clean(s) ? strlen(s) : pev_text_escape(NULL, 0, s, 0);
 
 	put_spaces(t, width - (int)n);
 	put_name(t, s);

@@ -52,8 +52,14 @@ bool pev_text_is_clean(const char *s)
 	if (!s)
 		return true;
 	while (*u) {
-		int len = pev_text_utf8_char((const char *)u);
+		int len;
 
+		/* Printable ASCII, nearly every name, byte by byte without decoding. */
+		if (*u >= 0x20 && *u < 0x7f) {
+			u++;
+			continue;
+		}
+		len = pev_text_utf8_char((const char *)u);
 		if (!len || is_control(u, len))
 			return false;
 		u += len;
