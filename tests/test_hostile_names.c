@@ -523,3 +523,25 @@ Test(hostile_names, top_stdio_escapes_names)
 	fclose(in);
 	remove_map();
 }
+
+Test(hostile_names, script_escapes_tracepoint_strings)
+{
+	const char *exe = hostile_copy();
+	struct th_output r;
+	char *out;
+
+	if (!th_tracefs())
+		th_skip("tracefs cannot be mounted here");
+	/* sched_switch's payload holds the comm of the task switched out. */
+	r = th_perfev("record", "-e", "sched:sched_switch", "-o", th_path_in("t.data"), "--", exe,
+		      "50");
+	cr_assert_eq(r.status, 0, "record: %s", r.err);
+	note_pid(r.out);
+	th_output_free(&r);
+	out = run_ok("script", "-i", th_path_in("t.data"));
+	expect_clean("script of sched_switch", out);
+	cr_expect(line_with(out, "sched:sched_switch:", "prev_comm=" SHOWN_COMM " prev_pid=", NULL),
+		  "the payload's comm, escaped: %.3000s", out);
+	free(out);
+	remove_map();
+}
