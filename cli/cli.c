@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdarg.h>
@@ -14,10 +15,91 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+const char *cli_shown(const char *s)
+{
+	static char *buf[8];
+	static size_t cap[8];
+	static unsigned next;
+	unsigned i = next++ % 8;
+	size_t n;
+
+	if (pev_text_is_clean(s))
+		return s ? s : "";
+	n = pev_text_escape(NULL, 0, s, 0) + 1;
+	if (n > cap[i]) {
+		char *p = realloc(buf[i], n);
+		if (!p)
+			return "[out of memory]";
+		buf[i] = p;
+		cap[i] = n;
+	}
+	pev_text_escape(buf[i], n, s, 0);
+	return buf[i];
+}
+
+struct json_object *cli_json_string(const char *s)
+{
+	char small[512], *t = small;
+	size_t n = pev_text_utf8(small, sizeof(small), s);
+	struct json_object *o;
+
+	if (!s || n == strlen(s))
+		return json_object_new_string(s ? s : "");
+	if (n >= sizeof(small) && !(t = malloc(n + 1)))
+		return NULL;
+	if (t != small)
+		pev_text_utf8(t, n + 1, s);
+	o = json_object_new_string(t);
+	if (t != small)
+		free(t);
+	return o;
+}
+
+/*
+ * Writes a multi-line message with the control bytes of each line escaped
+ * (pev_text_escape): its own line breaks stay, nothing else moves the cursor.
+ */
+static void put_lines(const char *msg, FILE *out)
+{
+	for (const char *line = msg, *end; *line; line = end + 1) {
+		char small[1024], *copy = small;
+		size_t n;
+
+		if (!(end = strchr(line, '\n')))
+			end = line + strlen(line);
+		n = (size_t)(end - line);
+		if (n >= sizeof(small) && !(copy = malloc(n + 1)))
+			return;
+		memcpy(copy, line, n);
+		copy[n] = '\0';
+		pev_text_fputs(copy, out);
+		if (copy != small)
+			free(copy);
+		if (!*end)
+			break;
+		fputc('\n', out);
+	}
+}
+
+/*
+ * Messages name files, events and programs that the user or a file gave:
+ * their control bytes are escaped, newlines included (a message is one line).
+ */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
+	char small[1024], *msg = small;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= (int)sizeof(small) && (msg = malloc((size_t)n + 1)))
+		vsnprintf(msg, (size_t)n + 1, fmt, again);
+	va_end(again);
 	fprintf(stderr, "perfev: %s: ", prefix);
-	vfprintf(stderr, fmt, ap);
+	pev_text_fputs(n < 0 || !msg ? "(message unavailable)" : msg, stderr);
+	if (msg != small)
+		free(msg);
 	fputc('\n', stderr);
 }
 
@@ -127,7 +209,8 @@ void cli_warning(const char *fmt, ...)
 static void print_log_warning(enum pev_log_level level, const char *line, void *ctx)
 {
 	(void)ctx;
-	fprintf(stderr, "perfev: %s: %s\n", level == PEV_LOG_ERROR ? "error" : "warning", line);
+	fprintf(stderr, "perfev: %s: %s\n", level == PEV_LOG_ERROR ? "error" : "warning",
+		cli_shown(line));
 }
 
 void cli_log_warnings(void)
@@ -160,7 +243,8 @@ void cli_print_error(const struct pev_error *err)
 	char buf[2 * PEV_ERROR_MESSAGE_MAX + 256];
 
 	pev_error_format(err, buf, sizeof(buf));
-	fprintf(stderr, "perfev: error: %s", buf);
+	fputs("perfev: error: ", stderr);
+	put_lines(buf, stderr);
 }
 
 int cli_usage(const char *usage)

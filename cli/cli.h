@@ -40,6 +40,23 @@ int cmd_archive(int argc, char **argv);
 int buildid_cache_add_recorded(const char *cache, const struct pev_perfdata_build_id *b,
 			       bool verbose);
 
+/*
+ * s as a terminal or a line of text may show it: s itself when it is clean,
+ * else its control bytes and invalid UTF-8 escaped as \xHH
+ * (pev_text_escape) in one of 8 buffers used in turn, so that up to 8
+ * results may be printed by one call. NULL is "".
+ */
+const char *cli_shown(const char *s);
+
+struct json_object;
+
+/*
+ * json-c's string of s made valid UTF-8 first (pev_text_utf8: a byte that
+ * is not UTF-8 becomes U+FFFD; json-c escapes control characters), so that
+ * every JSON perfev writes loads in strict parsers. NULL s is "".
+ */
+struct json_object *cli_json_string(const char *s);
+
 /* Prints "perfev: error: <formatted>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

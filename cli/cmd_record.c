@@ -402,7 +402,7 @@ static void print_summary(const struct rec_state *s)
 		fprintf(stderr,
 			"[ perfev record: Wrote %lu windows of %g s into %s (%llu samples, %llu "
 			"lost) ]\n",
-			rec_rotate_done(s), s->cfg.rotate_s, s->cfg.rotate_dir,
+			rec_rotate_done(s), s->cfg.rotate_s, cli_shown(s->cfg.rotate_dir),
 			(unsigned long long)s->stats.samples, (unsigned long long)s->stats.lost);
 		return;
 	}
@@ -411,7 +411,7 @@ static void print_summary(const struct rec_state *s)
 	        (unsigned long long)s->stats.wakeups);
 	fprintf(stderr,
 	        "[ perfev record: Captured and wrote %.3f MB %s (%llu samples, %llu lost) ]\n", mb,
-	        s->cfg.output, (unsigned long long)s->stats.samples,
+	        cli_shown(s->cfg.output), (unsigned long long)s->stats.samples,
 	        (unsigned long long)s->stats.lost);
 }
 

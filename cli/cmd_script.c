@@ -195,13 +195,32 @@ static void put_spaces(struct text *t, int n)
 	}
 }
 
-/* s right-aligned in width columns ("%*s"). */
+/*
+ * A name from the file (comm, DSO, symbol, event), its control bytes and
+ * invalid UTF-8 escaped as \xHH (pev_text_escape): one line stays one line.
+ */
+static void put_name(struct text *t, const char *s)
+{
+	size_t n;
+
+	if (pev_text_is_clean(s)) {
+		put_str(t, s);
+		return;
+	}
+	n = pev_text_escape(NULL, 0, s, 0);
+	if (text_room(t, n + 1)) {
+		pev_text_escape(t->p + t->len, n + 1, s, 0);
+		t->len += n;
+	}
+}
+
+/* A name (as put_name) right-aligned in width columns ("%*s"). */
 static void put_right(struct text *t, const char *s, int width)
 {
-	size_t n = strlen(s);
+	size_t n = pev_text_is_clean(s) ? strlen(s) : pev_text_escape(NULL, 0, s, 0);
 
 	put_spaces(t, width - (int)n);
-	put(t, s, n);
+	put_name(t, s);
 }
 
 /* v in decimal (digits 0: as wide as it is; zero: padded with zeros). */
@@ -275,7 +294,7 @@ static void print_frame(struct text *t, unsigned f, const struct pev_profile_fra
 	if (f & (SF_SYM | SF_SYMOFF)) {
 		if (!first)
 			put_char(t, ' ');
-		put_str(t, name ? name : "[unknown]");
+		put_name(t, name ? name : "[unknown]");
 		if ((f & SF_SYMOFF) && holder->symbol) {
 			put(t, "+0x", 3);
 			put_hex(t, holder->offset, 0);
@@ -286,7 +305,7 @@ static void print_frame(struct text *t, unsigned f, const struct pev_profile_fra
 	}
 	if ((f & SF_DSO) && !inlined) {
 		put(t, " (", first ? 1 : 2);
-		put_str(t, fr->dso ? fr->dso : "[unknown]");
+		put_name(t, fr->dso ? fr->dso : "[unknown]");
 		put_char(t, ')');
 	}
 }
@@ -312,7 +331,7 @@ static void print_addr(struct printer *pr, unsigned f, const struct pev_replay_s
 		return;
 	if (f & (SF_SYM | SF_SYMOFF)) {
 		put_char(t, ' ');
-		put_str(t, sym.name);
+		put_name(t, sym.name);
 		if ((f & SF_SYMOFF) && sym.status == PEV_SYMBOL_OK) {
 			put(t, "+0x", 3);
 			put_hex(t, sym.offset, 0);
@@ -320,7 +339,7 @@ static void print_addr(struct printer *pr, unsigned f, const struct pev_replay_s
 	}
 	if (f & SF_DSO) {
 		put(t, " (", 2);
-		put_str(t, sym.dso ? sym.dso : "[unknown]");
+		put_name(t, sym.dso ? sym.dso : "[unknown]");
 		put_char(t, ')');
 	}
 }
@@ -340,7 +359,7 @@ static void print_sample(struct printer *pr, const struct pev_replay_sample *s)
 
 	if (f & SF_COMM) {
 		if (chain)
-			put_str(t, s->comm);
+			put_name(t, s->comm);
 		else
 			put_right(t, s->comm, 16);
 		put_char(t, ' ');

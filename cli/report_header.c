@@ -110,7 +110,7 @@ static void print_event(FILE *out, const struct pev_perfdata_event *ev)
 {
 	const struct pev_attr *a = &ev->attr;
 
-	fprintf(out, "# event : name = %s, ", ev->name ? ev->name : "");
+	fprintf(out, "# event : name = %s, ", cli_shown(ev->name));
 	if (ev->nr_ids) {
 		fputs(", id = {", out);
 		for (size_t i = 0; i < ev->nr_ids; i++)
@@ -208,11 +208,11 @@ static void print_groups(FILE *out, struct pev_perfdata *pd, const struct pev_pe
 
 		if (gr->nr_members < 2)
 			continue;
-		fprintf(out, "# group: %s{", name);
+		fprintf(out, "# group: %s{", cli_shown(name));
 		for (uint32_t m = 0; m < gr->nr_members; m++) {
 			const struct pev_perfdata_event *ev =
 				pev_perfdata_event(pd, (int)(gr->leader + m));
-			fprintf(out, "%s%s", m ? "," : "", ev && ev->name ? ev->name : "");
+			fprintf(out, "%s%s", m ? "," : "", cli_shown(ev ? ev->name : NULL));
 		}
 		fputs("}\n", out);
 	}
@@ -224,26 +224,26 @@ static void print_feature(FILE *out, struct pev_perfdata *pd,
 {
 	switch (feat) {
 	case PEV_HEADER_HOSTNAME:
-		fprintf(out, "# hostname : %s\n", f->hostname ? f->hostname : "");
+		fprintf(out, "# hostname : %s\n", cli_shown(f->hostname));
 		break;
 	case PEV_HEADER_OSRELEASE:
-		fprintf(out, "# os release : %s\n", f->osrelease ? f->osrelease : "");
+		fprintf(out, "# os release : %s\n", cli_shown(f->osrelease));
 		break;
 	case PEV_HEADER_VERSION:
-		fprintf(out, "# perf version : %s\n", f->version ? f->version : "");
+		fprintf(out, "# perf version : %s\n", cli_shown(f->version));
 		break;
 	case PEV_HEADER_ARCH:
-		fprintf(out, "# arch : %s\n", f->arch ? f->arch : "");
+		fprintf(out, "# arch : %s\n", cli_shown(f->arch));
 		break;
 	case PEV_HEADER_NRCPUS:
 		fprintf(out, "# nrcpus online : %" PRIu32 "\n# nrcpus avail : %" PRIu32 "\n",
 			f->nr_cpus_online, f->nr_cpus_avail);
 		break;
 	case PEV_HEADER_CPUDESC:
-		fprintf(out, "# cpudesc : %s\n", f->cpudesc ? f->cpudesc : "");
+		fprintf(out, "# cpudesc : %s\n", cli_shown(f->cpudesc));
 		break;
 	case PEV_HEADER_CPUID:
-		fprintf(out, "# cpuid : %s\n", f->cpuid ? f->cpuid : "");
+		fprintf(out, "# cpuid : %s\n", cli_shown(f->cpuid));
 		break;
 	case PEV_HEADER_TOTAL_MEM:
 		fprintf(out, "# total memory : %" PRIu64 " kB\n", f->total_mem_kb);
@@ -251,7 +251,7 @@ static void print_feature(FILE *out, struct pev_perfdata *pd,
 	case PEV_HEADER_CMDLINE:
 		fputs("# cmdline : ", out);
 		for (uint32_t i = 0; i < f->nr_cmdline; i++)
-			fprintf(out, "%s ", f->cmdline[i]);
+			fprintf(out, "%s ", cli_shown(f->cmdline[i]));
 		fputc('\n', out);
 		break;
 	case PEV_HEADER_EVENT_DESC:
@@ -272,7 +272,7 @@ static void print_feature(FILE *out, struct pev_perfdata *pd,
 	case PEV_HEADER_PMU_MAPPINGS:
 		fputs("# pmu mappings: ", out);
 		for (uint32_t i = 0; i < f->nr_pmus; i++)
-			fprintf(out, "%s%s = %" PRIu32, i ? ", " : "", f->pmus[i].name,
+			fprintf(out, "%s%s = %" PRIu32, i ? ", " : "", cli_shown(f->pmus[i].name),
 				f->pmus[i].type);
 		fputc('\n', out);
 		break;

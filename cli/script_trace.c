@@ -403,7 +403,8 @@ bool script_trace_print_raw(struct script_trace *t, FILE *out, uint64_t type, co
 	tep.seq_init(&seq);
 	tep.print_event(t->h, &seq, &rec, "%s", TEP_PRINT_INFO);
 	tep.seq_terminate(&seq);
-	fprintf(out, "%.*s", (int)seq.len, seq.buffer);
+	/* Strings in the payload (comms, file names) are the traced programs': escaped. */
+	pev_text_fputs(seq.buffer, out);
 	tep.seq_destroy(&seq);
 	return true;
 }

@@ -305,7 +305,7 @@ static void format_prefix(const struct stat_report *r, int k, char *buf, size_t 
 	if (r->cfg->aggr == STAT_AGGR_CPU)
 		snprintf(buf + n, size - n, r->cfg->sep ? "CPU%d%s" : "CPU%-7d%s", key->cpu, sep);
 	else if (r->cfg->aggr == STAT_AGGR_THREAD)
-		snprintf(buf + n, size - n, r->cfg->sep ? "%s-%d%s" : "%16s-%-8d%s", key->comm,
+		snprintf(buf + n, size - n, r->cfg->sep ? "%s-%d%s" : "%16s-%-8d%s", cli_shown(key->comm),
 		         (int)key->tid, sep);
 }
 
@@ -346,7 +346,7 @@ static void text_row(const struct stat_report *r, int e, int k)
 	format_prefix(r, k, prefix, sizeof(prefix));
 	format_value(ev, cell, r->cfg->big_num ? cli_thousands_sep() : "", value, sizeof(value));
 	snprintf(line, sizeof(line), "%s%*s %-*s %-*s", prefix, VALUE_WIDTH, value, UNIT_WIDTH,
-	         unit_of(ev), counted ? NAME_WIDTH : NAME_WIDTH_NOT_COUNTED, ev->name);
+	         unit_of(ev), counted ? NAME_WIDTH : NAME_WIDTH_NOT_COUNTED, cli_shown(ev->name));
 	if (nm > 0) {
 		char num[48];
 		snprintf(num, sizeof(num), m[0].fmt, m[0].value);
@@ -402,7 +402,7 @@ static void csv_row(const struct stat_report *r, int e, int k)
 
 	format_prefix(r, k, prefix, sizeof(prefix));
 	format_value(ev, cell, "", value, sizeof(value));
-	fprintf(out, "%s%s%s%s%s%s", prefix, value, sep, unit_of(ev), sep, ev->name);
+	fprintf(out, "%s%s%s%s%s%s", prefix, value, sep, unit_of(ev), sep, cli_shown(ev->name));
 	if (r->runs > 1)
 		fprintf(out, "%s%.2f%%", sep, cell->noise_pct);
 	/* perf's spelling of a row without a count: run time 0, 100.00 percent. */
@@ -423,16 +423,24 @@ static void csv_row(const struct stat_report *r, int e, int k)
 
 /* ---- perf's JSON lines (-j) ---------------------------------------------- */
 
-/* Writes text as the inside of a JSON string. */
+/*
+ * Writes text as the inside of a JSON string: control characters as
+ * \u00XX, a byte that is not UTF-8 as U+FFFD (as cli_json_string).
+ */
 static void json_chars(FILE *out, const char *text)
 {
-	for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-		if (*c == '"' || *c == '\\')
+	for (const unsigned char *c = (const unsigned char *)text; *c;) {
+		int len = pev_text_utf8_char((const char *)c);
+
+		if (!len)
+			fputs("\xef\xbf\xbd", out);
+		else if (*c == '"' || *c == '\\')
 			fprintf(out, "\\%c", *c);
 		else if (*c < 0x20)
 			fprintf(out, "\\u%04x", *c);
 		else
-			fputc(*c, out);
+			fwrite(c, 1, (size_t)len, out);
+		c += len ? len : 1;
 	}
 }
 
@@ -559,7 +567,7 @@ static void print_heading(const struct stat_report *r)
 	case STAT_TARGET_COMMAND:
 		fputc('\'', out);
 		for (int i = 0; cfg->argv[i]; i++)
-			fprintf(out, "%s%s", i ? " " : "", cfg->argv[i]);
+			fprintf(out, "%s%s", i ? " " : "", cli_shown(cfg->argv[i]));
 		fputc('\'', out);
 		break;
 	case STAT_TARGET_PROCESS:
@@ -739,13 +747,13 @@ static json_object *json_row(const struct stat_report *r, int e, int k)
 	struct metric m[MAX_METRICS];
 	int nm = metrics_of(r, e, k, m);
 
-	json_object_object_add(o, "event", json_object_new_string(ev->name));
+	json_object_object_add(o, "event", cli_json_string(ev->name));
 	if (r->cfg->aggr == STAT_AGGR_CPU)
 		json_object_object_add(o, "cpu", json_object_new_int(key->cpu));
 	if (r->cfg->aggr == STAT_AGGR_THREAD) {
 		json_object *t = json_object_new_object();
 		json_object_object_add(t, "tid", json_object_new_int((int)key->tid));
-		json_object_object_add(t, "comm", json_object_new_string(key->comm));
+		json_object_object_add(t, "comm", cli_json_string(key->comm));
 		json_object_object_add(o, "thread", t);
 	}
 	json_object_object_add(o, "value",
@@ -880,7 +888,7 @@ void stat_json_finish(struct stat_json *j, const struct stat_report *r)
 	if (cfg->argv) {
 		json_object *cmd = json_object_new_array();
 		for (int i = 0; cfg->argv[i]; i++)
-			json_object_array_add(cmd, json_object_new_string(cfg->argv[i]));
+			json_object_array_add(cmd, cli_json_string(cfg->argv[i]));
 		json_object_object_add(root, "command", cmd);
 	} else {
 		json_object_object_add(root, "command", NULL);

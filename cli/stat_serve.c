@@ -365,16 +365,24 @@ static void family_name(const struct stat_event *ev, char *out, size_t size)
 		snprintf(out + n, size - n, "_seconds");
 }
 
-/* A label value with '\', '"' and newlines escaped, as the format wants. */
+/*
+ * A label value with '\', '"' and newlines escaped, as the format wants;
+ * it wants UTF-8 too: a byte that is not becomes U+FFFD (a comm may hold any).
+ */
 static void add_label_value(struct text *t, const char *v)
 {
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
+	while (*v) {
+		int len = pev_text_utf8_char(v);
+
+		if (!len)
+			text_add(t, "\xef\xbf\xbd");
+		else if (*v == '\\' || *v == '"')
 			text_add(t, "\\%c", *v);
 		else if (*v == '\n')
 			text_add(t, "\\n");
 		else
-			text_add(t, "%c", *v);
+			text_add(t, "%.*s", len, v);
+		v += len ? len : 1;
 	}
 }
 

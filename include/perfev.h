@@ -9,6 +9,7 @@
 #include "perfev/abi.h"
 #include "perfev/error.h"
 #include "perfev/cpulist.h"
+#include "perfev/text.h"
 #include "perfev/log.h"
 #include "perfev/event.h"
 #include "perfev/opts.h"

@@ -95,6 +95,15 @@ Test(null_args, cpulist)
 	EXPECT_FALSE(pev_cpulist_contains, (NULL, 0));
 }
 
+Test(null_args, text)
+{
+	EXPECT_ZERO(pev_text_utf8_char, (NULL));
+	EXPECT_VALUE(pev_text_is_clean, (NULL), true); /* nothing to escape */
+	EXPECT_ZERO(pev_text_escape, (NULL, 0, NULL, 0));
+	EXPECT_VALUE(pev_text_fputs, (NULL, NULL), EOF);
+	EXPECT_ZERO(pev_text_utf8, (NULL, 0, NULL));
+}
+
 Test(null_args, diff)
 {
 	EXPECT_BADARG(pev_profile_write_diff, (NULL, NULL, NULL, NULL, NULL));

@@ -22,6 +22,7 @@
 
 #include "core/error_internal.h"
 #include "perfev/pfm.h"
+#include "perfev/text.h"
 #include "events/pfm_internal.h"
 #include "perfev/tracepoint.h"
 #include "core/suggest.h"
@@ -112,18 +113,14 @@ struct parser {
 
 /*
  * Writes byte c as it is shown in messages: printable ASCII as itself, any
- * other byte (control, escape, non-ASCII) as \xHH, so that an event string
- * cannot drive the terminal. Returns the columns written (1 or 4).
+ * other byte (control, escape, non-ASCII) as \xHH (pev_text_escape), so that
+ * an event string cannot drive the terminal. Returns the columns written (1 or 4).
  */
 static int shown_byte(unsigned char c, char out[5])
 {
-	if (c >= 0x20 && c < 0x7f) {
-		out[0] = (char)c;
-		out[1] = '\0';
-		return 1;
-	}
-	snprintf(out, 5, "\\x%02x", c);
-	return 4;
+	char in[2] = {(char)c, '\0'};
+
+	return (int)pev_text_escape(out, 5, in, PEV_TEXT_ASCII);
 }
 
 /*

@@ -15,6 +15,7 @@
 
 #include "perfdata/perfdata_format.h"
 #include "perfev/perfdata.h"
+#include "perfev/text.h"
 #include "core/util.h"
 
 /* Where the bytes come from. */

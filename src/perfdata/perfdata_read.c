@@ -627,7 +627,8 @@ static int pd_new(const char *name, unsigned flags, struct pev_perfdata **out,
 		pev__pd_fail(NULL, err, PEV_ENOMEM, NULL, "out of memory for the reader");
 		return PEV_ENOMEM;
 	}
-	pev__strlcpy(pd->name, name, sizeof(pd->name));
+	/* For messages only: a file name may hold control bytes (perfev/text.h). */
+	pev_text_escape(pd->name, sizeof(pd->name), name, 0);
 	pd->flags = flags;
 	pd->fd = -1;
 	*out = pd;
@@ -744,6 +745,7 @@ PEV_API int pev_perfdata_open(const char *path, unsigned flags, struct pev_perfd
 {
 	static const char func[] = "pev_perfdata_open";
 	struct stat st;
+	char shown[512];
 	int fd, rc;
 
 	pev__error_clear(err);
@@ -757,13 +759,14 @@ PEV_API int pev_perfdata_open(const char *path, unsigned flags, struct pev_perfd
 		return rc;
 	if (strcmp(path, "-") == 0)
 		return pev_perfdata_open_fd(STDIN_FILENO, flags, out, err);
+	pev_text_escape(shown, sizeof(shown), path, 0); /* as messages name it */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
 		rc = pev_error_from_errno(e);
 		pev__error_start(err, rc, e, "open", NULL, false);
 		pev__error_field(err, "path");
-		pev__error_msg(err, "%s: cannot open: %s", path, strerror(e));
+		pev__error_msg(err, "%s: cannot open: %s", shown, strerror(e));
 		if (e == ENOENT)
 			pev__error_hint(err, "check the path; perf record and perfev record write "
 					     "./perf.data unless given -o FILE");
@@ -774,7 +777,7 @@ PEV_API int pev_perfdata_open(const char *path, unsigned flags, struct pev_perfd
 		close(fd);
 		rc = pev_error_from_errno(e);
 		pev__error_start(err, rc, e, "fstat", NULL, false);
-		pev__error_msg(err, "%s: %s", path, strerror(e));
+		pev__error_msg(err, "%s: %s", shown, strerror(e));
 		return rc;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -783,7 +786,7 @@ PEV_API int pev_perfdata_open(const char *path, unsigned flags, struct pev_perfd
 		pev__error_field(err, "path");
 		pev__error_msg(err, "%s: is a directory (perf record --threads writes a directory "
 				    "of data files), which perfev does not read",
-			       path);
+			       shown);
 		return PEV_EUNSUPPORTED;
 	}
 	return open_fd(fd, &st, true, path, flags, out, err);

@@ -13,6 +13,7 @@
  *   feat_offset  feature section table, then the sections
  */
 #include "perfdata/perfdata_writer.h"
+#include "perfev/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -245,7 +246,7 @@ static int pw_new(int fd, bool own, const char *name, unsigned flags,
 	w->own_fd = own;
 	w->flags = flags;
 	w->pipe = flags & PEV_PERFDATA_WRITER_PIPE;
-	pev__strlcpy(w->name, name, sizeof(w->name));
+	pev_text_escape(w->name, sizeof(w->name), name, 0); /* for messages: escaped */
 	w->buf_cap = PW_BUF_SIZE;
 	w->buf = malloc(w->buf_cap);
 	if (!w->buf) {

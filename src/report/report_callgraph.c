@@ -215,6 +215,7 @@ struct draw {
 	char *bar;        /* per level: whether its line ("|") continues */
 	bool printed;
 	char name[1024]; /* the label being printed ("name (inlined)" does not fit callers' bufs) */
+	char shown[4096]; /* a label with control bytes, escaped (pev_text_escape) */
 };
 
 /* The node a chain continues to: its only child, when no stack ends at node. */
@@ -248,13 +249,20 @@ static void below(const struct pev__cgraph *g, uint32_t node, uint64_t *period, 
 	}
 }
 
+/* A node's label as printed: control bytes and invalid UTF-8 escaped. */
 static const char *label(struct draw *d, uint32_t node, char *buf, size_t size)
 {
 	const struct pev__cg_node *n = &d->g->node[node];
+	const char *t;
 
 	if (n->key != PEV__CG_UNKNOWN && d->p->syms[n->key].inlined)
-		return pev__cg_label(d->p, n, d->st->flags, d->name, sizeof(d->name));
-	return pev__cg_label(d->p, n, d->st->flags, buf, size);
+		t = pev__cg_label(d->p, n, d->st->flags, d->name, sizeof(d->name));
+	else
+		t = pev__cg_label(d->p, n, d->st->flags, buf, size);
+	if (pev_text_is_clean(t))
+		return t;
+	pev_text_escape(d->shown, sizeof(d->shown), t, 0);
+	return d->shown;
 }
 
 static void value(const struct draw *d, uint64_t period, uint64_t samples, uint64_t total)

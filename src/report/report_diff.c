@@ -458,7 +458,9 @@ static int section(FILE *out, const struct pev_profile *a, unsigned ea,
 	}
 
 	if (!(o->flags & PEV_REPORT_NO_HEADER)) {
-		fprintf(out, "%s# Event '%s'\n#\n", first ? "" : "\n", pev__event_name(a, ea));
+		fprintf(out, "%s# Event '", first ? "" : "\n");
+		pev_text_fputs(pev__event_name(a, ea), out);
+		fputs("'\n#\n", out);
 		for (unsigned c = 0; c < nc; c++) {
 			const char *title = cols[c] == COL_BASELINE	   ? "Baseline"
 					    : cols[c] == COL_BASE_PERIOD ? "Base period"

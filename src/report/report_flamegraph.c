@@ -34,8 +34,8 @@
 
 /*
  * Writes text with XML's special characters escaped; invalid UTF-8 bytes
- * become '?' and control characters spaces, so the file stays well-formed
- * whatever the names hold. At most max_chars characters are written (-1:
+ * become U+FFFD (as everywhere, perfev/text.h) and control characters
+ * spaces, so the file stays well-formed whatever the names hold. At most max_chars characters are written (-1:
  * all); returns how many were.
  */
 static long xml_text(FILE *out, const char *s, long max_chars)
@@ -45,27 +45,13 @@ static long xml_text(FILE *out, const char *s, long max_chars)
 
 	while (*u && (max_chars < 0 || chars < max_chars)) {
 		unsigned c = *u;
-		int len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-					: (c & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = len > 0;
+		int len = pev_text_utf8_char((const char *)u);
+		/* U+FFFE and U+FFFF are UTF-8 but not XML characters. */
+		bool ok = len > 0 && !(len == 3 && c == 0xef && u[1] == 0xbf && u[2] >= 0xbe);
 
-		for (int i = 1; ok && i < len; i++)
-			ok = (u[i] & 0xc0) == 0x80;
-		/* Overlong forms, surrogates and code points above U+10FFFF are not UTF-8. */
-		if (ok && len == 2 && c < 0xc2)
-			ok = false;
-		if (ok && len == 3) {
-			unsigned cp = (c & 0x0f) << 12 | (u[1] & 0x3f) << 6 | (u[2] & 0x3f);
-			ok = cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff) && cp != 0xfffe && cp != 0xffff;
-		}
-		if (ok && len == 4) {
-			unsigned cp = (c & 0x07) << 18 | (u[1] & 0x3f) << 12 | (u[2] & 0x3f) << 6 |
-				      (u[3] & 0x3f);
-			ok = cp >= 0x10000 && cp <= 0x10ffff;
-		}
 		chars++;
 		if (!ok) {
-			fputc('?', out);
+			fputs("\xef\xbf\xbd", out);
 			u++;
 			continue;
 		}

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "perfev/diff.h"
+#include "perfev/text.h"
 #include "perfev/report.h"
 #include "core/util.h"
 

@@ -51,6 +51,30 @@ static void push(struct jctx *c, json_object *arr, json_object *val)
 	}
 }
 
+/*
+ * A JSON string of s, made valid UTF-8 first (pev_text_utf8: a byte that is
+ * not UTF-8 becomes U+FFFD; json-c escapes control characters as \u00XX).
+ */
+static json_object *str(struct jctx *c, const char *s)
+{
+	char small[512], *t = small;
+	size_t n;
+	json_object *o;
+
+	n = pev_text_utf8(small, sizeof(small), s);
+	if (!s || n == strlen(s))
+		return c->j->new_string(s ? s : "");
+	if (n >= sizeof(small)) {
+		if (!(t = malloc(n + 1)))
+			return NULL;
+		pev_text_utf8(t, n + 1, s);
+	}
+	o = c->j->new_string(t);
+	if (t != small)
+		free(t);
+	return o;
+}
+
 static json_object *num(struct jctx *c, uint64_t v)
 {
 	return c->j->new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
@@ -76,7 +100,7 @@ static json_object *cg_node(struct jctx *c, const struct pev__cgraph *g, uint32_
 		return NULL;
 	}
 	if (i) {
-		put(c, o, "symbol", c->j->new_string(pev__cg_label(c->p, n, c->flags, buf, sizeof(buf))));
+		put(c, o, "symbol", str(c, pev__cg_label(c->p, n, c->flags, buf, sizeof(buf))));
 		if (n->key != PEV__CG_UNKNOWN)
 			put(c, o, "kernel", c->j->new_boolean(c->p->syms[n->key].kernel));
 	}
@@ -116,7 +140,7 @@ static json_object *row_object(struct jctx *c, const struct pev__rows *r, uint32
 	for (unsigned k = 0; k < r->keys.n; k++) {
 		switch (r->keys.k[k]) {
 		case PEV__KEY_COMM:
-			put(c, obj, "comm", c->j->new_string(pev__row_text(r, row, PEV__KEY_COMM, buf,
+			put(c, obj, "comm", str(c, pev__row_text(r, row, PEV__KEY_COMM, buf,
 									   sizeof(buf))));
 			break;
 		case PEV__KEY_PROCESS:
@@ -133,20 +157,20 @@ static json_object *row_object(struct jctx *c, const struct pev__rows *r, uint32
 			put(c, obj, "cpu", c->j->new_int64(row->cpu));
 			break;
 		case PEV__KEY_DSO:
-			put(c, obj, "dso", c->j->new_string(pev__row_text(r, row, PEV__KEY_DSO, buf,
+			put(c, obj, "dso", str(c, pev__row_text(r, row, PEV__KEY_DSO, buf,
 									  sizeof(buf))));
 			break;
 		case PEV__KEY_TRACE:
-			put(c, obj, "trace", c->j->new_string(pev__row_text(r, row, PEV__KEY_TRACE,
+			put(c, obj, "trace", str(c, pev__row_text(r, row, PEV__KEY_TRACE,
 									 buf, sizeof(buf))));
 			break;
 		case PEV__KEY_SRCLINE:
-			put(c, obj, "srcline", c->j->new_string(pev__row_text(r, row, PEV__KEY_SRCLINE,
+			put(c, obj, "srcline", str(c, pev__row_text(r, row, PEV__KEY_SRCLINE,
 									      buf, sizeof(buf))));
 			break;
 		case PEV__KEY_SYM: {
 			const struct pev__sym *y = &c->p->syms[row->sym];
-			put(c, obj, "symbol", c->j->new_string(pev__row_text(r, row, PEV__KEY_SYM, buf,
+			put(c, obj, "symbol", str(c, pev__row_text(r, row, PEV__KEY_SYM, buf,
 									     sizeof(buf))));
 			put(c, obj, "kernel", c->j->new_boolean(y->kernel));
 			if (!y->name)
@@ -165,7 +189,7 @@ static json_object *row_object(struct jctx *c, const struct pev__rows *r, uint32
 		}
 		tree = cg_node(c, &g, 0);
 		put(c, tree, "mode",
-		    c->j->new_string(o->callgraph == PEV_REPORT_CALLGRAPH_CALLEE ? "callee" : "caller"));
+		    str(c, o->callgraph == PEV_REPORT_CALLGRAPH_CALLEE ? "callee" : "caller"));
 		put(c, obj, "callgraph", tree);
 		pev__cgraph_free(&g);
 	}
@@ -206,7 +230,7 @@ int pev_profile_write_json(const struct pev_profile *p, FILE *out,
 	put(&c, root, "lost", num(&c, p->lost));
 	sort = c.j->new_array();
 	for (unsigned k = 0; sort && k < keys.n; k++)
-		push(&c, sort, c.j->new_string(pev__key_name(keys.k[k])));
+		push(&c, sort, str(&c, pev__key_name(keys.k[k])));
 	put(&c, root, "sort", sort);
 	events = c.j->new_array();
 	put(&c, root, "events", events);
@@ -225,8 +249,8 @@ int pev_profile_write_json(const struct pev_profile *p, FILE *out,
 		}
 		c.total = rows.total;
 		ev = c.j->new_object();
-		put(&c, ev, "name", c.j->new_string(pev__event_name(p, e)));
-		put(&c, ev, "unit", c.j->new_string(unit_name(p->events[e].unit)));
+		put(&c, ev, "name", str(&c, pev__event_name(p, e)));
+		put(&c, ev, "unit", str(&c, unit_name(p->events[e].unit)));
 		put(&c, ev, "samples", num(&c, rows.samples));
 		put(&c, ev, "period", num(&c, rows.total));
 		list = c.j->new_array();

@@ -143,12 +143,35 @@ struct builder {
 	unsigned nv;
 };
 
+/*
+ * Interns text into pprof's strings, which protobuf wants valid UTF-8: a
+ * byte that is not becomes U+FFFD (pev_text_utf8), as in JSON output.
+ */
+static int intern_utf8(struct builder *b, const char *text, uint32_t *id)
+{
+	char small[512], *t = small;
+	size_t n = pev_text_utf8(small, sizeof(small), text);
+	int r;
+
+	if (n == strlen(text))
+		return pev__strtab_intern_str(&b->st, text, id);
+	if (n >= sizeof(small)) {
+		if (!(t = malloc(n + 1)))
+			return -ENOMEM;
+		pev_text_utf8(t, n + 1, text);
+	}
+	r = pev__strtab_intern_str(&b->st, t, id);
+	if (t != small)
+		free(t);
+	return r;
+}
+
 /* The pprof string index of text (NULL: ""). */
 static int str_of(struct builder *b, const char *text, int64_t *index)
 {
 	uint32_t id;
 
-	if (pev__strtab_intern_str(&b->st, text ? text : "", &id))
+	if (intern_utf8(b, text ? text : "", &id))
 		return -ENOMEM;
 	*index = (int64_t)id - 1;
 	return 0;
@@ -163,7 +186,7 @@ static int str_of_id(struct builder *b, uint32_t sid, int64_t *index)
 	}
 	if (!b->str_index[sid]) {
 		uint32_t id;
-		if (pev__strtab_intern_str(&b->st, pev__strtab_get(&b->p->str, sid), &id))
+		if (intern_utf8(b, pev__strtab_get(&b->p->str, sid), &id))
 			return -ENOMEM;
 		b->str_index[sid] = id;
 	}

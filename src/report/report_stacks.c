@@ -45,28 +45,47 @@ static uint32_t child_get(struct pev__stacks *s, uint32_t parent, uint32_t name,
 	return s->n++;
 }
 
-/* Makes text safe for one folded frame: ';' splits frames, control characters split lines. */
+/*
+ * Makes text safe for one folded frame: ';' splits frames, control
+ * characters split lines (C1 controls, U+0080-U+009F, drive terminals that
+ * show the file): each becomes one space.
+ */
 static void sanitize(char *t)
 {
+	char *w = t;
+
 	for (; *t; t++) {
-		if (*t == ';')
-			*t = ':';
-		else if ((unsigned char)*t < 0x20 || *t == 0x7f)
-			*t = ' ';
+		unsigned char c = (unsigned char)*t;
+
+		if (c == ';')
+			*w++ = ':';
+		else if (c < 0x20 || c == 0x7f)
+			*w++ = ' ';
+		else if (c == 0xc2 && (unsigned char)t[1] >= 0x80 && (unsigned char)t[1] < 0xa0)
+			*w++ = ' ', t++;
+		else
+			*w++ = *t;
 	}
+	*w = '\0';
 }
 
+/*
+ * Interns text as a folded frame: sanitized, and valid UTF-8 (a byte that
+ * is not becomes U+FFFD, pev_text_utf8), as flame graph tools read it.
+ */
 static int intern_clean(struct pev__stacks *s, const char *text, uint32_t *id)
 {
-	size_t l = strlen(text);
-	char small[256], *t = l < sizeof(small) ? small : malloc(l + 1);
+	char small[256];
+	size_t l = pev_text_utf8(small, sizeof(small), text);
+	char *t = l < sizeof(small) ? small : malloc(l + 1);
 	int r;
 
 	if (!t)
 		return -ENOMEM;
-	memcpy(t, text, l + 1);
+	if (t != small)
+		pev_text_utf8(t, l + 1, text);
 	sanitize(t);
-	r = pev__strtab_intern(&s->names, t, l, id);
+	r = pev__strtab_intern(&s->names, t, strlen(t), id);
 	if (t != small)
 		free(t);
 	return r;

@@ -62,11 +62,16 @@ static bool right_aligned(enum pev__key k)
 const char *pev__row_cell(const struct pev__rows *r, const struct pev__row *row,
 			  enum pev__key k, char *buf, size_t size)
 {
-	char tmp[512];
+	char tmp[512], shown[2048];
 	const char *t = pev__row_text(r, row, k, tmp, sizeof(tmp));
 
+	/* Names from the file may hold control bytes: a cell is one line. */
+	if (!pev_text_is_clean(t)) {
+		pev_text_escape(shown, sizeof(shown), t, 0);
+		t = shown;
+	}
 	if (k != PEV__KEY_SYM)
-		return t == tmp ? (pev__strlcpy(buf, tmp, size), buf) : t;
+		return t == tmp || t == shown ? (pev__strlcpy(buf, t, size), buf) : t;
 	snprintf(buf, size, "[%c] %s%s", r->p->syms[row->sym].kernel ? 'k' : '.', t,
 		 (r->flags & PEV_REPORT_INLINE_MARKS) && r->p->syms[row->sym].inlined ? " (inlined)"
 											 : "");
@@ -81,7 +86,7 @@ size_t pev__row_width(const struct pev__rows *r, const struct pev__row *row, enu
 	if (k != PEV__KEY_COMM)
 		return strlen(cell);
 	name = pev__profile_thread_name(r->p, row->shown_tid);
-	return strlen(pev__strtab_get(&r->p->str, name ? name : row->shown_comm));
+	return pev_text_escape(NULL, 0, pev__strtab_get(&r->p->str, name ? name : row->shown_comm), 0);
 }
 
 /* perf's short sample count: 869, 8K, 12M. */
@@ -261,10 +266,14 @@ static void section_name(FILE *out, const struct pev_profile *p, unsigned e, uns
 {
 	const char *group = pev__strtab_get(&p->str, p->events[e].group_name);
 
-	if (n > 1 && !all)
-		fprintf(out, "%s { ", group ? group : "anon group");
-	for (unsigned k = 0; k < n; k++)
-		fprintf(out, "%s%s", k ? ", " : "", pev__event_name(p, e + k));
+	if (n > 1 && !all) {
+		pev_text_fputs(group ? group : "anon group", out);
+		fputs(" { ", out);
+	}
+	for (unsigned k = 0; k < n; k++) {
+		fputs(k ? ", " : "", out);
+		pev_text_fputs(pev__event_name(p, e + k), out);
+	}
 	if (n > 1 && !all)
 		fputs(" }", out);
 }
@@ -530,10 +539,12 @@ int pev_profile_write_table(const struct pev_profile *p, FILE *out,
 		return r;
 	/* perf names the sort keys a filter of one name fixes, -q or not. */
 	for (unsigned k = 0; k < keys.n; k++)
-		if (elided_by(&o, keys.k[k]))
-			fprintf(out, "# %s: %s\n", keys.k[k] == PEV__KEY_SYM ? "symbol"
-						   : pev__key_name(keys.k[k]),
-				elided_by(&o, keys.k[k]));
+		if (elided_by(&o, keys.k[k])) {
+			fprintf(out, "# %s: ", keys.k[k] == PEV__KEY_SYM ? "symbol"
+					       : pev__key_name(keys.k[k]));
+			pev_text_fputs(elided_by(&o, keys.k[k]), out);
+			fputc('\n', out);
+		}
 	if (!(o.flags & PEV_REPORT_NO_HEADER))
 		fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", p->lost);
 	if (event >= 0)

@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_hostile_names.c - names from files never drive a terminal, split a
+ * row or break a machine format (issue 22 item 6).
+ *
+ * A real program (hostile_work) is recorded: its comm holds ESC [ 2 J, a
+ * newline and a byte that is not UTF-8; it runs from a copy of itself at a
+ * path with a newline, an escape sequence and 0xff in it (its DSO name);
+ * its JIT code is named by /tmp/perf-PID.map with ESC, CR, BEL, a C1
+ * control and broken UTF-8. Every human output of the recording (report
+ * tables and call graphs, the header, script, diff, error messages) must
+ * hold no control byte but newlines and tabs, be valid UTF-8 and keep one
+ * row per line; JSON must load with Python's json module and keep the
+ * names (a byte that is not UTF-8 as U+FFFD); folded stacks one stack per
+ * line; pprof's strings valid UTF-8. The helper itself (perfev/text.h) is
+ * checked on its own too.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "helpers.h"
+#include "perfev/text.h"
+#include "report/pprof_shim.h"
+#include "report/pprof.pb-c.h"
+#include "report/report_dl.h"
+
+/* What the names are shown as (hostile_work.c's bytes, escaped). */
+#define SHOWN_COMM "ev\\x1b[2J\\x0ail\\xff"
+#define SHOWN_EXE  "hw\\x1b[2J\\xff"
+#define SHOWN_DIR  "bin\\x0a\\x1b[31m"
+#define SHOWN_JIT  "jit\\x1b[2J\\x0d\\x07\\xc2\\x9b31m\\xff\\xe2\\x82_end"
+/* The comm as JSON keeps it: the control bytes, U+FFFD for 0xff (Python's spelling). */
+#define JSON_COMM  "ev\\x1b[2J\\nil\\ufffd"
+
+static int map_pid; /* the workload's, whose /tmp/perf-PID.map is removed at the end */
+
+static void remove_map(void)
+{
+	char map[64];
+
+	if (map_pid > 0) {
+		snprintf(map, sizeof(map), "/tmp/perf-%d.map", map_pid);
+		unlink(map);
+		map_pid = 0;
+	}
+}
+
+static void make_dir(void)
+{
+	th_suite_dir("hostile");
+}
+
+TestSuite(hostile_names, .init = make_dir, .fini = remove_map);
+
+/* Copies hostile_work to DIR/"bin\n\e[31m"/"hw\e[2J\xff" once; returns that path. */
+static const char *hostile_copy(void)
+{
+	static char path[PATH_MAX];
+	const char *src = th_test_program("hostile_work");
+	char dir[PATH_MAX - 16], buf[65536];
+	int in, out;
+	ssize_t n;
+
+	if (path[0])
+		return path;
+	snprintf(dir, sizeof(dir), "%s", th_path_in("bin\n\x1b[31m"));
+	cr_assert_eq(mkdir(dir, 0755), 0, "mkdir: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/hw\x1b[2J\xff", dir);
+	cr_assert_geq(in = open(src, O_RDONLY | O_CLOEXEC), 0, "%s: %s", src, strerror(errno));
+	cr_assert_geq(out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755), 0, "%s",
+		      strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		cr_assert_eq(write(out, buf, (size_t)n), n);
+	cr_assert_eq(n, 0);
+	close(in);
+	cr_assert_eq(close(out), 0);
+	return path;
+}
+
+/* Notes the pid the workload printed (its JIT map is removed at the end). */
+static void note_pid(const char *out)
+{
+	const char *pid = strstr(out, "pid ");
+
+	cr_assert_not_null(pid, "the workload's pid: %s", out);
+	map_pid = atoi(pid + 4);
+}
+
+/* Records the hostile workload with call chains; returns the file (th_path_in). */
+static const char *record_hostile(void)
+{
+	const char *exe = hostile_copy();
+	struct th_output r = th_perfev("record", "-e", "cpu-clock", "-F", "1000", "-g", "-o",
+				       th_path_in("h.data"), "--", exe, "150");
+
+	cr_assert_eq(r.status, 0, "record: %s", r.err);
+	note_pid(r.out);
+	th_output_free(&r);
+	return th_path_in("h.data");
+}
+
+/*
+ * The test's own check of text shown to people: valid UTF-8 (lead and
+ * continuation bytes), no C0 control but newline and tab, no DEL, no C1.
+ */
+static void expect_clean(const char *what, const char *text)
+{
+	const unsigned char *u = (const unsigned char *)text;
+	size_t line = 1;
+
+	for (size_t i = 0; u[i]; i++) {
+		unsigned c = u[i];
+		int more = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
+					: (c & 0xf8) == 0xf0 ? 3 : -1;
+		if (c == '\n')
+			line++;
+		cr_expect(more >= 0, "%s, line %zu: byte %#x is not UTF-8", what, line, c);
+		cr_expect(!(c < 0x20 && c != '\n' && c != '\t') && c != 0x7f,
+			  "%s, line %zu: raw control byte %#x", what, line, c);
+		cr_expect(!(c == 0xc2 && u[i + 1] >= 0x80 && u[i + 1] < 0xa0),
+			  "%s, line %zu: raw C1 control", what, line);
+		for (int k = 0; k < more; k++) {
+			cr_expect((u[i + 1] & 0xc0) == 0x80, "%s, line %zu: truncated UTF-8", what,
+				  line);
+			if ((u[i + 1] & 0xc0) != 0x80)
+				break;
+			i++;
+		}
+		if (more < 0 || (c < 0x20 && c != '\n' && c != '\t'))
+			return; /* one failure says it */
+	}
+}
+
+/* A line of text holding every needle (NULL-terminated), or NULL. */
+static const char *line_with(const char *text, const char *first, ...)
+{
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) : strlen(l);
+		char *line = strndup(l, n);
+		bool all = true;
+		va_list ap;
+
+		va_start(ap, first);
+		for (const char *s = first; s && all; s = va_arg(ap, const char *))
+			all = strstr(line, s) != NULL;
+		va_end(ap);
+		free(line);
+		if (all)
+			return l;
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	return NULL;
+}
+
+/* perfev ARGS..., which must succeed; returns its stdout (the caller frees). */
+#define run_ok(...) run_ok_((const char *[]){__VA_ARGS__, NULL})
+static char *run_ok_(const char **given)
+{
+	const char *argv[11] = {NULL}; /* at most 10 arguments, the rest NULL */
+
+	for (int i = 0; given[i]; i++) {
+		cr_assert_lt(i, 10, "too many arguments");
+		argv[i] = given[i];
+	}
+	struct th_output r = th_perfev_as(false, argv[0], argv[1], argv[2], argv[3], argv[4],
+					  argv[5], argv[6], argv[7], argv[8], argv[9], (char *)NULL);
+	char *out = r.out;
+
+	cr_assert_eq(r.status, 0, "perfev %s: %s", argv[0], r.err);
+	expect_clean("stderr", r.err);
+	free(r.err);
+	return out;
+}
+
+Test(hostile_names, report_tables_and_call_graphs_escape_names)
+{
+	const char *f = record_hostile();
+	char *out;
+
+	/* One row per entry: comm, DSO and symbol on the line of their numbers. */
+	out = run_ok("report", "-i", f, "--stdio", "--sort", "comm,dso,sym", "-g", "none");
+	expect_clean("report --sort comm,dso,sym", out);
+	cr_expect(line_with(out, "%", SHOWN_COMM, SHOWN_EXE, "hostile_dso_spin", NULL),
+		  "the workload's row, whole: %s", out);
+#if defined(__x86_64__)
+	cr_expect(line_with(out, "%", SHOWN_COMM, SHOWN_JIT, NULL), "the JIT row, whole: %s", out);
+#endif
+	free(out);
+
+	/* The default: children with call graphs. */
+	out = run_ok("report", "-i", f, "--stdio");
+	expect_clean("report -g", out);
+	expect_has(out, SHOWN_COMM);
+#if defined(__x86_64__)
+	expect_has(out, SHOWN_JIT);
+#endif
+	free(out);
+
+	out = run_ok("report", "-i", f, "--stdio", "--sort", "pid,dso", "-v", "-g",
+		     "caller");
+	expect_clean("report -v", out);
+	expect_has(out, SHOWN_DIR "/" SHOWN_EXE);
+	free(out);
+
+	out = run_ok("report", "-i", f, "--header-only");
+	expect_clean("report --header-only", out);
+	expect_has(out, SHOWN_DIR "/" SHOWN_EXE " 150");
+	free(out);
+
+	out = run_ok("diff", f, f);
+	expect_clean("diff", out);
+	cr_expect(line_with(out, "%", SHOWN_EXE, "hostile_dso_spin", NULL), "diff's row: %s", out);
+	free(out);
+	remove_map();
+}
+
+Test(hostile_names, script_keeps_one_sample_a_line)
+{
+	const char *f = record_hostile();
+	char *out;
+
+	out = run_ok("script", "-i", f, "-F", "comm,tid,ip,sym,dso", "-G");
+	expect_clean("script -F", out);
+	cr_expect(line_with(out, SHOWN_COMM, "hostile_dso_spin", SHOWN_EXE, NULL),
+		  "a sample's line, whole: %s", out);
+	/* The tail of a comm split by its newline would start a line. */
+	cr_expect(!line_with(out, "il\\xff ", NULL) || strncmp(out, "il", 2) != 0, "%s", out);
+	for (const char *l = out; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		cr_expect(strncmp(l, "il", 2) != 0, "a row split in two: %.80s", l);
+	free(out);
+
+	out = run_ok("script", "-i", f);
+	expect_clean("script", out);
+#if defined(__x86_64__)
+	cr_expect(line_with(out, SHOWN_JIT, "perf-", NULL), "the JIT frame: %.2000s", out);
+#endif
+	free(out);
+	remove_map();
+}
+
+/* Runs python3 over a JSON file: it must load, and check (a Python expression on d) hold. */
+static void python_json(const char *path, const char *check)
+{
+	char cmd[PATH_MAX + 1024], *out = NULL, *err = NULL;
+	int st;
+
+	if (!th_have_program("python3"))
+		th_skip("python3 is not installed");
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json, sys\n"
+		 "d = json.load(open(sys.argv[1], encoding=\"utf-8\"))\n"
+		 "assert %s, \"check failed\"' '%s'",
+		 check, path);
+	st = th_sh(cmd, &out, &err);
+	cr_expect_eq(st, 0, "%s does not load in python3 (or the check fails): %s", path, err);
+	free(out);
+	free(err);
+}
+
+Test(hostile_names, json_loads_in_python)
+{
+	const char *f = record_hostile();
+	char json[PATH_MAX];
+	struct th_output r;
+
+	snprintf(json, sizeof(json), "%s", th_path_in("h.json"));
+	r = th_perfev("report", "-i", f, "--format", "json", "-g", "--sort", "comm,dso,sym", "-o",
+		      json);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	th_output_free(&r);
+	python_json(json, "any(e.get(\"comm\") == \"" JSON_COMM "\" "
+			  "for ev in d[\"events\"] for e in ev[\"rows\"])");
+
+	/* stat's JSON document names the command. */
+	snprintf(json, sizeof(json), "%s", th_path_in("stat.json"));
+	remove_map();
+	r = th_perfev("stat", "--json", "-e", "task-clock", "-o", json, "--", hostile_copy(), "20");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	note_pid(r.out);
+	th_output_free(&r);
+	python_json(json, "\"\\ufffd\" in d[\"command\"][0]");
+	remove_map();
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rbe");
+	char *buf;
+	long n;
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	cr_assert_not_null(buf = malloc((size_t)n + 1));
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Whether s is valid UTF-8 as Python's decoder sees it (the test's own check). */
+static bool python_utf8(const char *s)
+{
+	return pev_text_utf8(NULL, 0, s) == strlen(s);
+}
+
+Test(hostile_names, folded_and_pprof_stay_parseable)
+{
+	const char *f = record_hostile();
+	char folded[PATH_MAX], pprof[PATH_MAX];
+	struct th_output r;
+	size_t len;
+	char *text;
+
+	/* Folded: one stack a line, "frames COUNT"; no newline or ';' inside a frame. */
+	snprintf(folded, sizeof(folded), "%s", th_path_in("h.folded"));
+	r = th_perfev("report", "-i", f, "--format", "folded", "-o", folded);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	th_output_free(&r);
+	text = slurp(folded, &len);
+	expect_clean("folded", text);
+	cr_expect(python_utf8(text), "folded is not UTF-8");
+	bool comm_frame = false;
+	for (char *l = text, *nl; *l; l = nl + 1) {
+		cr_assert_not_null(nl = strchr(l, '\n'));
+		*nl = '\0';
+		char *sp = strrchr(l, ' ');
+		cr_expect(sp && sp[1] && strspn(sp + 1, "0123456789") == strlen(sp + 1),
+			  "a line without its count: %s", l);
+		/* The comm is the first frame: its control bytes blanked, 0xff U+FFFD. */
+		if (strncmp(l, "ev [2J il\xef\xbf\xbd;", 13) == 0)
+			comm_frame = true;
+	}
+	cr_expect(comm_frame, "the comm's frame");
+	free(text);
+
+	/* pprof: protobuf's strings must be UTF-8. */
+	snprintf(pprof, sizeof(pprof), "%s", th_path_in("h.pb.gz"));
+	r = th_perfev("report", "-i", f, "--format", "pprof", "-o", pprof);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	th_output_free(&r);
+	text = slurp(pprof, &len);
+	size_t cap = 1 << 20, n = 0;
+	unsigned char *raw = malloc(cap);
+	z_stream z;
+	int zr;
+	memset(&z, 0, sizeof(z));
+	cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)text;
+	z.avail_in = (uInt)len;
+	do {
+		if (n == cap)
+			raw = realloc(raw, cap *= 2);
+		z.next_out = raw + n;
+		z.avail_out = (uInt)(cap - n);
+		zr = inflate(&z, Z_NO_FLUSH);
+		n = cap - z.avail_out;
+	} while (zr == Z_OK);
+	inflateEnd(&z);
+	cr_assert_eq(zr, Z_STREAM_END);
+	cr_assert_eq(pev__report_dl_protobuf("test", NULL), 0);
+	Pev__Pprof__Profile *prof = pev__pprof__profile__unpack(NULL, n, raw);
+	cr_assert_not_null(prof);
+	bool comm = false;
+	for (size_t i = 0; i < prof->n_string_table; i++) {
+		cr_expect(python_utf8(prof->string_table[i]), "string %zu is not UTF-8", i);
+		if (strstr(prof->string_table[i], "ev\x1b[2J\nil\xef\xbf\xbd"))
+			comm = true;
+	}
+	cr_expect(comm, "the comm, its 0xff as U+FFFD");
+	pev__pprof__profile__free_unpacked(prof, NULL);
+	free(raw);
+	free(text);
+	remove_map();
+}
+
+Test(hostile_names, messages_escape_file_names)
+{
+	char path[PATH_MAX];
+	struct th_output r;
+
+	snprintf(path, sizeof(path), "%s", th_path_in("no\n\x1b[2Jsuch\xff.data"));
+	r = th_perfev("report", "-i", path);
+	cr_expect_neq(r.status, 0);
+	expect_clean("report's error", r.err);
+	expect_has(r.err, "no\\x0a\\x1b[2Jsuch\\xff.data: cannot open");
+	/* The error and its hint: two lines, the name not split. */
+	cr_expect(line_with(r.err, "perfev: error: ", "such\\xff.data", NULL), "%s", r.err);
+	th_output_free(&r);
+
+	r = th_perfev("script", "-i", path);
+	cr_expect_neq(r.status, 0);
+	expect_clean("script's error", r.err);
+	th_output_free(&r);
+
+	/* record's closing line names its file. */
+	r = th_perfev("record", "-e", "cpu-clock", "-o", path, "--", "true");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	expect_clean("record's summary", r.err);
+	expect_has(r.err, "such\\xff.data");
+	th_output_free(&r);
+
+	r = th_perfev("report", "-i", path, "--no-such-option\x1b[2J");
+	cr_expect_neq(r.status, 0);
+	expect_clean("an unknown option", r.err);
+	th_output_free(&r);
+}
+
+/* ---- the helper itself (perfev/text.h) --------------------------------------------------- */
+
+static void expect_escape(const char *in, unsigned flags, const char *want)
+{
+	char buf[256];
+	size_t n = pev_text_escape(buf, sizeof(buf), in, flags);
+
+	cr_expect_str_eq(buf, want);
+	cr_expect_eq(n, strlen(want));
+}
+
+Test(hostile_names, text_escape)
+{
+	expect_escape("plain name", 0, "plain name");
+	expect_escape("a\nb\tc\rd\x1b[2J\x7f", 0, "a\\x0ab\\x09c\\x0dd\\x1b[2J\\x7f");
+	/* Valid UTF-8 (C++, Unicode names) stays; C1 controls do not. */
+	expect_escape("std::vector<int> caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 0,
+		      "std::vector<int> caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	expect_escape("\xc2\x9b" "31m", 0, "\\xc2\\x9b31m");
+	/* Invalid: a stray byte, a truncated sequence, overlong, surrogate, > U+10FFFF. */
+	expect_escape("\xff\xe2\x82", 0, "\\xff\\xe2\\x82");
+	expect_escape("\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80", 0,
+		      "\\xc0\\xaf|\\xed\\xa0\\x80|\\xf4\\x90\\x80\\x80");
+	expect_escape("caf\xc3\xa9\x1b", PEV_TEXT_ASCII, "caf\\xc3\\xa9\\x1b");
+	expect_escape(NULL, 0, "");
+
+	/* Cut short like snprintf: always terminated, the whole length returned. */
+	char small[6];
+	cr_expect_eq(pev_text_escape(small, sizeof(small), "ab\x1b" "cd", 0), 8);
+	cr_expect_str_eq(small, "ab\\x1");
+	cr_expect_eq(pev_text_escape(NULL, 0, "\x1b", 0), 4);
+}
+
+Test(hostile_names, text_utf8_and_clean)
+{
+	char buf[64];
+
+	cr_expect_eq(pev_text_utf8(buf, sizeof(buf), "a\xff\x1b\xe2\x82"), 1 + 3 + 1 + 3 + 3);
+	cr_expect_str_eq(buf, "a\xef\xbf\xbd\x1b\xef\xbf\xbd\xef\xbf\xbd");
+	cr_expect_eq(pev_text_utf8(buf, sizeof(buf), "caf\xc3\xa9"), 5);
+	cr_expect_str_eq(buf, "caf\xc3\xa9");
+
+	cr_expect(pev_text_is_clean("caf\xc3\xa9 std::map<>"));
+	cr_expect(pev_text_is_clean(NULL));
+	cr_expect(!pev_text_is_clean("a\nb"));
+	cr_expect(!pev_text_is_clean("a\xff"));
+	cr_expect(!pev_text_is_clean("\xc2\x85"));
+
+	cr_expect_eq(pev_text_utf8_char("\xf0\x9f\x98\x80"), 4);
+	cr_expect_eq(pev_text_utf8_char("\xe2\x82"), 0);
+	cr_expect_eq(pev_text_utf8_char(""), 0);
+
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+	cr_assert_not_null(f);
+	cr_expect_geq(pev_text_fputs("ok \xc3\xa9\x1b[2J\n\xff", f), 0);
+	fclose(f);
+	cr_expect_str_eq(mem, "ok \xc3\xa9\\x1b[2J\\x0a\\xff");
+	free(mem);
+}
+
+Test(hostile_names, top_stdio_escapes_names)
+{
+	const char *exe = hostile_copy();
+	int pipefd[2];
+	char line[64] = "", pidarg[16];
+	struct th_output r = {0};
+	bool row = false;
+	pid_t child;
+	FILE *in;
+
+	cr_assert_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		execl(exe, exe, "600000", (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	/* It says its pid once it runs; its comm is set right after. */
+	in = fdopen(pipefd[0], "r");
+	cr_assert_not_null(in);
+	cr_assert_not_null(fgets(line, sizeof(line), in), "the workload did not start");
+	note_pid(line);
+	snprintf(pidarg, sizeof(pidarg), "%d", (int)child);
+	/* A loaded machine may give it no CPU in one run: up to 5 runs for its row. */
+	for (int i = 0; i < 5 && !row; i++) {
+		th_output_free(&r);
+		r = th_perfev("top", "--stdio", "-e", "cpu-clock", "-p", pidarg, "-d", "0.5", "-n",
+			      "2", "-s", "comm,dso,sym", "-E", "0");
+		cr_assert_eq(r.status, 0, "top: %s", r.err);
+		expect_clean("top --stdio", r.out);
+		expect_clean("top's stderr", r.err);
+		/*
+		 * Its comm and DSO on the row of their numbers. (Not its symbol: the
+		 * kernel writes the newline of the path as \012 in /proc/PID/maps,
+		 * which perfev, like perf, does not read back yet.)
+		 */
+		row = line_with(r.out, "%", "\\x1b[2J", SHOWN_EXE, NULL);
+	}
+	cr_expect(row, "the workload's row, whole: %s", r.out);
+	th_output_free(&r);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	fclose(in);
+	remove_map();
+}
+
+Test(hostile_names, script_escapes_tracepoint_strings)
+{
+	const char *exe = hostile_copy();
+	struct th_output r;
+	char *out;
+
+	if (!th_tracefs())
+		th_skip("tracefs cannot be mounted here");
+	/* sched_switch's payload holds the comm of the task switched out. */
+	r = th_perfev("record", "-e", "sched:sched_switch", "-o", th_path_in("t.data"), "--", exe,
+		      "50");
+	cr_assert_eq(r.status, 0, "record: %s", r.err);
+	note_pid(r.out);
+	th_output_free(&r);
+	out = run_ok("script", "-i", th_path_in("t.data"));
+	expect_clean("script of sched_switch", out);
+	cr_expect(line_with(out, "sched:sched_switch:", "prev_comm=" SHOWN_COMM " prev_pid=", NULL),
+		  "the payload's comm, escaped: %.3000s", out);
+	free(out);
+	remove_map();
+}
