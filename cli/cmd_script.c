@@ -168,9 +168,10 @@ static inline bool text_room(struct text *t, size_t n)
 	return t->len + n <= t->cap || text_grow(t, n);
 }
 
+/* Appends n bytes (none: nothing, not even a first buffer: an empty comm is one). */
 static inline void put(struct text *t, const char *s, size_t n)
 {
-	if (text_room(t, n)) {
+	if (n && text_room(t, n)) {
 		memcpy(t->p + t->len, s, n);
 		t->len += n;
 	}
@@ -195,12 +196,13 @@ static void put_spaces(struct text *t, int n)
 	}
 }
 
-/* s right-aligned in width columns ("%*s"). */
+/* s right-aligned in width columns ("%*s"); a longer s overflows them. */
 static void put_right(struct text *t, const char *s, int width)
 {
 	size_t n = strlen(s);
 
-	put_spaces(t, width - (int)n);
+	if (width > 0 && n < (size_t)width)
+		put_spaces(t, width - (int)n);
 	put(t, s, n);
 }
 
@@ -214,7 +216,7 @@ static void put_dec(struct text *t, int64_t v, int width, bool left, bool zero)
 		*--p = (char)('0' + u % 10);
 	while (u /= 10);
 	if (zero)
-		while (e - p < width)
+		while (e - p < width && p > buf + 1) /* room left for a '-' */
 			*--p = '0';
 	if (v < 0)
 		*--p = '-';

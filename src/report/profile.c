@@ -356,6 +356,9 @@ static int store_sample(struct pev_profile *p, const struct pev__sample *k, uint
 		if (k->frames == p->nr_stack)
 			p->nr_stack += k->nr;
 	}
+	/* An event's total, and so every sum of its samples, stays at most 2^64 - 1. */
+	if (period > UINT64_MAX - p->events[k->event].total)
+		period = UINT64_MAX - p->events[k->event].total;
 	d->period += period;
 	d->count++;
 	p->events[k->event].samples++;
@@ -384,7 +387,8 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 	if (!p || !s || copy_sized(&c, sizeof(c), s, s->sz) < 0)
 		return PEV_EBADARG;
 	if (c.event >= p->nr_events || (c.nr_frames && !c.frames) ||
-	    c.nr_frames > PEV__PROFILE_MAX_FRAMES || (c.nr_frames && c.frame_sz < min_frame))
+	    c.nr_frames > PEV__PROFILE_MAX_FRAMES || (c.nr_frames && c.frame_sz < min_frame) ||
+	    c.period > UINT64_MAX - p->events[c.event].total)
 		return PEV_EBADARG;
 	if (p->nr_samples == UINT32_MAX || p->nr_stack + c.nr_frames > UINT32_MAX)
 		return PEV_ENOMEM;
@@ -431,6 +435,9 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 
 void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t period)
 {
+	uint64_t room = UINT64_MAX - p->events[p->samples[slot].event].total;
+
+	period = period < room ? period : room;
 	p->samples[slot].period += period;
 	p->events[p->samples[slot].event].total += period;
 }

@@ -235,7 +235,7 @@ struct pev_profile {
 int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile_sample *s,
 				 uint32_t *slot);
 
-/* Adds period to the stored samples at slot and to their event's total. */
+/* Adds period to the stored samples at slot and to their event's total (at most 2^64 - 1). */
 void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t period);
 /* What was said of DSO dso (a string id), or NULL. */
 const struct pev__mapinfo *pev__profile_mapinfo(const struct pev_profile *p, uint32_t dso);
@@ -275,6 +275,14 @@ int pev__report_end(FILE *out, int rc, const char *func, struct pev_error *err);
 
 /* Fills err for an allocation failure in func. Returns PEV_ENOMEM. */
 int pev__report_nomem(struct pev_error *err, const char *func);
+
+/*
+ * Pads a cell of `used` characters to a column `width` wide: writes c
+ * width - used times, or nothing when the cell is as wide or wider (a cell
+ * wider than its column overflows it, as perf's do). The only way the
+ * table writers pad: no width arithmetic of theirs can go below zero.
+ */
+void pev__pad(FILE *out, char c, size_t width, size_t used);
 
 /* The name of an event. */
 static inline const char *pev__event_name(const struct pev_profile *p, unsigned e)
