@@ -160,12 +160,12 @@ struct run {
 /*
  * `perfev ARGS` (a shell word list) with its output into files of at most
  * 8 MiB (a table that pads forever is stopped by SIGXFSZ) and a time limit
- * of 120 s (`timeout` exits 124): the run must end by itself.
+ * of 60 s (`timeout` exits 124): the run must end by itself.
  */
 static struct run perfev(const char *args)
 {
 	struct run r;
-	char *status = sh("(ulimit -f 16384; timeout 120 '%s' %s >'%s' 2>'%s'; echo $?)",
+	char *status = sh("(ulimit -f 16384; timeout 60 '%s' %s >'%s' 2>'%s'; echo $?)",
 			  th_perfev_bin(), args, th_path_in("run.out"), th_path_in("run.err"));
 
 	r.status = atoi(status);
