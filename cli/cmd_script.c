@@ -188,6 +188,7 @@ static inline void put_char(struct text *t, char c)
 		t->p[t->len++] = c;
 }
 
+/* n spaces; none when n is 0 or less (a cell wider than its column overflows it). */
 static void put_spaces(struct text *t, int n)
 {
 	if (n > 0 && text_room(t, (size_t)n)) {
@@ -196,13 +197,12 @@ static void put_spaces(struct text *t, int n)
 	}
 }
 
-/* s right-aligned in width columns ("%*s"); a longer s overflows them. */
+/* s right-aligned in width columns ("%*s"). */
 static void put_right(struct text *t, const char *s, int width)
 {
 	size_t n = strlen(s);
 
-	if (width > 0 && n < (size_t)width)
-		put_spaces(t, width - (int)n);
+	put_spaces(t, width - (int)n);
 	put(t, s, n);
 }
 

@@ -318,7 +318,7 @@ Test(report, pad_never_underflows)
  * the line follows it: a period of 20 digits in the Period column (12
  * wide), a share that stays at 100.00% of a total of 2^64 - 1.
  */
-Test(report, over_wide_cells_overflow_their_columns, .timeout = 60)
+Test(report, over_wide_cells_overflow_their_columns)
 {
 	struct pev_profile *p = NULL;
 	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;

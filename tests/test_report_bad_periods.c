@@ -10,9 +10,9 @@
  *     table then padded a cell 2^64 columns wide and never ended); perfev
  *     leaves that read out, says so once with a count, and every other row
  *     has perf's period;
- *   - two samples whose PERIOD is 2^63 + 12345: the second would take the
- *     event's total past 2^64 - 1 (perf's total wraps, and its shares pass
- *     100%); perfev leaves it out and says so;
+ *   - three samples whose PERIOD is 0x6000000000003039 (3/8 of 2^64): the
+ *     third would take the event's total past 2^64 - 1 (perf's total wraps,
+ *     and its shares pass 100%); perfev leaves it out and says so;
  *   - perf 7's `:S` groups are inherited, each thread its own counter: the
  *     reads of two threads interleave, and a count read per id alone goes
  *     back and forth; perfev reads them per thread, as perf 7 does, and its
@@ -361,9 +361,12 @@ Test(report_bad_periods, period_past_the_total_is_left_out_and_said)
 	free(sh("cp '%s' '%s'", good, bad));
 	struct samples s = samples_of(bad);
 	cr_assert_gt(s.n, 20, "only %zu samples", s.n);
-	cr_assert_neq(s.v[s.n / 3].period_at, 0, "no PERIOD in the samples");
-	put_u64(bad, s.v[s.n / 3].period_at, (UINT64_C(1) << 63) + 12345);
-	put_u64(bad, s.v[2 * s.n / 3].period_at, (UINT64_C(1) << 63) + 12345);
+	/* Three periods of 0.375 * 2^64 each: the third takes the total past 2^64 - 1. */
+	const uint64_t big = UINT64_C(0x6000000000000000) + 12345;
+	for (size_t i = 1; i <= 3; i++) {
+		cr_assert_neq(s.v[i * s.n / 4].period_at, 0, "no PERIOD in the samples");
+		put_u64(bad, s.v[i * s.n / 4].period_at, big);
+	}
 
 	char warning[256];
 	snprintf(warning, sizeof(warning),
@@ -371,8 +374,8 @@ Test(report_bad_periods, period_past_the_total_is_left_out_and_said)
 		 "past 2^64 - 1: left out of the profile",
 		 s.n);
 	expect_report_and_diff_sane(bad, good, warning);
-	/* perf counts the second too, its total wrapping; every other symbol agrees. */
-	expect_periods_like_perf_but(bad, (UINT64_C(1) << 63) + 12345);
+	/* perf counts the third too, its total wrapping; every other symbol agrees. */
+	expect_periods_like_perf_but(bad, big);
 	free(s.v);
 }
 

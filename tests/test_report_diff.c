@@ -299,7 +299,7 @@ static void run_bounded(writer w, const struct pev_profile *a, const struct pev_
  * (5 * 18e18 - 3 * 8.4e18) and INT64_MIN (5 * 1 - 3 * 1e19) rather than
  * wrapped (or undefined, as a signed overflow).
  */
-Test(report_diff, over_wide_cells_overflow_their_columns, .timeout = 60)
+Test(report_diff, over_wide_cells_overflow_their_columns)
 {
 	struct pev_diff_opts o = PEV_DIFF_OPTS_INIT;
 	struct pev_profile *a, *b;

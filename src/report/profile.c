@@ -356,9 +356,6 @@ static int store_sample(struct pev_profile *p, const struct pev__sample *k, uint
 		if (k->frames == p->nr_stack)
 			p->nr_stack += k->nr;
 	}
-	/* An event's total, and so every sum of its samples, stays at most 2^64 - 1. */
-	if (period > UINT64_MAX - p->events[k->event].total)
-		period = UINT64_MAX - p->events[k->event].total;
 	d->period += period;
 	d->count++;
 	p->events[k->event].samples++;
@@ -435,9 +432,6 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 
 void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t period)
 {
-	uint64_t room = UINT64_MAX - p->events[p->samples[slot].event].total;
-
-	period = period < room ? period : room;
 	p->samples[slot].period += period;
 	p->events[p->samples[slot].event].total += period;
 }

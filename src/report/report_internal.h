@@ -235,7 +235,7 @@ struct pev_profile {
 int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile_sample *s,
 				 uint32_t *slot);
 
-/* Adds period to the stored samples at slot and to their event's total (at most 2^64 - 1). */
+/* Adds period to the stored samples at slot and to their event's total. */
 void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t period);
 /* What was said of DSO dso (a string id), or NULL. */
 const struct pev__mapinfo *pev__profile_mapinfo(const struct pev_profile *p, uint32_t dso);
