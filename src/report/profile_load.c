@@ -7,14 +7,15 @@
  * A sample that reads counters (PERF_SAMPLE_READ, a ':S' group's leader)
  * counts for each event it read, as perf report counts it: weighted by how
  * much that event's count (found by its id) grew since the id's previous
- * read, left out when it did not grow. As perf 6.12 and later, an inherited
- * event whose samples carry their thread (perf 7's ':S' groups) is read per
- * thread: each thread's counter grows on its own. A count smaller than the
- * read before it is bad input (a counter never goes back): perf takes the
- * difference modulo 2^64, an overhead of trillions of percent; here the
- * sample is left out for that event, counted, and said once (a warning
- * through the log). So is a period that would take its event's total past
- * 2^64 - 1: every share of a total then stays at or below 100%.
+ * read, left out when it did not grow. As perf 7.2 does, an inherited event
+ * whose samples carry their thread (perf 7's ':S' groups; kernels read such
+ * counters in samples since 6.12) is read per thread: each thread's counter
+ * grows on its own. A count smaller than the read before it is bad input
+ * (a counter never goes back): perf takes the difference modulo 2^64, an
+ * overhead of trillions of percent; here the sample is left out for that
+ * event, counted, and said once (a warning through the log). So is a
+ * period that would take its event's total past 2^64 - 1: every share of a
+ * total then stays at or below 100%.
  *
  * Off-CPU time (`perfev record --off-cpu`, or perf's `-e cs -c 1 -g
  * --switch-events`): a context-switches sample taken at every switch-out,
@@ -281,9 +282,9 @@ static int group_offcpu(struct pev_profile *p)
 }
 
 /*
- * Whether the counts an event's samples read are per thread, as perf 6.12
- * and later take them: an inherited event (each thread its own counter)
- * whose samples carry their thread.
+ * Whether the counts an event's samples read are per thread, as perf 7.2
+ * takes them: an inherited event (each thread its own counter) whose
+ * samples carry their thread.
  */
 static bool per_thread_reads(const struct pev_perfdata_event *ev)
 {
