@@ -50,7 +50,7 @@ def corpus_files():
 
 
 def run(perfev, timeout, args, feed=None):
-    """One run (feed: bytes written to its standard input, a pipe): None when clean, else why not."""
+    """One run (feed: bytes for its standard input, a pipe): None when clean, else why not."""
     shown = ' '.join(args) + (' (through a pipe)' if feed is not None else '')
     try:
         p = subprocess.run([perfev] + args, input=feed,

@@ -77,7 +77,7 @@ struct samples {
 
 /* The fields of a SAMPLE before PERIOD, 8 bytes each (perf_event_open(2)'s layout). */
 #define BEFORE_PERIOD                                                                              \
-	(PEV_SAMPLE_IDENTIFIER | PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME |                  \
+	(PEV_SAMPLE_IDENTIFIER | PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME |                \
 	 PEV_SAMPLE_ADDR | PEV_SAMPLE_ID | PEV_SAMPLE_STREAM_ID | PEV_SAMPLE_CPU)
 
 /* Every sample of the file at path, where its fields are checked against the decoder's. */
@@ -117,7 +117,7 @@ static struct samples samples_of(const char *path)
 			/* { nr, [time_enabled], [time_running], { value, [id], [lost] } ... } */
 			struct pev_read_value v;
 			size_t w = 1 + !!(s->read.read_format & PEV_FORMAT_TOTAL_TIME_ENABLED) +
-				   !!(s->read.read_format & PEV_FORMAT_TOTAL_TIME_RUNNING);
+			           !!(s->read.read_format & PEV_FORMAT_TOTAL_TIME_RUNNING);
 			cr_assert_eq(pev_read_data_value(&s->read, 0, &v), 0);
 			cr_assert_eq(s->read.words[w], v.value);
 			a.read_at = rec.offset + (uint64_t)((const char *)&s->read.words[w] - base);
@@ -166,7 +166,7 @@ static struct run perfev(const char *args)
 {
 	struct run r;
 	char *status = sh("(ulimit -f 16384; timeout 60 '%s' %s >'%s' 2>'%s'; echo $?)",
-			  th_perfev_bin(), args, th_path_in("run.out"), th_path_in("run.err"));
+	                  th_perfev_bin(), args, th_path_in("run.out"), th_path_in("run.err"));
 
 	r.status = atoi(status);
 	free(status);
@@ -200,7 +200,8 @@ static void expect_percentages_sane(const char *text, const char *what)
 				continue;
 			double v = strtod(l + b, NULL);
 			seen++;
-			cr_expect_leq(v, 100.0, "%s: a share of %.2f%%: %.*s", what, v, (int)len, l);
+			cr_expect_leq(v, 100.0, "%s: a share of %.2f%%: %.*s", what, v, (int)len,
+			              l);
 		}
 	}
 	cr_expect_gt(seen, 0, "%s shows no percentage:\n%s", what, text);
@@ -292,12 +293,13 @@ static void expect_periods_like_perf_but(const char *file, uint64_t more)
 			continue;
 		differ++;
 		cr_expect_eq(t->period[i][1] - t->period[i][0], more,
-			     "%s: perf %" PRIu64 ", perfev %" PRIu64 ", %" PRIu64 " apart, not %" PRIu64,
-			     t->sym[i], t->period[i][1], t->period[i][0],
-			     t->period[i][1] - t->period[i][0], more);
+		             "%s: perf %" PRIu64 ", perfev %" PRIu64 ", %" PRIu64
+		             " apart, not %" PRIu64,
+		             t->sym[i], t->period[i][1], t->period[i][0],
+		             t->period[i][1] - t->period[i][0], more);
 	}
 	cr_expect_eq(differ, 1, "%zu symbols differ:\n---- perfev:\n%s---- perf:\n%s", differ,
-		     ours.out, theirs);
+	             ours.out, theirs);
 	free(t);
 	run_free(&ours);
 	free(theirs);
@@ -314,7 +316,7 @@ Test(report_bad_periods, read_value_going_back_is_left_out_and_said)
 	th_need_perf();
 
 	free(sh("'%s' record -q -e '{cpu-clock,page-faults}:S' -o '%s' '%s' 200 2>&1",
-		th_perfev_bin(), good, th_test_program("report_work")));
+	        th_perfev_bin(), good, th_test_program("report_work")));
 	free(sh("cp '%s' '%s'", good, bad));
 	struct samples s = samples_of(bad);
 	cr_assert_gt(s.n, 20, "only %zu samples", s.n);
@@ -329,9 +331,9 @@ Test(report_bad_periods, read_value_going_back_is_left_out_and_said)
 
 	char warning[256];
 	snprintf(warning, sizeof(warning),
-		 "bad.data: 1 of %zu counter values read in samples (PERF_SAMPLE_READ) are smaller "
-		 "than the same counter's read before",
-		 s.reads);
+	         "bad.data: 1 of %zu counter values read in samples (PERF_SAMPLE_READ) are smaller "
+	         "than the same counter's read before",
+	         s.reads);
 	expect_report_and_diff_sane(bad, good, warning);
 	/*
 	 * perf 6.1 counts the read as 2^64 - drop (its symbol's row wraps, or
@@ -357,7 +359,7 @@ Test(report_bad_periods, period_past_the_total_is_left_out_and_said)
 	th_need_perf();
 
 	free(sh("'%s' record -q -e cpu-clock -o '%s' '%s' 200 2>&1", th_perfev_bin(), good,
-		th_test_program("report_work")));
+	        th_test_program("report_work")));
 	free(sh("cp '%s' '%s'", good, bad));
 	struct samples s = samples_of(bad);
 	cr_assert_gt(s.n, 20, "only %zu samples", s.n);
@@ -370,9 +372,9 @@ Test(report_bad_periods, period_past_the_total_is_left_out_and_said)
 
 	char warning[256];
 	snprintf(warning, sizeof(warning),
-		 "bad.data: 1 of %zu samples have a period that would take their event's total "
-		 "past 2^64 - 1: left out of the profile",
-		 s.n);
+	         "bad.data: 1 of %zu samples have a period that would take their event's total "
+	         "past 2^64 - 1: left out of the profile",
+	         s.n);
 	expect_report_and_diff_sane(bad, good, warning);
 	/* perf counts the third too, its total wrapping; every other symbol agrees. */
 	expect_periods_like_perf_but(bad, big);
@@ -397,8 +399,8 @@ Test(report_bad_periods, inherited_reads_count_per_thread_like_perf_7)
 	/* Three blocks of xz -1 (3 MiB each), compressed by two threads at once. */
 	free(sh("head -c 8000000 /dev/urandom >'%s'", in));
 	free(sh("'%s' record -q -e '{cpu-clock,page-faults}:S' -o '%s' -- xz -T2 -1 -c '%s' "
-		">/dev/null 2>&1",
-		latest, file, in));
+	        ">/dev/null 2>&1",
+	        latest, file, in));
 	struct samples s = samples_of(file);
 	cr_assert(s.inherit, "perf 7 no longer inherits ':S' groups: nothing is read per thread");
 	size_t threads = 0;
@@ -421,13 +423,13 @@ Test(report_bad_periods, inherited_reads_count_per_thread_like_perf_7)
 	char *theirs = sh("'%s' report --stdio -i '%s' --sort comm,dso 2>/dev/null", latest, file);
 	/* The same lines, but for perf's note and tip. */
 	char *a = sh("grep -v -e '^# To display' -e '^# (Tip:' -e '^#$' -e '^$' '%s' || true",
-		     th_path_in("run.out"));
+	             th_path_in("run.out"));
 	FILE *f = fopen(th_path_in("theirs.out"), "w");
 	cr_assert_not_null(f);
 	fputs(theirs, f);
 	cr_assert_eq(fclose(f), 0);
 	char *b = sh("grep -v -e '^# To display' -e '^# (Tip:' -e '^#$' -e '^$' '%s' || true",
-		     th_path_in("theirs.out"));
+	             th_path_in("theirs.out"));
 	cr_expect_str_eq(a, b, "perfev:\n%s\n---- perf 7:\n%s", a, b);
 	free(a);
 	free(b);
