@@ -168,9 +168,10 @@ static inline bool text_room(struct text *t, size_t n)
 	return t->len + n <= t->cap || text_grow(t, n);
 }
 
+/* Appends n bytes (none: nothing, not even a first buffer: an empty comm is one). */
 static inline void put(struct text *t, const char *s, size_t n)
 {
-	if (text_room(t, n)) {
+	if (n && text_room(t, n)) {
 		memcpy(t->p + t->len, s, n);
 		t->len += n;
 	}
@@ -187,6 +188,7 @@ static inline void put_char(struct text *t, char c)
 		t->p[t->len++] = c;
 }
 
+/* n spaces; none when n is 0 or less (a cell wider than its column overflows it). */
 static void put_spaces(struct text *t, int n)
 {
 	if (n > 0 && text_room(t, (size_t)n)) {
@@ -233,7 +235,7 @@ static void put_dec(struct text *t, int64_t v, int width, bool left, bool zero)
 		*--p = (char)('0' + u % 10);
 	while (u /= 10);
 	if (zero)
-		while (e - p < width)
+		while (e - p < width && p > buf + 1) /* room left for a '-' */
 			*--p = '0';
 	if (v < 0)
 		*--p = '-';

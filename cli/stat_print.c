@@ -309,6 +309,16 @@ static void format_prefix(const struct stat_report *r, int k, char *buf, size_t 
 		         (int)key->tid, sep);
 }
 
+/*
+ * The padding a "%-*s" gets so that a metric of `used` characters and its
+ * unit fill the metric's columns: 0 when they are wider (they overflow the
+ * column; a negative width would left-justify instead).
+ */
+static int metric_room(int used)
+{
+	return used + 1 < METRIC_WIDTH ? METRIC_WIDTH - used - 1 : 0;
+}
+
 /* Appends printf output to a line buffer. */
 static void append(char *line, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -351,7 +361,7 @@ static void text_row(const struct stat_report *r, int e, int k)
 		char num[48];
 		snprintf(num, sizeof(num), m[0].fmt, m[0].value);
 		int used = 3 + (int)strlen(num);
-		append(line, sizeof(line), " # %s %-*s", num, METRIC_WIDTH - used - 1, m[0].unit);
+		append(line, sizeof(line), " # %s %-*s", num, metric_room(used), m[0].unit);
 	} else {
 		append(line, sizeof(line), "%-*s", METRIC_WIDTH, "");
 	}
@@ -371,7 +381,7 @@ static void text_row(const struct stat_report *r, int e, int k)
 		int used = 3 + (int)strlen(num);
 		fprintf(r->cfg->out, "%*s # %s %-*s\n",
 		        (int)strlen(prefix) + VALUE_WIDTH + UNIT_WIDTH + NAME_WIDTH + 2, "", num,
-		        METRIC_WIDTH - used - 1, m[i].unit);
+		        metric_room(used), m[i].unit);
 	}
 }
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Writes the seed corpus of fuzz_perfdata: small perf.data files that Debian's
 # perf records (file mode and pipe mode, callchains, several events, a group,
+# a group read in its leader's samples (':S'),
 # context switches, namespaces, register and stack dumps, a tracepoint with
 # its TRACING_DATA), perfev's own pipe mode (finished and cut short), and the
 # malformed corpus of tests/fixtures/perfdata-bad/.
@@ -56,6 +57,7 @@ keep() {
 rec perf-file-plain.data -e cpu-clock -c 1000000
 rec perf-file-callchain.data -g -e cpu-clock,task-clock -c 500000 --no-buildid
 rec perf-file-group.data -e '{cpu-clock,task-clock}' -c 500000
+rec perf-file-leader-sampling.data -e '{cpu-clock,page-faults}:S' -c 500000
 rec perf-file-switch-ns.data -e cpu-clock -c 500000 --switch-events --namespaces -T -d \
 	--sample-cpu
 rec perf-file-regs.data -e cpu-clock -c 1000000 --user-regs=ip,sp

@@ -712,3 +712,100 @@ Test(cmd_script, print_fmt_crashing_the_parser)
 	th_output_free(&r);
 	free(buf);
 }
+
+/* ---- a thread with an empty name ---- */
+
+/* Appends v (n bytes) at *at in rec. */
+static void put_bytes(unsigned char *rec, size_t *at, const void *v, size_t n)
+{
+	memcpy(rec + *at, v, n);
+	*at += n;
+}
+
+/*
+ * Writes a file of one cpu-clock event (IP, TID, TIME, PERIOD, CALLCHAIN,
+ * sample_id_all) whose thread 4190002 is named "" by its COMM record (as
+ * prctl(PR_SET_NAME, "") names a thread), then samples it 3 times.
+ */
+static void write_empty_comm(const char *path)
+{
+	const int32_t id = 4190002; /* above any pid this machine hands out soon */
+	struct pev_perfdata_writer *w;
+	struct pev_error err;
+	struct pev_attr a;
+	unsigned char rec[128];
+	size_t at;
+	int32_t pidtid[2] = {id, id};
+	uint64_t time = 1000000000, period = 250000, nr = 3;
+	uint64_t chain[3] = {PEV_CONTEXT_USER, 0x7f0000001005, 0x7f0000002010};
+
+	memset(&a, 0, sizeof(a));
+	a.type = PEV_TYPE_SOFTWARE;
+	a.size = PEV_ATTR_SIZE_LATEST;
+	a.config = PEV_SW_CPU_CLOCK;
+	a.sample_period = period;
+	a.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME | PEV_SAMPLE_PERIOD |
+			PEV_SAMPLE_CALLCHAIN;
+	a.flags = PEV_ATTR_SAMPLE_ID_ALL;
+	cr_assert_eq(pev_perfdata_writer_open(path, PEV_PERFDATA_WRITER_NO_MACHINE, &w, &err), 0,
+		     "%s", err.message);
+	cr_assert_geq(pev_perfdata_writer_add_event(w, &a, "cpu-clock", NULL, 0, &err), 0, "%s",
+		      err.message);
+	/* COMM: pid, tid, "" padded to 8, then the trailer (pid, tid, time). */
+	memset(rec, 0, sizeof(rec));
+	at = 8;
+	put_bytes(rec, &at, pidtid, 8);
+	at += 8;
+	put_bytes(rec, &at, pidtid, 8);
+	put_bytes(rec, &at, &time, 8);
+	memcpy(rec, &(struct pev_event_header){.type = PEV_RECORD_COMM, .size = (uint16_t)at}, 8);
+	cr_assert_eq(pev_perfdata_writer_write(w, rec, at, &err), 0, "%s", err.message);
+	for (int i = 0; i < 3; i++) {
+		memset(rec, 0, sizeof(rec));
+		at = 8;
+		time += 250000;
+		put_bytes(rec, &at, &chain[1], 8);
+		put_bytes(rec, &at, pidtid, 8);
+		put_bytes(rec, &at, &time, 8);
+		put_bytes(rec, &at, &period, 8);
+		put_bytes(rec, &at, &nr, 8);
+		put_bytes(rec, &at, chain, sizeof(chain));
+		memcpy(rec, &(struct pev_event_header){.type = PEV_RECORD_SAMPLE,
+						       .misc = PEV_RECORD_MISC_USER,
+						       .size = (uint16_t)at},
+		       8);
+		cr_assert_eq(pev_perfdata_writer_write(w, rec, at, &err), 0, "%s", err.message);
+	}
+	cr_assert_eq(pev_perfdata_writer_finish(w, &err), 0, "%s", err.message);
+	pev_perfdata_writer_close(w);
+}
+
+/*
+ * A thread named "" (the first text of the output, a call chain's line:
+ * copied with no padding, zero bytes into a buffer not yet allocated, which
+ * UndefinedBehaviorSanitizer reports) prints as perf prints it, with and
+ * without its call chain; the ASan+UBSan build runs this too (.ci/run).
+ */
+Test(cmd_script, empty_thread_name_like_perf)
+{
+	char f[PATH_MAX];
+
+	snprintf(f, sizeof(f), "%s/empty-comm.data", dir);
+	write_empty_comm(f);
+	for (int g = 0; g < 2; g++) {
+		struct th_output r = th_perfev("script", "-i", f, g ? "-G" : "--ns");
+
+		cr_expect_eq(r.status, 0, "status %d: %s", r.status, r.err);
+		cr_expect(!strstr(r.err, "runtime error"), "%s", r.err);
+		cr_expect_eq(count_samples(r.out), 3, "%s", r.out);
+		if (th_have_program("perf")) {
+			char cmd[PATH_MAX + 64];
+			snprintf(cmd, sizeof(cmd), "perf script -i '%s' %s 2>/dev/null", f,
+				 g ? "-G" : "--ns");
+			char *perfs = th_sh_ok(cmd);
+			cr_expect_str_eq(r.out, perfs, "perfev:\n%s\nperf:\n%s", r.out, perfs);
+			free(perfs);
+		}
+		th_output_free(&r);
+	}
+}

@@ -36,6 +36,7 @@
 
 #include "report/pprof.pb-c.h"
 #include "report/report_dl.h"
+#include "report/report_internal.h"
 
 TestSuite(report, .init = th_leak_init, .fini = th_leak_fini);
 
@@ -187,6 +188,31 @@ Test(report, model_totals_and_checks)
 	pev_profile_free(NULL);
 }
 
+/* An event's total never wraps: a period that would take it past 2^64 - 1 is refused. */
+Test(report, model_totals_stop_below_2_64)
+{
+	struct pev_profile *p = NULL;
+	struct pev_profile_sample s = PEV_PROFILE_SAMPLE_INIT;
+	uint64_t n = 0, period = 0;
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	cr_assert_eq(add_event(p, "cpu-clock", PEV_PROFILE_UNIT_NANOSECONDS), 0);
+	s.period = UINT64_MAX - 10;
+	cr_expect_eq(pev_profile_add_sample(p, &s), 0);
+	s.period = 11;
+	cr_expect_eq(pev_profile_add_sample(p, &s), PEV_EBADARG, "the total would wrap");
+	s.period = 10;
+	cr_expect_eq(pev_profile_add_sample(p, &s), 0, "the total reaches 2^64 - 1");
+	s.period = 1;
+	cr_expect_eq(pev_profile_add_sample(p, &s), PEV_EBADARG);
+	s.period = 0;
+	cr_expect_eq(pev_profile_add_sample(p, &s), 0, "a period of 0 always fits");
+	cr_expect_eq(pev_profile_totals(p, 0, &n, &period), 0);
+	cr_expect_eq(n, 3);
+	cr_expect_eq(period, UINT64_MAX);
+	pev_profile_free(p);
+}
+
 Test(report, model_newer_caller_struct)
 {
 	/* A caller compiled against a newer perfev: a longer struct with its new fields zero is
@@ -263,6 +289,62 @@ Test(report, table_layout_as_perf)
 			  "     7.14%  w        w                  [.] 0x0000000000001234\n"
 			  "\n\n");
 	free(text);
+	pev_profile_free(p);
+}
+
+/* The padding every table writer uses: to the column's width, never below zero. */
+Test(report, pad_never_underflows)
+{
+	char buf[64] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	cr_assert_not_null(f);
+	pev__pad(f, '.', 4, 0);
+	fputc('|', f);
+	pev__pad(f, ' ', 5, 2);
+	fputc('|', f);
+	pev__pad(f, ' ', 5, 5);
+	fputc('|', f);
+	pev__pad(f, ' ', 5, 9); /* a cell wider than its column: nothing, not 2^64 - 4 spaces */
+	fputc('|', f);
+	pev__pad(f, ' ', 0, SIZE_MAX);
+	fputc('|', f);
+	cr_assert_eq(fclose(f), 0);
+	cr_expect_str_eq(buf, "....|   ||||", "got '%s'", buf);
+}
+
+/*
+ * A cell wider than its column overflows it, as perf's do, and the rest of
+ * the line follows it: a period of 20 digits in the Period column (12
+ * wide), a share that stays at 100.00% of a total of 2^64 - 1.
+ */
+Test(report, over_wide_cells_overflow_their_columns)
+{
+	struct pev_profile *p = NULL;
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	char buf[4096] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w"); /* bounded: an underflow cannot fill memory */
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	cr_assert_eq(add_event(p, "cpu-clock", PEV_PROFILE_UNIT_NANOSECONDS), 0);
+	ADD(p, 0, 1, UINT64_MAX - 1000, "w", 10, 10, 0, F("big", "w"));
+	ADD(p, 0, 1, 1000, "w", 10, 10, 0, F("small", "w"));
+	o.fields = "overhead,period,sym";
+	cr_assert_not_null(f);
+	cr_expect_eq(pev_profile_write_table(p, f, &o, NULL), 0);
+	fclose(f);
+	expect_text(buf, "#\n"
+			 "# Total Lost Samples: 0\n"
+			 "#\n"
+			 "# Samples: 2  of event 'cpu-clock'\n"
+			 "# Event count (approx.): 18446744073709551615\n"
+			 "#\n"
+			 "# Overhead        Period  Symbol   \n"
+			 "# ........  ............  .........\n"
+			 "#\n"
+			 "   100.00%  18446744073709550615  [.] big\n"
+			 "     0.00%          1000  [.] small\n"
+			 "\n\n");
 	pev_profile_free(p);
 }
 

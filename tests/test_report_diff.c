@@ -279,6 +279,73 @@ Test(report_diff, formula)
 	pev_profile_free(b);
 }
 
+/* What w writes for a against b into a bounded buffer (an underflowing pad cannot fill memory). */
+static void run_bounded(writer w, const struct pev_profile *a, const struct pev_profile *b,
+			const struct pev_diff_opts *o, char *buf, size_t size)
+{
+	FILE *f = fmemopen(buf, size - 1, "w");
+	struct pev_error err;
+
+	memset(buf, 0, size);
+	cr_assert_not_null(f);
+	cr_expect_eq(w(a, b, f, o, &err), 0, "%s", err.message);
+	fclose(f);
+}
+
+/*
+ * Cells wider than their columns overflow them, as perf's do: periods of
+ * 20 digits in the 14-wide period columns, a formula longer than its 70
+ * columns, and a weighted diff past what 64 bits hold, held at INT64_MAX
+ * (5 * 18e18 - 3 * 8.4e18) and INT64_MIN (5 * 1 - 3 * 1e19) rather than
+ * wrapped (or undefined, as a signed overflow).
+ */
+Test(report_diff, over_wide_cells_overflow_their_columns)
+{
+	struct pev_diff_opts o = PEV_DIFF_OPTS_INIT;
+	struct pev_profile *a, *b;
+	struct pev_profile_frame big[] = {F("big", 0x1010, "/usr/bin/w")};
+	struct pev_profile_frame gone[] = {F("gone", 0x1020, "/usr/bin/w")};
+	char got[8192];
+
+	cr_assert_eq(pev_profile_new(&a), 0);
+	cr_assert_eq(event(a, "cpu-clock"), 0);
+	add(a, 0, 1, UINT64_MAX - 10000000000000000000u, big, 1);
+	add(a, 0, 1, 10000000000000000000u, gone, 1);
+	cr_assert_eq(pev_profile_new(&b), 0);
+	cr_assert_eq(event(b, "cpu-clock"), 0);
+	add(b, 0, 1, 18000000000000000000u, big, 1);
+	add(b, 0, 1, 1, gone, 1);
+	o.compute = PEV_DIFF_WDIFF;
+	o.w1 = 3;
+	o.w2 = 5;
+	o.flags = PEV_DIFF_PERIOD | PEV_DIFF_FORMULA;
+	run_bounded(pev_profile_write_diff, a, b, &o, got, sizeof(got));
+	const char *want =
+		"# Event 'cpu-clock'\n#\n"
+		"# Baseline     Base period   Weighted diff  "
+		"                                                               Formula  "
+		"        Period  Shared Object  Symbol  \n"
+		"# ........  ..............  ..............  "
+		"......................................................................  "
+		"..............  .............  ........\n#\n"
+		"    45.79%  8446744073709551615  9223372036854775807  "
+		"                (18000000000000000000 * 5) - (8446744073709551615 * 3)  "
+		"18000000000000000000  w              [.] big\n"
+		"    54.21%  10000000000000000000  -9223372036854775808  "
+		"                                  (1 * 5) - (10000000000000000000 * 3)  "
+		"             1  w              [.] gone\n";
+	cr_expect_str_eq(got, want, "got:\n%s\nwant:\n%s", got, want);
+	/* A formula of 104 characters in its 70 columns: it starts where the column does. */
+	o.compute = PEV_DIFF_DELTA;
+	o.flags = PEV_DIFF_FORMULA;
+	run_bounded(pev_profile_write_diff, a, b, &o, got, sizeof(got));
+	cr_expect(strstr(got, "%  (18000000000000000000 * 100 / 18000000000000000001) - "
+			      "(8446744073709551615 * 100 / 18446744073709551615)  w  ") != NULL,
+		  "%s", got);
+	pev_profile_free(a);
+	pev_profile_free(b);
+}
+
 Test(report_diff, baseline_only_and_percent_limit)
 {
 	struct pev_diff_opts o = PEV_DIFF_OPTS_INIT;

@@ -194,7 +194,9 @@ PEV_API int pev_profile_add_event(struct pev_profile *p, const struct pev_profil
  * Adds a sample; its strings and frames are copied. Returns 0, PEV_EBADARG
  * (an event index not added, frames NULL with nr_frames > 0, a frame_sz
  * smaller than the first four fields of struct pev_profile_frame, more than
- * 65535 frames) or PEV_ENOMEM.
+ * 65535 frames, a period that would take its event's total past 2^64 - 1:
+ * then every share of a total a writer shows stays at or below 100%) or
+ * PEV_ENOMEM.
  */
 PEV_API int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sample *s);
 

@@ -384,7 +384,8 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 	if (!p || !s || copy_sized(&c, sizeof(c), s, s->sz) < 0)
 		return PEV_EBADARG;
 	if (c.event >= p->nr_events || (c.nr_frames && !c.frames) ||
-	    c.nr_frames > PEV__PROFILE_MAX_FRAMES || (c.nr_frames && c.frame_sz < min_frame))
+	    c.nr_frames > PEV__PROFILE_MAX_FRAMES || (c.nr_frames && c.frame_sz < min_frame) ||
+	    c.period > UINT64_MAX - p->events[c.event].total)
 		return PEV_EBADARG;
 	if (p->nr_samples == UINT32_MAX || p->nr_stack + c.nr_frames > UINT32_MAX)
 		return PEV_ENOMEM;

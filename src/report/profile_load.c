@@ -7,7 +7,15 @@
  * A sample that reads counters (PERF_SAMPLE_READ, a ':S' group's leader)
  * counts for each event it read, as perf report counts it: weighted by how
  * much that event's count (found by its id) grew since the id's previous
- * read, left out when it did not grow.
+ * read, left out when it did not grow. As perf 7.2 does, an inherited event
+ * whose samples carry their thread (perf 7's ':S' groups; kernels read such
+ * counters in samples since 6.12) is read per thread: each thread's counter
+ * grows on its own. A count smaller than the read before it is bad input
+ * (a counter never goes back): perf takes the difference modulo 2^64, an
+ * overhead of trillions of percent; here the sample is left out for that
+ * event, counted, and said once (a warning through the log). So is a
+ * period that would take its event's total past 2^64 - 1: every share of a
+ * total then stays at or below 100%.
  *
  * Off-CPU time (`perfev record --off-cpu`, or perf's `-e cs -c 1 -g
  * --switch-events`): a context-switches sample taken at every switch-out,
@@ -20,6 +28,8 @@
 #include <string.h>
 
 #include "core/error_internal.h"
+#include "core/log_internal.h"
+#include "perfdata/perfdata_internal.h"
 #include "report/replay_internal.h"
 #include "report/report_internal.h"
 
@@ -29,47 +39,80 @@ struct event_map {
 	size_t nr;
 };
 
-/* The last value read of each counter id (PERF_SAMPLE_READ), by open addressing. */
+/*
+ * The last value read of each counter id, or of each id and thread
+ * (PERF_SAMPLE_READ), by open addressing: a value per key (id, sub).
+ */
 struct last_reads {
-	uint64_t *id, *value; /* id 0: a free slot (ids start at 1) */
-	size_t cap;           /* a power of two, or 0 */
+	uint64_t *id, *sub, *value; /* id 0: a free slot (ids start at 1) */
+	size_t cap;                 /* a power of two, or 0 */
 	size_t len;
 };
 
-/* The slot of id (added with value 0 when new), or NULL without memory. */
-static uint64_t *last_read(struct last_reads *l, uint64_t id)
+static size_t key_slot(uint64_t id, uint64_t sub, size_t cap)
+{
+	return (size_t)pev__hash_u64(pev__hash_u64(PEV__HASH_SEED, id), sub) & (cap - 1);
+}
+
+static void last_reads_free(struct last_reads *l)
+{
+	free(l->id);
+	free(l->sub);
+	free(l->value);
+}
+
+/* The slot of key (id, sub), id > 0 (added with value 0 when new), or NULL without memory. */
+static uint64_t *last_read(struct last_reads *l, uint64_t id, uint64_t sub)
 {
 	if (2 * (l->len + 1) > l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		uint64_t *ids = calloc(cap, sizeof(*ids)), *vals = calloc(cap, sizeof(*vals));
-		if (!ids || !vals) {
-			free(ids);
-			free(vals);
+		struct last_reads n = {.cap = l->cap ? 2 * l->cap : 64, .len = l->len};
+		n.id = calloc(n.cap, sizeof(*n.id));
+		n.sub = calloc(n.cap, sizeof(*n.sub));
+		n.value = calloc(n.cap, sizeof(*n.value));
+		if (!n.id || !n.sub || !n.value) {
+			last_reads_free(&n);
 			return NULL;
 		}
 		for (size_t i = 0; i < l->cap; i++) {
 			if (!l->id[i])
 				continue;
-			size_t j = (size_t)pev__hash_u64(PEV__HASH_SEED, l->id[i]) & (cap - 1);
-			while (ids[j])
-				j = (j + 1) & (cap - 1);
-			ids[j] = l->id[i];
-			vals[j] = l->value[i];
+			size_t j = key_slot(l->id[i], l->sub[i], n.cap);
+			while (n.id[j])
+				j = (j + 1) & (n.cap - 1);
+			n.id[j] = l->id[i];
+			n.sub[j] = l->sub[i];
+			n.value[j] = l->value[i];
 		}
-		free(l->id);
-		free(l->value);
-		l->id = ids;
-		l->value = vals;
-		l->cap = cap;
+		last_reads_free(l);
+		*l = n;
 	}
-	size_t j = (size_t)pev__hash_u64(PEV__HASH_SEED, id) & (l->cap - 1);
-	while (l->id[j] && l->id[j] != id)
+	size_t j = key_slot(id, sub, l->cap);
+	while (l->id[j] && (l->id[j] != id || l->sub[j] != sub))
 		j = (j + 1) & (l->cap - 1);
 	if (!l->id[j]) {
 		l->id[j] = id;
+		l->sub[j] = sub;
 		l->len++;
 	}
 	return &l->value[j];
+}
+
+/* Samples, or parts of them, left out as bad input; said once at the end. */
+struct left_out {
+	uint64_t reads;     /* counter values read in samples */
+	uint64_t backwards; /* of them, smaller than the same counter's read before */
+	uint64_t samples;   /* samples (or read values) with a period */
+	uint64_t overflow;  /* of them, with a period past what their event's total can add */
+};
+
+/* Whether period fits in event e's total (which then stays at most 2^64 - 1). */
+static bool period_fits(const struct pev_profile *p, int e, uint64_t period, struct left_out *lo)
+{
+	lo->samples++;
+	if (period <= UINT64_MAX - p->events[e].total)
+		return true;
+	lo->overflow++;
+	return false;
 }
 
 /* Threads switched out at an off-CPU sample, waiting for their switch-in. */
@@ -100,7 +143,7 @@ static uint64_t *offcpu_wait(struct offcpu *oc, int32_t tid, bool add)
 
 	if (!add && !oc->index.cap)
 		return NULL;
-	if (!(at = last_read(&oc->index, (uint64_t)(uint32_t)tid + 1)))
+	if (!(at = last_read(&oc->index, (uint64_t)(uint32_t)tid + 1, 0)))
 		return NULL;
 	if (!*at) {
 		if (!add || pev__grow((void **)&oc->wait, &oc->cap, oc->nr + 1, sizeof(*oc->wait)))
@@ -239,35 +282,74 @@ static int group_offcpu(struct pev_profile *p)
 }
 
 /*
+ * Whether the counts an event's samples read are per thread, as perf 7.2
+ * takes them: an inherited event (each thread its own counter) whose
+ * samples carry their thread.
+ */
+static bool per_thread_reads(const struct pev_perfdata_event *ev)
+{
+	return (ev->attr.flags & PEV_ATTR_INHERIT) && (ev->attr.sample_type & PEV_SAMPLE_TID);
+}
+
+/*
  * Adds a sample that read counters (PERF_SAMPLE_READ) once for each event
- * it read whose count grew, weighted by the growth. 0 or a negative code.
+ * it read whose count grew, weighted by the growth: since the same
+ * counter's read before, that of the same thread when per_thread. A count
+ * that went back is left out (the next read grows from it, as perf's
+ * does). 0 or a negative code.
  */
 static int add_read_sample(struct pev_perfdata *pd, struct pev_profile *p, struct event_map *m,
-			   const struct offcpu *oc, struct last_reads *reads, struct pev_profile_sample *ps,
+			   const struct offcpu *oc, struct last_reads *reads, bool per_thread,
+			   struct left_out *lo, struct pev_profile_sample *ps,
 			   const struct pev_read_data *rd)
 {
+	uint64_t sub = per_thread ? (uint64_t)(uint32_t)ps->tid + 1 : 0;
+
 	for (uint64_t i = 0; i < rd->nr; i++) {
 		struct pev_read_value v;
 		const struct pev_perfdata_event *ev;
-		uint64_t *last;
+		uint64_t *last, before;
 		int e, rc;
 
 		if (pev_read_data_value(rd, i, &v) || !v.id ||
 		    !(ev = pev_perfdata_event_by_id(pd, v.id)))
 			continue;
-		if (!(last = last_read(reads, v.id)))
+		if (!(last = last_read(reads, v.id, sub)))
 			return PEV_ENOMEM;
-		ps->period = v.value - *last;
+		before = *last;
 		*last = v.value;
-		if (!ps->period)
+		lo->reads++;
+		if (v.value < before) {
+			lo->backwards++;
+			continue;
+		}
+		if (!(ps->period = v.value - before))
 			continue;
 		if ((e = event_index(p, m, oc, ev)) < 0)
 			return e;
+		if (!period_fits(p, e, ps->period, lo))
+			continue;
 		ps->event = (unsigned)e;
 		if ((rc = pev_profile_add_sample(p, ps)))
 			return rc;
 	}
 	return 0;
+}
+
+/* What load() left out, said once through the log (the CLI's warnings). */
+static void say_left_out(const struct pev_perfdata *pd, const struct left_out *lo)
+{
+	if (lo->backwards)
+		pev__log(PEV_LOG_WARN,
+			 "%s: %" PRIu64 " of %" PRIu64 " counter values read in samples "
+			 "(PERF_SAMPLE_READ) are smaller than the same counter's read before; "
+			 "a counter never goes back: left out of the profile",
+			 pd->name, lo->backwards, lo->reads);
+	if (lo->overflow)
+		pev__log(PEV_LOG_WARN,
+			 "%s: %" PRIu64 " of %" PRIu64 " samples have a period that would take "
+			 "their event's total past 2^64 - 1: left out of the profile",
+			 pd->name, lo->overflow, lo->samples);
 }
 
 /* ---- pprof's mappings ------------------------------------------------------------ */
@@ -404,6 +486,7 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		struct pev_error *err)
 {
 	struct last_reads reads = {0};
+	struct left_out lo = {0};
 	struct programs progs = {0};
 	struct pev_replay_sample s;
 	uint64_t first = 0, last = 0;
@@ -446,11 +529,14 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		if (o->sample_text)
 			ps.trace = o->sample_text(o->sample_text_ctx, &s);
 		if (s.record->sample.fields & PEV_SAMPLE_READ)
-			rc = add_read_sample(pd, p, m, oc, &reads, &ps, &s.record->sample.read);
+			rc = add_read_sample(pd, p, m, oc, &reads, per_thread_reads(s.event), &lo,
+					     &ps, &s.record->sample.read);
 		else if (is_offcpu(oc, s.event))
 			rc = add_offcpu_sample(oc, &ps);
-		else
+		else if (period_fits(p, e, ps.period, &lo))
 			rc = pev_profile_add_sample(p, &ps);
+		else
+			rc = 0;
 		if (!rc)
 			rc = count_program(&progs, pev__replay_program(r, s.pid));
 		if ((adding = rc != 0))
@@ -460,14 +546,14 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		if (s.time > last)
 			last = s.time;
 	}
-	free(reads.id);
-	free(reads.value);
+	last_reads_free(&reads);
 	if (rc == 0 && ((rc = set_main(p, &progs)) < 0 || (rc = name_threads(p, r)) < 0))
 		adding = true;
 	free(progs.v);
 	if (rc < 0) /* the replay's own failures (rc < 0 ending the loop) come with err filled */
 		return adding ? pev__error_start(err, rc, 0, NULL, NULL, true) : rc;
 	pev_profile_set_lost(p, pev_replay_lost(r));
+	say_left_out(pd, &lo);
 	if (last > first) {
 		/* CLOCK_DATA (perf record -k) ties the event clock to the wall clock. */
 		const struct pev_perfdata_features *f = pev_perfdata_features(pd);
@@ -510,8 +596,7 @@ int pev_profile_load(struct pev_perfdata *pd, const struct pev_replay_opts *opts
 	rc = load(pd, r, p, &m, &oc, &o, err);
 	pev_replay_close(r);
 	free(m.idx);
-	free(oc.index.id);
-	free(oc.index.value);
+	last_reads_free(&oc.index);
 	free(oc.wait);
 	if (rc) {
 		pev_profile_free(p);

@@ -2,7 +2,8 @@
 /*
  * report.c - what every report writer does first and last: check its
  * arguments, read the caller's options, find the event it names, and turn
- * a failed write into PEV_EIO. Also the symbol and frame helpers they share.
+ * a failed write into PEV_EIO. Also the symbol and frame helpers they share,
+ * and the padding of their cells.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -85,6 +86,12 @@ int pev__report_nomem(struct pev_error *err, const char *func)
 	pev__error_start(err, PEV_ENOMEM, ENOMEM, NULL, NULL, true);
 	pev__error_msg(err, "%s: out of memory while building the report", func);
 	return PEV_ENOMEM;
+}
+
+void pev__pad(FILE *out, char c, size_t width, size_t used)
+{
+	for (size_t i = used; i < width; i++)
+		fputc(c, out);
 }
 
 unsigned pev__sample_self(const struct pev_profile *p, const struct pev__sample *s)

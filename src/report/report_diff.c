@@ -304,11 +304,6 @@ static const char *value_cell(const struct table *t, const struct entry *x, enum
 	return buf;
 }
 
-static void pad(FILE *out, char c, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		fputc(c, out);
-}
 
 /*
  * One table's rows as entries sorted by key text, rows that show the same
@@ -346,6 +341,17 @@ static ptrdiff_t keyed_entries(const struct pev__rows *r, bool is_b, struct entr
 	}
 	*out = v;
 	return (ptrdiff_t)n;
+}
+
+/* pb * w2 - pa * w1, held at INT64_MIN or INT64_MAX where it does not fit. */
+static int64_t weighted_diff(uint64_t pb, int64_t w2, uint64_t pa, int64_t w1)
+{
+	/* Each product fits in 128 bits; their difference overflows only when it is far out. */
+	__int128 b = (__int128)pb * w2, a = (__int128)pa * w1, d;
+
+	if (__builtin_sub_overflow(b, a, &d))
+		return b > a ? INT64_MAX : INT64_MIN;
+	return d > INT64_MAX ? INT64_MAX : d < INT64_MIN ? INT64_MIN : (int64_t)d;
 }
 
 /* Pairs the rows of both tables into t->e by their keys' text. 0 or -ENOMEM. */
@@ -393,7 +399,7 @@ static int pair_rows(struct table *t)
 		struct entry *x = &t->e[k];
 		x->delta = pev__percent(x->pb, t->rb->total) - pev__percent(x->pa, t->ra->total);
 		x->ratio = (double)x->pb / (double)(x->pa ? x->pa : 1);
-		x->wdiff = (int64_t)x->pb * t->d->w2 - (int64_t)x->pa * t->d->w1;
+		x->wdiff = weighted_diff(x->pb, t->d->w2, x->pa, t->d->w1);
 	}
 	return 0;
 }
@@ -472,14 +478,14 @@ static int section(FILE *out, const struct pev_profile *a, unsigned ea,
 
 			fputs(c ? "  " : "# ", out);
 			if (right)
-				pad(out, ' ', width[c] - strlen(title));
+				pev__pad(out, ' ', width[c], strlen(title));
 			fputs(title, out);
 			if (!right)
-				pad(out, ' ', width[c] - strlen(title));
+				pev__pad(out, ' ', width[c], strlen(title));
 		}
 		for (unsigned c = 0; c < nc; c++) {
 			fputs(c ? "  " : "\n# ", out);
-			pad(out, '.', width[c]);
+			pev__pad(out, '.', width[c], 0);
 		}
 		fputs("\n#\n", out);
 	}
@@ -507,9 +513,9 @@ static int section(FILE *out, const struct pev_profile *a, unsigned ea,
 				/* as perf: a symbol, line or trace text that ends the line is not padded */
 				if (c + 1 < nc || (k != PEV__KEY_SYM && k != PEV__KEY_SRCLINE &&
 						   k != PEV__KEY_TRACE))
-					pad(out, ' ', width[c] - l);
+					pev__pad(out, ' ', width[c], l);
 			} else {
-				pad(out, ' ', width[c] - l);
+				pev__pad(out, ' ', width[c], l);
 				fputs(v, out);
 			}
 		}

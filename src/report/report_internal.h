@@ -277,6 +277,14 @@ int pev__report_end(FILE *out, int rc, const char *func, struct pev_error *err);
 /* Fills err for an allocation failure in func. Returns PEV_ENOMEM. */
 int pev__report_nomem(struct pev_error *err, const char *func);
 
+/*
+ * Pads a cell of `used` characters to a column `width` wide: writes c
+ * width - used times, or nothing when the cell is as wide or wider (a cell
+ * wider than its column overflows it, as perf's do). The only way the
+ * table writers pad: no width arithmetic of theirs can go below zero.
+ */
+void pev__pad(FILE *out, char c, size_t width, size_t used);
+
 /* The name of an event. */
 static inline const char *pev__event_name(const struct pev_profile *p, unsigned e)
 {

@@ -109,11 +109,6 @@ static void short_count(uint64_t n, char *buf, size_t size)
 	snprintf(buf, size, "%" PRIu64 "%c", n, unit);
 }
 
-static void pad(FILE *out, char c, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		fputc(c, out);
-}
 
 /* The filter of one name that leaves key k's column out (perf's elision), or NULL. */
 static const char *elided_by(const struct pev_report_opts *o, enum pev__key k)
@@ -308,7 +303,9 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned 
 		return pev__report_nomem(err, func);
 	for (unsigned k = 0; k < n; k++) {
 		samples += p->events[e + k].samples;
-		total += p->events[e + k].total;
+		/* Each total fits; their sum, only shown, stops at 2^64 - 1. */
+		if (__builtin_add_overflow(total, p->events[e + k].total, &total))
+			total = UINT64_MAX;
 	}
 	lay->rows = &rows;
 	if (lay->fields)
@@ -347,14 +344,14 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned 
 
 			fputs(k ? "  " : "# ", out);
 			if (col_right(c))
-				pad(out, ' ', c->width - strlen(t));
+				pev__pad(out, ' ', c->width, strlen(t));
 			fputs(t, out);
 			if (!col_right(c))
-				pad(out, ' ', c->width - strlen(t));
+				pev__pad(out, ' ', c->width, strlen(t));
 		}
 		for (unsigned k = 0; k < lay->n; k++) {
 			fputs(k ? "  " : "\n# ", out);
-			pad(out, '.', lay->col[k].width);
+			pev__pad(out, '.', lay->col[k].width, 0);
 		}
 		fputs("\n#\n", out);
 	}
@@ -380,10 +377,10 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned 
 				l = c->width;
 			fputs("  ", out);
 			if (col_right(c))
-				pad(out, ' ', c->width - l);
+				pev__pad(out, ' ', c->width, l);
 			fwrite(t, 1, l, out);
 			if (!col_right(c) && !last)
-				pad(out, ' ', c->width - l);
+				pev__pad(out, ' ', c->width, l);
 		}
 		fputc('\n', out);
 		/* An entry below an absolute limit would draw nothing: skip building its graph. */
