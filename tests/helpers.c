@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/sys.h"
 
@@ -901,6 +902,70 @@ char *th_sh_ok(const char *cmd)
 	cr_assert_eq(st, 0, "%s: exit status %d: %s", cmd, st, err);
 	free(err);
 	return out;
+}
+
+char *th_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rbe");
+	char *buf = NULL, chunk[65536];
+	size_t have = 0, n;
+
+	cr_assert_not_null(f, "cannot read %s: %s", path, strerror(errno));
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		buf = realloc(buf, have + n + 1);
+		cr_assert_not_null(buf);
+		memcpy(buf + have, chunk, n);
+		have += n;
+	}
+	cr_assert(!ferror(f), "cannot read %s", path);
+	fclose(f);
+	if (!buf)
+		cr_assert_not_null(buf = malloc(1));
+	buf[have] = '\0';
+	if (len)
+		*len = have;
+	return buf;
+}
+
+char *th_sh_okf(const char *fmt, ...)
+{
+	char cmd[16384];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	cr_assert(n >= 0 && (size_t)n < sizeof(cmd), "a command of %d bytes: %.80s...", n, cmd);
+	return th_sh_ok(cmd);
+}
+
+unsigned char *th_gunzip(const void *gz, size_t len, size_t *out_len)
+{
+	size_t cap = 1 << 20, n = 0;
+	unsigned char *raw = malloc(cap);
+	z_stream z;
+	int r;
+
+	cr_assert_not_null(raw);
+	memset(&z, 0, sizeof(z));
+	cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)len;
+	do {
+		if (n == cap) {
+			raw = realloc(raw, cap *= 2);
+			cr_assert_not_null(raw);
+		}
+		z.next_out = raw + n;
+		z.avail_out = (uInt)(cap - n);
+		r = inflate(&z, Z_NO_FLUSH);
+		n = cap - z.avail_out;
+	} while (r == Z_OK);
+	inflateEnd(&z);
+	cr_assert_eq(r, Z_STREAM_END, "not a whole gzip stream: %d", r);
+	*out_len = n;
+	return raw;
 }
 
 bool th_have_program(const char *name)

@@ -281,6 +281,20 @@ int th_sh(const char *cmd, char **out, char **err);
 
 /* Runs cmd, which must exit 0; returns its output (the caller frees). */
 char *th_sh_ok(const char *cmd);
+/*
+ * The whole of the file at path, malloc'ed and NUL-terminated, its size in
+ * *len unless len is NULL; the test fails when it cannot be read.
+ */
+char *th_slurp(const char *path, size_t *len);
+
+/* th_sh_ok of the command that fmt and its arguments make (16 KiB at most). */
+char *th_sh_okf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The bytes that the gzip stream gz (len bytes) holds, malloc'ed, their
+ * count in *out_len; the test fails unless the stream is whole.
+ */
+unsigned char *th_gunzip(const void *gz, size_t len, size_t *out_len);
 
 /* ---- JSON (json-c) ------------------------------------------------------- */
 

@@ -36,17 +36,6 @@ static const char *dir;
 static void setup(void);
 TestSuite(archive, .init = setup, .fini = th_leak_fini, .timeout = 240);
 
-/* Runs the formatted shell command, which must succeed; returns its output (caller frees). */
-__attribute__((format(printf, 1, 2))) static char *sh(const char *fmt, ...)
-{
-	char cmd[16384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return th_sh_ok(cmd);
-}
 
 /* Runs the formatted shell command; returns its status, its output and errors in *out, *err. */
 __attribute__((format(printf, 3, 4))) static int sh_status(char **out, char **err, const char *fmt,
@@ -107,7 +96,7 @@ static const char *perf(const char *home)
 /* The user-space rows of `report --sort dso,sym` (tool: ours() or perf()), squeezed and sorted. */
 static char *rows(const char *tool, const char *file)
 {
-	return sh("%s report --stdio -i '%s' -g none --no-children --sort dso,sym 2>/dev/null | "
+	return th_sh_okf("%s report --stdio -i '%s' -g none --no-children --sort dso,sym 2>/dev/null | "
 	          "grep -F '[.]' | tr -s ' ' | sort",
 	          tool, file);
 }
@@ -115,7 +104,7 @@ static char *rows(const char *tool, const char *file)
 /* How many entries (files, links, directories) are under dir/name; 0 when it does not exist. */
 static int entries(const char *name)
 {
-	char *t = sh("find '%s/%s' -mindepth 1 2>/dev/null | wc -l", dir, name);
+	char *t = th_sh_okf("find '%s/%s' -mindepth 1 2>/dev/null | wc -l", dir, name);
 	int n = atoi(t);
 
 	free(t);
@@ -128,7 +117,7 @@ static int entries(const char *name)
  */
 static void record(const char *cmd)
 {
-	free(sh("env -u DEBUGINFOD_URLS -u PERFEV_DEBUG_DIR PERF_BUILDID_DIR='%s' '%s' record -q "
+	free(th_sh_okf("env -u DEBUGINFOD_URLS -u PERFEV_DEBUG_DIR PERF_BUILDID_DIR='%s' '%s' record -q "
 	        "-e cpu-clock -F 2000 -o '%s' -- %s > /dev/null 2>&1",
 	        at("c1"), th_perfev_bin(), at("p.data"), cmd));
 }
@@ -139,52 +128,52 @@ static void record(const char *cmd)
  */
 static void archive_and_unpack(void)
 {
-	char *out = sh("%s archive '%s' 2>&1", ours("c1"), at("p.data"));
+	char *out = th_sh_okf("%s archive '%s' 2>&1", ours("c1"), at("p.data"));
 	expect_has(out, "Now please run:");
 	expect_has(out, "tar xvf ");
 	expect_has(out, "p.data.tar.gz -C ~/.debug");
 	free(out);
 	/* GNU tar reads it: the .build-id links as links, the entries' files. */
-	out = sh("tar tvzf '%s'", at("p.data.tar.gz"));
+	out = th_sh_okf("tar tvzf '%s'", at("p.data.tar.gz"));
 	expect_has(out, " .build-id/");
 	if (!strstr(out, "/elf")) {
 		/* Say what the recording names and what its cache holds. */
-		char *ids = sh("perf buildid-list -i '%s' 2>&1; find '%s'", at("p.data"), at("c1"));
+		char *ids = th_sh_okf("perf buildid-list -i '%s' 2>&1; find '%s'", at("p.data"), at("c1"));
 		cr_expect_fail("no elf file in the archive:\n%s\nthe recording and its cache:\n%s",
 		               out, ids);
 		free(ids);
 	}
 	cr_expect(strstr(out, "\nl") || out[0] == 'l', "no symbolic link in: %s", out);
 	free(out);
-	out = sh("%s archive --unpack '%s'", ours("c2"), at("p.data.tar.gz"));
+	out = th_sh_okf("%s archive --unpack '%s'", ours("c2"), at("p.data.tar.gz"));
 	expect_has(out, "unpacked into");
 	free(out);
-	free(sh("mkdir -p '%s' && tar xzf '%s' -C '%s'", at("h3/.debug"), at("p.data.tar.gz"),
+	free(th_sh_okf("mkdir -p '%s' && tar xzf '%s' -C '%s'", at("h3/.debug"), at("p.data.tar.gz"),
 	        at("h3/.debug")));
 	/* Both ways make the same tree. */
-	free(sh("diff -r --no-dereference '%s' '%s'", at("c2"), at("h3/.debug")));
+	free(th_sh_okf("diff -r --no-dereference '%s' '%s'", at("c2"), at("h3/.debug")));
 }
 
 /* The acceptance: a recording reads right elsewhere, in perfev and in perf. */
 Test(archive, program_reads_right_after_unpacking_like_perf)
 {
 	th_need_perf();
-	free(sh("cp '%s' '%s'", th_test_program("perfdata_spin"), at("prog")));
+	free(th_sh_okf("cp '%s' '%s'", th_test_program("perfdata_spin"), at("prog")));
 	record(at("prog"));
 	char *before = rows(ours("c1"), at("p.data"));
 	expect_has(before, "perfdata_spin_hot");
 	archive_and_unpack();
 	/* --exclude-buildids takes perf buildid-list's lines, as perf archive's option does. */
-	free(sh("cd '%s' && perf buildid-list -i p.data | grep -F /prog > ids && "
+	free(th_sh_okf("cd '%s' && perf buildid-list -i p.data | grep -F /prog > ids && "
 	        "%s archive -o x.tar.gz --exclude-buildids ids p.data > /dev/null",
 	        dir, ours("c1")));
-	char *list = sh("tar tzf '%s'", at("x.tar.gz"));
+	char *list = th_sh_okf("tar tzf '%s'", at("x.tar.gz"));
 	expect_lacks(list, "/prog/");
 	expect_has(list, ".build-id/");
 	free(list);
 
 	/* "Another machine": the program and the cache it was recorded with are gone. */
-	free(sh("rm -r '%s' '%s'", at("prog"), at("c1")));
+	free(th_sh_okf("rm -r '%s' '%s'", at("prog"), at("c1")));
 	char *bare = rows(ours("empty"), at("p.data"));
 	expect_lacks(bare, "perfdata_spin_hot");
 	char *a = rows(ours("c2"), at("p.data")), *b = rows(ours("h3/.debug"), at("p.data"));
@@ -199,7 +188,7 @@ Test(archive, program_reads_right_after_unpacking_like_perf)
 	free(before);
 
 	/* Unpacked again: every entry is there already and is kept. */
-	char *out = sh("%s archive --unpack '%s'", ours("c2"), at("p.data.tar.gz"));
+	char *out = th_sh_okf("%s archive --unpack '%s'", ours("c2"), at("p.data.tar.gz"));
 	expect_has(out, "0 files and links unpacked");
 	free(out);
 }
@@ -213,7 +202,7 @@ Test(archive, program_reads_right_after_unpacking_like_perf)
 Test(archive, real_program_reads_right_after_unpacking_like_perf)
 {
 	th_need_perf();
-	free(sh("cp /usr/bin/sort '%s' && head -c 3000000 /dev/urandom | base64 > '%s'", at("sort"),
+	free(th_sh_okf("cp /usr/bin/sort '%s' && head -c 3000000 /dev/urandom | base64 > '%s'", at("sort"),
 	        at("input")));
 	char cmd[3 * PATH_MAX];
 	snprintf(cmd, sizeof(cmd), "env LC_ALL=C.UTF-8 '%s' -r '%s'", at("sort"), at("input"));
@@ -223,16 +212,16 @@ Test(archive, real_program_reads_right_after_unpacking_like_perf)
 	expect_has(before, "sort");
 	archive_and_unpack();
 
-	char *libc = sh("ldd /usr/bin/sort | awk '/libc.so.6/ {print $3}' | xargs readlink -f");
+	char *libc = th_sh_okf("ldd /usr/bin/sort | awk '/libc.so.6/ {print $3}' | xargs readlink -f");
 	libc[strcspn(libc, "\n")] = '\0';
-	char *bid = sh("readelf -n '%s' | awk '/Build ID/ {print $3}'", libc);
+	char *bid = th_sh_okf("readelf -n '%s' | awk '/Build ID/ {print $3}'", libc);
 	bid[strcspn(bid, "\n")] = '\0';
 	char debug[PATH_MAX];
 	snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
 	if (access(debug, R_OK) == 0)
-		free(sh("cmp '%s/.build-id/%.2s/%s/debug' '%s'", at("c2"), bid, bid + 2, debug));
+		free(th_sh_okf("cmp '%s/.build-id/%.2s/%s/debug' '%s'", at("c2"), bid, bid + 2, debug));
 
-	free(sh("rm -r '%s' '%s'", at("sort"), at("c1")));
+	free(th_sh_okf("rm -r '%s' '%s'", at("sort"), at("c1")));
 	char *a = rows(ours("c2"), at("p.data")), *p = rows(perf("h3"), at("p.data"));
 	cr_expect_str_eq(a, before, "after --unpack:\n%s\nbefore:\n%s", a, before);
 	cr_expect_str_eq(p, a, "perf:\n%s\nperfev:\n%s", p, a);
@@ -249,18 +238,18 @@ Test(archive, perf_archive_unpacked_by_perfev)
 	th_need_perf();
 	if (!th_have_program("bzip2"))
 		th_skip("bzip2 is not installed: perf archive cannot write its .tar.bz2");
-	free(sh("cp '%s' '%s' && mkdir -p '%s'", th_test_program("perfdata_spin"), at("prog"),
+	free(th_sh_okf("cp '%s' '%s' && mkdir -p '%s'", th_test_program("perfdata_spin"), at("prog"),
 	        at("hp")));
-	free(sh("%s record -q -e cpu-clock -F 2000 -o '%s' '%s' 200 2>&1", perf("hp"),
+	free(th_sh_okf("%s record -q -e cpu-clock -F 2000 -o '%s' '%s' 200 2>&1", perf("hp"),
 	        at("perf.data"), at("prog")));
 	char *theirs = rows(perf("hp"), at("perf.data"));
 	expect_has(theirs, "perfdata_spin_hot");
-	free(sh("cd '%s' && %s archive perf.data > /dev/null", dir, perf("hp")));
+	free(th_sh_okf("cd '%s' && %s archive perf.data > /dev/null", dir, perf("hp")));
 	/* Found by itself in the current directory, as perf 7's --unpack finds it. */
-	char *out = sh("cd '%s' && %s archive --unpack", dir, ours("c4"));
+	char *out = th_sh_okf("cd '%s' && %s archive --unpack", dir, ours("c4"));
 	expect_has(out, "Found the archive to unpack: perf.data.tar.bz2");
 	free(out);
-	free(sh("rm '%s'", at("prog")));
+	free(th_sh_okf("rm '%s'", at("prog")));
 	char *a = rows(ours("c4"), at("perf.data"));
 	cr_expect_str_eq(a, theirs, "perfev:\n%s\nperf (its own cache):\n%s", a, theirs);
 	free(a);
@@ -279,24 +268,24 @@ Test(archive, long_names)
 	         "a-directory-name-of-sixty-characters-to-make-paths-long-0004/"
 	         "a-program-whose-name-alone-is-longer-than-a-hundred-bytes-so-that-ustar-"
 	         "cannot-hold-it-in-its-name-field");
-	free(sh("mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", deep,
+	free(th_sh_okf("mkdir -p \"$(dirname '%s')\" && cp '%s' '%s'", deep,
 	        th_test_program("perfdata_spin"), deep));
 	record(deep);
 	char *before = rows(ours("c1"), at("p.data"));
 	expect_has(before, "perfdata_spin_hot");
 	archive_and_unpack();
-	char *list = sh("tar tzf '%s'", at("p.data.tar.gz"));
+	char *list = th_sh_okf("tar tzf '%s'", at("p.data.tar.gz"));
 	expect_has(list, "cannot-hold-it-in-its-name-field/");
 	free(list);
 	/* GNU tar's own long names ('L', 'K' entries) and its pax archives unpack the same. */
-	free(sh("cd '%s' && tar czf gnu.tar.gz --format=gnu -C c2 . && "
+	free(th_sh_okf("cd '%s' && tar czf gnu.tar.gz --format=gnu -C c2 . && "
 	        "tar czf pax.tar.gz --format=posix -C c2 .",
 	        dir));
-	free(sh("%s archive --unpack '%s' > /dev/null", ours("c5"), at("gnu.tar.gz")));
-	free(sh("%s archive --unpack '%s' > /dev/null", ours("c6"), at("pax.tar.gz")));
-	free(sh("diff -r --no-dereference '%s' '%s' && diff -r --no-dereference '%s' '%s'",
+	free(th_sh_okf("%s archive --unpack '%s' > /dev/null", ours("c5"), at("gnu.tar.gz")));
+	free(th_sh_okf("%s archive --unpack '%s' > /dev/null", ours("c6"), at("pax.tar.gz")));
+	free(th_sh_okf("diff -r --no-dereference '%s' '%s' && diff -r --no-dereference '%s' '%s'",
 	        at("c2"), at("c5"), at("c2"), at("c6")));
-	free(sh("rm '%s' && rm -r '%s'", deep, at("c1")));
+	free(th_sh_okf("rm '%s' && rm -r '%s'", deep, at("c1")));
 	char *a = rows(ours("c2"), at("p.data"));
 	cr_expect_str_eq(a, before);
 	free(a);
@@ -354,7 +343,7 @@ Test(archive, hostile_archives_refused)
 	      "t.close()\n",
 	      f);
 	cr_assert_eq(fclose(f), 0);
-	free(sh("mkdir '%s' && cd '%s' && for k in dotdot absolute escape abslink midlink below "
+	free(th_sh_okf("mkdir '%s' && cd '%s' && for k in dotdot absolute escape abslink midlink below "
 	        "device hardlink hardlinkabs; do python3 make.py $k '%s'; done",
 	        at("out"), dir, dir));
 
@@ -370,13 +359,13 @@ Test(archive, hostile_archives_refused)
 
 	/* A truncated gzip: refused before anything is written. */
 	free(
-	    sh("head -c 1000000 /dev/urandom > '%s/big' && tar czf '%s/good.tar.gz' -C '%s' big && "
+	    th_sh_okf("head -c 1000000 /dev/urandom > '%s/big' && tar czf '%s/good.tar.gz' -C '%s' big && "
 	       "head -c 500000 '%s/good.tar.gz' > '%s/cut.tar.gz' && rm '%s/big'",
 	       dir, dir, dir, dir, dir, dir));
 	expect_refused("cut", "truncated");
 	/* perf's kind of archive, .tar.bz2, goes through the same checks. */
 	if (th_have_program("bzip2")) {
-		free(sh("cd '%s' && gzip -dc escape.tar.gz | bzip2 > escape.tar.bz2 && "
+		free(th_sh_okf("cd '%s' && gzip -dc escape.tar.gz | bzip2 > escape.tar.bz2 && "
 		        "gzip -dc good.tar.gz | bzip2 > good.tar.bz2 && "
 		        "head -c 300000 good.tar.bz2 > cut.tar.bz2",
 		        dir));
@@ -384,11 +373,11 @@ Test(archive, hostile_archives_refused)
 		expect_refused("cut.tar.bz2", "truncated");
 	}
 	/* Not an archive at all. */
-	free(sh("head -c 4096 /dev/urandom > '%s/junk.tar.gz'", dir));
+	free(th_sh_okf("head -c 4096 /dev/urandom > '%s/junk.tar.gz'", dir));
 	expect_refused("junk", "not a tar archive");
 
 	/* A link planted in the cache is never written through. */
-	free(sh("mkdir '%s' && ln -s '%s' '%s/usr'", at("c"), at("out"), at("c")));
+	free(th_sh_okf("mkdir '%s' && ln -s '%s' '%s/usr'", at("c"), at("out"), at("c")));
 	char *out = NULL, *err = NULL;
 	int status =
 	    sh_status(&out, &err, "%s archive --unpack '%s'", ours("c"), at("good.tar.gz"));

@@ -42,24 +42,13 @@ static const char *dir;
 static void setup(void);
 TestSuite(buildid_cache, .init = setup, .fini = th_leak_fini, .timeout = 240);
 
-/* Runs the formatted shell command, which must succeed; returns its output (caller frees). */
-__attribute__((format(printf, 1, 2))) static char *sh(const char *fmt, ...)
-{
-	char cmd[16384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return th_sh_ok(cmd);
-}
 
 static void setup(void)
 {
 	th_leak_init();
 	dir = th_temp_dir("bidc");
 	/* perf writes no cache into a HOME that does not exist. */
-	free(sh("cd '%s' && mkdir home h ours perfs empty none", dir));
+	free(th_sh_okf("cd '%s' && mkdir home h ours perfs empty none", dir));
 }
 
 /* The environment prefix of every command: HOME=dir/NAME, no PERF_BUILDID_DIR. */
@@ -88,7 +77,7 @@ static const char *at(const char *name)
 /* The build id of file in hex (malloc'ed). */
 static char *build_id(const char *file)
 {
-	char *s = sh("readelf -n '%s' | awk '/Build ID/ {print $3}'", file);
+	char *s = th_sh_okf("readelf -n '%s' | awk '/Build ID/ {print $3}'", file);
 
 	s[strcspn(s, "\n")] = '\0';
 	cr_assert_eq(strlen(s), 40, "no build id in %s", file);
@@ -98,15 +87,15 @@ static char *build_id(const char *file)
 /* dir/prog: a copy of the workload, unstripped (-g). */
 static const char *program(void)
 {
-	free(sh("cp '%s' '%s'", th_test_program("perfdata_spin"), at("prog")));
+	free(th_sh_okf("cp '%s' '%s'", th_test_program("perfdata_spin"), at("prog")));
 	return at("prog");
 }
 
 /* Replaces file with a stripped copy (a new inode: a hard link to the old one keeps it). */
 static void strip_in_place(const char *file)
 {
-	free(sh("strip --strip-all -o '%s.s' '%s' && mv '%s.s' '%s'", file, file, file, file));
-	char *t = sh("readelf -S '%s' | grep -c '\\.symtab' || true", file);
+	free(th_sh_okf("strip --strip-all -o '%s.s' '%s' && mv '%s.s' '%s'", file, file, file, file));
+	char *t = th_sh_okf("readelf -S '%s' | grep -c '\\.symtab' || true", file);
 	cr_assert_eq(atoi(t), 0, "%s still has a .symtab", file);
 	free(t);
 }
@@ -114,7 +103,7 @@ static void strip_in_place(const char *file)
 /* perf record (-N: its cache is left alone) of prog into dir/name; HOME=dir/h. */
 static const char *perf_record(const char *name, const char *h)
 {
-	free(sh("%s perf record -q -N -e cpu-clock -F 2000 -o '%s' '%s' 200 2>&1", home(h), at(name),
+	free(th_sh_okf("%s perf record -q -N -e cpu-clock -F 2000 -o '%s' '%s' 200 2>&1", home(h), at(name),
 		at("prog")));
 	return at(name);
 }
@@ -127,7 +116,7 @@ static const char *perf_record(const char *name, const char *h)
 static char *rows(const char *tool, const char *h, const char *file, const char *keys,
 		  const char *extra)
 {
-	return sh("%s %s report --stdio -i '%s' --sort %s %s 2>/dev/null | grep -v '^#' | "
+	return th_sh_okf("%s %s report --stdio -i '%s' --sort %s %s 2>/dev/null | grep -v '^#' | "
 		  "grep -E 'prog|perfdata_spin' | tr -s ' ' | sort",
 		  home(h), tool, file, keys, extra);
 }
@@ -135,7 +124,7 @@ static char *rows(const char *tool, const char *h, const char *file, const char 
 /* `TOOL script -F comm,ip,sym,dso` lines of the program, squeezed; HOME=dir/h. */
 static char *script_lines(const char *tool, const char *h, const char *file, const char *extra)
 {
-	return sh("%s %s script -i '%s' -F comm,ip,sym,dso %s 2>/dev/null | grep -F '(%s)' | "
+	return th_sh_okf("%s %s script -i '%s' -F comm,ip,sym,dso %s 2>/dev/null | grep -F '(%s)' | "
 		  "tr -s ' '",
 		  home(h), tool, file, extra, at("prog"));
 }
@@ -189,7 +178,7 @@ Test(buildid_cache, stripped_binary_named_from_the_cache_like_perf)
 	struct th_output r;
 
 	/* Cached before it was stripped, as `perf buildid-cache -a` would. */
-	free(sh("%s '%s' buildid-cache -a '%s'", home("home"), th_perfev_bin(), prog));
+	free(th_sh_okf("%s '%s' buildid-cache -a '%s'", home("home"), th_perfev_bin(), prog));
 	strip_in_place(prog);
 	const char *data = perf_record("p.data", "home");
 
@@ -209,7 +198,7 @@ Test(buildid_cache, entry_perf_wrote_is_read)
 	th_need_perf();
 	const char *prog = program();
 
-	free(sh("%s perf buildid-cache -a '%s'", home("home"), prog));
+	free(th_sh_okf("%s perf buildid-cache -a '%s'", home("home"), prog));
 	strip_in_place(prog);
 	expect_named_like_perf("perf", "home", perf_record("p.data", "home"), "", "");
 }
@@ -222,11 +211,11 @@ Test(buildid_cache, debug_file_by_build_id_like_perf)
 	char *bid = build_id(prog), sub[PATH_MAX], opt[PATH_MAX + 16], env[PATH_MAX + 32];
 
 	snprintf(sub, sizeof(sub), "%s/symfs/usr/lib/debug/.build-id/%.2s", dir, bid);
-	free(sh("mkdir -p '%s' '%s/symfs%s' && objcopy --only-keep-debug '%s' '%s/%s.debug'", sub, dir,
+	free(th_sh_okf("mkdir -p '%s' '%s/symfs%s' && objcopy --only-keep-debug '%s' '%s/%s.debug'", sub, dir,
 		dir, prog, sub, bid + 2));
 	strip_in_place(prog);
 	/* perf --symfs reads the program from the same tree. */
-	free(sh("cp '%s' '%s/symfs%s/prog'", prog, dir, dir));
+	free(th_sh_okf("cp '%s' '%s/symfs%s/prog'", prog, dir, dir));
 	const char *data = perf_record("p.data", "empty");
 	snprintf(opt, sizeof(opt), "--symfs='%s/symfs'", dir);
 	snprintf(env, sizeof(env), "PERFEV_DEBUG_DIR='%s/symfs/usr/lib/debug'", dir);
@@ -253,7 +242,7 @@ Test(buildid_cache, minidebuginfo_like_newest_perf)
 	char latest[PATH_MAX];
 
 	/* Fedora's recipe (find-debuginfo): the function symbols .dynsym lacks. */
-	free(sh("cd '%s' && nm -D prog --format=posix --defined-only | awk '{print $1}' | sort > dyn"
+	free(th_sh_okf("cd '%s' && nm -D prog --format=posix --defined-only | awk '{print $1}' | sort > dyn"
 		" && nm prog --format=posix --defined-only | awk '$2 ~ /^[TtD]$/ {print $1}' | sort"
 		" > funcs && comm -13 dyn funcs > keep"
 		" && objcopy --only-keep-debug prog mini.dbg"
@@ -262,10 +251,10 @@ Test(buildid_cache, minidebuginfo_like_newest_perf)
 		" && strip --strip-all -R .comment prog && xz -f mini"
 		" && objcopy --add-section .gnu_debugdata=mini.xz prog",
 		dir));
-	char *t = sh("readelf -S '%s' | grep -c 'gnu_debugdata\\|symtab' || true", prog);
+	char *t = th_sh_okf("readelf -S '%s' | grep -c 'gnu_debugdata\\|symtab' || true", prog);
 	cr_assert_eq(atoi(t), 1, "prog has .gnu_debugdata and no .symtab");
 	free(t);
-	free(sh("%s '%s' record -q -N -e cpu-clock -F 2000 -o '%s' '%s' 200 2>&1", home("empty"),
+	free(th_sh_okf("%s '%s' record -q -N -e cpu-clock -F 2000 -o '%s' '%s' 200 2>&1", home("empty"),
 		th_perfev_bin(), at("p.data"), prog));
 	char *ours = rows(th_perfev_bin(), "empty", at("p.data"), "dso,sym", "");
 	expect_has(ours, "[.] perfdata_spin_hot");
@@ -291,14 +280,14 @@ Test(buildid_cache, record_fills_the_cache_like_perf)
 	const char *prog = program();
 	char *bid = build_id(prog);
 
-	free(sh("%s '%s' record -q -e cpu-clock -F 2000 -o '%s' '%s' 200 2>&1", home("ours"),
+	free(th_sh_okf("%s '%s' record -q -e cpu-clock -F 2000 -o '%s' '%s' 200 2>&1", home("ours"),
 		th_perfev_bin(), at("ours.data"), prog));
-	free(sh("%s perf record -q -e cpu-clock -F 2000 -o '%s' '%s' 200 2>&1", home("perfs"),
+	free(th_sh_okf("%s perf record -q -e cpu-clock -F 2000 -o '%s' '%s' 200 2>&1", home("perfs"),
 		at("perf.data"), prog));
 	/* perf lists perfev's entry as its own, and perfev lists both alike. */
-	char *perf_ours = sh("%s perf buildid-cache -l | grep -F '%s' | sort", home("ours"), prog);
-	char *perf_perfs = sh("%s perf buildid-cache -l | grep -F '%s' | sort", home("perfs"), prog);
-	char *ours_ours = sh("%s '%s' buildid-cache -l | grep -F '%s' | sort", home("ours"),
+	char *perf_ours = th_sh_okf("%s perf buildid-cache -l | grep -F '%s' | sort", home("ours"), prog);
+	char *perf_perfs = th_sh_okf("%s perf buildid-cache -l | grep -F '%s' | sort", home("perfs"), prog);
+	char *ours_ours = th_sh_okf("%s '%s' buildid-cache -l | grep -F '%s' | sort", home("ours"),
 			     th_perfev_bin(), prog);
 	char want[PATH_MAX + 64];
 	snprintf(want, sizeof(want), "%s %s\n", bid, prog);
@@ -308,12 +297,12 @@ Test(buildid_cache, record_fills_the_cache_like_perf)
 	free(perf_ours);
 	free(perf_perfs);
 	free(ours_ours);
-	free(sh("cmp '%s/ours/.debug/.build-id/%.2s/%s/elf' '%s'", dir, bid, bid + 2, prog));
+	free(th_sh_okf("cmp '%s/ours/.debug/.build-id/%.2s/%s/elf' '%s'", dir, bid, bid + 2, prog));
 
 	/* The program changes (another build at its path): the cache still names it. */
 	/* Replaced as a linker or a package manager does: a new file, not a write into the old one
 	 * (which the cache's hard link shares, as perf's does). */
-	free(sh("rm '%s' && cp '%s' '%s' && strip '%s'", prog, th_test_program("report_work"), prog,
+	free(th_sh_okf("rm '%s' && cp '%s' '%s' && strip '%s'", prog, th_test_program("report_work"), prog,
 		prog));
 	expect_named_like_perf("perf", "ours", at("ours.data"), "", "");
 	char *bare = rows(th_perfev_bin(), "empty", at("ours.data"), "dso,sym", "");
@@ -321,7 +310,7 @@ Test(buildid_cache, record_fills_the_cache_like_perf)
 	free(bare);
 
 	/* -N leaves the cache alone. */
-	free(sh("%s '%s' record -q -N -e cpu-clock -o '%s' '%s' 50 2>&1", home("none"),
+	free(th_sh_okf("%s '%s' record -q -N -e cpu-clock -o '%s' '%s' 50 2>&1", home("none"),
 		th_perfev_bin(), at("n.data"), th_test_program("perfdata_spin")));
 	struct stat st;
 	cr_expect_neq(stat(at("none/.debug"), &st), 0, "-N wrote %s", at("none/.debug"));
@@ -338,22 +327,22 @@ Test(buildid_cache, record_fills_the_cache_like_perf)
 Test(buildid_cache, real_program_debuginfo_travels_in_the_cache)
 {
 	th_need_perf();
-	char *libc = sh("ldd /usr/bin/sort | awk '/libc.so.6/ {print $3}'");
+	char *libc = th_sh_okf("ldd /usr/bin/sort | awk '/libc.so.6/ {print $3}'");
 	libc[strcspn(libc, "\n")] = '\0';
 	char *bid = build_id(libc), debug[PATH_MAX];
 
 	snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
 	if (access(debug, R_OK) != 0)
 		th_skip("no debug file for %s (libc6-dbg is not installed)", libc);
-	free(sh("head -c 3000000 /dev/urandom | base64 > '%s'", at("input")));
-	free(sh("%s '%s' record -q -e cpu-clock -F 4000 -o '%s' -- env LC_ALL=C.UTF-8 sort -r '%s'"
+	free(th_sh_okf("head -c 3000000 /dev/urandom | base64 > '%s'", at("input")));
+	free(th_sh_okf("%s '%s' record -q -e cpu-clock -F 4000 -o '%s' -- env LC_ALL=C.UTF-8 sort -r '%s'"
 		" > /dev/null",
 		home("h"), th_perfev_bin(), at("p.data"), at("input")));
-	free(sh("cmp '%s/h/.debug/.build-id/%.2s/%s/debug' '%s'", dir, bid, bid + 2, debug));
-	char *a = sh("%s perf report --stdio -i '%s' -g none --no-children --sort dso,sym 2>/dev/null"
+	free(th_sh_okf("cmp '%s/h/.debug/.build-id/%.2s/%s/debug' '%s'", dir, bid, bid + 2, debug));
+	char *a = th_sh_okf("%s perf report --stdio -i '%s' -g none --no-children --sort dso,sym 2>/dev/null"
 		     " | grep -F '[.]'",
 		     home("h"), at("p.data"));
-	char *b = sh("%s PERFEV_DEBUG_DIR=/nonexistent '%s' report --stdio -i '%s' -g none "
+	char *b = th_sh_okf("%s PERFEV_DEBUG_DIR=/nonexistent '%s' report --stdio -i '%s' -g none "
 		     "--no-children --sort dso,sym 2>/dev/null | grep -F '[.]'",
 		     home("h"), th_perfev_bin(), at("p.data"));
 	expect_has(a, "libc.so.6");
@@ -370,14 +359,14 @@ Test(buildid_cache, perf_buildid_dir_names_the_cache)
 	const char *prog = program();
 	char *out;
 
-	free(sh("env PERF_BUILDID_DIR='%s/c' HOME='%s/h' '%s' record -q -e cpu-clock -F 2000 -o '%s'"
+	free(th_sh_okf("env PERF_BUILDID_DIR='%s/c' HOME='%s/h' '%s' record -q -e cpu-clock -F 2000 -o '%s'"
 		" '%s' 200 2>&1",
 		dir, dir, th_perfev_bin(), at("p.data"), prog));
 	struct stat st;
 	cr_expect_eq(stat(at("c/.build-id"), &st), 0, "no cache in $PERF_BUILDID_DIR");
 	cr_expect_neq(stat(at("h/.debug"), &st), 0, "$HOME/.debug written");
 	strip_in_place(prog);
-	out = sh("env PERF_BUILDID_DIR='%s/c' HOME='%s/h' '%s' report --stdio -i '%s' --sort sym",
+	out = th_sh_okf("env PERF_BUILDID_DIR='%s/c' HOME='%s/h' '%s' report --stdio -i '%s' --sort sym",
 		 dir, dir, th_perfev_bin(), at("p.data"));
 	expect_has(out, "perfdata_spin_hot");
 	free(out);
@@ -392,31 +381,31 @@ Test(buildid_cache, command_like_perf)
 	char *a, *b;
 
 	/* -M: what the recording names that the cache lacks, as perf lists it. */
-	a = sh("%s perf buildid-cache -M '%s'", home("h"), data);
-	b = sh("%s '%s' buildid-cache -M '%s'", home("h"), th_perfev_bin(), data);
+	a = th_sh_okf("%s perf buildid-cache -M '%s'", home("h"), data);
+	b = th_sh_okf("%s '%s' buildid-cache -M '%s'", home("h"), th_perfev_bin(), data);
 	expect_has(a, prog);
 	cr_expect_str_eq(b, a);
 	free(a);
 	free(b);
 	/* -i: fills the cache from the recording; perf then misses the program no more. */
-	free(sh("%s '%s' buildid-cache -i '%s'", home("h"), th_perfev_bin(), data));
-	a = sh("%s perf buildid-cache -M '%s'", home("h"), data);
-	b = sh("%s '%s' buildid-cache -M '%s'", home("h"), th_perfev_bin(), data);
+	free(th_sh_okf("%s '%s' buildid-cache -i '%s'", home("h"), th_perfev_bin(), data));
+	a = th_sh_okf("%s perf buildid-cache -M '%s'", home("h"), data);
+	b = th_sh_okf("%s '%s' buildid-cache -M '%s'", home("h"), th_perfev_bin(), data);
 	expect_lacks(a, prog);
 	cr_expect_str_eq(b, a);
 	free(a);
 	free(b);
-	a = sh("%s perf buildid-cache -l | sort", home("h"));
-	b = sh("%s '%s' buildid-cache -l", home("h"), th_perfev_bin());
+	a = th_sh_okf("%s perf buildid-cache -l | sort", home("h"));
+	b = th_sh_okf("%s '%s' buildid-cache -l", home("h"), th_perfev_bin());
 	expect_has(a, prog);
 	cr_expect_str_eq(b, a);
 	free(a);
 	free(b);
 	/* -r: the entry goes, for perf too. */
-	b = sh("%s '%s' buildid-cache -v -r '%s'", home("h"), th_perfev_bin(), prog);
+	b = th_sh_okf("%s '%s' buildid-cache -v -r '%s'", home("h"), th_perfev_bin(), prog);
 	expect_has(b, "Removing ");
 	free(b);
-	a = sh("%s perf buildid-cache -l", home("h"));
+	a = th_sh_okf("%s perf buildid-cache -l", home("h"));
 	expect_lacks(a, prog);
 	free(a);
 	/* -a of something that is not ELF: an error that says so. */
@@ -435,10 +424,10 @@ Test(buildid_cache, no_debuginfod_unless_asked)
 	const char *prog = program();
 
 	strip_in_place(prog);
-	free(sh("%s '%s' record -q -N -e cpu-clock -o '%s' '%s' 50 2>&1", home("h"),
+	free(th_sh_okf("%s '%s' record -q -N -e cpu-clock -o '%s' '%s' 50 2>&1", home("h"),
 		th_perfev_bin(), at("p.data"), prog));
 	/* Nothing on disk to find: the search ends where debuginfod would be asked. */
-	char *libs = sh("%s LD_DEBUG=libs '%s' report --stdio -i '%s' --sort sym 2>&1 >/dev/null | "
+	char *libs = th_sh_okf("%s LD_DEBUG=libs '%s' report --stdio -i '%s' --sort sym 2>&1 >/dev/null | "
 			"grep -c 'calling init:.*libdebuginfod' || true",
 			home("h"), th_perfev_bin(), at("p.data"));
 	cr_expect_eq(atoi(libs), 0, "libdebuginfod was loaded");

@@ -494,18 +494,6 @@ static void wait_for_samples(pid_t perfev, bool command)
 	cr_assert_geq(child_ticks(perfev), hz / 10, "the command did not run");
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	cr_assert_not_null(f);
-	char *buf = calloc(1, 65536);
-	cr_assert_not_null(buf);
-	size_t n = fread(buf, 1, 65535, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* Stops a recording with sig; expects a complete file perf reads, and the exit status. */
 static void stop_with(int sig, bool command)
 {
@@ -520,7 +508,7 @@ static void stop_with(int sig, bool command)
 	cr_assert_eq(kill(pid, sig), 0);
 	int status;
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	char *err = slurp(err_path);
+	char *err = th_slurp(err_path, NULL);
 	/* With a command, its status (it got SIGTERM); without, 128 + the signal. */
 	cr_assert(WIFEXITED(status), "perfev record died: %d: %s", status, err);
 	cr_expect_eq(WEXITSTATUS(status), 128 + (command ? SIGTERM : sig), "%s", err);

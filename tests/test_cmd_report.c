@@ -532,24 +532,6 @@ Test(cmd_report, jit_map_of_another_user_skipped)
 
 /* ---- the other formats ---------------------------------------------------------------- */
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
 static void report_to(const char *data, const char *format, const char *out)
 {
 	struct th_output r = th_perfev("report", "-i", data, "--format", format, "-o", out);
@@ -560,26 +542,10 @@ static void report_to(const char *data, const char *format, const char *out)
 
 static Pev__Pprof__Profile *inflate_pprof(const char *gz, size_t len)
 {
-	size_t cap = 1 << 20, n = 0;
-	unsigned char *raw = malloc(cap);
+	size_t n;
+	unsigned char *raw = th_gunzip(gz, len, &n);
 	Pev__Pprof__Profile *prof;
-	z_stream z;
-	int r;
 
-	memset(&z, 0, sizeof(z));
-	cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK);
-	z.next_in = (Bytef *)gz;
-	z.avail_in = (uInt)len;
-	do {
-		if (n == cap)
-			raw = realloc(raw, cap *= 2);
-		z.next_out = raw + n;
-		z.avail_out = (uInt)(cap - n);
-		r = inflate(&z, Z_NO_FLUSH);
-		n = cap - z.avail_out;
-	} while (r == Z_OK);
-	inflateEnd(&z);
-	cr_assert_eq(r, Z_STREAM_END, "not a whole gzip stream: %d", r);
 	cr_assert_eq(pev__report_dl_protobuf("test", NULL), 0);
 	prof = pev__pprof__profile__unpack(NULL, n, raw);
 	free(raw);
@@ -599,7 +565,7 @@ Test(cmd_report, formats_decode)
 
 	/* Folded: "comm;outer;...;leaf N", the workload's functions under main. */
 	report_to(f, "folded", th_path_in("out.folded"));
-	text = slurp(th_path_in("out.folded"), &len);
+	text = th_slurp(th_path_in("out.folded"), &len);
 	unsigned long total = 0;
 	bool found = false;
 	for (char *l = text, *nl; *l; l = nl + 1) {
@@ -621,7 +587,7 @@ Test(cmd_report, formats_decode)
 
 	/* JSON: events with rows. */
 	report_to(f, "json", th_path_in("out.json"));
-	text = slurp(th_path_in("out.json"), &len);
+	text = th_slurp(th_path_in("out.json"), &len);
 	json_object *root = json_tokener_parse(text);
 	cr_assert_not_null(root, "not JSON: %.200s", text);
 	cr_expect(strstr(text, "report_work_a") != NULL);
@@ -630,7 +596,7 @@ Test(cmd_report, formats_decode)
 
 	/* pprof: gzip'ed profile.proto with samples and the workload's functions. */
 	report_to(f, "pprof", th_path_in("out.pb.gz"));
-	text = slurp(th_path_in("out.pb.gz"), &len);
+	text = th_slurp(th_path_in("out.pb.gz"), &len);
 	Pev__Pprof__Profile *prof = inflate_pprof(text, len);
 	/* Samples of one stack are one pprof sample; their count is value 0. */
 	int64_t counted = 0;
@@ -650,7 +616,7 @@ Test(cmd_report, formats_decode)
 
 	/* Flame graph: an SVG document with a frame for report_work_a. */
 	report_to(f, "flamegraph", th_path_in("out.svg"));
-	text = slurp(th_path_in("out.svg"), &len);
+	text = th_slurp(th_path_in("out.svg"), &len);
 	xmlDocPtr doc = xmlReadMemory(text, (int)len, "out.svg", NULL, XML_PARSE_NONET);
 	cr_assert_not_null(doc, "the flame graph is not XML");
 	xmlNodePtr svg = xmlDocGetRootElement(doc);
@@ -700,7 +666,7 @@ Test(cmd_report, truncated_file)
 	th_need_perf();
 	snprintf(work, sizeof(work), "%s 50", th_test_program("report_work"));
 	const char *f = perf_record("full.data", "-e cpu-clock", work);
-	char *bytes = slurp(f, &len);
+	char *bytes = th_slurp(f, &len);
 	write_bytes(th_path_in("cut.data"), bytes, len / 2);
 	free(bytes);
 	expect_fails(th_path_in("cut.data"), NULL, "cut.data");
@@ -769,7 +735,7 @@ Test(cmd_report, unfinished_files)
 	snprintf(cmd, sizeof(cmd), "'%s' record -g -F 4000 -e cpu-clock -o '%s'",
 		 th_perfev_bin(), f);
 	record_then_kill(cmd, f);
-	char *bytes = slurp(f, &len);
+	char *bytes = th_slurp(f, &len);
 	cr_assert(len > 4096, "perfev record wrote only %zu bytes before SIGKILL", len);
 	expect_unfinished(f, true);
 

@@ -89,23 +89,6 @@ static char *missing(const struct names *a, const struct names *b)
 	return out;
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0;
-
-	cr_assert_not_null(f, "cannot read %s", path);
-	FILE *mem = open_memstream(&buf, &len);
-	cr_assert_not_null(mem);
-	int c;
-	while ((c = getc(f)) != EOF)
-		putc(c, mem);
-	fclose(f);
-	fclose(mem);
-	return buf;
-}
-
 static const char *env(const char *name)
 {
 	const char *v = getenv(name);
@@ -182,7 +165,7 @@ static void scan_options(const char *text, struct names *out)
  * OPTIONS entry (the line after .TP or .TQ). */
 static void man_options(const char *path, struct names *out)
 {
-	char *text = read_file(path), *save = NULL;
+	char *text = th_slurp(path, NULL), *save = NULL;
 	char section[64] = "";
 	bool tag = false;
 
@@ -256,7 +239,7 @@ static void accepted_options(const char *cmd, struct names *out)
 	for (char *c = rel + 8; *c; c++)
 		if (*c == '-')
 			*c = '_';
-	char *path = source_path(rel), *src = read_file(path);
+	char *path = source_path(rel), *src = th_slurp(path, NULL);
 
 	for (const char *p = src; (p = strstr(p, "{\"")); p += 2) {
 		const char *q = p + 2, *e = strchr(q, '"');
@@ -309,7 +292,7 @@ Test(docs, every_documented_option_is_accepted)
 Test(docs, perfev_1_names_every_command_page)
 {
 	char *dir = source_path("docs/man"), *main_page = source_path("docs/man/perfev.1");
-	char *text = read_file(main_page);
+	char *text = th_slurp(main_page, NULL);
 	struct names pages = {0};
 	const char *see_also = strstr(text, ".SH SEE ALSO");
 
@@ -360,7 +343,7 @@ static void add_codes(const char *text, size_t len, struct names *out)
 /* The rows "| N | when | returns | field |" of ERRORS.md's rule tables. */
 static size_t table_rules(struct rule *rules, size_t max)
 {
-	char *path = source_path("docs/ERRORS.md"), *text = read_file(path), *save = NULL;
+	char *path = source_path("docs/ERRORS.md"), *text = th_slurp(path, NULL), *save = NULL;
 	bool in_rules = false;
 	size_t n = 0;
 
@@ -396,7 +379,7 @@ static size_t table_rules(struct rule *rules, size_t max)
  * bad_field() statement: the PEV_E* codes and the string literals there. */
 static size_t code_rules(struct rule *rules, size_t max)
 {
-	char *path = source_path("src/core/validate.c"), *src = read_file(path);
+	char *path = source_path("src/core/validate.c"), *src = th_slurp(path, NULL);
 	const char *marker = "/* rule ";
 	size_t n = 0;
 
@@ -547,7 +530,7 @@ Test(docs, every_exported_function_is_on_a_man3_page)
 	char **texts = calloc(pages.n, sizeof(*texts));
 	cr_assert_not_null(texts);
 	for (size_t i = 0; i < pages.n; i++) {
-		texts[i] = read_file(pages.v[i]);
+		texts[i] = th_slurp(pages.v[i], NULL);
 		unroff(texts[i]);
 	}
 	snprintf(cmd, sizeof(cmd), "nm -D --defined-only '%s'", env("PERFEV_SHARED_LIBRARY"));
@@ -632,7 +615,7 @@ static const char *installed(const struct names *files, const char *suffix)
  * path into the source tree (docs/X.md) may be named. */
 static void expect_installed_references(const char *path, const struct names *files)
 {
-	char *text = read_file(path);
+	char *text = th_slurp(path, NULL);
 
 	/* roff comment lines (the generator's note on its sources) are not shown. */
 	for (char *c = text; (c = strstr(c, ".\\\"")) != NULL;) {

@@ -295,24 +295,6 @@ Test(hostile_names, json_loads_in_python)
 	remove_map();
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rbe");
-	char *buf;
-	long n;
-
-	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	cr_assert_not_null(buf = malloc((size_t)n + 1));
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
 /* Whether s is valid UTF-8 as Python's decoder sees it (the test's own check). */
 static bool python_utf8(const char *s)
 {
@@ -332,7 +314,7 @@ Test(hostile_names, folded_and_pprof_stay_parseable)
 	r = th_perfev("report", "-i", f, "--format", "folded", "-o", folded);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	th_output_free(&r);
-	text = slurp(folded, &len);
+	text = th_slurp(folded, &len);
 	expect_clean("folded", text);
 	cr_expect(python_utf8(text), "folded is not UTF-8");
 	bool comm_frame = false;
@@ -354,25 +336,9 @@ Test(hostile_names, folded_and_pprof_stay_parseable)
 	r = th_perfev("report", "-i", f, "--format", "pprof", "-o", pprof);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	th_output_free(&r);
-	text = slurp(pprof, &len);
-	size_t cap = 1 << 20, n = 0;
-	unsigned char *raw = malloc(cap);
-	z_stream z;
-	int zr;
-	memset(&z, 0, sizeof(z));
-	cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK);
-	z.next_in = (Bytef *)text;
-	z.avail_in = (uInt)len;
-	do {
-		if (n == cap)
-			raw = realloc(raw, cap *= 2);
-		z.next_out = raw + n;
-		z.avail_out = (uInt)(cap - n);
-		zr = inflate(&z, Z_NO_FLUSH);
-		n = cap - z.avail_out;
-	} while (zr == Z_OK);
-	inflateEnd(&z);
-	cr_assert_eq(zr, Z_STREAM_END);
+	text = th_slurp(pprof, &len);
+	size_t n;
+	unsigned char *raw = th_gunzip(text, len, &n);
 	cr_assert_eq(pev__report_dl_protobuf("test", NULL), 0);
 	Pev__Pprof__Profile *prof = pev__pprof__profile__unpack(NULL, n, raw);
 	cr_assert_not_null(prof);

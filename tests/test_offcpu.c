@@ -112,28 +112,6 @@ Test(offcpu, sleep_and_spin_each_half_of_wall_clock_time, .init = make_dir, .fin
 	th_output_free(&r);
 }
 
-/* The whole of a file (the test fails when it cannot be read). */
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, n;
-	char chunk[65536];
-
-	cr_assert_not_null(f, "cannot open %s", path);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		buf = realloc(buf, len + n + 1);
-		cr_assert_not_null(buf);
-		memcpy(buf + len, chunk, n);
-		len += n;
-	}
-	fclose(f);
-	if (!buf)
-		buf = calloc(1, 1);
-	buf[len] = '\0';
-	return buf;
-}
-
 /* The fill of the first frame titled name ("name (...") in an SVG, as r, g, b. */
 static bool fill_of(const char *svg, const char *name, int rgb[3])
 {
@@ -163,7 +141,7 @@ Test(offcpu, table_columns_flame_graph_and_perf, .init = make_dir, .fini = done)
 	r = th_perfev("report", "-i", file, "--wall-clock", "--format", "flamegraph", "-o", svg);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	th_output_free(&r);
-	text = read_file(svg);
+	text = th_slurp(svg, NULL);
 	cr_assert(fill_of(text, "offcpu_sleep", sleep_rgb), "no offcpu_sleep frame");
 	expect_has(text, "<title>[off-cpu] (");
 	free(text);
@@ -176,7 +154,7 @@ Test(offcpu, table_columns_flame_graph_and_perf, .init = make_dir, .fini = done)
 		      svg);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	th_output_free(&r);
-	text = read_file(svg);
+	text = th_slurp(svg, NULL);
 	cr_assert(fill_of(text, "offcpu_spin", spin_rgb), "no offcpu_spin frame");
 	expect_lacks(text, "[off-cpu]");
 	free(text);

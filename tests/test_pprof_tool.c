@@ -52,17 +52,6 @@ static const char *pprof_tool(void)
 	return p;
 }
 
-/* Runs a shell command built from fmt; returns its output (the command must succeed). */
-__attribute__((format(printf, 1, 2))) static char *sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return th_sh_ok(cmd);
-}
 
 /* ---- name -> number tables ---------------------------------------------------------- */
 
@@ -280,7 +269,7 @@ struct expect {
 
 static void check_raw(const char *pprof, const char *pb, const struct expect *x)
 {
-	char *raw = sh("'%s' -raw '%s' 2>&1", pprof, pb);
+	char *raw = th_sh_okf("'%s' -raw '%s' 2>&1", pprof, pb);
 	char *maps = strstr(raw, "\nMappings\n");
 
 	cr_expect(strstr(raw, "samples/count cpu/nanoseconds[dflt]"),
@@ -321,10 +310,10 @@ static void check_file(const char *data, const struct expect *x)
 	char *out;
 
 	snprintf(pb, sizeof(pb), "%s.pb.gz", data);
-	free(sh("'%s' report -i '%s' --format pprof -o '%s' 2>&1", perfev, data, pb));
+	free(th_sh_okf("'%s' report -i '%s' --format pprof -o '%s' 2>&1", perfev, data, pb));
 
 	/* The header: the main binary and its build id. */
-	out = sh("'%s' -top -noinlines -nodecount=0 -nodefraction=0 %s '%s' 2>&1", pprof, OWN_NAMES, pb);
+	out = th_sh_okf("'%s' -top -noinlines -nodecount=0 -nodefraction=0 %s '%s' 2>&1", pprof, OWN_NAMES, pb);
 	if (x->program) {
 		const char *base = strrchr(x->program, '/') ? strrchr(x->program, '/') + 1 : x->program;
 		char want[PATH_MAX];
@@ -337,7 +326,7 @@ static void check_file(const char *data, const struct expect *x)
 	}
 	parse_top(out, &theirs);
 	free(out);
-	out = sh("'%s' report -i '%s' --stdio --no-children --sort sym -g none -q 2>&1", perfev, data);
+	out = th_sh_okf("'%s' report -i '%s' --stdio --no-children --sort sym -g none -q 2>&1", perfev, data);
 	parse_table(out, &ours);
 	free(out);
 
@@ -357,11 +346,11 @@ static void check_file(const char *data, const struct expect *x)
 
 	/* Stacks and their sample counts, without inlined functions and with them. */
 	for (int inl = 0; inl < 2; inl++) {
-		out = sh("'%s' -traces %s -sample_index=samples %s '%s' 2>&1", pprof,
+		out = th_sh_okf("'%s' -traces %s -sample_index=samples %s '%s' 2>&1", pprof,
 			 inl ? "" : "-noinlines", OWN_NAMES, pb);
 		parse_traces(out, &theirs, &tids, &with_cpu);
 		free(out);
-		out = sh("'%s' report -i '%s' --format folded %s 2>&1", perfev, data,
+		out = th_sh_okf("'%s' report -i '%s' --format folded %s 2>&1", perfev, data,
 			 inl ? "--inline" : "--no-inline");
 		parse_folded(out, &ours);
 		free(out);
@@ -385,7 +374,7 @@ static const char *perfev_record(const char *name, const char *args, const char 
 {
 	const char *file = th_path_in(name);
 
-	free(sh("'%s' record -q %s -o '%s' -- %s 2>&1", th_perfev_bin(), args, file, cmd));
+	free(th_sh_okf("'%s' record -q %s -o '%s' -- %s 2>&1", th_perfev_bin(), args, file, cmd));
 	return file;
 }
 
@@ -428,7 +417,7 @@ static const char *perf_record(const char *name, const char *args, const char *c
 {
 	const char *file = th_path_in(name);
 
-	free(sh("perf record -q %s -o '%s' -- %s 2>&1", args, file, cmd));
+	free(th_sh_okf("perf record -q %s -o '%s' -- %s 2>&1", args, file, cmd));
 	return file;
 }
 

@@ -1518,29 +1518,14 @@ Test(report, flamegraph_in_headless_chromium)
 
 static Pev__Pprof__Profile *decode_pprof(const char *gz, size_t len)
 {
-	z_stream z;
-	size_t cap = 1 << 16, out_len = 0;
-	unsigned char *out = malloc(cap);
+	size_t out_len;
+	unsigned char *out;
 	Pev__Pprof__Profile *prof;
-	int r;
 
 	cr_assert_gt(len, 2);
 	cr_expect_eq((unsigned char)gz[0], 0x1f, "gzip magic");
 	cr_expect_eq((unsigned char)gz[1], 0x8b, "gzip magic");
-	memset(&z, 0, sizeof(z));
-	cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK);
-	z.next_in = (Bytef *)gz;
-	z.avail_in = (uInt)len;
-	do {
-		if (out_len == cap)
-			out = realloc(out, cap *= 2);
-		z.next_out = out + out_len;
-		z.avail_out = (uInt)(cap - out_len);
-		r = inflate(&z, Z_NO_FLUSH);
-		out_len = cap - z.avail_out;
-	} while (r == Z_OK);
-	cr_assert_eq(r, Z_STREAM_END, "gzip stream incomplete: %d", r);
-	inflateEnd(&z);
+	out = th_gunzip(gz, len, &out_len);
 	cr_assert_eq(pev__report_dl_protobuf("test", NULL), 0);
 	prof = pev__pprof__profile__unpack(NULL, out_len, out);
 	free(out);

@@ -71,8 +71,12 @@ static const struct expect expects[] = {
 	{0x270, NULL, 0},           {0x2ff, NULL, 0},         {0x300, "after_fn", 0x000},
 };
 
-/* Builds the shared object in dir; returns its path (static). */
-static const char *build_so(const char *dir)
+/*
+ * Builds the shared object NAME.so of assembly text in dir, with cc's
+ * extra flags; returns its path (static).
+ */
+static const char *build_so_of(const char *dir, const char *name, const char *text,
+			       const char *flags)
 {
 	static char so[PATH_MAX];
 	char src[PATH_MAX], cmd[3 * PATH_MAX];
@@ -80,15 +84,21 @@ static const char *build_so(const char *dir)
 
 	if (!th_have_program("cc"))
 		th_skip("no C compiler (cc) to build the test's shared object");
-	snprintf(src, sizeof(src), "%s/index.s", dir);
-	snprintf(so, sizeof(so), "%s/libindex.so", dir);
+	snprintf(src, sizeof(src), "%s/%s.s", dir, name);
+	snprintf(so, sizeof(so), "%s/lib%s.so", dir, name);
 	f = fopen(src, "w");
 	cr_assert_not_null(f, "fopen %s: %s", src, strerror(errno));
-	fputs(index_asm, f);
+	fputs(text, f);
 	cr_assert_eq(fclose(f), 0);
-	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -o '%s' '%s' 2>&1", so, src);
+	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib %s -o '%s' '%s' 2>&1", flags, so, src);
 	free(th_sh_ok(cmd));
 	return so;
+}
+
+/* Builds the shared object of index_asm in dir; returns its path (static). */
+static const char *build_so(const char *dir)
+{
+	return build_so_of(dir, "index", index_asm, "");
 }
 
 /* Where the made-up processes load the shared object. */
@@ -244,24 +254,12 @@ Test(symbols_index, one_index_per_build_id)
  */
 Test(symbols_index, a_file_without_symbols)
 {
-	const char *dir = th_temp_dir("symindex3");
-	char src[PATH_MAX], so[PATH_MAX], cmd[3 * PATH_MAX];
+	const char *so = build_so_of(th_temp_dir("symindex3"), "bare", ".text\n.skip 0x100\n", "-s");
 	struct pev_symbols_opts opts = PEV_SYMBOLS_OPTS_INIT;
 	struct pev_symbols *s = NULL;
 	struct pev_symbol sym = PEV_SYMBOL_INIT;
 	struct pev_error err;
-	FILE *f;
 
-	if (!th_have_program("cc"))
-		th_skip("no C compiler (cc) to build the test's shared object");
-	snprintf(src, sizeof(src), "%s/bare.s", dir);
-	snprintf(so, sizeof(so), "%s/libbare.so", dir);
-	f = fopen(src, "w");
-	cr_assert_not_null(f, "fopen %s: %s", src, strerror(errno));
-	fputs(".text\n.skip 0x100\n", f);
-	cr_assert_eq(fclose(f), 0);
-	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -s -o '%s' '%s' 2>&1", so, src);
-	free(th_sh_ok(cmd));
 	opts.flags = PEV_SYMBOLS_NO_SRCLINE | PEV_SYMBOLS_NO_KERNEL;
 	cr_assert_eq(pev_symbols_new(&opts, &s, &err), 0, "%s", err.message);
 	cr_assert_eq(map_segments(s, 77, so, false), 0, "a symbol in a stripped file");
