@@ -2,7 +2,7 @@
 /*
  * output.c - the one place perfev opens a file to write: an output a user
  * names (-o PATH, or perf.data by default) and the temporaries it makes
- * itself. The rules (docs/OPTIONS.md, "Output files"):
+ * itself. The rules (docs/REPORT.md, "Output files"):
  *
  * - A temporary is always a new file: a name with random letters, created
  *   with O_EXCL (nothing already there is ever opened, a link is never
