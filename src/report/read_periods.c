@@ -108,7 +108,7 @@ static bool per_thread_reads(const struct pev_perfdata_event *ev)
 }
 
 int pev_read_periods_take(struct pev_read_periods *rp, const struct pev_replay_sample *s,
-			  uint64_t i, struct pev_read_period *out)
+                          uint64_t i, struct pev_read_period *out)
 {
 	const struct pev_read_data *rd;
 	const struct pev_perfdata_event *ev;
