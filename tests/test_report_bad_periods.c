@@ -16,7 +16,8 @@
  *   - perf 7's `:S` groups are inherited, each thread its own counter: the
  *     reads of two threads interleave, and a count read per id alone goes
  *     back and forth; perfev reads them per thread, as perf 7 does, and its
- *     table is perf 7's (xz -T2).
+ *     table and script lines are perf 7's (xz -T2);
+ *   - the backwards read through perfev script: perf's lines but that one.
  *
  * report and diff of each file finish at once (under `timeout` and a file
  * size limit), every percentage at or below 100%.
@@ -445,6 +446,24 @@ Test(report_bad_periods, inherited_reads_count_per_thread_like_perf_7)
 	free(a);
 	free(b);
 	free(theirs);
+	run_free(&ours);
+
+	/*
+	 * perf 7's script: a line per member that grew, its period read per
+	 * thread; the same lines (perf 7 pads the thread id wider: blanks
+	 * squeezed). perf 6.1 cannot read such a file.
+	 */
+	const char *fields = "comm,tid,time,period,event,ip,sym";
+	snprintf(args, sizeof(args), "script -i '%s' -F %s", file, fields);
+	ours = perfev(args);
+	cr_expect_eq(ours.status, 0, "perfev %s: %s", args, ours.err);
+	cr_expect(!strstr(ours.err, "warning"), "perfev %s: %s", args, ours.err);
+	a = sh("tr -s ' ' <'%s'", th_path_in("run.out"));
+	b = sh("'%s' script -i '%s' -F %s 2>/dev/null | tr -s ' '", latest, file, fields);
+	cr_expect(strstr(b, "page-faults"), "perf 7 printed no member's line");
+	cr_expect(strcmp(a, b) == 0, "perfev script's lines are not perf 7's");
+	free(a);
+	free(b);
 	run_free(&ours);
 	free(s.v);
 }
