@@ -3,8 +3,10 @@
  * cmd_script.c - `perfev script`: the samples of a perf.data file, one per
  * line as `perf script` prints them: command, thread, CPU, time, period,
  * event, a tracepoint's payload as text, then the address with its symbol
- * and DSO (or the call chain, one frame per line). script_fields.c chooses
- * the fields (-F); this file prints them in perf's layout.
+ * and DSO (or the call chain, one frame per line); a sample that read a
+ * ':S' group, once per member that grew (pev_read_periods_take).
+ * script_fields.c chooses the fields (-F); this file prints them in perf's
+ * layout.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -5,7 +5,8 @@
  * thread, time, address and symbol; sched_switch payloads formatted as
  * perf formats them; call chains one frame per line; perf 6.1's layout
  * column for column (default fields per event kind, padding, -G, --ns,
- * -F +field/-field/KIND:fields) on files perf and perfev record; -F checked
+ * -F +field/-field/KIND:fields) on files perf and perfev record; a ':S'
+ * group's samples, a line per member byte for byte (xz); -F checked
  * (unknown fields, fields the samples lack) and bad files refused with a
  * message.
  * Tests that need perf skip when it is missing.
