@@ -3,8 +3,10 @@
  * cmd_script.c - `perfev script`: the samples of a perf.data file, one per
  * line as `perf script` prints them: command, thread, CPU, time, period,
  * event, a tracepoint's payload as text, then the address with its symbol
- * and DSO (or the call chain, one frame per line). script_fields.c chooses
- * the fields (-F); this file prints them in perf's layout.
+ * and DSO (or the call chain, one frame per line); a sample that read a
+ * ':S' group, once per member that grew (pev_read_periods_take).
+ * script_fields.c chooses the fields (-F); this file prints them in perf's
+ * layout.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -432,12 +434,55 @@ static void print_sample(struct printer *pr, const struct pev_replay_sample *s)
 		text_flush(t);
 }
 
+/*
+ * A sample that read counters (PERF_SAMPLE_READ: a ':S' group's leader) is
+ * printed as perf script prints it: one line (or call chain) per counter
+ * read that grew, named after its event, with the growth since the
+ * counter's read before as its period (pev_read_periods_take, what
+ * perfev report weighs). Other samples: one line. 0 or PEV_ENOMEM.
+ */
+static int print_samples(struct printer *pr, struct pev_read_periods *reads,
+			 const struct pev_replay_sample *s)
+{
+	struct pev_replay_sample each = *s;
+	struct pev_read_period rp;
+	int rc;
+
+	if (!(s->record->sample.fields & PEV_SAMPLE_READ)) {
+		print_sample(pr, s);
+		return 0;
+	}
+	for (uint64_t i = 0; i < s->record->sample.read.nr; i++) {
+		if ((rc = pev_read_periods_take(reads, s, i, &rp)) < 0)
+			return rc;
+		if (!rc)
+			continue;
+		each.event = rp.event;
+		each.period = rp.period;
+		print_sample(pr, &each);
+	}
+	return 0;
+}
+
+/* Counter reads that went back, said once: they print nothing (perf prints 2^64 - the drop). */
+static void warn_backwards(const struct pev_read_periods *reads, const char *input)
+{
+	uint64_t nr, backwards = pev_read_periods_backwards(reads, &nr);
+
+	if (backwards)
+		cli_warning("'%s': %" PRIu64 " of %" PRIu64 " counter values read in samples "
+			    "(PERF_SAMPLE_READ) are smaller than the same counter's read before; "
+			    "a counter never goes back: not printed",
+			    input, backwards, nr);
+}
+
 static int run(struct script_opts *o)
 {
 	struct pev_replay_opts ropts = PEV_REPLAY_OPTS_INIT;
 	struct pev_symbols_opts sopts = PEV_SYMBOLS_OPTS_INIT;
 	struct pev_perfdata *pd = NULL;
 	struct pev_replay *r = NULL;
+	struct pev_read_periods *reads = NULL;
 	struct printer pr = {.text.out = stdout, .sf = &o->sf, .ns = o->ns};
 	struct pev_replay_sample s;
 	struct pev_error err;
@@ -487,9 +532,20 @@ static int run(struct script_opts *o)
 		goto done;
 	}
 	pr.symbols = pev_replay_symbols(r);
+	if ((rc = pev_read_periods_new(pd, &reads)) < 0) {
+		cli_error("out of memory while reading '%s'", o->input);
+		goto done;
+	}
 	while ((rc = pev_replay_next(r, &s, &err)) == 1)
-		print_sample(&pr, &s);
+		if ((rc = print_samples(&pr, reads, &s)) < 0)
+			break;
 	text_flush(&pr.text);
+	if (rc == PEV_ENOMEM && !pr.text.failed) {
+		fflush(stdout);
+		cli_error("out of memory while reading '%s'", o->input);
+		goto done;
+	}
+	warn_backwards(reads, o->input);
 	if (rc < 0) {
 		fflush(stdout);
 		cli_print_error(&err);
@@ -504,6 +560,7 @@ static int run(struct script_opts *o)
 done:
 	free(pr.text.p);
 	script_trace_free(pr.trace);
+	pev_read_periods_free(reads);
 	pev_replay_close(r);
 	pev_perfdata_close(pd);
 	return status;

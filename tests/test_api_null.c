@@ -284,6 +284,10 @@ Test(null_args, replay)
 	EXPECT_ZERO(pev_replay_event_unit, (NULL));
 	EXPECT_NULL(pev_replay_event_name, (NULL, NULL, 0));
 	EXPECT_BADARG(pev_profile_load, (NULL, NULL, NULL, NULL));
+	EXPECT_BADARG(pev_read_periods_new, (NULL, NULL));
+	EXPECT_VOID(pev_read_periods_free, (NULL));
+	EXPECT_BADARG(pev_read_periods_take, (NULL, NULL, 0, NULL));
+	EXPECT_ZERO(pev_read_periods_backwards, (NULL, NULL));
 }
 
 Test(null_args, report)

@@ -5,7 +5,8 @@
  * thread, time, address and symbol; sched_switch payloads formatted as
  * perf formats them; call chains one frame per line; perf 6.1's layout
  * column for column (default fields per event kind, padding, -G, --ns,
- * -F +field/-field/KIND:fields) on files perf and perfev record; -F checked
+ * -F +field/-field/KIND:fields) on files perf and perfev record; a ':S'
+ * group's samples, a line per member byte for byte (xz); -F checked
  * (unknown fields, fields the samples lack) and bad files refused with a
  * message.
  * Tests that need perf skip when it is missing.
@@ -807,5 +808,39 @@ Test(cmd_script, empty_thread_name_like_perf)
 			free(perfs);
 		}
 		th_output_free(&r);
+	}
+}
+
+/*
+ * A ':S' group's leader reads every member's count in its samples
+ * (PERF_SAMPLE_READ with PERF_FORMAT_GROUP): perf script prints one line
+ * per member whose count grew, named after it, with the growth since its
+ * read before as the period (the whole count at the first read), and the
+ * sample's address and symbol on each; a member that did not grow prints
+ * nothing. perfev script prints the same lines, byte for byte, with the
+ * default fields and with -F lists (xz compressing perfev's own binary).
+ */
+Test(cmd_script, group_reads_one_line_per_member_like_perf)
+{
+	static const char *const fields[] = {NULL, "comm,tid,time,period,event,ip,sym",
+					     "period,event", "event,period,ip,sym,dso"};
+	char work[PATH_MAX + 64];
+
+	th_need_perf();
+	if (!th_have_program("xz"))
+		th_skip("xz is not installed (Debian: apt-get install xz-utils)");
+	/* xz itself, not a shell: perf 6.1 reads a ':S' group of the process it starts only. */
+	snprintf(work, sizeof(work), "-- xz -9 -k -c '%s' >/dev/null", th_perfev_bin());
+	const char *f = perf_record("group.data", "-e '{cpu-clock,page-faults}:S'", work);
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		char *a, *b;
+		both(f, fields[i], &a, &b);
+		cr_assert_gt(count_lines(b), 1000, "perf printed little:\n%.2000s", b);
+		cr_expect(strstr(b, "page-faults"), "perf printed no member's line:\n%.2000s", b);
+		cr_expect(strcmp(a, b) == 0, "-F %s: perfev's lines are not perf's",
+			  fields[i] ? fields[i] : "(default)");
+		expect_same_lines(a, b);
+		free(a);
+		free(b);
 	}
 }

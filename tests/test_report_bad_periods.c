@@ -16,7 +16,8 @@
  *   - perf 7's `:S` groups are inherited, each thread its own counter: the
  *     reads of two threads interleave, and a count read per id alone goes
  *     back and forth; perfev reads them per thread, as perf 7 does, and its
- *     table is perf 7's (xz -T2).
+ *     table and script lines are perf 7's (xz -T2);
+ *   - the backwards read through perfev script: perf's lines but that one.
  *
  * report and diff of each file finish at once (under `timeout` and a file
  * size limit), every percentage at or below 100%.
@@ -294,27 +295,38 @@ static void expect_periods_like_perf_but(const char *file, uint64_t more)
 
 /* ---- the tests ------------------------------------------------------------------------ */
 
-Test(report_bad_periods, read_value_going_back_is_left_out_and_said)
+/*
+ * Records good (a ':S' group) and makes bad of it: the middle sample's
+ * leader reads half of what the same counter read before. Returns bad's
+ * samples; *drop gets how much the count went back.
+ */
+static struct samples make_backwards(const char *good, const char *bad, uint64_t *drop)
 {
-	char good[4096], bad[4096];
-
-	snprintf(good, sizeof(good), "%s", th_path_in("good.data"));
-	snprintf(bad, sizeof(bad), "%s", th_path_in("bad.data"));
-	th_need_perf();
-
 	free(th_sh_okf("'%s' record -q -e '{cpu-clock,page-faults}:S' -o '%s' '%s' 200 2>&1",
 	        th_perfev_bin(), good, th_test_program("report_work")));
 	free(th_sh_okf("cp '%s' '%s'", good, bad));
 	struct samples s = samples_of(bad);
 	cr_assert_gt(s.n, 20, "only %zu samples", s.n);
 
-	/* The middle sample's leader reads half of what the same counter read before. */
 	size_t k = s.n / 2, j = k;
 	while (j-- > 0 && s.v[j].id != s.v[k].id)
 		;
 	cr_assert_lt(j, k, "no earlier read of the same counter");
 	cr_assert_gt(s.v[j].value, 2);
 	put_u64(bad, s.v[k].read_at, s.v[j].value / 2);
+	*drop = s.v[j].value - s.v[j].value / 2;
+	return s;
+}
+
+Test(report_bad_periods, read_value_going_back_is_left_out_and_said)
+{
+	char good[4096], bad[4096];
+	uint64_t drop;
+
+	snprintf(good, sizeof(good), "%s", th_path_in("good.data"));
+	snprintf(bad, sizeof(bad), "%s", th_path_in("bad.data"));
+	th_need_perf();
+	struct samples s = make_backwards(good, bad, &drop);
 
 	char warning[256];
 	snprintf(warning, sizeof(warning),
@@ -326,7 +338,7 @@ Test(report_bad_periods, read_value_going_back_is_left_out_and_said)
 	 * perf 6.1 counts the read as 2^64 - drop (its symbol's row wraps, or
 	 * shows about 2^64); every other symbol has perf's period.
 	 */
-	expect_periods_like_perf_but(bad, 0 - (s.v[j].value - s.v[j].value / 2));
+	expect_periods_like_perf_but(bad, 0 - drop);
 	/* The file as recorded says nothing of the kind. */
 	char args[8192];
 	snprintf(args, sizeof(args), "report --stdio -i '%s'", good);
@@ -420,6 +432,75 @@ Test(report_bad_periods, inherited_reads_count_per_thread_like_perf_7)
 	cr_expect_str_eq(a, b, "perfev:\n%s\n---- perf 7:\n%s", a, b);
 	free(a);
 	free(b);
+	free(theirs);
+	run_free(&ours);
+
+	/*
+	 * perf 7's script: a line per member that grew, its period read per
+	 * thread; the same lines (perf 7 pads the thread id wider: blanks
+	 * squeezed). perf 6.1 cannot read such a file.
+	 */
+	const char *fields = "comm,tid,time,period,event,ip,sym";
+	snprintf(args, sizeof(args), "script -i '%s' -F %s", file, fields);
+	ours = perfev(args);
+	cr_expect_eq(ours.status, 0, "perfev %s: %s", args, ours.err);
+	cr_expect(!strstr(ours.err, "warning"), "perfev %s: %s", args, ours.err);
+	a = th_sh_okf("tr -s ' ' <'%s'", th_path_in("run.out"));
+	b = th_sh_okf("'%s' script -i '%s' -F %s 2>/dev/null | tr -s ' '", latest, file, fields);
+	cr_expect(strstr(b, "page-faults"), "perf 7 printed no member's line");
+	cr_expect(strcmp(a, b) == 0, "perfev script's lines are not perf 7's");
+	free(a);
+	free(b);
+	run_free(&ours);
+	free(s.v);
+}
+
+/*
+ * The same file through perfev script: perf script prints the read that
+ * went back as a line of period 2^64 - drop; perfev prints every other
+ * line as perf does (one per group member that grew, the next read
+ * growing from the lowered count) and leaves that one out, saying so once.
+ */
+Test(report_bad_periods, read_value_going_back_through_script)
+{
+	char good[4096], bad[4096], args[8192], wrapped[32];
+	uint64_t drop;
+
+	snprintf(good, sizeof(good), "%s", th_path_in("good.data"));
+	snprintf(bad, sizeof(bad), "%s", th_path_in("bad.data"));
+	th_need_perf();
+	struct samples s = make_backwards(good, bad, &drop);
+
+	snprintf(args, sizeof(args), "script -i '%s'", bad);
+	struct run ours = perfev(args);
+	cr_expect_eq(ours.status, 0, "perfev %s: %s", args, ours.err);
+	char warning[4096 + 256];
+	snprintf(warning, sizeof(warning),
+	         "'%s': 1 of %zu counter values read in samples (PERF_SAMPLE_READ) are smaller "
+	         "than the same counter's read before; a counter never goes back: not printed",
+	         bad, s.reads);
+	const char *w = strstr(ours.err, warning);
+	cr_expect(w && !strstr(w + strlen(warning), "PERF_SAMPLE_READ"), "not said once: %s",
+	          ours.err);
+	/* perf's lines, but for the one with the wrapped period. */
+	snprintf(wrapped, sizeof(wrapped), "%" PRIu64, 0 - drop);
+	char *theirs = th_sh_okf("perf script -i '%s' 2>/dev/null", bad);
+	cr_assert(strstr(theirs, wrapped), "perf no longer prints %s", wrapped);
+	FILE *f = fopen(th_path_in("theirs.out"), "w");
+	cr_assert_not_null(f);
+	fputs(theirs, f);
+	cr_assert_eq(fclose(f), 0);
+	char *expected = th_sh_okf("grep -v -F ' %s ' '%s'", wrapped, th_path_in("theirs.out"));
+	size_t lines_theirs = 0, lines_expected = 0;
+	for (const char *c = theirs; *c; c++)
+		lines_theirs += *c == '\n';
+	for (const char *c = expected; *c; c++)
+		lines_expected += *c == '\n';
+	cr_expect_eq(lines_theirs, lines_expected + 1, "%zu lines of perf's have %s",
+	             lines_theirs - lines_expected, wrapped);
+	cr_expect(strcmp(ours.out, expected) == 0, "perfev's lines are not perf's (%s, %s)",
+	          th_path_in("run.out"), th_path_in("theirs.out"));
+	free(expected);
 	free(theirs);
 	run_free(&ours);
 	free(s.v);

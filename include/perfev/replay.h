@@ -178,6 +178,49 @@ PEV_API enum pev_profile_unit pev_replay_event_unit(const struct pev_perfdata_ev
 PEV_API char *pev_replay_event_name(const struct pev_perfdata_event *ev, char *buf, size_t size);
 
 /**
+ * The periods of samples that read counters (PEV_SAMPLE_READ, a ':S'
+ * group's leader), one per counter read, as perf report and perf script
+ * weigh them: how much the counter grew since its read before (the whole
+ * count at its first read). An inherited event whose samples carry their
+ * thread is read per thread, as perf 7.2 reads it. A count smaller than
+ * the one read before it (a counter never goes back: bad input) counts
+ * for nothing and is counted (pev_read_periods_backwards). Feed it every
+ * sample of one replay, in order.
+ */
+struct pev_read_periods;
+
+/** One counter's share of a sample (pev_read_periods_take). */
+struct pev_read_period {
+	const struct pev_perfdata_event *event; /**< the event whose counter was read */
+	uint64_t period;                        /**< how much it grew, > 0 */
+};
+
+/**
+ * A new tracker of the counters read in pd's samples (pd must outlive it).
+ * Returns 0 and stores it in *out, PEV_EBADARG or PEV_ENOMEM.
+ */
+PEV_API int pev_read_periods_new(struct pev_perfdata *pd, struct pev_read_periods **out);
+
+/** Frees rp. NULL is ignored. */
+PEV_API void pev_read_periods_free(struct pev_read_periods *rp);
+
+/**
+ * Entry i of the values sample s read (s->record->sample.read, the leader
+ * first), remembered for the next read of the same counter. Returns 1 with
+ * *out filled when the counter grew, 0 when the entry counts for nothing
+ * (it did not grow, went back, has an unknown id, or s read no entry i),
+ * PEV_EBADARG or PEV_ENOMEM.
+ */
+PEV_API int pev_read_periods_take(struct pev_read_periods *rp, const struct pev_replay_sample *s,
+				  uint64_t i, struct pev_read_period *out);
+
+/**
+ * How many of the values taken so far went back (left out); *reads
+ * (optional) gets how many were taken. 0 for NULL rp.
+ */
+PEV_API uint64_t pev_read_periods_backwards(const struct pev_read_periods *rp, uint64_t *reads);
+
+/**
  * Reads every sample of pd into a new profile (one profile event per file
  * event, in file order; an event with no name gets one from
  * pev_replay_event_name(), a repeated name a "#N" suffix), with the lost

@@ -6,16 +6,13 @@
  *
  * A sample that reads counters (PERF_SAMPLE_READ, a ':S' group's leader)
  * counts for each event it read, as perf report counts it: weighted by how
- * much that event's count (found by its id) grew since the id's previous
- * read, left out when it did not grow. As perf 7.2 does, an inherited event
- * whose samples carry their thread (perf 7's ':S' groups; kernels read such
- * counters in samples since 6.12) is read per thread: each thread's counter
- * grows on its own. A count smaller than the read before it is bad input
- * (a counter never goes back): perf takes the difference modulo 2^64, an
- * overhead of trillions of percent; here the sample is left out for that
- * event, counted, and said once (a warning through the log). So is a
- * period that would take its event's total past 2^64 - 1: every share of a
- * total then stays at or below 100%.
+ * much that event's count grew since its previous read (read_periods.c,
+ * per thread as perf 7.2), left out when it did not grow. A count smaller
+ * than the read before it is bad input: perf takes the difference modulo
+ * 2^64, an overhead of trillions of percent; here the sample is left out
+ * for that event, counted, and said once (a warning through the log). So
+ * is a period that would take its event's total past 2^64 - 1: every share
+ * of a total then stays at or below 100%.
  *
  * Off-CPU time (`perfev record --off-cpu`, or perf's `-e cs -c 1 -g
  * --switch-events`): a context-switches sample taken at every switch-out,
@@ -39,68 +36,8 @@ struct event_map {
 	size_t nr;
 };
 
-/*
- * The last value read of each counter id, or of each id and thread
- * (PERF_SAMPLE_READ), by open addressing: a value per key (id, sub).
- */
-struct last_reads {
-	uint64_t *id, *sub, *value; /* id 0: a free slot (ids start at 1) */
-	size_t cap;                 /* a power of two, or 0 */
-	size_t len;
-};
-
-static size_t key_slot(uint64_t id, uint64_t sub, size_t cap)
-{
-	return (size_t)pev__hash_u64(pev__hash_u64(PEV__HASH_SEED, id), sub) & (cap - 1);
-}
-
-static void last_reads_free(struct last_reads *l)
-{
-	free(l->id);
-	free(l->sub);
-	free(l->value);
-}
-
-/* The slot of key (id, sub), id > 0 (added with value 0 when new), or NULL without memory. */
-static uint64_t *last_read(struct last_reads *l, uint64_t id, uint64_t sub)
-{
-	if (2 * (l->len + 1) > l->cap) {
-		struct last_reads n = {.cap = l->cap ? 2 * l->cap : 64, .len = l->len};
-		n.id = calloc(n.cap, sizeof(*n.id));
-		n.sub = calloc(n.cap, sizeof(*n.sub));
-		n.value = calloc(n.cap, sizeof(*n.value));
-		if (!n.id || !n.sub || !n.value) {
-			last_reads_free(&n);
-			return NULL;
-		}
-		for (size_t i = 0; i < l->cap; i++) {
-			if (!l->id[i])
-				continue;
-			size_t j = key_slot(l->id[i], l->sub[i], n.cap);
-			while (n.id[j])
-				j = (j + 1) & (n.cap - 1);
-			n.id[j] = l->id[i];
-			n.sub[j] = l->sub[i];
-			n.value[j] = l->value[i];
-		}
-		last_reads_free(l);
-		*l = n;
-	}
-	size_t j = key_slot(id, sub, l->cap);
-	while (l->id[j] && (l->id[j] != id || l->sub[j] != sub))
-		j = (j + 1) & (l->cap - 1);
-	if (!l->id[j]) {
-		l->id[j] = id;
-		l->sub[j] = sub;
-		l->len++;
-	}
-	return &l->value[j];
-}
-
 /* Samples, or parts of them, left out as bad input; said once at the end. */
 struct left_out {
-	uint64_t reads;     /* counter values read in samples */
-	uint64_t backwards; /* of them, smaller than the same counter's read before */
 	uint64_t samples;   /* samples (or read values) with a period */
 	uint64_t overflow;  /* of them, with a period past what their event's total can add */
 };
@@ -119,7 +56,7 @@ static bool period_fits(const struct pev_profile *p, int e, uint64_t period, str
 struct offcpu {
 	struct pev_profile *p;
 	bool file_switches; /* some event of the file records context switches */
-	struct last_reads index; /* tid + 1 -> index + 1 in wait[] */
+	struct pev__last_reads index; /* tid + 1 -> index + 1 in wait[] */
 	struct {
 		uint64_t time; /* of the switch-out */
 		uint32_t slot; /* the stored sample it weighs */
@@ -143,7 +80,7 @@ static uint64_t *offcpu_wait(struct offcpu *oc, int32_t tid, bool add)
 
 	if (!add && !oc->index.cap)
 		return NULL;
-	if (!(at = last_read(&oc->index, (uint64_t)(uint32_t)tid + 1, 0)))
+	if (!(at = pev__last_read(&oc->index, (uint64_t)(uint32_t)tid + 1, 0)))
 		return NULL;
 	if (!*at) {
 		if (!add || pev__grow((void **)&oc->wait, &oc->cap, oc->nr + 1, sizeof(*oc->wait)))
@@ -282,54 +219,29 @@ static int group_offcpu(struct pev_profile *p)
 }
 
 /*
- * Whether the counts an event's samples read are per thread, as perf 7.2
- * takes them: an inherited event (each thread its own counter) whose
- * samples carry their thread.
- */
-static bool per_thread_reads(const struct pev_perfdata_event *ev)
-{
-	return (ev->attr.flags & PEV_ATTR_INHERIT) && (ev->attr.sample_type & PEV_SAMPLE_TID);
-}
-
-/*
  * Adds a sample that read counters (PERF_SAMPLE_READ) once for each event
- * it read whose count grew, weighted by the growth: since the same
- * counter's read before, that of the same thread when per_thread. A count
- * that went back is left out (the next read grows from it, as perf's
- * does). 0 or a negative code.
+ * it read whose count grew, weighted by the growth (pev_read_periods_take).
+ * 0 or a negative code.
  */
-static int add_read_sample(struct pev_perfdata *pd, struct pev_profile *p, struct event_map *m,
-			   const struct offcpu *oc, struct last_reads *reads, bool per_thread,
-			   struct left_out *lo, struct pev_profile_sample *ps,
-			   const struct pev_read_data *rd)
+static int add_read_sample(struct pev_profile *p, struct event_map *m, const struct offcpu *oc,
+			   struct pev_read_periods *reads, struct left_out *lo,
+			   struct pev_profile_sample *ps, const struct pev_replay_sample *s)
 {
-	uint64_t sub = per_thread ? (uint64_t)(uint32_t)ps->tid + 1 : 0;
-
-	for (uint64_t i = 0; i < rd->nr; i++) {
-		struct pev_read_value v;
-		const struct pev_perfdata_event *ev;
-		uint64_t *last, before;
+	for (uint64_t i = 0; i < s->record->sample.read.nr; i++) {
+		struct pev_read_period rp;
 		int e, rc;
 
-		if (pev_read_data_value(rd, i, &v) || !v.id ||
-		    !(ev = pev_perfdata_event_by_id(pd, v.id)))
-			continue;
-		if (!(last = last_read(reads, v.id, sub)))
-			return PEV_ENOMEM;
-		before = *last;
-		*last = v.value;
-		lo->reads++;
-		if (v.value < before) {
-			lo->backwards++;
+		if ((rc = pev_read_periods_take(reads, s, i, &rp)) <= 0) {
+			if (rc < 0)
+				return rc;
 			continue;
 		}
-		if (!(ps->period = v.value - before))
-			continue;
-		if ((e = event_index(p, m, oc, ev)) < 0)
+		if ((e = event_index(p, m, oc, rp.event)) < 0)
 			return e;
-		if (!period_fits(p, e, ps->period, lo))
+		if (!period_fits(p, e, rp.period, lo))
 			continue;
 		ps->event = (unsigned)e;
+		ps->period = rp.period;
 		if ((rc = pev_profile_add_sample(p, ps)))
 			return rc;
 	}
@@ -337,14 +249,17 @@ static int add_read_sample(struct pev_perfdata *pd, struct pev_profile *p, struc
 }
 
 /* What load() left out, said once through the log (the CLI's warnings). */
-static void say_left_out(const struct pev_perfdata *pd, const struct left_out *lo)
+static void say_left_out(const struct pev_perfdata *pd, const struct pev_read_periods *reads,
+			 const struct left_out *lo)
 {
-	if (lo->backwards)
+	uint64_t nr, backwards = pev_read_periods_backwards(reads, &nr);
+
+	if (backwards)
 		pev__log(PEV_LOG_WARN,
 			 "%s: %" PRIu64 " of %" PRIu64 " counter values read in samples "
 			 "(PERF_SAMPLE_READ) are smaller than the same counter's read before; "
 			 "a counter never goes back: left out of the profile",
-			 pd->name, lo->backwards, lo->reads);
+			 pd->name, backwards, nr);
 	if (lo->overflow)
 		pev__log(PEV_LOG_WARN,
 			 "%s: %" PRIu64 " of %" PRIu64 " samples have a period that would take "
@@ -485,7 +400,7 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		struct event_map *m, struct offcpu *oc, const struct pev_replay_opts *o,
 		struct pev_error *err)
 {
-	struct last_reads reads = {0};
+	struct pev_read_periods *reads = NULL;
 	struct left_out lo = {0};
 	struct programs progs = {0};
 	struct pev_replay_sample s;
@@ -506,6 +421,8 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 	}
 	if ((rc = add_groups(pd, p, m)) < 0 || (rc = group_offcpu(p)) < 0 ||
 	    (rc = add_header_build_ids(pd, p)) < 0)
+		return pev__error_start(err, rc, 0, NULL, NULL, true);
+	if ((rc = pev_read_periods_new(pd, &reads)) < 0)
 		return pev__error_start(err, rc, 0, NULL, NULL, true);
 	pev__replay_on_map(r, add_map, p);
 	while ((rc = pev_replay_next(r, &s, err)) == 1) {
@@ -529,8 +446,7 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		if (o->sample_text)
 			ps.trace = o->sample_text(o->sample_text_ctx, &s);
 		if (s.record->sample.fields & PEV_SAMPLE_READ)
-			rc = add_read_sample(pd, p, m, oc, &reads, per_thread_reads(s.event), &lo,
-					     &ps, &s.record->sample.read);
+			rc = add_read_sample(p, m, oc, reads, &lo, &ps, &s);
 		else if (is_offcpu(oc, s.event))
 			rc = add_offcpu_sample(oc, &ps);
 		else if (period_fits(p, e, ps.period, &lo))
@@ -546,14 +462,16 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		if (s.time > last)
 			last = s.time;
 	}
-	last_reads_free(&reads);
 	if (rc == 0 && ((rc = set_main(p, &progs)) < 0 || (rc = name_threads(p, r)) < 0))
 		adding = true;
 	free(progs.v);
-	if (rc < 0) /* the replay's own failures (rc < 0 ending the loop) come with err filled */
+	if (rc < 0) { /* the replay's own failures (rc < 0 ending the loop) come with err filled */
+		pev_read_periods_free(reads);
 		return adding ? pev__error_start(err, rc, 0, NULL, NULL, true) : rc;
+	}
 	pev_profile_set_lost(p, pev_replay_lost(r));
-	say_left_out(pd, &lo);
+	say_left_out(pd, reads, &lo);
+	pev_read_periods_free(reads);
 	if (last > first) {
 		/* CLOCK_DATA (perf record -k) ties the event clock to the wall clock. */
 		const struct pev_perfdata_features *f = pev_perfdata_features(pd);
@@ -596,7 +514,7 @@ int pev_profile_load(struct pev_perfdata *pd, const struct pev_replay_opts *opts
 	rc = load(pd, r, p, &m, &oc, &o, err);
 	pev_replay_close(r);
 	free(m.idx);
-	last_reads_free(&oc.index);
+	pev__last_reads_free(&oc.index);
 	free(oc.wait);
 	if (rc) {
 		pev_profile_free(p);

@@ -5,6 +5,7 @@
  *   replay.c        the object, side-band records, samples to frames
  *   replay_queue.c  records held back and sorted by time, round by round
  *   profile_load.c  a whole file into a struct pev_profile
+ *   read_periods.c  the periods of samples that read counters
  */
 #ifndef PERFEV_REPLAY_INTERNAL_H
 #define PERFEV_REPLAY_INTERNAL_H
@@ -16,6 +17,22 @@
 #include "perfev/replay.h"
 
 struct pev_replay;
+
+/*
+ * A value per key (id, sub), by open addressing (read_periods.c): the last
+ * count read of each counter id and thread, and other per-thread state.
+ */
+struct pev__last_reads {
+	uint64_t *id, *sub, *value; /* id 0: a free slot (keys start at 1) */
+	size_t cap;                 /* a power of two, or 0 */
+	size_t len;
+};
+
+/* The slot of key (id, sub), id > 0 (added with value 0 when new), or NULL without memory. */
+uint64_t *pev__last_read(struct pev__last_reads *l, uint64_t id, uint64_t sub);
+
+/* Frees l's slots and empties it. */
+void pev__last_reads_free(struct pev__last_reads *l);
 
 /* The off of an entry whose bytes the queue does not hold. */
 #define PEV__RQ_NOT_HELD SIZE_MAX
