@@ -226,3 +226,38 @@ Test(symbols_index, one_index_per_build_id)
 		cr_log_warn("the test's shared object has no build id: not shared");
 	pev_symbols_free(s);
 }
+
+/*
+ * A mapped file with no symbols at all (stripped, nothing exported) gets an
+ * empty index: no symbol, and no call of qsort() with a NULL array (UBSan
+ * reported one when a mutated perf.data named such a file; issue 22).
+ */
+Test(symbols_index, a_file_without_symbols)
+{
+	const char *dir = th_temp_dir("symindex3");
+	char src[PATH_MAX], so[PATH_MAX], cmd[3 * PATH_MAX];
+	struct pev_symbols_opts opts = PEV_SYMBOLS_OPTS_INIT;
+	struct pev_symbols *s = NULL;
+	struct pev_symbol sym = PEV_SYMBOL_INIT;
+	struct pev_error err;
+	FILE *f;
+
+	if (!th_have_program("cc"))
+		th_skip("no C compiler (cc) to build the test's shared object");
+	snprintf(src, sizeof(src), "%s/bare.s", dir);
+	snprintf(so, sizeof(so), "%s/libbare.so", dir);
+	f = fopen(src, "w");
+	cr_assert_not_null(f, "fopen %s: %s", src, strerror(errno));
+	fputs(".text\n.skip 0x100\n", f);
+	cr_assert_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -s -o '%s' '%s' 2>&1", so, src);
+	free(th_sh_ok(cmd));
+	opts.flags = PEV_SYMBOLS_NO_SRCLINE | PEV_SYMBOLS_NO_KERNEL;
+	cr_assert_eq(pev_symbols_new(&opts, &s, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_symbols_add_mapping(s, 300, BASE, 0x1000, 0, so, NULL, 0), 0);
+	int rc = pev_symbols_resolve(s, 300, BASE + 0x10, &sym);
+	cr_expect(rc == 0 || rc == PEV_ENOENT, "resolve gave %d", rc);
+	cr_expect(rc != 0 || sym.status != PEV_SYMBOL_OK, "a symbol in a file without symbols: %s",
+		  sym.name);
+	pev_symbols_free(s);
+}

@@ -283,7 +283,9 @@ struct sym_index *pev__index_new(struct pev__index_sym *c, size_t n)
 
 	if (!x)
 		return NULL;
-	qsort(c, n, sizeof(*c), by_start_then_order);
+	/* A file with no symbols has no array to sort (qsort wants one even for 0). */
+	if (n)
+		qsort(c, n, sizeof(*c), by_start_then_order);
 	n = fold_aliases(c, n);
 	if (build_ranges(x, c, n) < 0)
 		goto fail;
