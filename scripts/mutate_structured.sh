@@ -19,7 +19,8 @@
 # machine: seed file I mod N of the sorted seeds, mutated by (S, I); a
 # failure prints it as S:I and keeps it in BUILD_DIR/mutate-structured-failures/.
 # MUTATE_JOBS runs that many at once (default 1), MUTATE_FIRST is the first
-# index (default 0), MUTATE_TIMEOUT the seconds one run may take (20).
+# index (default 0), MUTATE_TIMEOUT the seconds one run may take (20); a
+# run that writes more than 64 MiB is stopped then and counted as a hang.
 # To write one mutant without running anything:
 #   scripts/mutate_structured.sh --write S:I OUT.data [BUILD_DIR]
 set -eu
@@ -54,6 +55,7 @@ PERCENT = re.compile(rb'([-+]?[0-9]+(?:\.[0-9]+)?)%')
 SANITIZER = re.compile(rb'(ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|'
                        rb'WARNING: AddressSanitizer)')
 HEAD = 4 << 20   # bytes of each output kept from its start
+RUNAWAY = 64 << 20  # output past this is endless: killed then, as a hang
 TAIL = 256 << 10  # and from its end (sanitizer reports come last)
 PYREADER = '''
 import sys, perfev
@@ -94,6 +96,8 @@ def run(cmd, env, timeout):
         if left <= 0:
             hung = True
             break
+        if hung:
+            break
         ready, _, _ = select.select(open_pipes, [], [], left)
         for f in ready:
             chunk = os.read(f.fileno(), 1 << 16)
@@ -101,6 +105,8 @@ def run(cmd, env, timeout):
                 open_pipes.remove(f)
                 continue
             total[f] += len(chunk)
+            if total[f] > RUNAWAY:
+                hung = True
             if len(keep[f]) < HEAD:
                 keep[f] += chunk[:HEAD - len(keep[f])]
             tail[f] += chunk
@@ -127,8 +133,9 @@ def run(cmd, env, timeout):
 def check(name, rc, out, err, nbytes, timeout, percent):
     problems = []
     if rc is None:
-        problems.append(('hang', f'{name} hung (killed after {timeout:g} s, '
-                                 f'{nbytes} bytes written)'))
+        why = (f'wrote more than {RUNAWAY >> 20} MiB' if nbytes > RUNAWAY else
+               f'killed after {timeout:g} s, {nbytes} bytes written')
+        problems.append(('hang', f'{name} hung ({why})'))
     elif rc < 0 or rc > 128:
         sig = -rc if rc < 0 else rc - 128
         problems.append(('crash', f'{name} ended on signal {sig}'))
