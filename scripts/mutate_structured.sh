@@ -21,6 +21,9 @@
 # MUTATE_JOBS runs that many at once (default 1), MUTATE_FIRST is the first
 # index (default 0), MUTATE_TIMEOUT the seconds one run may take (20); a
 # run that writes more than 64 MiB is stopped then and counted as a hang.
+# MUTATE_ASAN_RUNTIME names the sanitizer runtime the Python reader preloads
+# (found with ldd, nm and clang otherwise); MUTATE_PROGRESS=N prints a line
+# every N mutants.
 # To write one mutant without running anything:
 #   scripts/mutate_structured.sh --write S:I OUT.data [BUILD_DIR]
 set -eu
@@ -188,7 +191,9 @@ def python_library(build):
     lib = os.path.abspath(os.path.join(build, 'src', 'libperfev.so.0'))
     if not os.path.exists(lib):
         lib = os.path.abspath(os.path.join(build, 'src', 'libperfev.so'))
-    preload = ''
+    preload = os.environ.get('MUTATE_ASAN_RUNTIME', '')
+    if preload:
+        return lib, preload
     ldd = subprocess.run(['ldd', lib], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
     for line in ldd.decode().splitlines():
         if 'libasan' in line and '=>' in line:
@@ -225,8 +230,11 @@ def main():
             concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         runs = [pool.submit(run_one, build, seed, i, scratch, timeout)
                 for i in range(first, first + count)]
+        progress = int(os.environ.get('MUTATE_PROGRESS', '0'))
         for fut in runs:
             index, source, what, problems, path = fut.result()
+            if progress and (index + 1) % progress == 0:
+                print(f'mutate_structured.sh: {index + 1 - first} done', flush=True)
             if not problems:
                 continue
             bad += 1
