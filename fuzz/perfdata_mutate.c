@@ -4,12 +4,16 @@
  * (fuzz/perfdata_mutator.c), for scripts/mutate_structured.sh:
  *
  *   perfdata_mutate RUN_SEED INDEX IN OUT [DONOR]
+ *   perfdata_mutate --set FIELD=VALUE[,LIMIT] IN OUT
  *
  * Mutant INDEX of RUN_SEED is the same file on every machine, given the same
  * IN (and DONOR). It is 1 to 3 mutations stacked, or, when a DONOR file is
  * given and the seed says so (one in eight), records of DONOR spliced into
  * IN's data section followed by one mutation. Prints what was done on one
- * line. Exits 0, 1 on a file error, 2 on a usage error, 3 when IN is not a
+ * line. --set writes IN with FIELD (a name the descriptions use: period,
+ * read.value, callchain.nr, ...) set to VALUE in the first LIMIT samples
+ * that have it (all without LIMIT): regression files made on purpose.
+ * Exits 0, 1 on a file error, 2 on a usage error, 3 when IN is not a
  * perf.data file the mutator can walk.
  */
 #include <errno.h>
@@ -56,14 +60,61 @@ static int number(const char *s, uint64_t *out)
 	return errno || !*s || *end ? -1 : 0;
 }
 
+/* --set FIELD=VALUE[,LIMIT] IN OUT */
+static int set_field(char **argv)
+{
+	char name[64];
+	const char *eq = strchr(argv[2], '=');
+	size_t size;
+	char *end;
+
+	if (!eq || (size_t)(eq - argv[2]) >= sizeof(name)) {
+		fprintf(stderr, "perfdata_mutate: --set wants FIELD=VALUE[,LIMIT]\n");
+		return 2;
+	}
+	memcpy(name, argv[2], (size_t)(eq - argv[2]));
+	name[eq - argv[2]] = '\0';
+	errno = 0;
+	uint64_t value = strtoull(eq + 1, &end, 0);
+	unsigned long limit = 0;
+	if (*end == ',')
+		limit = strtoul(end + 1, &end, 0);
+	if (errno || *end) {
+		fprintf(stderr, "perfdata_mutate: --set wants FIELD=VALUE[,LIMIT]\n");
+		return 2;
+	}
+	uint8_t *buf = slurp(argv[3], &size, 0);
+	if (!buf)
+		return 1;
+	long n = pdm_set_field(buf, size, name, value, limit);
+	if (n < 0) {
+		fprintf(stderr, "perfdata_mutate: %s: not walkable, or no field %s\n", argv[3], name);
+		free(buf);
+		return 3;
+	}
+	FILE *out = fopen(argv[4], "wb");
+	if (!out || fwrite(buf, 1, size, out) != size || fclose(out) != 0) {
+		fprintf(stderr, "perfdata_mutate: %s: %s\n", argv[4], strerror(errno));
+		free(buf);
+		return 1;
+	}
+	printf("%s set to %#llx in %ld samples\n", name, (unsigned long long)value, n);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t run_seed, index;
 	size_t size, donor_size = 0;
 	char what[4096], step[1024];
 
+	if (argc == 5 && strcmp(argv[1], "--set") == 0)
+		return set_field(argv);
+
 	if ((argc != 5 && argc != 6) || number(argv[1], &run_seed) || number(argv[2], &index)) {
-		fprintf(stderr, "usage: perfdata_mutate RUN_SEED INDEX IN OUT [DONOR]\n");
+		fprintf(stderr, "usage: perfdata_mutate RUN_SEED INDEX IN OUT [DONOR]\n"
+				"       perfdata_mutate --set FIELD=VALUE[,LIMIT] IN OUT\n");
 		return 2;
 	}
 	uint8_t *buf = slurp(argv[3], &size, GROWTH);

@@ -1254,3 +1254,32 @@ size_t pdm_crossover(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b
 	free(bcopy);
 	return result;
 }
+
+long pdm_set_field(uint8_t *buf, size_t size, const char *name, uint64_t value, unsigned long limit)
+{
+	static struct layout l;
+	struct file f;
+	int kind = -1;
+	long n = 0;
+
+	for (int k = 0; k < F_KINDS; k++)
+		if (strcmp(fnames[k], name) == 0)
+			kind = k;
+	if (kind < 0 || parse(&f, buf, size, size)) {
+		release(&f);
+		return -1;
+	}
+	for (size_t i = 0; i < f.nrec && (!limit || (unsigned long)n < limit); i++) {
+		if (rec_type(&f, f.recs[i]) != REC_SAMPLE)
+			continue;
+		walk_sample(&f, f.recs[i], &l);
+		for (size_t k = 0; k < l.nf; k++)
+			if (l.f[k].kind == kind) {
+				st(f.d + l.f[k].off, l.f[k].width, value);
+				n++;
+				break;
+			}
+	}
+	release(&f);
+	return n;
+}

@@ -45,6 +45,15 @@ size_t pdm_mutate(uint8_t *buf, size_t size, size_t cap, uint64_t seed, char *wh
 size_t pdm_crossover(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b_size,
 		     uint8_t *out, size_t cap, uint64_t seed);
 
+/**
+ * Sets field `name` (as mutation descriptions name them: "period",
+ * "read.value", "callchain.nr", "stack_user.dyn_size", ...) to value in the
+ * first `limit` SAMPLE records that have it (every one when limit is 0), for
+ * crafting regression files. Returns how many fields were set, or -1 when
+ * buf is not a perf.data file the mutator can walk or name is unknown.
+ */
+long pdm_set_field(uint8_t *buf, size_t size, const char *name, uint64_t value, unsigned long limit);
+
 /** A seed for pdm_mutate() from a run seed and a mutant index (a fixed hash of both). */
 uint64_t pdm_seed(uint64_t run_seed, uint64_t index);
 
