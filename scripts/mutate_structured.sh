@@ -23,7 +23,8 @@
 # run that writes more than 64 MiB is stopped then and counted as a hang.
 # MUTATE_ASAN_RUNTIME names the sanitizer runtime the Python reader preloads
 # (found with ldd, nm and clang otherwise); MUTATE_PROGRESS=N prints a line
-# every N mutants.
+# every N mutants; MUTATE_ONLY="I J ..." runs those indexes alone (a failure
+# list checked again after a fix).
 # To write one mutant without running anything:
 #   scripts/mutate_structured.sh --write S:I OUT.data [BUILD_DIR]
 set -eu
@@ -228,12 +229,14 @@ def main():
     bad, by_kind = 0, {}
     with tempfile.TemporaryDirectory(prefix='perfev-mutate-structured.') as scratch, \
             concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        runs = [pool.submit(run_one, build, seed, i, scratch, timeout)
-                for i in range(first, first + count)]
+        only = [int(i) for i in os.environ.get('MUTATE_ONLY', '').split()]
+        indexes = only or range(first, first + count)
+        count = len(indexes)
+        runs = [pool.submit(run_one, build, seed, i, scratch, timeout) for i in indexes]
         progress = int(os.environ.get('MUTATE_PROGRESS', '0'))
         for fut in runs:
             index, source, what, problems, path = fut.result()
-            if progress and (index + 1) % progress == 0:
+            if progress and (index + 1 - first) % progress == 0:
                 print(f'mutate_structured.sh: {index + 1 - first} done', flush=True)
             if not problems:
                 continue
@@ -247,8 +250,8 @@ def main():
             print(f'  kept as {kept}; rewrite it with: scripts/mutate_structured.sh --write '
                   f'{seed}:{index} OUT.data', flush=True)
     kinds = ', '.join(f'{k} {n}' for k, n in sorted(by_kind.items())) or 'none'
-    print(f'mutate_structured.sh: {count} mutants (seed {seed}, indexes {first}..'
-          f'{first + count - 1}) of {len(SEEDS)} recordings through report, script, diff and '
+    span = f'{len(only)} listed indexes' if only else f'indexes {first}..{first + count - 1}'
+    print(f'mutate_structured.sh: {count} mutants (seed {seed}, {span}) of {len(SEEDS)} recordings through report, script, diff and '
           f'the Python reader: {bad} failed ({kinds})')
     return 1 if bad else 0
 
