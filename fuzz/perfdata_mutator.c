@@ -1283,3 +1283,54 @@ long pdm_set_field(uint8_t *buf, size_t size, const char *name, uint64_t value, 
 	release(&f);
 	return n;
 }
+
+size_t pdm_mutate_records(uint8_t *buf, size_t size, size_t cap, const struct pdm_format *fmt,
+			  uint64_t seed)
+{
+	static struct layout l;
+	struct file f;
+	struct rng r = { seed };
+	int rc = -1;
+
+	memset(&f, 0, sizeof(f));
+	f.d = buf;
+	f.size = size;
+	f.cap = cap;
+	f.pipe = 1; /* no file offsets to keep */
+	f.data_end = size;
+	f.nattr = 1;
+	f.attrs[0].st = fmt->sample_type;
+	f.attrs[0].rf = fmt->read_format;
+	f.attrs[0].bst = fmt->branch_sample_type;
+	f.attrs[0].ru = fmt->sample_regs_user;
+	f.attrs[0].ri = fmt->sample_regs_intr;
+	if (walk_records(&f))
+		return 0;
+	for (int tries = 0; tries < 16 && rc; tries++) {
+		switch (below(&r, 8)) {
+		case 0:
+		case 1:
+		case 2:
+			rc = op_sample_field(&f, &r, &l);
+			break;
+		case 3:
+			rc = op_sample_copy(&f, &r, &l);
+			break;
+		case 4:
+			rc = op_sample_resize(&f, &r, &l);
+			break;
+		case 5:
+			rc = op_dwarf(&f, &r, &l);
+			break;
+		case 6:
+			rc = op_record_header(&f, &r);
+			break;
+		default:
+			rc = op_records(&f, &r);
+			break;
+		}
+	}
+	size = rc ? 0 : f.size;
+	release(&f);
+	return size;
+}

@@ -54,6 +54,25 @@ size_t pdm_crossover(const uint8_t *a, size_t a_size, const uint8_t *b, size_t b
  */
 long pdm_set_field(uint8_t *buf, size_t size, const char *name, uint64_t value, unsigned long limit);
 
+/** The fields of an event that shape its samples, for pdm_mutate_records(). */
+struct pdm_format {
+	uint64_t sample_type;        /**< PERF_SAMPLE_* bits */
+	uint64_t read_format;        /**< PERF_FORMAT_* bits */
+	uint64_t branch_sample_type; /**< PERF_SAMPLE_BRANCH_* bits (HW_INDEX, COUNTERS count) */
+	uint64_t sample_regs_user;   /**< register mask of REGS_USER */
+	uint64_t sample_regs_intr;   /**< register mask of REGS_INTR */
+};
+
+/**
+ * Like pdm_mutate(), on a bare stream of records (no file header) whose
+ * samples all have format fmt: a sample's field, a variable part resized, a
+ * DWARF stack word or register, a record's header, records reordered. For
+ * harnesses whose input is records (fuzz_record). Returns the new size, or
+ * 0 when no mutation applied.
+ */
+size_t pdm_mutate_records(uint8_t *buf, size_t size, size_t cap, const struct pdm_format *fmt,
+			  uint64_t seed);
+
 /** A seed for pdm_mutate() from a run seed and a mutant index (a fixed hash of both). */
 uint64_t pdm_seed(uint64_t run_seed, uint64_t index);
 
