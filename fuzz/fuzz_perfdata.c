@@ -27,6 +27,13 @@
  * differs from its header, a string without its NUL, a record read after
  * the reader failed, a count that does not match its array.
  *
+ * Mutations: LLVMFuzzerCustomMutator hands most inputs to the
+ * structure-aware mutator (fuzz/perfdata_mutator.c: sample fields by the
+ * event's sample_type, read values, callchains, DWARF stacks and registers,
+ * attributes and ids, records, feature sections), the rest (and any input
+ * it cannot walk) to libFuzzer's own byte mutations;
+ * LLVMFuzzerCustomCrossOver splices records of one input into another.
+ *
  * Seeds: fuzz/corpus/perfdata/ (fuzz/make_perfdata_corpus.sh writes them: perf's
  * files and streams, perfev's own streams, finished and cut short).
  * Build: CC=clang meson setup build-fuzz -Dfuzz=true, then
@@ -39,9 +46,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "perfdata_mutator.h"
 #include "perfev.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8_t *data2,
+				 size_t size2, uint8_t *out, size_t max_out_size, unsigned int seed);
 
 /* Records read per input at most: the stream of a small file is short anyway. */
 #define MAX_RECORDS 100000
@@ -321,4 +333,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_memory(data, size, PEV_PERFDATA_LENIENT);
 	read_pipe(data, size, size && (data[size - 1] & 1) ? PEV_PERFDATA_LENIENT : 0);
 	return 0;
+}
+
+/* Mostly structure-aware; one time in five (or on an input it cannot walk) libFuzzer's bytes. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	if (seed % 5 != 0) {
+		size_t n = pdm_mutate(data, size, max_size, pdm_seed(seed, size), NULL, 0);
+		if (n)
+			return n;
+	}
+	return LLVMFuzzerMutate(data, size, max_size);
+}
+
+/* Records of one input spliced into the other's data section. */
+size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8_t *data2,
+				 size_t size2, uint8_t *out, size_t max_out_size, unsigned int seed)
+{
+	return pdm_crossover(data1, size1, data2, size2, out, max_out_size, pdm_seed(seed, size2));
 }

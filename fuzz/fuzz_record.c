@@ -31,6 +31,13 @@
  * A malformed record is skipped by header.size when that is possible, as a
  * ring reader would; the stream ends otherwise.
  *
+ * Mutations: LLVMFuzzerCustomMutator hands most inputs to the
+ * structure-aware mutator (fuzz/perfdata_mutator.c, pdm_mutate_records):
+ * a field of a sample laid out by the prefix's format (read values,
+ * callchains, branch entries, registers, stack words, sizes), a variable
+ * part resized with its record, a record's header, records reordered; the
+ * rest (the prefix included) to libFuzzer's own byte mutations.
+ *
  * Build: CC=clang meson setup build-fuzz -Dfuzz=true, then
  *   ./build-fuzz/fuzz/fuzz_record -max_total_time=60 fuzz/corpus/record
  */
@@ -39,9 +46,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perfdata_mutator.h"
 #include "perfev.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed);
 
 #define PREFIX 16
 
@@ -313,4 +323,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(buf);
 	return 0;
+}
+
+/* Mostly structure-aware on the records after the prefix; one time in five libFuzzer's bytes. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	if (seed % 5 != 0 && size > PREFIX && max_size > PREFIX) {
+		struct pdm_format f;
+		uint64_t st;
+
+		memcpy(&st, data, sizeof(st));
+		/* The prefix read as LLVMFuzzerTestOneInput reads it. */
+		f.sample_type = st & PEV_SAMPLE_ALL;
+		f.read_format = data[8] & PEV_FORMAT_ALL;
+		f.branch_sample_type = (data[9] & 2 ? PEV_BRANCH_HW_INDEX : 0) |
+				       (data[9] & 4 ? PEV_BRANCH_COUNTERS : 0);
+		f.sample_regs_user = data[10];
+		f.sample_regs_intr = data[9] & 8 ? UINT64_MAX : data[11];
+		size_t n = pdm_mutate_records(data + PREFIX, size - PREFIX, max_size - PREFIX, &f,
+					      pdm_seed(seed, size));
+		if (n)
+			return PREFIX + n;
+	}
+	return LLVMFuzzerMutate(data, size, max_size);
 }

@@ -333,6 +333,16 @@ int pev_profile_add_sample(struct pev_profile *p, const struct pev_profile_sampl
 }
 
 /*
+ * a + b, held at UINT64_MAX rather than wrapping: periods of a damaged file
+ * can add past 2^64, and a total that wrapped would be smaller than its
+ * parts (percentages above 100). Saturated, a part never exceeds its total.
+ */
+static uint64_t sum_periods(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
  * Stores sample k (its frames already at k->frames in the stack) with the
  * alike samples, or as a new one (its nr frames then kept), hash h.
  */
@@ -356,10 +366,10 @@ static int store_sample(struct pev_profile *p, const struct pev__sample *k, uint
 		if (k->frames == p->nr_stack)
 			p->nr_stack += k->nr;
 	}
-	d->period += period;
+	d->period = sum_periods(d->period, period);
 	d->count++;
 	p->events[k->event].samples++;
-	p->events[k->event].total += period;
+	p->events[k->event].total = sum_periods(p->events[k->event].total, period);
 	*slot = (uint32_t)(d - p->samples);
 	return 0;
 }
@@ -432,8 +442,9 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 
 void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t period)
 {
-	p->samples[slot].period += period;
-	p->events[p->samples[slot].event].total += period;
+	p->samples[slot].period = sum_periods(p->samples[slot].period, period);
+	p->events[p->samples[slot].event].total =
+		sum_periods(p->events[p->samples[slot].event].total, period);
 }
 
 int pev_profile_event_flags(const struct pev_profile *p, unsigned event, uint32_t *flags)

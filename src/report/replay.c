@@ -83,6 +83,7 @@ struct pev_replay {
 	uint64_t now;
 	struct pev__unwind_frame unwound[PEV_MAX_STACK_DEPTH]; /* a sample's user stack */
 	bool unwind_warned;    /* said once that this build cannot unwind */
+	bool period_warned;    /* said once that samples with impossible periods are skipped */
 	uint64_t lost;         /* the sum of LOST records' counts */
 	uint64_t lost_samples; /* the sum of LOST_SAMPLES records' counts */
 	bool has_lost_samples; /* any LOST_SAMPLES record read */
@@ -678,6 +679,21 @@ static int process(struct pev_replay *r, const void *bytes, size_t len,
 		return 0;
 	if (r->rec.type != PEV_RECORD_SAMPLE)
 		return sideband(r, &r->rec);
+	/*
+	 * The kernel never writes a period with bit 63 set (it refuses such a
+	 * sample_period, and its frequency mode stays far below): a damaged
+	 * sample, skipped like a record that does not decode, so that no
+	 * profile sums it into a total that wraps (percentages above 100).
+	 */
+	if ((r->rec.sample.fields & PEV_SAMPLE_PERIOD) && (r->rec.sample.period >> 63)) {
+		if (!r->period_warned)
+			pev__log(PEV_LOG_WARN, "skipping samples whose period has bit 63 set "
+					       "(%#llx at file offset %llu): no kernel writes one",
+				 (unsigned long long)r->rec.sample.period,
+				 (unsigned long long)offset);
+		r->period_warned = true;
+		return 0;
+	}
 	return fill_sample(r, &r->rec, ev, offset, out) ?: 1;
 }
 
