@@ -109,15 +109,15 @@ static const char *perf_record(const char *name, const char *h)
 }
 
 /*
- * The rows of `TOOL report --sort KEYS` on file that mention "prog" (the
- * program's DSO or functions), whitespace squeezed; HOME=dir/h, extra
- * arguments after.
+ * The rows of `TOOL report --sort KEYS` on file that name the program's
+ * DSO "prog" (a word: the kernel's __bpf_prog_enter_recur is not it) or
+ * its functions, whitespace squeezed; HOME=dir/h, extra arguments after.
  */
 static char *rows(const char *tool, const char *h, const char *file, const char *keys,
 		  const char *extra)
 {
 	return th_sh_okf("%s %s report --stdio -i '%s' --sort %s %s 2>/dev/null | grep -v '^#' | "
-		  "grep -E 'prog|perfdata_spin' | tr -s ' ' | sort",
+		  "grep -E '[[:space:]]prog[[:space:]]|perfdata_spin' | tr -s ' ' | sort",
 		  home(h), tool, file, keys, extra);
 }
 
