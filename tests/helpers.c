@@ -835,10 +835,16 @@ static struct {
 
 static void remove_temp_dirs(void)
 {
+	bool keep = getenv("PERFEV_TEST_KEEP") != NULL;
+
 	if (getpid() != temp_dirs.owner)
 		return;
-	for (int i = 0; i < temp_dirs.n; i++)
-		th_remove_tree(temp_dirs.dirs[i]);
+	for (int i = 0; i < temp_dirs.n; i++) {
+		if (keep)
+			fprintf(stderr, "PERFEV_TEST_KEEP: kept %s\n", temp_dirs.dirs[i]);
+		else
+			th_remove_tree(temp_dirs.dirs[i]);
+	}
 	temp_dirs.n = 0;
 }
 

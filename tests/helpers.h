@@ -253,7 +253,9 @@ const char *th_test_program(const char *name);
  * A fresh directory /tmp/perfev-NAME.XXXXXX for the running test's files.
  * It is removed, with everything in it, when the test's process exits
  * (after a failed assertion too; not in forked children). Returns its path,
- * kept until then; at most 8 per test.
+ * kept until then; at most 8 per test. With PERFEV_TEST_KEEP set in the
+ * environment the directories stay, named on stderr: the files of a test
+ * that fails now and then can be looked at.
  */
 const char *th_temp_dir(const char *name);
 
