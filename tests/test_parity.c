@@ -309,16 +309,27 @@ static void drop_tip(char *text)
  * Inline frames of glibc functions known by several names: perf names some
  * by their internal alias (`__GI_exit`, `__GI__exit`) where perfev takes
  * DWARF's name (`exit`, `_exit`), and which of them each tool marks
- * "(inlined)" differs (`__clock_gettime`): "__GI_" prefixes and the marks
- * are left out on both sides, so frames are compared by name. In place.
+ * "(inlined)" differs (`__clock_gettime`; perf 6.1 marks a frame of libc's
+ * `_exit` or `exit` "(inlined)" where its DWARF name is the alias, and
+ * perfev names the frame's file): "__GI_" prefixes, the marks and a
+ * script frame's "(.../libc.so.6)" are left out on both sides, so libc's
+ * frames are compared by name and offset. In place.
  */
 static void unalias_gi(char *text)
 {
 	char *w = text;
 
 	for (const char *r = text; *r;) {
+		size_t line = strcspn(r, "\n"), libc = strlen("/libc.so.6)");
+
 		if (strncmp(r, " (inlined)", 10) == 0) {
 			r += 10;
+			continue;
+		}
+		if (strncmp(r, " (/", 3) == 0 && line >= libc &&
+		    strncmp(r + line - libc, "/libc.so.6)", libc) == 0 &&
+		    !memchr(r + 3, ' ', line - 3)) {
+			r += line;
 			continue;
 		}
 		if (strncmp(r, "__GI_", 5) == 0 && (r == text || r[-1] == ' ' || r[-1] == '-' ||

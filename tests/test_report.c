@@ -796,6 +796,42 @@ Test(report, callgraph_children_modes)
 	pev_profile_free(p);
 }
 
+/*
+ * A self frame whose debuginfo name differs from its symbol (libc's
+ * clock_gettime@@GLIBC_2.17, "__clock_gettime" in DWARF): with inline
+ * marks the chains name it "__clock_gettime (inlined)", an entry of its
+ * own under children. That entry is a callee's, as perf draws it: its
+ * graph runs from it down (itself alone), while the symbol's own entry
+ * holds the whole chain from the outermost caller. parity::cxx failed on
+ * such a sample now and then.
+ */
+Test(report, callgraph_self_frame_named_by_debuginfo)
+{
+	struct pev_profile *p = NULL;
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	struct pev_profile_frame leaf = F("clock_gettime@@GLIBC_2.17", "libc.so.6");
+	char *text;
+
+	leaf.debug_name = "__clock_gettime";
+	cr_assert_eq(pev_profile_new(&p), 0);
+	cr_assert_eq(add_event(p, "cpu-clock", PEV_PROFILE_UNIT_NANOSECONDS), 0);
+	ADD(p, 0, 1, 100, "w", 10, 10, 0, leaf, F("now", "libstdc++.so.6"), F("main", "w"));
+	o.flags = PEV_REPORT_NO_HEADER | PEV_REPORT_CHILDREN | PEV_REPORT_INLINE_MARKS;
+	o.callgraph = PEV_REPORT_CALLGRAPH_CALLER;
+	o.sort = "dso,sym";
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_has(text, "[.] clock_gettime@@GLIBC_2.17\n"
+			 "            |\n"
+			 "            ---main\n"
+			 "               now\n"
+			 "               __clock_gettime (inlined)\n");
+	expect_has(text, "     0.00%  libc.so.6       [.] __clock_gettime (inlined)\n"
+			 "            |\n"
+			 "            ---__clock_gettime (inlined)\n");
+	free(text);
+	pev_profile_free(p);
+}
+
 Test(report, callgraph_print_types)
 {
 	struct pev_profile *p = basic();

@@ -127,8 +127,15 @@ int pev__cgraph_build(const struct pev__rows *r, uint32_t row, enum pev_report_c
 		unsigned lo, hi;
 		uint32_t node = 0;
 
-		/* As perf: the sampled address's inline frames lead its chain. */
-		if ((flags & PEV_REPORT_INLINE_MARKS) && pos == self)
+		/*
+		 * As perf: the sampled address's inline frames lead its chain. The
+		 * self frame's inline name (libc's clock_gettime@@GLIBC_2.17 is
+		 * "__clock_gettime (inlined)" in chains) is a callee's entry there:
+		 * its graph runs from it down, not from the outermost caller.
+		 */
+		if (pos == self && !r->mem[m].self)
+			self = -1;
+		else if ((flags & PEV_REPORT_INLINE_MARKS) && pos == self)
 			pos = self = 0;
 		/* The entry's own samples give their whole chain (within the window)
 		 * down to the self frame; those of its callees the chain from the entry. */

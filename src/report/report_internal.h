@@ -406,7 +406,12 @@ struct pev__row {
 /* A sample that belongs to a row, and where the row's frame is in its stack. */
 struct pev__member {
 	uint32_t sample;
-	uint32_t pos;
+	uint32_t pos : 31;
+	/*
+	 * The sample's self row (not a caller's, nor the self frame's inline
+	 * name): its graph is the whole chain down to the self frame.
+	 */
+	uint32_t self : 1;
 };
 
 /*

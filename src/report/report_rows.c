@@ -232,7 +232,8 @@ static int contribute(struct walk *w, uint32_t si, uint32_t row, uint32_t pos, b
 	default: {
 		struct pev__member *m = &r->mem[w->fill[row - 1]++];
 		m->sample = si;
-		m->pos = pos;
+		m->pos = pos & 0x7fffffffu;
+		m->self = self;
 		break;
 	}
 	}
