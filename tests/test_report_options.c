@@ -306,6 +306,54 @@ Test(report_options, short_names)
 	}
 }
 
+/*
+ * A name whose parameter types libstdc++'s demangler cannot resolve (node's,
+ * where __cxa_demangle answers -2 and c++filt prints it mangled) is named
+ * without its parameters, as perf names it; the long form stays mangled,
+ * as perf -v leaves it. The names that demangle whole keep their forms.
+ */
+Test(report_options, demangle_name_when_its_parameters_fail)
+{
+	static const char *const v8 =
+		"_ZN2v88internal11StringShape33DispatchToSpecificTypeWithoutCastIZNS1_22Dispatch"
+		"ToSpecificTypeIZNKS0_6String7GetImplEiNS0_16PtrComprCageBaseERKNS0_31SharedStri"
+		"ngAccessGuardIfNeededEE19StringGetDispatchertJRiRS5_S8_EEET0_S4_DpOT1_E17Casting"
+		"DispatchertJRS4_SA_SB_S8_EEESC_SF_";
+	static const char *const cases[][3] = {
+		{v8,
+		 "v8::internal::StringShape::DispatchToSpecificTypeWithoutCast<v8::internal::"
+		 "StringShape::DispatchToSpecificType<v8::internal::String::GetImpl(int, "
+		 "v8::internal::PtrComprCageBase, v8::internal::SharedStringAccessGuardIfNeeded "
+		 "const&) const::StringGetDispatcher, unsigned short, int&, "
+		 "v8::internal::PtrComprCageBase&, v8::internal::SharedStringAccessGuardIfNeeded "
+		 "const&>(v8::internal::String, int&, v8::internal::PtrComprCageBase&, "
+		 "v8::internal::SharedStringAccessGuardIfNeeded const&)::CastingDispatcher, "
+		 "unsigned short, v8::internal::String&, int&, v8::internal::PtrComprCageBase&, "
+		 "v8::internal::SharedStringAccessGuardIfNeeded const&>",
+		 NULL},
+		{"_ZN3geo5totalIdEET_RKSt6vectorIPNS_5ShapeESaIS4_EE", "geo::total<double>",
+		 "double geo::total<double>(std::vector<geo::Shape*, std::allocator<geo::Shape*> > "
+		 "const&)"},
+		{"_ZNK3geo6Circle4areaEv", "geo::Circle::area", "geo::Circle::area() const"},
+		{"_ZSt4moveIRiEONSt16remove_referenceIT_E4typeEOS2_", "std::move<int&>",
+		 "std::remove_reference<int&>::type&& std::move<int&>(int&)"},
+	};
+	struct pev__arena arena = {0};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *s = pev__sym_demangle(&arena, cases[i][0], true);
+		const char *l = pev__sym_demangle(&arena, cases[i][0], false);
+
+		cr_expect_str_eq(s ? s : "(null)", cases[i][1], "short form of %s", cases[i][0]);
+		cr_expect_str_eq(l ? l : "(null)", cases[i][2] ? cases[i][2] : "(null)",
+				 "long form of %s", cases[i][0]);
+	}
+	/* Not names at all: no prefix demangles into one. */
+	cr_expect_null(pev__sym_demangle(&arena, "_ZEEEE", true));
+	cr_expect_null(pev__sym_demangle(&arena, "_Z3fooE", true));
+	pev__arena_free(&arena);
+}
+
 /* perf's "# ========" header block, on perf's file and on perfev's. */
 Test(report_options, header_like_perf)
 {

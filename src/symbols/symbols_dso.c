@@ -71,10 +71,52 @@ static bool is_mangled(const char *name)
 	return name[0] == '_' && name[1] == 'Z';
 }
 
+/* name demangled by __cxa_demangle (malloc'ed), or NULL when it cannot. */
+static char *demangle_whole(const char *name)
+{
+	int status = -1;
+	char *d = demangler(name, NULL, NULL, &status);
+
+	if (d && status != 0) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+/*
+ * The name alone of a function whose whole encoding the demangler refuses
+ * (malloc'ed), or NULL. libstdc++'s demangler fails on some names whose
+ * parameter types it cannot resolve (node's
+ * v8::internal::StringShape::DispatchToSpecificTypeWithoutCast<...>),
+ * where perf, which does not read the parameters unless asked to, names
+ * them. A <name> ends in 'E' when nested (N...E) or templated (I...E),
+ * every shorter prefix that ends in 'E' leaves a bracket open, and a
+ * function without template arguments has no return type, so the shortest
+ * prefix ending in 'E' that demangles holds the whole name, at most with
+ * parameters that the short form drops.
+ */
+static char *demangle_name_only(const char *name)
+{
+	size_t len = strlen(name);
+	char *prefix = malloc(len + 1), *d = NULL;
+
+	if (!prefix)
+		return NULL;
+	for (size_t k = 3; k < len && !d; k++) {
+		if (name[k - 1] != 'E')
+			continue;
+		memcpy(prefix, name, k);
+		prefix[k] = '\0';
+		d = demangle_whole(prefix);
+	}
+	free(prefix);
+	return d;
+}
+
 const char *pev__sym_demangle(struct pev__arena *a, const char *name, bool short_form)
 {
 	char *d;
-	int status = -1;
 	const char *copy;
 	size_t start = 0, len;
 
@@ -83,11 +125,11 @@ const char *pev__sym_demangle(struct pev__arena *a, const char *name, bool short
 	pthread_once(&demangler_once, load_demangler);
 	if (!demangler)
 		return NULL;
-	d = demangler(name, NULL, NULL, &status);
-	if (!d || status != 0) {
-		free(d);
+	d = demangle_whole(name);
+	if (!d && short_form)
+		d = demangle_name_only(name);
+	if (!d)
 		return NULL;
-	}
 	len = strlen(d);
 	if (short_form)
 		start = pev__sym_short_name(d, &len);
