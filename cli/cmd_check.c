@@ -146,30 +146,33 @@ static const char *fact(int v, char *buf, size_t size)
 	return buf;
 }
 
+/* The facts; text read from procfs, sysfs and the mount table may hold any byte (cli_shown). */
 static void print_facts(const struct pev_machine *m)
 {
 	char a[32], b[32], c[32], d[32];
 
 	printf("machine\n");
-	printf("  %-20s %s (%s)\n", "kernel", m->kernel_release, m->arch);
+	printf("  %-20s %s (%s)\n", "kernel", cli_shown(m->kernel_release), cli_shown(m->arch));
 	printf("  %-20s %s\n", "perf events", m->perf_events ? "supported" : "not in this kernel");
 	if (m->attr_size > 0)
 		printf("  %-20s %d bytes expected by the kernel\n", "attr size", m->attr_size);
 	printf("  %-20s %s%s%s%s\n", "virtualization",
 	       m->hypervisor ? "virtual machine" : "none detected", m->vm_vendor[0] ? " (" : "",
-	       m->vm_vendor, m->vm_vendor[0] ? ")" : "");
-	printf("  %-20s %s%s%s\n", "cpu", m->cpu_vendor, m->cpu_model[0] ? ", " : "", m->cpu_model);
+	       cli_shown(m->vm_vendor), m->vm_vendor[0] ? ")" : "");
+	printf("  %-20s %s%s%s\n", "cpu", cli_shown(m->cpu_vendor), m->cpu_model[0] ? ", " : "",
+	       cli_shown(m->cpu_model));
 	if (m->has_core_pmu)
-		printf("  %-20s %s%s\n", "hardware PMU", m->core_pmus, m->hybrid ? " (hybrid)" : "");
+		printf("  %-20s %s%s\n", "hardware PMU", cli_shown(m->core_pmus),
+		       m->hybrid ? " (hybrid)" : "");
 	else
 		printf("  %-20s none%s\n", "hardware PMU",
 		       m->hypervisor ? " (the hypervisor does not expose the CPU's counters)" : "");
 	printf("  %-20s", "PMUs");
 	for (int i = 0; i < m->nr_pmus; i++)
-		printf(" %s(%u)", m->pmus[i].name, m->pmus[i].type);
+		printf(" %s(%u)", cli_shown(m->pmus[i].name), m->pmus[i].type);
 	printf("\n");
 	printf("  %-20s %s online (%s)\n", "CPUs", fact(m->cpus_online, a, sizeof(a)),
-	       m->cpus_online_list);
+	       cli_shown(m->cpus_online_list));
 	printf("  %-20s %s: %s\n", "perf_event_paranoid", fact(m->paranoid, a, sizeof(a)),
 	       pev_paranoid_meaning(m->paranoid));
 	printf("  %-20s uid %d; CAP_PERFMON %s, CAP_SYS_ADMIN %s, CAP_SYS_PTRACE %s\n", "privileges",
@@ -191,7 +194,7 @@ static void print_facts(const struct pev_machine *m)
 		printf("  %-20s %d\n", "debug registers", m->debug_registers);
 	printf("  %-20s %s%s\n", "tracefs",
 	       m->tracefs_mounted ? "mounted at " : m->tracefs_supported ? "not mounted" : "not supported",
-	       m->tracefs_path);
+	       cli_shown(m->tracefs_path));
 }
 
 static void print_checks(const struct pev_capability *caps)
@@ -201,13 +204,13 @@ static void print_checks(const struct pev_capability *caps)
 		const struct pev_capability *c = &caps[i];
 		char fix[PEV_ERROR_MESSAGE_MAX + 8];
 		printf("  %-27s %-8s ", classes[i].what, status_word(c->verdict));
-		cli_print_wrapped(stdout, c->detail, 39, 100);
+		cli_print_wrapped(stdout, cli_shown(c->detail), 39, 100);
 		const char *line = c->fix;
 		while (*line && c->verdict != PEV_CAP_WORKS) {
 			int len = (int)strcspn(line, "\n");
 			snprintf(fix, sizeof(fix), "%.*s", len, line);
 			printf("  %-27s %-8s fix: ", "", "");
-			cli_print_wrapped(stdout, fix, 44, 100);
+			cli_print_wrapped(stdout, cli_shown(fix), 44, 100);
 			line += len + (line[len] == '\n');
 		}
 	}
@@ -223,18 +226,19 @@ static json_object *json_fact_int(int v)
 	return v == PEV_UNKNOWN ? NULL : json_object_new_int(v);
 }
 
+/* The document; every string goes through cli_json_string, so that it is valid UTF-8. */
 static void print_json(const struct pev_machine *m, const struct pev_capability *caps)
 {
 	json_object *root = json_object_new_object(), *mj = json_object_new_object();
 	json_object *pmus = json_object_new_array(), *cj = json_object_new_array();
 
-	json_object_object_add(mj, "kernel_release", json_object_new_string(m->kernel_release));
-	json_object_object_add(mj, "arch", json_object_new_string(m->arch));
+	json_object_object_add(mj, "kernel_release", cli_json_string(m->kernel_release));
+	json_object_object_add(mj, "arch", cli_json_string(m->arch));
 	json_object_object_add(mj, "perf_events", json_object_new_boolean(m->perf_events));
 	json_object_object_add(mj, "attr_size", m->attr_size > 0 ? json_object_new_int(m->attr_size) : NULL);
 	json_object_object_add(mj, "paranoid", json_fact_int(m->paranoid));
 	json_object_object_add(mj, "paranoid_meaning",
-			       json_object_new_string(pev_paranoid_meaning(m->paranoid)));
+			       cli_json_string(pev_paranoid_meaning(m->paranoid)));
 	json_object_object_add(mj, "max_sample_rate", json_fact_int(m->max_sample_rate));
 	json_object_object_add(mj, "max_stack", json_fact_int(m->max_stack));
 	json_object_object_add(mj, "mlock_kb", json_fact_int(m->mlock_kb));
@@ -249,43 +253,43 @@ static void print_json(const struct pev_machine *m, const struct pev_capability 
 	json_object_object_add(mj, "memlock_soft_bytes", json_limit(m->memlock_soft));
 	json_object_object_add(mj, "memlock_hard_bytes", json_limit(m->memlock_hard));
 	json_object_object_add(mj, "hypervisor", json_object_new_boolean(m->hypervisor));
-	json_object_object_add(mj, "vm_vendor", json_object_new_string(m->vm_vendor));
-	json_object_object_add(mj, "cpu_vendor", json_object_new_string(m->cpu_vendor));
-	json_object_object_add(mj, "cpu_model", json_object_new_string(m->cpu_model));
+	json_object_object_add(mj, "vm_vendor", cli_json_string(m->vm_vendor));
+	json_object_object_add(mj, "cpu_vendor", cli_json_string(m->cpu_vendor));
+	json_object_object_add(mj, "cpu_model", cli_json_string(m->cpu_model));
 	json_object_object_add(mj, "hardware_pmu", json_object_new_boolean(m->has_core_pmu));
-	json_object_object_add(mj, "core_pmus", json_object_new_string(m->core_pmus));
+	json_object_object_add(mj, "core_pmus", cli_json_string(m->core_pmus));
 	json_object_object_add(mj, "debug_registers", json_object_new_int(m->debug_registers));
 	json_object_object_add(mj, "cpus_online", json_fact_int(m->cpus_online));
-	json_object_object_add(mj, "cpus_online_list", json_object_new_string(m->cpus_online_list));
+	json_object_object_add(mj, "cpus_online_list", cli_json_string(m->cpus_online_list));
 	for (int i = 0; i < m->nr_pmus; i++) {
 		json_object *p = json_object_new_object();
-		json_object_object_add(p, "name", json_object_new_string(m->pmus[i].name));
+		json_object_object_add(p, "name", cli_json_string(m->pmus[i].name));
 		json_object_object_add(p, "type", json_object_new_int64(m->pmus[i].type));
 		json_object_array_add(pmus, p);
 	}
 	json_object_object_add(mj, "pmus", pmus);
 	json_object_object_add(mj, "tracefs_supported", json_object_new_boolean(m->tracefs_supported));
 	json_object_object_add(mj, "tracefs_mounted", json_object_new_boolean(m->tracefs_mounted));
-	json_object_object_add(mj, "tracefs_path", json_object_new_string(m->tracefs_path));
+	json_object_object_add(mj, "tracefs_path", cli_json_string(m->tracefs_path));
 	json_object_object_add(root, "machine", mj);
 	for (size_t i = 0; i < NR_CLASSES; i++) {
 		const struct pev_capability *k = &caps[i];
 		json_object *c = json_object_new_object();
-		json_object_object_add(c, "id", json_object_new_string(pev_capability_name(k->cap)));
-		json_object_object_add(c, "what", json_object_new_string(classes[i].what));
-		json_object_object_add(c, "status", json_object_new_string(status_word(k->verdict)));
+		json_object_object_add(c, "id", cli_json_string(pev_capability_name(k->cap)));
+		json_object_object_add(c, "what", cli_json_string(classes[i].what));
+		json_object_object_add(c, "status", cli_json_string(status_word(k->verdict)));
 		json_object_object_add(c, "works", json_object_new_boolean(k->verdict == PEV_CAP_WORKS ||
 									    k->verdict == PEV_CAP_PARTIAL));
 		json_object_object_add(c, "verdict",
-				       json_object_new_string(pev_capability_verdict_name(k->verdict)));
-		json_object_object_add(c, "code", k->code ? json_object_new_string(pev_error_name(k->code))
+				       cli_json_string(pev_capability_verdict_name(k->verdict)));
+		json_object_object_add(c, "code", k->code ? cli_json_string(pev_error_name(k->code))
 							  : NULL);
 		json_object_object_add(c, "expected", json_object_new_int64((int64_t)k->expected));
 		json_object_object_add(c, "measured", json_object_new_int64((int64_t)k->measured));
 		json_object_object_add(c, "matched", json_object_new_int64((int64_t)k->matched));
 		json_object_object_add(c, "elapsed_us", json_object_new_int64((int64_t)(k->elapsed_ns / 1000)));
-		json_object_object_add(c, "detail", json_object_new_string(k->detail));
-		json_object_object_add(c, "fix", json_object_new_string(k->fix));
+		json_object_object_add(c, "detail", cli_json_string(k->detail));
+		json_object_object_add(c, "fix", cli_json_string(k->fix));
 		json_object_array_add(cj, c);
 	}
 	json_object_object_add(root, "checks", cj);

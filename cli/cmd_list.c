@@ -1007,10 +1007,11 @@ static void print_row(const struct row *r)
 	for (int i = 0; r->aliases[i]; i++)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), " OR %s", r->aliases[i]);
 	row_annotation(r, annotation, sizeof(annotation));
+	/* Names and terms come from sysfs, tracefs and libpfm4: any byte (cli_shown). */
 	if (annotation[0])
-		printf("  %-*s %s\n", NAME_COLUMN - 3, name, annotation);
+		printf("  %-*s %s\n", NAME_COLUMN - 3, cli_shown(name), cli_shown(annotation));
 	else
-		printf("  %s\n", name);
+		printf("  %s\n", cli_shown(name));
 }
 
 static void print_text(const struct listing *l)
@@ -1021,12 +1022,12 @@ static void print_text(const struct listing *l)
 		const struct section *s = l->sections[i];
 		if (!section_shown(l, s))
 			continue;
-		printf("%s%s\n", first ? "" : "\n", s->title);
+		printf("%s%s\n", first ? "" : "\n", cli_shown(s->title));
 		first = false;
 		for (int k = 0; k < s->nr; k++)
 			print_row(&s->rows[k]);
 		if (note_shown(l, s))
-			printf("  %s\n", s->note);
+			printf("  %s\n", cli_shown(s->note));
 	}
 }
 
@@ -1034,29 +1035,33 @@ static json_object *json_row(const struct section *s, const struct row *r)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "name", json_object_new_string(r->name));
+	json_object_object_add(o, "name", cli_json_string(r->name));
 	if (!strcmp(s->kind, "hardware") || !strcmp(s->kind, "software") ||
 	    !strcmp(s->kind, "cache")) {
 		json_object *a = json_object_new_array();
 		for (int i = 0; r->aliases[i]; i++)
-			json_object_array_add(a, json_object_new_string(r->aliases[i]));
+			json_object_array_add(a, cli_json_string(r->aliases[i]));
 		json_object_object_add(o, "aliases", a);
 	}
 	if (r->description)
-		json_object_object_add(o, "description", json_object_new_string(r->description));
+		json_object_object_add(o, "description", cli_json_string(r->description));
 	if (r->alias) {
-		json_object_object_add(o, "terms", json_object_new_string(r->alias->terms));
+		json_object_object_add(o, "terms", cli_json_string(r->alias->terms));
 		json_object_object_add(o, "scale", json_object_new_double(r->alias->scale));
-		json_object_object_add(o, "unit", json_object_new_string(r->alias->unit));
+		json_object_object_add(o, "unit", cli_json_string(r->alias->unit));
 	}
 	if (r->has_id)
 		json_object_object_add(o, "id", json_object_new_uint64(r->id));
 	json_object_object_add(o, "available", json_object_new_boolean(r->available));
 	if (!r->available)
-		json_object_object_add(o, "reason", json_object_new_string(r->reason));
+		json_object_object_add(o, "reason", cli_json_string(r->reason));
 	return o;
 }
 
+/*
+ * The document; names, terms, titles and reasons come from sysfs, tracefs
+ * and libpfm4, so every string goes through cli_json_string (valid UTF-8).
+ */
 static void print_json(const struct listing *l)
 {
 	json_object *root = json_object_new_object(), *sections = json_object_new_array();
@@ -1066,15 +1071,15 @@ static void print_json(const struct listing *l)
 		if (!section_shown(l, s))
 			continue;
 		json_object *so = json_object_new_object(), *events = json_object_new_array();
-		json_object_object_add(so, "name", json_object_new_string(s->name));
-		json_object_object_add(so, "kind", json_object_new_string(s->kind));
-		json_object_object_add(so, "title", json_object_new_string(s->title));
+		json_object_object_add(so, "name", cli_json_string(s->name));
+		json_object_object_add(so, "kind", cli_json_string(s->kind));
+		json_object_object_add(so, "title", cli_json_string(s->title));
 		if (s->pmu) {
-			json_object_object_add(so, "pmu", json_object_new_string(s->pmu->name));
+			json_object_object_add(so, "pmu", cli_json_string(s->pmu->name));
 			json_object_object_add(so, "type", json_object_new_int64(s->pmu->type));
 		}
 		if (note_shown(l, s))
-			json_object_object_add(so, "note", json_object_new_string(s->note));
+			json_object_object_add(so, "note", cli_json_string(s->note));
 		for (int k = 0; k < s->nr; k++)
 			json_object_array_add(events, json_row(s, &s->rows[k]));
 		json_object_object_add(so, "events", events);

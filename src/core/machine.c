@@ -317,6 +317,7 @@ static void read_tracing(struct pev_machine *m, const char *root)
 			*next++ = '\0';
 		if (sscanf(line, "%63s %127s %31s", dev, mnt, fstype) == 3 &&
 		    strcmp(fstype, "tracefs") == 0) {
+			pev__unescape_mount_path(mnt);
 			m->tracefs_mounted = true;
 			pev__strlcpy(m->tracefs_path, mnt, sizeof(m->tracefs_path));
 			if (strcmp(mnt, "/sys/kernel/tracing") == 0)

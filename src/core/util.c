@@ -49,6 +49,22 @@ void pev__path(char *buf, size_t size, const char *root, const char *fmt, ...)
 	va_end(ap);
 }
 
+void pev__unescape_mount_path(char *s)
+{
+	char *out = s;
+
+	for (const char *in = s; *in;) {
+		if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' &&
+		    in[3] >= '0' && in[3] <= '7') {
+			*out++ = (char)(((in[1] - '0') << 6) | ((in[2] - '0') << 3) | (in[3] - '0'));
+			in += 4;
+		} else {
+			*out++ = *in++;
+		}
+	}
+	*out = '\0';
+}
+
 int pev__read_fd(int fd, char *buf, size_t size)
 {
 	size_t len = 0;

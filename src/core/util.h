@@ -42,6 +42,13 @@ int pev__read_text(const char *path, char *buf, size_t size);
 /* Reads a file holding one integer. Returns 0 or -errno (-EINVAL if not a number). */
 int pev__read_long(const char *path, long long *out);
 
+/*
+ * Decodes, in place, the octal escapes (\040 for a space, \012 for a
+ * newline, \134 for a backslash) the kernel writes in the paths of
+ * /proc/mounts and /proc/self/mounts.
+ */
+void pev__unescape_mount_path(char *s);
+
 /* Parses a whole decimal or 0x-hex unsigned number. Returns true on success. */
 bool pev__parse_u64(const char *s, uint64_t *out);
 

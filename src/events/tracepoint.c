@@ -51,23 +51,6 @@ static bool PEV_PRINTF(3, 4) build_path(char *buf, size_t size, const char *fmt,
 	return n >= 0 && (size_t)n < size;
 }
 
-/* Decodes the octal escapes (\040 for a space) /proc/self/mounts writes in paths. */
-static void unescape_mount_path(char *s)
-{
-	char *out = s;
-
-	for (const char *in = s; *in;) {
-		if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' &&
-		    in[3] >= '0' && in[3] <= '7') {
-			*out++ = (char)(((in[1] - '0') << 6) | ((in[2] - '0') << 3) | (in[3] - '0'));
-			in += 4;
-		} else {
-			*out++ = *in++;
-		}
-	}
-	*out = '\0';
-}
-
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -99,7 +82,7 @@ static int find_tracefs(char *out)
 
 		if (!type)
 			continue;
-		unescape_mount_path(dir);
+		pev__unescape_mount_path(dir);
 		if (strcmp(type, "tracefs") == 0) {
 			if (!found || strcmp(dir, TRACEFS_DEFAULT) == 0)
 				pev__strlcpy(out, dir, PATH_MAX);
