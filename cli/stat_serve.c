@@ -11,8 +11,10 @@
  *  - every connection has deadlines kept by the clock, whatever else
  *    happens: its whole request within the deadline of its accept (a
  *    client that drips a byte now and then gains nothing), its answer sent
- *    within the deadline of the request's end, and a short lingering close
- *    after that. poll waits for the nearest deadline, no longer;
+ *    within the deadline of the request's end (a client that does not read
+ *    it is reset then, the rest of its answer dropped), and a short
+ *    lingering close after that. poll waits for the nearest deadline, no
+ *    longer;
  *  - sockets never block: a slow reader's answer waits for POLLOUT while
  *    the others are served;
  *  - the slots are bounded (MAX_CLIENTS); when they are full, a new
@@ -259,6 +261,23 @@ static void client_close(struct client *c)
 	c->state = CLIENT_FREE;
 	c->resp = NULL;
 	c->req_len = c->resp_len = c->resp_sent = 0;
+}
+
+/*
+ * Ends c at once, dropping what is left of its answer: a reset (SO_LINGER
+ * 0), not an orderly close. A client that does not read its answer in time
+ * would otherwise leave the kernel an orphaned socket that holds up to a
+ * send buffer of the answer (megabytes on loopback) and probes the
+ * client's closed window for minutes, for each such client; and the
+ * client, reading later, would see a cut answer end like a whole one.
+ */
+static void client_abort(struct client *c)
+{
+	struct linger now = {.l_onoff = 1, .l_linger = 0};
+
+	if (c->fd >= 0)
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
+	client_close(c);
 }
 
 /*
@@ -608,11 +627,16 @@ static void answer(struct stat_server *sv, struct stat_state *s, struct client *
 	}
 }
 
-/* c's answer is set: it has the response deadline to go out. */
-static void start_writing(struct stat_server *sv, struct client *c, double now)
+/*
+ * c's answer is set: it has the response deadline to go out, counted from
+ * now, when the answer is ready. Not from the start of the poll round:
+ * building pages for the connections before c (a big page takes a while
+ * each) would eat into c's time.
+ */
+static void start_writing(struct stat_server *sv, struct client *c)
 {
 	c->state = CLIENT_WRITING;
-	c->deadline_ns = now + sv->deadline_ns;
+	c->deadline_ns = stat_now_ns() + sv->deadline_ns;
 }
 
 /*
@@ -620,8 +644,10 @@ static void start_writing(struct stat_server *sv, struct client *c, double now)
  * read and dropped for a moment (closing with unread bytes would reset
  * the connection, and the client could lose the answer).
  */
-static void start_lingering(struct stat_server *sv, struct client *c, double now)
+static void start_lingering(struct stat_server *sv, struct client *c)
 {
+	double now = stat_now_ns();
+
 	free(c->resp);
 	c->resp = NULL;
 	shutdown(c->fd, SHUT_WR);
@@ -630,7 +656,7 @@ static void start_lingering(struct stat_server *sv, struct client *c, double now
 }
 
 /* Sends what is left of c's response; lingers when all is sent. */
-static void client_write(struct stat_server *sv, struct client *c, double now)
+static void client_write(struct stat_server *sv, struct client *c)
 {
 	while (c->resp_sent < c->resp_len) {
 		ssize_t n = send(c->fd, c->resp + c->resp_sent, c->resp_len - c->resp_sent,
@@ -645,7 +671,7 @@ static void client_write(struct stat_server *sv, struct client *c, double now)
 		}
 		c->resp_sent += (size_t)n;
 	}
-	start_lingering(sv, c, now);
+	start_lingering(sv, c);
 }
 
 /*
@@ -687,8 +713,8 @@ static void client_read(struct stat_server *sv, struct stat_state *s, struct cli
 		respond_text(c, status_line(req.status), req.why);
 	else
 		answer(sv, s, c, &req);
-	start_writing(sv, c, now);
-	client_write(sv, c, now);
+	start_writing(sv, c);
+	client_write(sv, c);
 }
 
 /* Reads and drops what a lingering client sends; closes at its end. */
@@ -708,25 +734,30 @@ static void client_drain(struct client *c)
 	client_close(c);
 }
 
-/* c's time in its state is up at now. */
-static void client_expire(struct stat_server *sv, struct client *c, double now)
+/* c's time in its state is up. */
+static void client_expire(struct stat_server *sv, struct client *c)
 {
 	if (c->state == CLIENT_READING) {
 		/* One try at saying why, never waiting for it. */
 		respond_text(c, "408 Request Timeout",
 			     "perfev: the request did not arrive whole in time\n");
-		start_writing(sv, c, now);
-		client_write(sv, c, now);
+		start_writing(sv, c);
+		client_write(sv, c);
 		if (c->state == CLIENT_LINGERING || c->state == CLIENT_FREE)
 			return;
 	}
-	client_close(c);
+	if (c->state == CLIENT_WRITING)
+		client_abort(c); /* its answer did not go out in time: cut off, not queued */
+	else
+		client_close(c);
 }
 
 /* Accepts waiting connections, at most MAX_CLIENTS a round, evicting the idlest when full. */
-static void accept_some(struct stat_server *sv, struct stat_state *s, double now)
+static void accept_some(struct stat_server *sv, struct stat_state *s)
 {
 	for (int round = 0; round < MAX_CLIENTS; round++) {
+		/* Each connection's clock starts at its own accept: answering the ones before takes time. */
+		double now = stat_now_ns();
 		struct client *c = slot_for_new(sv, now);
 		if (!c)
 			return; /* no slot to give: the rest wait in the listen queue */
@@ -759,7 +790,7 @@ void stat_serve_handle(struct stat_server *sv, struct stat_state *s, const struc
 		if (c->fd < 0 || fds[1 + i].fd != c->fd || !rev)
 			continue;
 		if (c->state == CLIENT_WRITING)
-			client_write(sv, c, now);
+			client_write(sv, c);
 		else if (c->state == CLIENT_READING)
 			client_read(sv, s, c, now);
 		else if (c->state == CLIENT_LINGERING)
@@ -769,10 +800,10 @@ void stat_serve_handle(struct stat_server *sv, struct stat_state *s, const struc
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		struct client *c = &sv->clients[i];
 		if (c->state != CLIENT_FREE && now >= c->deadline_ns)
-			client_expire(sv, c, now);
+			client_expire(sv, c);
 	}
 	if (fds && (fds[0].revents & POLLIN))
-		accept_some(sv, s, now);
+		accept_some(sv, s);
 }
 
 int stat_serve_timeout_ms(const struct stat_server *sv)

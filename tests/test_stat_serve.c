@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -666,6 +667,264 @@ Test(stat_serve, malformed_requests_answered_and_closed)
 	free(r);
 	free(target);
 	stop(&s, SIGTERM);
+}
+
+/* ---- clients that never read their answer ------------------------------------------ */
+
+#define STUCK_DEADLINE_MS 3000
+#define STUCK_MARGIN_MS   60000 /* on top of the deadline: a loaded machine is slow, not stuck */
+#define STUCK_ROUNDS      5
+#define STUCK_PER_ROUND   10
+#define BIG_LISTS         4   /* -e options of the big page */
+#define BIG_PER_LIST      200 /* events in each */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/*
+ * Event list `part` of the big page: page-faults under BIG_PER_LIST names
+ * of 120 characters each, each its own metric family. All the lists make
+ * a page of about 1 MB. Malloc'ed.
+ */
+static char *big_event_list(int part)
+{
+	size_t cap = BIG_PER_LIST * 160, n = 0;
+	char *s = malloc(cap);
+
+	cr_assert(s);
+	for (int i = 0; i < BIG_PER_LIST; i++)
+		n += (size_t)snprintf(s + n, cap - n, "%spage-faults/name=big%04d_%0114d/", i ? "," : "",
+				      part * BIG_PER_LIST + i, 0);
+	return s;
+}
+
+/*
+ * A connection whose kernel buffers hold little of an answer: a 4 KiB
+ * receive buffer, and 536-byte segments (Linux sizes the server's send
+ * buffer from the segment size: about 140 KiB, not the 4 MiB of 64 KiB
+ * loopback segments). Together they take about 100 KiB of an answer.
+ */
+static int connect_small(int port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rcvbuf = 4096, mss = 536;
+
+	cr_assert_geq(fd, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)), 0);
+	cr_assert_eq(setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss)), 0);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0, "connect: %s",
+		     strerror(errno));
+	return fd;
+}
+
+/*
+ * GET /metrics, waiting at most timeout_ms in all. Returns the response
+ * (malloc'ed, its body length in *body_len) when it came whole (its
+ * Content-Length of body, then the end), else NULL.
+ */
+static char *scrape_within(int port, int timeout_ms, size_t *body_len)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+	double until = now_ms() + timeout_ms;
+	int fd = connect_port(port);
+	size_t len = 0, cap = 1 << 20;
+	char *buf = malloc(cap);
+
+	cr_assert(fd >= 0 && buf);
+	cr_assert_eq(send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL), (ssize_t)sizeof(req) - 1);
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int left = (int)(until - now_ms());
+		if (left <= 0 || poll(&p, 1, left) <= 0)
+			break; /* no end in time */
+		if (len + 65536 + 1 > cap)
+			cr_assert(buf = realloc(buf, cap *= 2));
+		ssize_t n = recv(fd, buf + len, 65536, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			buf[len] = '\0';
+			const char *end = strstr(buf, "\r\n\r\n");
+			const char *cl = strstr(buf, "\r\nContent-Length: ");
+			if (n == 0 && end && cl && cl < end &&
+			    strtoull(cl + strlen("\r\nContent-Length: "), NULL, 10) ==
+				    len - (size_t)(end + 4 - buf)) {
+				*body_len = len - (size_t)(end + 4 - buf);
+				close(fd);
+				return buf;
+			}
+			break; /* an end or a reset before the whole answer */
+		}
+		len += (size_t)n;
+	}
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+/* Whether the server has ended fd (its end or a reset came), without waiting. */
+static bool ended(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLRDHUP};
+
+	return poll(&p, 1, 0) > 0;
+}
+
+/*
+ * Waits up to timeout_ms for the server to end fd, whose answer is not
+ * read: a reset or its end (not data: fd has been readable all along).
+ * Then reads what the kernel kept of the answer. Returns how many bytes
+ * that is, or -1 when the server never ended fd.
+ */
+static long stuck_end(int fd, int timeout_ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLRDHUP};
+	double until = now_ms() + timeout_ms;
+	long got = 0;
+	char buf[65536];
+	int r;
+
+	do
+		r = poll(&p, 1, (int)(until - now_ms()) > 0 ? (int)(until - now_ms()) : 0);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return -1;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return got; /* its end, or the reset */
+		got += n;
+	}
+}
+
+/*
+ * Ends it with SIGTERM (it ends its command then); SIGKILL when it has not
+ * exited a minute later, as a server stuck in a write would not.
+ */
+static void stop_or_kill(struct served *s)
+{
+	int status;
+
+	kill(s->pid, SIGTERM);
+	for (int tries = 0; tries < 60000; tries++) {
+		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+			close(s->err_fd);
+			return;
+		}
+		usleep(1000);
+	}
+	cr_expect_fail("perfev did not end on SIGTERM");
+	stop(s, SIGKILL);
+}
+
+/*
+ * Clients that send a good request and never read the answer (issue 22):
+ * the page is about 1 MB, ten times what the kernel buffers of such a
+ * client hold, so the server cannot hand its answer to the kernel and be
+ * done. Five rounds of ten such clients; in each, while they hold their
+ * answers, a good scraper must be answered whole (a server that blocked
+ * on a write would answer nobody); then each stuck client must be ended
+ * by the server's write deadline (PERFEV_SERVE_DEADLINE_MS, 3 s here):
+ * reset, not left as an orphaned socket the kernel keeps sending to, and
+ * never before the deadline. perfev's memory must not grow with the 50
+ * answers it dropped. The bounds are generous (a minute over the
+ * deadline): a loaded machine is slow; a blocked server never answers.
+ */
+Test(stat_serve, clients_that_never_read_are_cut_off_at_the_deadline)
+{
+	char *lists[BIG_LISTS];
+	const char *args[2 * BIG_LISTS + 4];
+	int n = 0, held = 0, rounds = 0;
+	size_t page = 0, len;
+	long rss_first = -1;
+	bool ok = true; /* a failure stops perfev too, not only the test */
+
+	for (int i = 0; i < BIG_LISTS; i++) {
+		lists[i] = big_event_list(i);
+		args[n++] = "-e";
+		args[n++] = lists[i];
+	}
+	args[n++] = "--";
+	args[n++] = "sleep";
+	args[n++] = "300";
+	args[n] = NULL;
+	setenv("PERFEV_SERVE_DEADLINE_MS", "3000", 1);
+	struct served s = serve(args);
+	char *r = scrape_within(s.port, STUCK_DEADLINE_MS + STUCK_MARGIN_MS, &page);
+	cr_expect_not_null(r, "no whole answer to a first scrape");
+	cr_expect_geq(page, 512 * 1024, "the page is %zu bytes, too small to fill the buffers", page);
+	ok = r && page >= 512 * 1024;
+	free(r);
+
+	for (int round = 0; ok && round < STUCK_ROUNDS; round++, rounds++) {
+		static const char req[] = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
+		int fds[STUCK_PER_ROUND];
+		double sent[STUCK_PER_ROUND];
+
+		for (int i = 0; i < STUCK_PER_ROUND; i++) {
+			fds[i] = connect_small(s.port);
+			sent[i] = now_ms();
+			cr_expect_eq(send(fds[i], req, sizeof(req) - 1, MSG_NOSIGNAL),
+				     (ssize_t)sizeof(req) - 1);
+		}
+		wait_sockets(s.pid, 1 + STUCK_PER_ROUND);
+		r = scrape_within(s.port, STUCK_DEADLINE_MS + STUCK_MARGIN_MS, &len);
+		cr_expect_not_null(r, "round %d: a good scrape got no whole answer while %d clients "
+				      "did not read theirs",
+				   round, STUCK_PER_ROUND);
+		ok = r != NULL;
+		free(r);
+		bool all_held = true;
+		for (int i = 0; i < STUCK_PER_ROUND; i++)
+			all_held = all_held && !ended(fds[i]);
+		held += all_held;
+		for (int i = 0; i < STUCK_PER_ROUND; i++) {
+			long got = ok ? stuck_end(fds[i], STUCK_DEADLINE_MS + STUCK_MARGIN_MS) : 0;
+			double after = now_ms() - sent[i];
+			cr_expect_geq(got, 0, "round %d: the server did not end client %d, which "
+					      "reads nothing, %d ms after its request (its deadline "
+					      "is %d ms)",
+				      round, i, STUCK_DEADLINE_MS + STUCK_MARGIN_MS, STUCK_DEADLINE_MS);
+			ok = ok && got >= 0;
+			cr_expect(!ok || after >= STUCK_DEADLINE_MS - 100,
+				  "round %d: client %d was ended %.0f ms after its request, "
+				  "before its deadline",
+				  round, i, after);
+			cr_expect(!ok || (size_t)got < page,
+				  "round %d: client %d got %ld bytes: its answer fit in the buffers, "
+				  "and the test proves nothing",
+				  round, i, got);
+			close(fds[i]);
+		}
+		if (round == 0)
+			rss_first = th_rss_kib(s.pid);
+	}
+	if (ok) {
+		long rss_last = th_rss_kib(s.pid);
+		cr_log_info("%d of %d rounds scraped while all %d stuck clients were held; VmRSS "
+			    "%ld KiB after the first round, %ld KiB after the last",
+			    held, rounds, STUCK_PER_ROUND, rss_first, rss_last);
+		cr_expect_gt(held, 0, "the deadline passed before a scrape was answered, in every "
+				      "round");
+		cr_expect(rss_first > 0 && rss_last - rss_first < 16 * 1024,
+			  "VmRSS %ld KiB after %d stuck clients, %ld KiB after %d", rss_first,
+			  STUCK_PER_ROUND, rss_last, STUCK_ROUNDS * STUCK_PER_ROUND);
+		/* And it still serves. */
+		r = scrape_within(s.port, STUCK_DEADLINE_MS + STUCK_MARGIN_MS, &len);
+		cr_expect_not_null(r, "no answer after the stuck clients");
+		free(r);
+	}
+	stop_or_kill(&s);
+	for (int i = 0; i < BIG_LISTS; i++)
+		free(lists[i]);
 }
 
 /* ---- Debian's prometheus scraping perfev ------------------------------------------- */
