@@ -18,13 +18,16 @@
  *  - sockets never block: a slow reader's answer waits for POLLOUT while
  *    the others are served;
  *  - the slots are bounded (MAX_CLIENTS); when they are full, a new
- *    connection takes the slot of the one that has waited longest without
- *    finishing a request (the idlest: its last byte, or its accept, is the
- *    oldest), so idle connections cannot lock a scraper out. A connection
- *    idle less than EVICT_MS keeps its slot (its request may be on its way:
- *    600 scrapers at once must not evict each other); with no slot to
- *    give, the newcomers wait in the listen queue. Each round accepts at
- *    most MAX_CLIENTS connections;
+ *    connection takes the slot of an answered one that lingers, else of
+ *    the one that has waited longest without finishing a request (the
+ *    idlest: its last byte, or its accept, is the oldest), else of the
+ *    writer whose client has taken nothing of its answer for the longest
+ *    (reset, as at its deadline), so neither idle connections nor clients
+ *    that never read can lock a scraper out. A connection idle less than
+ *    EVICT_MS keeps its slot (its request may be on its way, its client
+ *    may be reading: 600 scrapers at once must not evict each other);
+ *    with no slot to give, the newcomers wait in the listen queue. Each
+ *    round accepts at most MAX_CLIENTS connections;
  *  - a request is at most HTTP_REQUEST_MAX bytes, parsed by
  *    http_request.c; a malformed one (a NUL byte included) is answered 400
  *    and closed as soon as its bytes show it.
@@ -73,7 +76,8 @@ struct client {
 	int fd; /* -1: free */
 	enum client_state state;
 	double deadline_ns; /* when the current state's time is up (stat_now_ns's clock) */
-	double active_ns;   /* accepted, or its last byte read: the idlest is evicted first */
+	double active_ns;   /* accepted, its last byte read, its answer ready or its last byte
+			     * sent: the idlest is evicted first */
 	char req[HTTP_REQUEST_MAX];
 	size_t req_len;
 	char *resp; /* malloc'ed while writing */
@@ -282,12 +286,19 @@ static void client_abort(struct client *c)
 
 /*
  * Whether c may give its slot to a new connection at now: it is done
- * (lingering), or it has no whole request yet and sent nothing for EVICT_MS.
+ * (lingering), or nothing moved on it for EVICT_MS: no byte of its request
+ * came, or its client took no byte of its answer.
  */
 static bool evictable(const struct client *c, double now)
 {
 	return c->state == CLIENT_LINGERING ||
-	       (c->state == CLIENT_READING && now - c->active_ns >= EVICT_MS * 1e6);
+	       (c->state != CLIENT_FREE && now - c->active_ns >= EVICT_MS * 1e6);
+}
+
+/* Which evictable connection goes first: lingering, then reading, then writing ones. */
+static int eviction_rank(enum client_state state)
+{
+	return state == CLIENT_LINGERING ? 0 : state == CLIENT_READING ? 1 : 2;
 }
 
 /* The slot a new connection takes at now: a free one, else the idlest evictable one; or NULL. */
@@ -299,10 +310,10 @@ static struct client *slot_for_new(const struct stat_server *sv, double now)
 		const struct client *c = &sv->clients[i];
 		if (c->state == CLIENT_FREE)
 			return (struct client *)c;
-		/* Done ones go first, then the one whose last byte is the oldest. */
-		if (evictable(c, now) &&
-		    (!best || (c->state == CLIENT_LINGERING && best->state != CLIENT_LINGERING) ||
-		     (c->state == best->state && c->active_ns < best->active_ns)))
+		if (!evictable(c, now))
+			continue;
+		int rank = eviction_rank(c->state), best_rank = best ? eviction_rank(best->state) : 3;
+		if (rank < best_rank || (rank == best_rank && c->active_ns < best->active_ns))
 			best = c;
 	}
 	return (struct client *)best;
@@ -636,7 +647,8 @@ static void answer(struct stat_server *sv, struct stat_state *s, struct client *
 static void start_writing(struct stat_server *sv, struct client *c)
 {
 	c->state = CLIENT_WRITING;
-	c->deadline_ns = stat_now_ns() + sv->deadline_ns;
+	c->active_ns = stat_now_ns();
+	c->deadline_ns = c->active_ns + sv->deadline_ns;
 }
 
 /*
@@ -670,6 +682,7 @@ static void client_write(struct stat_server *sv, struct client *c)
 			return;
 		}
 		c->resp_sent += (size_t)n;
+		c->active_ns = stat_now_ns();
 	}
 	start_lingering(sv, c);
 }
@@ -768,8 +781,10 @@ static void accept_some(struct stat_server *sv, struct stat_state *s)
 				sv->paused_until_ns = now + PAUSE_MS * 1e6;
 			return;
 		}
-		if (c->state != CLIENT_FREE)
-			client_close(c); /* the idlest connection without a whole request */
+		if (c->state == CLIENT_WRITING)
+			client_abort(c); /* a client that took nothing of its answer for EVICT_MS */
+		else if (c->state != CLIENT_FREE)
+			client_close(c); /* done, or the idlest without a whole request */
 		c->fd = fd;
 		c->state = CLIENT_READING;
 		c->active_ns = now;
@@ -821,7 +836,7 @@ int stat_serve_timeout_ms(const struct stat_server *sv)
 		if (c->state == CLIENT_FREE)
 			continue;
 		/* Full, the listen socket is not polled: wake when a slot can be given. */
-		if (full && c->state == CLIENT_READING && c->active_ns + EVICT_MS * 1e6 < when)
+		if (full && c->state != CLIENT_LINGERING && c->active_ns + EVICT_MS * 1e6 < when)
 			when = c->active_ns + EVICT_MS * 1e6;
 		if (nearest < 0 || when < nearest)
 			nearest = when;

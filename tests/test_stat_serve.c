@@ -948,6 +948,53 @@ Test(stat_serve, clients_that_never_read_are_cut_off_at_the_deadline)
 		free(lists[i]);
 }
 
+/*
+ * Every slot held by a client that never reads its answer (128 of them,
+ * each answer about 260 KB, more than such a client's kernel buffers
+ * take): a new scraper takes the slot of the one whose client has taken
+ * nothing for the longest, reset then, and is answered long before the
+ * deadline (60 s here) would free a slot; it waited in the listen queue
+ * for that deadline before.
+ */
+Test(stat_serve, full_slots_of_clients_that_never_read_evict_the_stalled)
+{
+	enum { SLOTS = 128 };
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
+	char *list = big_event_list(0);
+	const char *args[] = {"-e", list, "--", "sleep", "300", NULL};
+	int fds[SLOTS], have = 0, reset = 0;
+	size_t page = 0, len;
+
+	setenv("PERFEV_SERVE_DEADLINE_MS", "60000", 1);
+	th_no_quarantine();
+	struct served s = serve(args);
+	char *r = scrape_within(s.port, STUCK_MARGIN_MS, &page);
+	cr_assert_not_null(r, "no whole answer to a first scrape");
+	free(r);
+	cr_expect_geq(page, 200 * 1024, "the page is %zu bytes, too small to fill the buffers", page);
+	for (int i = 0; i < SLOTS; i++) {
+		fds[i] = connect_small(s.port);
+		cr_expect_eq(send(fds[i], req, sizeof(req) - 1, MSG_NOSIGNAL), (ssize_t)sizeof(req) - 1);
+	}
+	for (int tries = 0; tries < 4000 && (have = sockets_of(s.pid)) < 1 + SLOTS; tries++)
+		usleep(5000);
+	cr_expect_eq(have, 1 + SLOTS, "perfev holds %d sockets, not its %d slots", have, SLOTS);
+	/* Answered within half the deadline: no slot came free by a deadline. */
+	r = scrape_within(s.port, 30000, &len);
+	cr_expect_not_null(r, "a scraper got no answer while %d clients held every slot without "
+			      "reading",
+			   SLOTS);
+	free(r); /* whole: scrape_within checks its Content-Length */
+	for (int i = 0; i < SLOTS; i++)
+		reset += ended(fds[i]);
+	cr_expect_geq(reset, 1, "no stalled client lost its slot");
+	cr_expect_leq(sockets_of(s.pid), 1 + SLOTS, "more sockets than slots");
+	for (int i = 0; i < SLOTS; i++)
+		close(fds[i]);
+	stop_or_kill(&s);
+	free(list);
+}
+
 /* ---- Debian's prometheus scraping perfev ------------------------------------------- */
 
 /* A TCP port on loopback that nothing listens on now. */
