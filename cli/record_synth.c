@@ -4,7 +4,9 @@
  * before recording started, made from /proc as perf record makes them: the
  * kernel's text mapping ("[kernel.kallsyms]_text", pid -1), and for tasks
  * that run already (-p, -t, -a, -C) a COMM per thread, a FORK per thread
- * other than the main one, and an MMAP2 per executable mapping. With them
+ * other than the main one, and an MMAP2 per executable mapping (its path
+ * as the kernel's own MMAP2 would name it: a "\012" of /proc/PID/maps is
+ * read back as the newline it stands for). With them
  * `perf report` can name the samples' tasks and symbolize their addresses.
  * Each record ends with a zeroed sample_id trailer of the events' layout.
  */
@@ -174,7 +176,7 @@ static void synth_thread(struct synth_buf *b, pid_t pid, pid_t tid)
 /* MMAP2 of every executable mapping of process pid, from /proc/PID/maps. */
 static void synth_maps(struct synth_buf *b, pid_t pid)
 {
-	char path[64], line[4352];
+	char path[64], root[64], line[4352], real[4352];
 	struct {
 		uint32_t pid, tid;
 		uint64_t addr, len, pgoff;
@@ -200,6 +202,13 @@ static void synth_maps(struct synth_buf *b, pid_t pid)
 		const char *name = line + name_at;
 		if (name[0] != '/' && strcmp(name, "[vdso]") != 0)
 			continue;
+		/* The kernel writes a newline in a path as "\012": the record names the
+		 * file, looked for where the process sees it. */
+		if (strstr(name, "\\012")) {
+			snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+			pev_maps_name_lookup(name, ino, root, real, sizeof(real));
+			name = real;
+		}
 		memset(&body, 0, sizeof(body));
 		body.pid = body.tid = (uint32_t)pid;
 		body.addr = start;
