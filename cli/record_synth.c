@@ -130,19 +130,26 @@ static void synth_kernel(struct synth_buf *b)
 	           "[kernel.kallsyms]_text");
 }
 
-/* Reads a small /proc file's first line into buf (newline dropped); false when it cannot. */
-static bool read_line(const char *path, char *buf, size_t size)
+/*
+ * Reads a task's name from its comm file into buf: the kernel writes the
+ * name's bytes as they are (a newline of the name too) and one newline
+ * after them; only that last one is dropped. False when it cannot be read.
+ */
+static bool read_comm(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "re");
-	bool ok;
+	size_t n;
 
 	if (!f)
 		return false;
-	ok = fgets(buf, (int)size, f) != NULL;
+	n = fread(buf, 1, size - 1, f);
 	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ok;
+	if (n == 0)
+		return false;
+	if (buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return true;
 }
 
 /*
@@ -165,7 +172,7 @@ static void synth_thread(struct synth_buf *b, pid_t pid, pid_t tid)
 	uint32_t ids[2] = {(uint32_t)pid, (uint32_t)tid};
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-	if (!read_line(path, comm, sizeof(comm)))
+	if (!read_comm(path, comm, sizeof(comm)))
 		return;
 	comm[TASK_COMM_LEN - 1] = '\0';
 	if (tid != pid)
