@@ -708,3 +708,69 @@ Test(hostile_names, record_p_names_library_in_newline_dir, .fini = stop_loaders)
 	free(perf_out);
 	free(perf_err);
 }
+
+/* The table of p written with filters (flags added to the options) into a string (caller frees). */
+static char *filtered_table(const struct pev_profile *p, unsigned flags, const char *comms,
+			    const char *dsos, const char *symbols)
+{
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_not_null(f);
+	o.sort = "comm,dso,sym";
+	o.flags = flags | PEV_REPORT_NO_HEADER;
+	o.comms = comms;
+	o.dsos = dsos;
+	o.symbols = symbols;
+	cr_assert_eq(pev_profile_write_table(p, f, &o, NULL), 0);
+	fclose(f);
+	return text;
+}
+
+Test(hostile_names, filters_match_names_as_shown)
+{
+	struct pev_profile *p = NULL;
+	struct pev_profile_event ev = PEV_PROFILE_EVENT_INIT;
+	struct pev_profile_frame bad = {.address = 0x1000, .symbol = "f<int, int>",
+					.dso = "/x/a,b\x1b[7m.so"};
+	struct pev_profile_frame good = {.address = 0x2000, .symbol = "g", .dso = "/x/good.so"};
+	struct pev_profile_sample s = PEV_PROFILE_SAMPLE_INIT;
+	char *t;
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	ev.name = "cpu-clock";
+	cr_assert_eq(pev_profile_add_event(p, &ev), 0);
+	s.period = 10;
+	s.comm = "c\n\xff";
+	s.frames = &bad;
+	s.nr_frames = 1;
+	cr_assert_eq(pev_profile_add_sample(p, &s), 0);
+	s.comm = "plain";
+	s.frames = &good;
+	cr_assert_eq(pev_profile_add_sample(p, &s), 0);
+
+	/* As shown: one name each (its commas included), the other entry left out. */
+	t = filtered_table(p, PEV_REPORT_FILTER_SHOWN, NULL, "a,b\\x1b[7m.so", NULL);
+	cr_expect(strstr(t, "f<int, int>") && !strstr(t, "[.] g"), "%s", t);
+	free(t);
+	t = filtered_table(p, PEV_REPORT_FILTER_SHOWN, NULL, NULL, "f<int, int>");
+	cr_expect(strstr(t, "f<int, int>") && !strstr(t, "[.] g"), "%s", t);
+	free(t);
+	t = filtered_table(p, PEV_REPORT_FILTER_SHOWN, "c\\x0a\\xff", NULL, NULL);
+	cr_expect(strstr(t, "f<int, int>") && !strstr(t, "[.] g"), "%s", t);
+	free(t);
+	/* The raw name is not what the table shows: nothing passes. */
+	t = filtered_table(p, PEV_REPORT_FILTER_SHOWN, "c\n\xff", NULL, NULL);
+	cr_expect(!strstr(t, "f<int, int>") && !strstr(t, "[.] g"), "%s", t);
+	free(t);
+	/* Without the flag, a list: the commas split the names. */
+	t = filtered_table(p, 0, NULL, NULL, "f<int, int>");
+	cr_expect(!strstr(t, "f<int, int>"), "%s", t);
+	free(t);
+	t = filtered_table(p, 0, NULL, "good.so,other", NULL);
+	cr_expect(strstr(t, "[.] g") && !strstr(t, "f<int"), "%s", t);
+	free(t);
+	pev_profile_free(p);
+}
