@@ -6,14 +6,15 @@
  * killed.
  */
 
+/* Where the loop adds: memory the compiler must write. */
+static volatile unsigned long sink;
+
 /* Spins forever in this library's code (the symbol the tests look for). */
 __attribute__((visibility("default"), noinline)) void hostile_lib_spin(void);
 
 void hostile_lib_spin(void)
 {
-	volatile unsigned long sum = 0;
-
 	for (;;)
 		for (int i = 0; i < 100000; i++)
-			sum += (unsigned long)i;
+			sink += (unsigned long)i;
 }
