@@ -10,7 +10,8 @@
  * p pauses (the table stops changing) and resumes, s changes the sort
  * keys, d zooms into the selected entry's DSO and out, a resize redraws
  * at the new size, q and SIGTERM end it with the terminal's settings as
- * they were. Plain mode (--stdio, or any output that is no terminal):
+ * they were; d and t zoom into a DSO and a command whose names hold ESC, a
+ * newline and a byte that is not UTF-8 (hostile_dlopen), and keep their rows. Plain mode (--stdio, or any output that is no terminal):
  * one table per interval with -n, --sort, --percent-limit, -g, -z, -t, -a,
  * several events; the target's exit ends top. Bad options and targets fail
  * with a message that says what to do.
