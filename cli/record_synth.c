@@ -4,7 +4,9 @@
  * before recording started, made from /proc as perf record makes them: the
  * kernel's text mapping ("[kernel.kallsyms]_text", pid -1), and for tasks
  * that run already (-p, -t, -a, -C) a COMM per thread, a FORK per thread
- * other than the main one, and an MMAP2 per executable mapping. With them
+ * other than the main one, and an MMAP2 per executable mapping (its path
+ * as the kernel's own MMAP2 would name it: a "\012" of /proc/PID/maps is
+ * read back as the newline it stands for). With them
  * `perf report` can name the samples' tasks and symbolize their addresses.
  * Each record ends with a zeroed sample_id trailer of the events' layout.
  */
@@ -128,19 +130,26 @@ static void synth_kernel(struct synth_buf *b)
 	           "[kernel.kallsyms]_text");
 }
 
-/* Reads a small /proc file's first line into buf (newline dropped); false when it cannot. */
-static bool read_line(const char *path, char *buf, size_t size)
+/*
+ * Reads a task's name from its comm file into buf: the kernel writes the
+ * name's bytes as they are (a newline of the name too) and one newline
+ * after them; only that last one is dropped. False when it cannot be read.
+ */
+static bool read_comm(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "re");
-	bool ok;
+	size_t n;
 
 	if (!f)
 		return false;
-	ok = fgets(buf, (int)size, f) != NULL;
+	n = fread(buf, 1, size - 1, f);
 	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ok;
+	if (n == 0)
+		return false;
+	if (buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return true;
 }
 
 /*
@@ -163,7 +172,7 @@ static void synth_thread(struct synth_buf *b, pid_t pid, pid_t tid)
 	uint32_t ids[2] = {(uint32_t)pid, (uint32_t)tid};
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-	if (!read_line(path, comm, sizeof(comm)))
+	if (!read_comm(path, comm, sizeof(comm)))
 		return;
 	comm[TASK_COMM_LEN - 1] = '\0';
 	if (tid != pid)
@@ -174,7 +183,7 @@ static void synth_thread(struct synth_buf *b, pid_t pid, pid_t tid)
 /* MMAP2 of every executable mapping of process pid, from /proc/PID/maps. */
 static void synth_maps(struct synth_buf *b, pid_t pid)
 {
-	char path[64], line[4352];
+	char path[64], root[64], line[4352], real[4352];
 	struct {
 		uint32_t pid, tid;
 		uint64_t addr, len, pgoff;
@@ -200,6 +209,13 @@ static void synth_maps(struct synth_buf *b, pid_t pid)
 		const char *name = line + name_at;
 		if (name[0] != '/' && strcmp(name, "[vdso]") != 0)
 			continue;
+		/* The kernel writes a newline in a path as "\012": the record names the
+		 * file, looked for where the process sees it. */
+		if (strstr(name, "\\012")) {
+			snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+			pev_maps_name_lookup(name, ino, root, real, sizeof(real));
+			name = real;
+		}
 		memset(&body, 0, sizeof(body));
 		body.pid = body.tid = (uint32_t)pid;
 		body.addr = start;

@@ -70,8 +70,10 @@ struct top_view {
 	bool callgraph;       /* -g: the selected entry's call graph under it */
 	bool zero;            /* per-interval counts rather than decay */
 	bool paused;
-	char zoom_dso[256];   /* "" or the DSO zoomed into (d) */
-	char zoom_comm[64];   /* "" or the command zoomed into (t without a pid column) */
+	/* The zooms hold names as the table shows them (escaped: the report
+	 * writer's PEV_REPORT_FILTER_SHOWN matches them), whatever bytes the names hold. */
+	char zoom_dso[1100];  /* "" or the DSO zoomed into (d) */
+	char zoom_comm[80];   /* "" or the command zoomed into (t without a pid column) */
 	char zoom_pid[16];    /* "" or the process zoomed into (t) */
 	char zoom_tid[16];    /* "" or the thread zoomed into (t with a tid column) */
 	int selected;         /* the selected row */

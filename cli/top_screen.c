@@ -132,6 +132,8 @@ void top_view_report_opts(const struct top_view *v, struct pev_report_opts *o)
 	o->sort = v->sort;
 	o->event = v->event;
 	o->percent_limit = v->percent_limit;
+	/* The zooms are cells of the table: names as shown, matched as shown. */
+	o->flags |= PEV_REPORT_FILTER_SHOWN;
 	o->dsos = v->zoom_dso[0] ? v->zoom_dso : NULL;
 	o->comms = v->zoom_comm[0] ? v->zoom_comm : NULL;
 	o->pids = v->zoom_pid[0] ? v->zoom_pid : NULL;
@@ -233,7 +235,7 @@ static int key_column(const struct top_view *v, const char *key)
 static int draw_callgraph(const struct top_view *v, int width, int room)
 {
 	struct pev_report_opts o;
-	char sym[256], dso[256], comm[64], *text;
+	char sym[2048], dso[sizeof(v->zoom_dso)], comm[sizeof(v->zoom_comm)], *text;
 	int c = key_column(v, "sym"), shown = 0;
 	bool seen = false;
 
@@ -277,7 +279,7 @@ static int draw_callgraph(const struct top_view *v, int width, int room)
 void top_screen_draw(struct top_view *v)
 {
 	struct pev_report_opts o;
-	char title[512], line[1200], zoom[400] = "";
+	char title[512], line[1600], zoom[sizeof(v->zoom_dso) + 200] = "";
 	int lines, width, y = 0;
 	uint64_t rate = v->interval > 0 ? (uint64_t)((double)v->samples / v->interval) : 0;
 
@@ -344,7 +346,7 @@ static void toggle(char *zoom, size_t size, const char *value)
 /* d: zoom into (or out of) the selected entry's DSO. */
 static void zoom_dso(struct top_view *v)
 {
-	char dso[256];
+	char dso[sizeof(v->zoom_dso)];
 
 	if (v->zoom_dso[0]) {
 		v->zoom_dso[0] = '\0';

@@ -383,6 +383,7 @@ Test(null_args, symbols)
 	EXPECT_VOID(pev_symbols_free, (NULL));
 	EXPECT_BADARG(pev_symbols_add_mapping, (NULL, 0, 0, 0, 0, NULL, NULL, 0));
 	EXPECT_BADARG(pev_symbols_read_process, (NULL, 0, NULL));
+	EXPECT_ZERO(pev_maps_name_lookup, (NULL, 0, NULL, NULL, 0)); /* "" */
 	EXPECT_BADARG(pev_symbols_fork, (NULL, 0, 0));
 	EXPECT_BADARG(pev_symbols_exec, (NULL, 0));
 	EXPECT_BADARG(pev_symbols_exit, (NULL, 0));

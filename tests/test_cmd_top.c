@@ -10,12 +10,14 @@
  * p pauses (the table stops changing) and resumes, s changes the sort
  * keys, d zooms into the selected entry's DSO and out, a resize redraws
  * at the new size, q and SIGTERM end it with the terminal's settings as
- * they were. Plain mode (--stdio, or any output that is no terminal):
+ * they were; d and t zoom into a DSO and a command whose names hold ESC, a
+ * newline and a byte that is not UTF-8 (hostile_dlopen), and keep their rows. Plain mode (--stdio, or any output that is no terminal):
  * one table per interval with -n, --sort, --percent-limit, -g, -z, -t, -a,
  * several events; the target's exit ends top. Bad options and targets fail
  * with a message that says what to do.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -543,5 +545,100 @@ Test(cmd_top, tmux_sigterm_restores, .fini = tui_fini)
 	cr_assert_gt(atoi(pid), 0);
 	cr_assert_eq(kill(atoi(pid), SIGTERM), 0);
 	free(pid);
+	expect_restored(dir);
+}
+
+/* ---- zooms into hostile names (issue 22) --------------------------------------------------- */
+
+/*
+ * Copies the built hostile_lib to a file whose base name holds ESC, an
+ * escape sequence and a newline, starts hostile_dlopen on it (its comm is
+ * hostile too) and waits for its line; returns its pid (killed by fini).
+ */
+static pid_t start_hostile_loader(void)
+{
+	const char *src = th_test_program("libhostile_lib.so");
+	const char *prog = th_test_program("hostile_dlopen");
+	char *lib = th_path_join(th_temp_dir("topdso"), "lib\x1b[7mhot\nx.so");
+	char line[128] = "", *bytes;
+	size_t len;
+	int fds[2];
+	FILE *in, *out;
+
+	bytes = th_slurp(src, &len);
+	cr_assert_not_null(out = fopen(lib, "we"), "%s", strerror(errno));
+	cr_assert_eq(fwrite(bytes, 1, len, out), len);
+	cr_assert_eq(fclose(out), 0);
+	free(bytes);
+	cr_assert_eq(pipe2(fds, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		execl(prog, prog, lib, (char *)NULL);
+		_exit(127);
+	}
+	work_pid = pid;
+	close(fds[1]);
+	cr_assert_not_null(in = fdopen(fds[0], "r"));
+	cr_assert_not_null(fgets(line, sizeof(line), in), "hostile_dlopen did not start");
+	fclose(in);
+	free(lib);
+	return pid;
+}
+
+/* Waits for the pane to show header and, in its first entry row, row_text; returns the pane. */
+static char *wait_first_row(const char *header, const char *row_text)
+{
+	char rows[64][256];
+
+	for (int waited = 0;; waited += 100) {
+		char *p = pane();
+		int n = table_rows(p, rows, 64);
+		if ((strstr(p, header) && n > 0 && strstr(rows[0], row_text)) ||
+		    waited >= PATIENCE_MS)
+			return p;
+		free(p);
+		sleep_ms(100);
+	}
+}
+
+Test(cmd_top, tmux_zoom_into_hostile_names, .fini = tui_fini)
+{
+	pid_t w = start_hostile_loader();
+	char args[64], rows[64][256], *p;
+
+	snprintf(args, sizeof(args), "-p %d", (int)w);
+	const char *dir = start_tui(args);
+
+	/* The library's function heads the table, its DSO escaped. */
+	p = wait_first_row("sort dso,sym", "hostile_lib_spin");
+	cr_assert(strstr(p, "lib\\x1b[7mhot\\x0ax.so"), "no hostile_lib_spin row:\n%s", p);
+	free(p);
+
+	/* d: into its DSO: the header names it escaped, the row stays. */
+	keys("d");
+	p = wait_first_row("DSO: lib\\x1b[7mhot\\x0ax.so", "hostile_lib_spin");
+	cr_assert(strstr(p, "DSO: lib\\x1b[7mhot\\x0ax.so"), "no zoom in the header:\n%s", p);
+	cr_assert_gt(table_rows(p, rows, 64), 0, "the zoom into the DSO shows nothing:\n%s", p);
+	free(p);
+	keys("d");
+	free(wait_pane("DSO: lib", true));
+
+	/* t, sorted by comm: into the command, whose name is hostile too. */
+	keys("s");
+	free(wait_pane("sort sym", false));
+	keys("s");
+	p = wait_first_row("sort comm,dso,sym", "hostile_lib_spin");
+	cr_assert(strstr(p, "dl\\x1b[7m\\x0ax\\xff"), "no row of the command:\n%s", p);
+	free(p);
+	keys("t");
+	p = wait_first_row("command: dl\\x1b[7m\\x0ax\\xff", "hostile_lib_spin");
+	cr_assert(strstr(p, "command: dl\\x1b[7m\\x0ax\\xff"), "no zoom in the header:\n%s", p);
+	cr_assert_gt(table_rows(p, rows, 64), 0, "the zoom into the command shows nothing:\n%s",
+	             p);
+	free(p);
+
+	keys("q");
 	expect_restored(dir);
 }

@@ -14,6 +14,12 @@
  * names (a byte that is not UTF-8 as U+FFFD); folded stacks one stack per
  * line; pprof's strings valid UTF-8. The helper itself (perfev/text.h) is
  * checked on its own too.
+ *
+ * Round two: a library in a directory whose name holds a newline (written
+ * "\012" in /proc/PID/maps) or the text "\012" itself (written as it is),
+ * loaded by a running process (hostile_dlopen): the symbolizer reading the
+ * process and `record -p` name its function, and perf reads the
+ * recording's MMAP2 records (the path with its newline) to the same name.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -25,10 +31,12 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/types.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "helpers.h"
+#include "perfev/symbols.h"
 #include "perfev/text.h"
 #include "report/pprof_shim.h"
 #include "report/pprof.pb-c.h"
@@ -53,6 +61,19 @@ static void remove_map(void)
 		unlink(map);
 		map_pid = 0;
 	}
+}
+
+static pid_t loaders[4]; /* workloads still running, killed at the end of the test */
+
+static void stop_loaders(void)
+{
+	for (size_t i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++)
+		if (loaders[i] > 0) {
+			kill(loaders[i], SIGKILL);
+			waitpid(loaders[i], NULL, 0);
+			loaders[i] = 0;
+		}
+	remove_map();
 }
 
 static void make_dir(void)
@@ -449,7 +470,7 @@ Test(hostile_names, text_utf8_and_clean)
 	free(mem);
 }
 
-Test(hostile_names, top_stdio_escapes_names)
+Test(hostile_names, top_stdio_escapes_names, .fini = stop_loaders)
 {
 	const char *exe = hostile_copy();
 	int pipefd[2];
@@ -467,6 +488,7 @@ Test(hostile_names, top_stdio_escapes_names)
 		execl(exe, exe, "600000", (char *)NULL);
 		_exit(127);
 	}
+	loaders[0] = child; /* killed even when an assertion ends the test */
 	close(pipefd[1]);
 	/* It says its pid once it runs; its comm is set right after. */
 	in = fdopen(pipefd[0], "r");
@@ -483,18 +505,16 @@ Test(hostile_names, top_stdio_escapes_names)
 		expect_clean("top --stdio", r.out);
 		expect_clean("top's stderr", r.err);
 		/*
-		 * Its comm and DSO on the row of their numbers. (Not its symbol: the
-		 * kernel writes the newline of the path as \012 in /proc/PID/maps,
-		 * which perfev, like perf, does not read back yet.)
+		 * Its whole comm (newline included: /proc/PID/comm holds it raw),
+		 * DSO and symbol on the row of their numbers (the kernel writes the
+		 * newline of its path as \012 in /proc/PID/maps: read back, the file
+		 * is found and its symbols read).
 		 */
-		row = line_with(r.out, "%", "\\x1b[2J", SHOWN_EXE, NULL);
+		row = line_with(r.out, "%", SHOWN_COMM, SHOWN_EXE, "hostile_dso_spin", NULL);
 	}
 	cr_expect(row, "the workload's row, whole: %s", r.out);
 	th_output_free(&r);
-	kill(child, SIGKILL);
-	waitpid(child, NULL, 0);
 	fclose(in);
-	remove_map();
 }
 
 Test(hostile_names, script_escapes_tracepoint_strings)
@@ -517,4 +537,240 @@ Test(hostile_names, script_escapes_tracepoint_strings)
 		  "the payload's comm, escaped: %.3000s", out);
 	free(out);
 	remove_map();
+}
+
+/* ---- round two: paths with a newline in /proc/PID/maps ------------------------------------ */
+
+/* Copies the built hostile_lib to DIR/sub/libhostile.so (sub made); out gets that path. */
+static void lib_copy(const char *sub, char *out, size_t size)
+{
+	const char *src = th_test_program("libhostile_lib.so");
+	char dir[PATH_MAX - 32], buf[65536];
+	int in, fd;
+	ssize_t n;
+
+	snprintf(dir, sizeof(dir), "%s", th_path_in(sub));
+	cr_assert(mkdir(dir, 0755) == 0 || errno == EEXIST, "mkdir: %s", strerror(errno));
+	snprintf(out, size, "%s/libhostile.so", dir);
+	cr_assert_geq(in = open(src, O_RDONLY | O_CLOEXEC), 0, "%s: %s", src, strerror(errno));
+	cr_assert_geq(fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755), 0, "%s",
+		      strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		cr_assert_eq(write(fd, buf, (size_t)n), n);
+	cr_assert_eq(n, 0);
+	close(in);
+	cr_assert_eq(close(fd), 0);
+}
+
+/*
+ * Starts hostile_dlopen on lib and waits for its line (the library is
+ * mapped then); returns its pid, and the address of hostile_lib_spin in it.
+ */
+static pid_t start_loader(const char *lib, uint64_t *spin)
+{
+	const char *prog = th_test_program("hostile_dlopen");
+	char line[128] = "";
+	unsigned long long addr = 0;
+	int pid = 0, fds[2];
+	size_t slot;
+	FILE *in;
+
+	for (slot = 0; slot < sizeof(loaders) / sizeof(loaders[0]) && loaders[slot]; slot++)
+		;
+	cr_assert_lt(slot, sizeof(loaders) / sizeof(loaders[0]));
+	cr_assert_eq(pipe2(fds, O_CLOEXEC), 0);
+	pid_t child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		execl(prog, prog, lib, (char *)NULL);
+		_exit(127);
+	}
+	loaders[slot] = child;
+	close(fds[1]);
+	cr_assert_not_null(in = fdopen(fds[0], "r"));
+	cr_assert_not_null(fgets(line, sizeof(line), in), "hostile_dlopen did not start");
+	fclose(in);
+	cr_assert_eq(sscanf(line, "pid %d spin %llx", &pid, &addr), 2, "its line: %s", line);
+	cr_assert_eq(pid, child);
+	*spin = addr;
+	return child;
+}
+
+/* The symbolizer reads the process: the address is hostile_lib_spin in file want. */
+static void expect_resolved(pid_t pid, uint64_t addr, const char *want)
+{
+	struct pev_symbols *s = NULL;
+	struct pev_symbol sym = PEV_SYMBOL_INIT;
+	struct pev_error err;
+
+	cr_assert_eq(pev_symbols_new(NULL, &s, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_symbols_read_process(s, pid, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_symbols_resolve(s, pid, addr, &sym), 0);
+	cr_expect_eq(sym.status, PEV_SYMBOL_OK, "status %d for %s", (int)sym.status, want);
+	cr_expect_str_eq(sym.name ? sym.name : "(null)", "hostile_lib_spin");
+	cr_expect_str_eq(sym.dso ? sym.dso : "(null)", want);
+	pev_symbols_free(s);
+}
+
+Test(hostile_names, maps_newline_path_resolves, .fini = stop_loaders)
+{
+	char nl[PATH_MAX], text[PATH_MAX], twin_nl[PATH_MAX], twin_text[PATH_MAX];
+	char name[PATH_MAX], out[PATH_MAX];
+	uint64_t a;
+	pid_t p;
+
+	/* A newline in the directory's name: written \012 by the kernel. */
+	lib_copy("lib\nnl", nl, sizeof(nl));
+	p = start_loader(nl, &a);
+	expect_resolved(p, a, nl);
+
+	/* The text \012 in the name: written as it is; no newline in the path. */
+	lib_copy("lib\\012text", text, sizeof(text));
+	p = start_loader(text, &a);
+	expect_resolved(p, a, text);
+
+	/* Both exist: the maps line's inode says which one is mapped. */
+	lib_copy("twin\nx", twin_nl, sizeof(twin_nl));
+	lib_copy("twin\\012x", twin_text, sizeof(twin_text));
+	p = start_loader(twin_text, &a);
+	expect_resolved(p, a, twin_text);
+	p = start_loader(twin_nl, &a);
+	expect_resolved(p, a, twin_nl);
+
+	/* The lookup on its own: with no inode, the newline reading first when both exist. */
+	snprintf(name, sizeof(name), "%s", th_path_in("twin\\012x/libhostile.so"));
+	cr_expect_eq(pev_maps_name_lookup(name, 0, NULL, out, sizeof(out)), strlen(twin_nl));
+	cr_expect_str_eq(out, twin_nl);
+	snprintf(name, sizeof(name), "%s", th_path_in("lib\\012text/libhostile.so"));
+	pev_maps_name_lookup(name, 0, NULL, out, sizeof(out));
+	cr_expect_str_eq(out, text, "only the name's own text exists");
+	cr_expect_eq(pev_maps_name_lookup("/gone\\012/x (deleted)", 0, "/", out, sizeof(out)), 18);
+	cr_expect_str_eq(out, "/gone\n/x (deleted)", "nothing exists: the newline reading");
+	cr_expect_eq(pev_maps_name_lookup("/plain\\011", 7, NULL, out, 4), 10);
+	cr_expect_str_eq(out, "/pl", "cut short as snprintf");
+}
+
+/* The sum of the percentages that start the lines of text holding needle. */
+static double percent_sum(const char *text, const char *needle)
+{
+	double sum = 0;
+
+	for (const char *l = text; (l = line_with(l, "%", needle, NULL));) {
+		sum += strtod(l, NULL);
+		l = strchr(l, '\n');
+		if (!l)
+			break;
+	}
+	return sum;
+}
+
+Test(hostile_names, record_p_names_library_in_newline_dir, .fini = stop_loaders)
+{
+	char nl[PATH_MAX], text[PATH_MAX], pids[64], data[PATH_MAX], cmd[PATH_MAX + 128];
+	struct th_output r;
+	uint64_t a;
+	char *out, *perf_out = NULL, *perf_err = NULL;
+
+	snprintf(data, sizeof(data), "%s", th_path_in("p.data"));
+	lib_copy("rec\nnl", nl, sizeof(nl));
+	lib_copy("rec\\012text", text, sizeof(text));
+	pid_t p1 = start_loader(nl, &a), p2 = start_loader(text, &a);
+	snprintf(pids, sizeof(pids), "%d,%d", (int)p1, (int)p2);
+	r = th_perfev("record", "-e", "cpu-clock", "-F", "1000", "-p", pids, "-o", data, "--",
+		      "sleep", "1");
+	cr_assert_eq(r.status, 0, "record: %s", r.err);
+	th_output_free(&r);
+
+	/* Each library by its full path (the newline escaped) with its function. */
+	out = run_ok("report", "-i", data, "--stdio", "--sort", "dso,sym", "-v");
+	expect_clean("report -v", out);
+	cr_expect(line_with(out, "%", "rec\\x0anl/libhostile.so", "hostile_lib_spin", NULL),
+		  "the library in the directory with a newline: %s", out);
+	cr_expect(line_with(out, "%", "rec\\012text/libhostile.so", "hostile_lib_spin", NULL),
+		  "the library in the directory named \\012: %s", out);
+	free(out);
+	out = run_ok("report", "-i", data, "--stdio", "--sort", "sym");
+	/* perfev keeps the two files' functions apart, perf 6.1 sums them under one name. */
+	double ours = percent_sum(out, "[.] hostile_lib_spin");
+	cr_expect_gt(ours, 0, "%s", out);
+	cr_expect_null(strstr(out, "[.] 0x"), "an unresolved address in the library: %s", out);
+	free(out);
+
+	/* perf reads the synthesized MMAP2 records (the path with its newline) to the same name. */
+	th_need_perf();
+	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --sort sym 2>&1", data);
+	cr_assert_eq(th_sh(cmd, &perf_out, &perf_err), 0, "perf report: %s", perf_out);
+	double perfs = percent_sum(perf_out, "[.] hostile_lib_spin");
+	cr_expect_gt(perfs, 0, "perf does not name the function: %s", perf_out);
+	cr_expect_lt(ours - perfs < 0 ? perfs - ours : ours - perfs, 0.05,
+		     "perfev %.2f%%, perf %.2f%% for hostile_lib_spin", ours, perfs);
+	free(perf_out);
+	free(perf_err);
+}
+
+/* The table of p written with filters (flags added to the options) into a string (caller frees). */
+static char *filtered_table(const struct pev_profile *p, unsigned flags, const char *comms,
+			    const char *dsos, const char *symbols)
+{
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_not_null(f);
+	o.sort = "comm,dso,sym";
+	o.flags = flags | PEV_REPORT_NO_HEADER;
+	o.comms = comms;
+	o.dsos = dsos;
+	o.symbols = symbols;
+	cr_assert_eq(pev_profile_write_table(p, f, &o, NULL), 0);
+	fclose(f);
+	return text;
+}
+
+Test(hostile_names, filters_match_names_as_shown)
+{
+	struct pev_profile *p = NULL;
+	struct pev_profile_event ev = PEV_PROFILE_EVENT_INIT;
+	struct pev_profile_frame bad = {.address = 0x1000, .symbol = "f<int, int>",
+					.dso = "/x/a,b\x1b[7m.so"};
+	struct pev_profile_frame good = {.address = 0x2000, .symbol = "g", .dso = "/x/good.so"};
+	struct pev_profile_sample s = PEV_PROFILE_SAMPLE_INIT;
+	char *t;
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	ev.name = "cpu-clock";
+	cr_assert_eq(pev_profile_add_event(p, &ev), 0);
+	s.period = 10;
+	s.comm = "c\n\xff";
+	s.frames = &bad;
+	s.nr_frames = 1;
+	cr_assert_eq(pev_profile_add_sample(p, &s), 0);
+	s.comm = "plain";
+	s.frames = &good;
+	cr_assert_eq(pev_profile_add_sample(p, &s), 0);
+
+	/* As shown: one name each (its commas included), the other entry left out. */
+	t = filtered_table(p, PEV_REPORT_FILTER_SHOWN, NULL, "a,b\\x1b[7m.so", NULL);
+	cr_expect(strstr(t, "f<int, int>") && !strstr(t, "[.] g"), "%s", t);
+	free(t);
+	t = filtered_table(p, PEV_REPORT_FILTER_SHOWN, NULL, NULL, "f<int, int>");
+	cr_expect(strstr(t, "f<int, int>") && !strstr(t, "[.] g"), "%s", t);
+	free(t);
+	t = filtered_table(p, PEV_REPORT_FILTER_SHOWN, "c\\x0a\\xff", NULL, NULL);
+	cr_expect(strstr(t, "f<int, int>") && !strstr(t, "[.] g"), "%s", t);
+	free(t);
+	/* The raw name is not what the table shows: nothing passes. */
+	t = filtered_table(p, PEV_REPORT_FILTER_SHOWN, "c\n\xff", NULL, NULL);
+	cr_expect(!strstr(t, "f<int, int>") && !strstr(t, "[.] g"), "%s", t);
+	free(t);
+	/* Without the flag, a list: the commas split the names. */
+	t = filtered_table(p, 0, NULL, NULL, "f<int, int>");
+	cr_expect(!strstr(t, "f<int, int>"), "%s", t);
+	free(t);
+	t = filtered_table(p, 0, NULL, "good.so,other", NULL);
+	cr_expect(strstr(t, "[.] g") && !strstr(t, "f<int"), "%s", t);
+	free(t);
+	pev_profile_free(p);
 }

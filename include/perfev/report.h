@@ -356,6 +356,15 @@ enum pev_report_cg_value {
  * (pev_profile_frame.debug_name) shows that name, marked the same way.
  */
 #define PEV_REPORT_INLINE_MARKS (1u << 13)
+/**
+ * Table, JSON: each of the comms, dsos and symbols filters is one name
+ * (commas included) written as the table shows it: escaped as
+ * pev_text_escape() escapes it, a DSO by its base name or full path. A
+ * name passes when it shows so. A live view (perfev top) filters by the
+ * cell a user selected, whatever bytes the name holds. Two names that
+ * show alike (a control byte and the text of its escape) both pass.
+ */
+#define PEV_REPORT_FILTER_SHOWN (1u << 14)
 
 /* pev_report_opts.labels: the pprof labels each sample carries. */
 /** pprof label "comm" (string). */

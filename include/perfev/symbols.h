@@ -261,6 +261,22 @@ PEV_API int pev_symbols_add_mapping(struct pev_symbols *s, int32_t pid, uint64_t
 PEV_API int pev_symbols_read_process(struct pev_symbols *s, int32_t pid, struct pev_error *err);
 
 /**
+ * Finds the file that a path in /proc/PID/maps names. The kernel writes a
+ * newline in a path as the four characters "\012" and every other byte as
+ * it is (a backslash too), so "\012" may also be the file's own text: of
+ * the readings of name (each "\012" a newline or not), the one whose file
+ * has inode ino (the line's inode column; 0: unknown) is chosen, else the
+ * first that exists, trying every escape as a newline first, else that
+ * reading. Files are looked for under root (a prefix such as
+ * "/proc/PID/root"; NULL: "/"). A name without "\012" is copied as it is,
+ * with no system call. Writes the path into path (size bytes, terminated
+ * when size > 0) and returns its whole length, as snprintf. NULL name is "".
+ * pev_symbols_read_process and perfev's recorder read maps through it.
+ */
+PEV_API size_t pev_maps_name_lookup(const char *name, uint64_t ino, const char *root, char *path,
+				    size_t size);
+
+/**
  * A FORK record of a new process: child starts with a copy of parent's
  * mappings (its JIT code is looked up in perf-CHILD.map). Threads of one
  * process share one address space: parent == child is a no-op. An unknown

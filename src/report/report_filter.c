@@ -3,8 +3,9 @@
  * report_filter.c - which samples and entries the table and JSON count
  * under perf's filters: --comms, --pid, --tid (of a sample) and --dsos,
  * --symbols (of the function an entry stands for). Each filter is a
- * comma-separated list; what it leaves out still counts in the event's
- * total, so percentages stay shares of the whole event.
+ * comma-separated list (or, with PEV_REPORT_FILTER_SHOWN, one name as the
+ * table shows it); what it leaves out still counts in the event's total,
+ * so percentages stay shares of the whole event.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,6 +31,29 @@ bool pev__list_has(const char *list, const char *s)
 bool pev__list_single(const char *list)
 {
 	return list && *list && !strchr(list, ',');
+}
+
+bool pev__list_names(const char *list, bool shown, const char *name)
+{
+	size_t len;
+	char *esc;
+	bool same;
+
+	if (!shown)
+		return pev__list_has(list, name);
+	/* Only a name whose escaped form is as long as the filter is escaped. */
+	len = pev_text_escape(NULL, 0, name, 0);
+	if (len != strlen(list))
+		return false;
+	if (pev_text_is_clean(name))
+		return strcmp(list, name) == 0;
+	esc = malloc(len + 1);
+	if (!esc)
+		return false;
+	pev_text_escape(esc, len + 1, name, 0);
+	same = strcmp(esc, list) == 0;
+	free(esc);
+	return same;
 }
 
 static bool number_listed(const char *list, int32_t v)
@@ -59,14 +83,17 @@ const char *pev__dso_base(const char *path, char *buf, size_t size)
 static bool sym_passes(const struct pev_profile *p, const struct pev_report_opts *o,
 		       const struct pev__sym *y)
 {
+	bool shown = o->flags & PEV_REPORT_FILTER_SHOWN;
+
 	if (o->dsos) {
 		const char *dso = y->dso ? pev__strtab_get(&p->str, y->dso) : "[unknown]";
 		char buf[32];
-		if (!pev__list_has(o->dsos, dso) &&
-		    !pev__list_has(o->dsos, pev__dso_base(dso, buf, sizeof(buf))))
+		if (!pev__list_names(o->dsos, shown, dso) &&
+		    !pev__list_names(o->dsos, shown, pev__dso_base(dso, buf, sizeof(buf))))
 			return false;
 	}
-	return !o->symbols || (y->name && pev__list_has(o->symbols, pev__strtab_get(&p->str, y->name)));
+	return !o->symbols ||
+	       (y->name && pev__list_names(o->symbols, shown, pev__strtab_get(&p->str, y->name)));
 }
 
 int pev__filter_init(struct pev__filter *f, const struct pev_profile *p,
@@ -78,6 +105,7 @@ int pev__filter_init(struct pev__filter *f, const struct pev_profile *p,
 	f->comms = o->comms;
 	f->pids = o->pids;
 	f->tids = o->tids;
+	f->shown = o->flags & PEV_REPORT_FILTER_SHOWN;
 	if (!o->dsos && !o->symbols)
 		return 0;
 	f->sym_ok = malloc(p->nr_syms ? p->nr_syms : 1);
@@ -93,7 +121,7 @@ bool pev__filter_sample(const struct pev__filter *f, const struct pev_profile *p
 {
 	const char *comm = pev__strtab_get(&p->str, s->comm);
 
-	if (f->comms && !pev__list_has(f->comms, comm ? comm : ""))
+	if (f->comms && !pev__list_names(f->comms, f->shown, comm ? comm : ""))
 		return false;
 	if (f->pids && !number_listed(f->pids, s->pid))
 		return false;

@@ -355,6 +355,9 @@ const char *pev__key_name(enum pev__key k);
 bool pev__list_has(const char *list, const char *s);
 /* Whether list is set and holds one name (perf then leaves the column out). */
 bool pev__list_single(const char *list);
+/* Whether name is in list: one of its comma-separated names or, when shown
+ * (PEV_REPORT_FILTER_SHOWN), the one name list is, as pev_text_escape shows it. */
+bool pev__list_names(const char *list, bool shown, const char *name);
 /*
  * A DSO's name as perf shows it: its base name ("[kernel.kallsyms]" stays as
  * it is), and for a JIT map (DIR/perf-PID.map) "[JIT] tid PID", written into
@@ -371,6 +374,7 @@ bool pev__path_program_like(const char *path);
 /* The filters of pev_report_opts, prepared for one profile. */
 struct pev__filter {
 	const char *comms, *pids, *tids; /* lists, or NULL */
+	bool shown; /* PEV_REPORT_FILTER_SHOWN: comms is one name as shown */
 	uint8_t *sym_ok; /* per symbol: passes the DSO and symbol lists; NULL: all do */
 };
 

@@ -118,6 +118,8 @@ static const char *elided_by(const struct pev_report_opts *o, enum pev__key k)
 			   : k == PEV__KEY_SYM ? o->symbols
 					       : NULL;
 
+	if (o->flags & PEV_REPORT_FILTER_SHOWN)
+		return list && *list ? list : NULL;
 	return pev__list_single(list) ? list : NULL;
 }
 

@@ -169,7 +169,7 @@ static int maps_error(struct pev_error *err, int32_t pid, int errnum, const char
 
 int pev__sym_read_maps(struct pev_symbols *s, int32_t pid, struct pev_error *err)
 {
-	char path[64], root[64], line[4096 + 128];
+	char path[64], root[64], line[4096 + 128], real[4096 + 128];
 	bool contained;
 	FILE *f;
 	struct sym_proc *p;
@@ -189,19 +189,26 @@ int pev__sym_read_maps(struct pev_symbols *s, int32_t pid, struct pev_error *err
 	p->nmaps = 0;
 
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, off;
+		unsigned long long lo, hi, off, ino;
 		char perms[8];
 		int pos = -1;
 		size_t len = strlen(line);
 
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &lo, &hi, perms, &off, &pos) < 4 ||
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %llu%n", &lo, &hi, perms, &off, &ino, &pos) <
+			5 ||
 		    pos < 0 || hi <= lo)
 			continue;
 		const char *name = line + pos;
 		while (*name == ' ')
 			name++;
+		/* A newline in a path is written "\012": the file's real name, looked
+		 * for where the process sees it (its root: "/" itself when not contained). */
+		if (strstr(name, "\\012")) {
+			pev_maps_name_lookup(name, ino, root, real, sizeof(real));
+			name = real;
+		}
 		if (pev__sym_add(s, p, lo, hi, off, name, contained ? root : NULL, NULL, 0) < 0) {
 			r = -ENOMEM;
 			break;
