@@ -436,3 +436,25 @@ const char *cli_default_input(void)
 
 	return fstat(STDIN_FILENO, &st) == 0 && S_ISFIFO(st.st_mode) ? "-" : "perf.data";
 }
+
+/*
+ * Reads a task's name from its comm file into buf: the kernel writes the
+ * name's bytes as they are (a newline of the name too) and one newline
+ * after them; only that last one is dropped. False when it cannot be read.
+ */
+bool cli_read_comm(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	if (n == 0)
+		return false;
+	if (buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
+	return true;
+}

@@ -47,6 +47,13 @@ int buildid_cache_add_recorded(const char *cache, const struct pev_perfdata_buil
  * results may be printed by one call. NULL is "".
  */
 const char *cli_shown(const char *s);
+/*
+ * Reads a task's name from its comm file (/proc/PID/comm,
+ * /proc/PID/task/TID/comm) into buf, whole: a newline that is part of the
+ * name stays, the one the kernel writes after it goes. False when it
+ * cannot be read.
+ */
+bool cli_read_comm(const char *path, char *buf, size_t size);
 
 struct json_object;
 

@@ -131,28 +131,6 @@ static void synth_kernel(struct synth_buf *b)
 }
 
 /*
- * Reads a task's name from its comm file into buf: the kernel writes the
- * name's bytes as they are (a newline of the name too) and one newline
- * after them; only that last one is dropped. False when it cannot be read.
- */
-static bool read_comm(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return false;
-	n = fread(buf, 1, size - 1, f);
-	fclose(f);
-	if (n == 0)
-		return false;
-	if (buf[n - 1] == '\n')
-		n--;
-	buf[n] = '\0';
-	return true;
-}
-
-/*
  * The kernel's own size of a task's name, NUL included (TASK_COMM_LEN).
  * /proc/PID/comm shows a kernel worker with its workqueue's name after it
  * ("kworker/u8:0-events_unbound"), longer than the name the kernel keeps
@@ -172,7 +150,7 @@ static void synth_thread(struct synth_buf *b, pid_t pid, pid_t tid)
 	uint32_t ids[2] = {(uint32_t)pid, (uint32_t)tid};
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-	if (!read_comm(path, comm, sizeof(comm)))
+	if (!cli_read_comm(path, comm, sizeof(comm)))
 		return;
 	comm[TASK_COMM_LEN - 1] = '\0';
 	if (tid != pid)

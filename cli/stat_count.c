@@ -215,12 +215,8 @@ static void read_comm(pid_t tid, char *buf, size_t size)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
-	FILE *f = fopen(path, "re");
-	if (!f || !fgets(buf, (int)size, f))
+	if (!cli_read_comm(path, buf, size))
 		snprintf(buf, size, "?");
-	if (f)
-		fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
 }
 
 static int find_key(const struct stat_state *s, int cpu, pid_t tid)

@@ -470,13 +470,16 @@ Test(hostile_names, text_utf8_and_clean)
 	free(mem);
 }
 
-Test(hostile_names, top_stdio_escapes_names, .fini = stop_loaders)
+/*
+ * Starts the hostile workload for 600 s (killed by stop_loaders) and waits
+ * until it runs under its hostile comm; its pid goes into pidarg. Returns
+ * the pipe it talks on (the caller closes it).
+ */
+static FILE *start_hostile(char *pidarg, size_t size)
 {
 	const char *exe = hostile_copy();
 	int pipefd[2];
-	char line[64] = "", pidarg[16];
-	struct th_output r = {0};
-	bool row = false;
+	char line[64] = "";
 	pid_t child;
 	FILE *in;
 
@@ -495,7 +498,35 @@ Test(hostile_names, top_stdio_escapes_names, .fini = stop_loaders)
 	cr_assert_not_null(in);
 	cr_assert_not_null(fgets(line, sizeof(line), in), "the workload did not start");
 	note_pid(line);
-	snprintf(pidarg, sizeof(pidarg), "%d", (int)child);
+	snprintf(pidarg, size, "%d", (int)child);
+	return in;
+}
+
+/* stat --per-thread names a thread by its whole comm (a newline in it too), escaped. */
+Test(hostile_names, stat_per_thread_shows_whole_comm, .fini = stop_loaders)
+{
+	char pidarg[16];
+	FILE *in = start_hostile(pidarg, sizeof(pidarg));
+	struct th_output r = th_perfev("stat", "-e", "task-clock", "--per-thread", "-p", pidarg,
+				       "--", "sleep", "0.3");
+
+	cr_assert_eq(r.status, 0, "stat: %s", r.err);
+	expect_clean("stat --per-thread", r.out);
+	expect_clean("stat's stderr", r.err);
+	cr_expect(line_with(r.err, SHOWN_COMM, "task-clock", NULL) ||
+			  line_with(r.out, SHOWN_COMM, "task-clock", NULL),
+		  "no row of the thread named " SHOWN_COMM ":\n%s%s", r.out, r.err);
+	th_output_free(&r);
+	fclose(in);
+}
+
+Test(hostile_names, top_stdio_escapes_names, .fini = stop_loaders)
+{
+	char pidarg[16];
+	struct th_output r = {0};
+	bool row = false;
+	FILE *in = start_hostile(pidarg, sizeof(pidarg));
+
 	/* A loaded machine may give it no CPU in one run: up to 5 runs for its row. */
 	for (int i = 0; i < 5 && !row; i++) {
 		th_output_free(&r);
