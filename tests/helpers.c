@@ -1027,3 +1027,54 @@ bool th_have_core_pmu(void)
 {
 	return th_sysfs_pmu("cpu") || th_sysfs_pmu("cpu_core") || th_sysfs_pmu("cpu_atom");
 }
+
+bool th_unmount_tracefs(void)
+{
+	for (int round = 0; round < 16; round++) {
+		FILE *f = fopen("/proc/self/mounts", "re");
+		char dev[256], dir[1024], type[64];
+		bool any = false;
+		if (!f)
+			return false;
+		while (fscanf(f, "%255s %1023s %63s %*[^\n]", dev, dir, type) == 3)
+			if (strcmp(type, "tracefs") == 0) {
+				any = true;
+				if (umount2(dir, MNT_DETACH) < 0) {
+					fclose(f);
+					return false;
+				}
+			}
+		fclose(f);
+		if (!any)
+			return true;
+	}
+	return false;
+}
+
+void th_expect_clean_text(const char *what, const char *text)
+{
+	const unsigned char *u = (const unsigned char *)text;
+	size_t line = 1;
+
+	for (size_t i = 0; u[i]; i++) {
+		unsigned c = u[i];
+		int more = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
+					: (c & 0xf8) == 0xf0 ? 3 : -1;
+		if (c == '\n')
+			line++;
+		cr_expect(more >= 0, "%s, line %zu: byte %#x is not UTF-8", what, line, c);
+		cr_expect(!(c < 0x20 && c != '\n' && c != '\t') && c != 0x7f,
+			  "%s, line %zu: raw control byte %#x", what, line, c);
+		cr_expect(!(c == 0xc2 && u[i + 1] >= 0x80 && u[i + 1] < 0xa0),
+			  "%s, line %zu: raw C1 control", what, line);
+		for (int k = 0; k < more; k++) {
+			cr_expect((u[i + 1] & 0xc0) == 0x80, "%s, line %zu: truncated UTF-8", what,
+				  line);
+			if ((u[i + 1] & 0xc0) != 0x80)
+				break;
+			i++;
+		}
+		if (more < 0 || (c < 0x20 && c != '\n' && c != '\t'))
+			return; /* one failure says it */
+	}
+}

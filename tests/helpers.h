@@ -86,6 +86,13 @@ long th_rss_kib(pid_t pid);
  */
 void th_no_quarantine(void);
 
+/*
+ * Expects text shown to people to be clean: valid UTF-8 (no stray or cut
+ * continuation bytes), no C0 control but newline and tab, no DEL, no C1
+ * control. what names the text in the failure; one failure says it.
+ */
+void th_expect_clean_text(const char *what, const char *text);
+
 /* ---- outputs and links --------------------------------------------------- */
 
 /*
@@ -151,6 +158,12 @@ void th_require_root(void);
 
 /* Returns the tracefs mount point, mounting it at /sys/kernel/tracing if needed (root). NULL if impossible. */
 const char *th_tracefs(void);
+
+/*
+ * Unmounts every tracefs this mount namespace sees (stacked mounts too);
+ * for tests in a private mount namespace. False when one cannot be.
+ */
+bool th_unmount_tracefs(void);
 
 /* Reads the id of tracepoint subsys:name from tracefs; returns 0 when unavailable. */
 uint64_t th_tracepoint_id(const char *subsys, const char *name);

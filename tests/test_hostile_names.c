@@ -130,38 +130,6 @@ static const char *record_hostile(void)
 	return th_path_in("h.data");
 }
 
-/*
- * The test's own check of text shown to people: valid UTF-8 (lead and
- * continuation bytes), no C0 control but newline and tab, no DEL, no C1.
- */
-static void expect_clean(const char *what, const char *text)
-{
-	const unsigned char *u = (const unsigned char *)text;
-	size_t line = 1;
-
-	for (size_t i = 0; u[i]; i++) {
-		unsigned c = u[i];
-		int more = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
-					: (c & 0xf8) == 0xf0 ? 3 : -1;
-		if (c == '\n')
-			line++;
-		cr_expect(more >= 0, "%s, line %zu: byte %#x is not UTF-8", what, line, c);
-		cr_expect(!(c < 0x20 && c != '\n' && c != '\t') && c != 0x7f,
-			  "%s, line %zu: raw control byte %#x", what, line, c);
-		cr_expect(!(c == 0xc2 && u[i + 1] >= 0x80 && u[i + 1] < 0xa0),
-			  "%s, line %zu: raw C1 control", what, line);
-		for (int k = 0; k < more; k++) {
-			cr_expect((u[i + 1] & 0xc0) == 0x80, "%s, line %zu: truncated UTF-8", what,
-				  line);
-			if ((u[i + 1] & 0xc0) != 0x80)
-				break;
-			i++;
-		}
-		if (more < 0 || (c < 0x20 && c != '\n' && c != '\t'))
-			return; /* one failure says it */
-	}
-}
-
 /* A line of text holding every needle (NULL-terminated), or NULL. */
 static const char *line_with(const char *text, const char *first, ...)
 {
@@ -201,7 +169,7 @@ static char *run_ok_(const char **given)
 	char *out = r.out;
 
 	cr_assert_eq(r.status, 0, "perfev %s: %s", argv[0], r.err);
-	expect_clean("stderr", r.err);
+	th_expect_clean_text("stderr", r.err);
 	free(r.err);
 	return out;
 }
@@ -213,7 +181,7 @@ Test(hostile_names, report_tables_and_call_graphs_escape_names)
 
 	/* One row per entry: comm, DSO and symbol on the line of their numbers. */
 	out = run_ok("report", "-i", f, "--stdio", "--sort", "comm,dso,sym", "-g", "none");
-	expect_clean("report --sort comm,dso,sym", out);
+	th_expect_clean_text("report --sort comm,dso,sym", out);
 	cr_expect(line_with(out, "%", SHOWN_COMM, SHOWN_EXE, "hostile_dso_spin", NULL),
 		  "the workload's row, whole: %s", out);
 #if defined(__x86_64__)
@@ -223,7 +191,7 @@ Test(hostile_names, report_tables_and_call_graphs_escape_names)
 
 	/* The default: children with call graphs. */
 	out = run_ok("report", "-i", f, "--stdio");
-	expect_clean("report -g", out);
+	th_expect_clean_text("report -g", out);
 	expect_has(out, SHOWN_COMM);
 #if defined(__x86_64__)
 	expect_has(out, SHOWN_JIT);
@@ -232,17 +200,17 @@ Test(hostile_names, report_tables_and_call_graphs_escape_names)
 
 	out = run_ok("report", "-i", f, "--stdio", "--sort", "pid,dso", "-v", "-g",
 		     "caller");
-	expect_clean("report -v", out);
+	th_expect_clean_text("report -v", out);
 	expect_has(out, SHOWN_DIR "/" SHOWN_EXE);
 	free(out);
 
 	out = run_ok("report", "-i", f, "--header-only");
-	expect_clean("report --header-only", out);
+	th_expect_clean_text("report --header-only", out);
 	expect_has(out, SHOWN_DIR "/" SHOWN_EXE " 150");
 	free(out);
 
 	out = run_ok("diff", f, f);
-	expect_clean("diff", out);
+	th_expect_clean_text("diff", out);
 	cr_expect(line_with(out, "%", SHOWN_EXE, "hostile_dso_spin", NULL), "diff's row: %s", out);
 	free(out);
 	remove_map();
@@ -254,7 +222,7 @@ Test(hostile_names, script_keeps_one_sample_a_line)
 	char *out;
 
 	out = run_ok("script", "-i", f, "-F", "comm,tid,ip,sym,dso", "-G");
-	expect_clean("script -F", out);
+	th_expect_clean_text("script -F", out);
 	cr_expect(line_with(out, SHOWN_COMM, "hostile_dso_spin", SHOWN_EXE, NULL),
 		  "a sample's line, whole: %s", out);
 	/* The tail of a comm split by its newline would start a line. */
@@ -264,7 +232,7 @@ Test(hostile_names, script_keeps_one_sample_a_line)
 	free(out);
 
 	out = run_ok("script", "-i", f);
-	expect_clean("script", out);
+	th_expect_clean_text("script", out);
 #if defined(__x86_64__)
 	cr_expect(line_with(out, SHOWN_JIT, "perf-", NULL), "the JIT frame: %.2000s", out);
 #endif
@@ -336,7 +304,7 @@ Test(hostile_names, folded_and_pprof_stay_parseable)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	th_output_free(&r);
 	text = th_slurp(folded, &len);
-	expect_clean("folded", text);
+	th_expect_clean_text("folded", text);
 	cr_expect(python_utf8(text), "folded is not UTF-8");
 	bool comm_frame = false;
 	for (char *l = text, *nl; *l; l = nl + 1) {
@@ -384,7 +352,7 @@ Test(hostile_names, messages_escape_file_names)
 	snprintf(path, sizeof(path), "%s", th_path_in("no\n\x1b[2Jsuch\xff.data"));
 	r = th_perfev("report", "-i", path);
 	cr_expect_neq(r.status, 0);
-	expect_clean("report's error", r.err);
+	th_expect_clean_text("report's error", r.err);
 	expect_has(r.err, "no\\x0a\\x1b[2Jsuch\\xff.data: cannot open");
 	/* The error and its hint: two lines, the name not split. */
 	cr_expect(line_with(r.err, "perfev: error: ", "such\\xff.data", NULL), "%s", r.err);
@@ -392,19 +360,19 @@ Test(hostile_names, messages_escape_file_names)
 
 	r = th_perfev("script", "-i", path);
 	cr_expect_neq(r.status, 0);
-	expect_clean("script's error", r.err);
+	th_expect_clean_text("script's error", r.err);
 	th_output_free(&r);
 
 	/* record's closing line names its file. */
 	r = th_perfev("record", "-e", "cpu-clock", "-o", path, "--", "true");
 	cr_expect_eq(r.status, 0, "%s", r.err);
-	expect_clean("record's summary", r.err);
+	th_expect_clean_text("record's summary", r.err);
 	expect_has(r.err, "such\\xff.data");
 	th_output_free(&r);
 
 	r = th_perfev("report", "-i", path, "--no-such-option\x1b[2J");
 	cr_expect_neq(r.status, 0);
-	expect_clean("an unknown option", r.err);
+	th_expect_clean_text("an unknown option", r.err);
 	th_output_free(&r);
 }
 
@@ -511,8 +479,8 @@ Test(hostile_names, stat_per_thread_shows_whole_comm, .fini = stop_loaders)
 				       "--", "sleep", "0.3");
 
 	cr_assert_eq(r.status, 0, "stat: %s", r.err);
-	expect_clean("stat --per-thread", r.out);
-	expect_clean("stat's stderr", r.err);
+	th_expect_clean_text("stat --per-thread", r.out);
+	th_expect_clean_text("stat's stderr", r.err);
 	cr_expect(line_with(r.err, SHOWN_COMM, "task-clock", NULL) ||
 			  line_with(r.out, SHOWN_COMM, "task-clock", NULL),
 		  "no row of the thread named " SHOWN_COMM ":\n%s%s", r.out, r.err);
@@ -533,8 +501,8 @@ Test(hostile_names, top_stdio_escapes_names, .fini = stop_loaders)
 		r = th_perfev("top", "--stdio", "-e", "cpu-clock", "-p", pidarg, "-d", "0.5", "-n",
 			      "2", "-s", "comm,dso,sym", "-E", "0");
 		cr_assert_eq(r.status, 0, "top: %s", r.err);
-		expect_clean("top --stdio", r.out);
-		expect_clean("top's stderr", r.err);
+		th_expect_clean_text("top --stdio", r.out);
+		th_expect_clean_text("top's stderr", r.err);
 		/*
 		 * Its whole comm (newline included: /proc/PID/comm holds it raw),
 		 * DSO and symbol on the row of their numbers (the kernel writes the
@@ -563,7 +531,7 @@ Test(hostile_names, script_escapes_tracepoint_strings)
 	note_pid(r.out);
 	th_output_free(&r);
 	out = run_ok("script", "-i", th_path_in("t.data"));
-	expect_clean("script of sched_switch", out);
+	th_expect_clean_text("script of sched_switch", out);
 	cr_expect(line_with(out, "sched:sched_switch:", "prev_comm=" SHOWN_COMM " prev_pid=", NULL),
 		  "the payload's comm, escaped: %.3000s", out);
 	free(out);
@@ -715,7 +683,7 @@ Test(hostile_names, record_p_names_library_in_newline_dir, .fini = stop_loaders)
 
 	/* Each library by its full path (the newline escaped) with its function. */
 	out = run_ok("report", "-i", data, "--stdio", "--sort", "dso,sym", "-v");
-	expect_clean("report -v", out);
+	th_expect_clean_text("report -v", out);
 	cr_expect(line_with(out, "%", "rec\\x0anl/libhostile.so", "hostile_lib_spin", NULL),
 		  "the library in the directory with a newline: %s", out);
 	cr_expect(line_with(out, "%", "rec\\012text/libhostile.so", "hostile_lib_spin", NULL),

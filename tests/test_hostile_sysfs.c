@@ -69,31 +69,6 @@ static bool write_file(const char *path, const char *text)
 	return ok;
 }
 
-/* Unmounts every tracefs this mount namespace sees (stacked ones too). */
-static bool unmount_tracefs(void)
-{
-	for (int round = 0; round < 16; round++) {
-		FILE *f = fopen("/proc/self/mounts", "re");
-		char dev[256], dir[1024], type[64];
-		bool any = false;
-
-		if (!f)
-			return false;
-		while (fscanf(f, "%255s %1023s %63s %*[^\n]", dev, dir, type) == 3)
-			if (strcmp(type, "tracefs") == 0) {
-				any = true;
-				if (umount2(dir, MNT_DETACH) < 0) {
-					fclose(f);
-					return false;
-				}
-			}
-		fclose(f);
-		if (!any)
-			return true;
-	}
-	return false;
-}
-
 /* The hostile PMU: a type no kernel has, one event alias and one format field. */
 static bool make_pmu(void)
 {
@@ -127,7 +102,7 @@ static int make_tracefs(const char *dir)
 	char at[PATH_MAX + 32], path[PATH_MAX + 128];
 
 	snprintf(at, sizeof(at), "%s/tr" HOSTILE, dir);
-	if (!unmount_tracefs())
+	if (!th_unmount_tracefs())
 		return SETUP_NAMESPACE;
 	if (mount("nodev", at, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return SETUP_TRACEFS;
@@ -238,30 +213,6 @@ static char *run_hostile(const char *first, ...)
 	return buf;
 }
 
-/*
- * Text shown to people: no control byte but newline and tab, no DEL, and
- * valid UTF-8 (the hostile names hold ESC, a newline, 0xff and 0xc3).
- */
-static void expect_clean(const char *what, const char *text)
-{
-	const unsigned char *u = (const unsigned char *)text;
-	size_t line = 1;
-
-	for (size_t i = 0; u[i]; i++) {
-		unsigned c = u[i];
-		int more = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2
-					: (c & 0xf8) == 0xf0 ? 3 : -1;
-		if (c == '\n')
-			line++;
-		cr_assert(!(c < 0x20 && c != '\n' && c != '\t') && c != 0x7f,
-			  "%s, line %zu: raw control byte %#x", what, line, c);
-		cr_assert(more >= 0, "%s, line %zu: byte %#x is not UTF-8", what, line, c);
-		for (int k = 0; k < more; k++, i++)
-			cr_assert((u[i + 1] & 0xc0) == 0x80, "%s, line %zu: truncated UTF-8", what,
-				  line);
-	}
-}
-
 /* A whole line of text that starts with prefix, or NULL. */
 static const char *line_starting(const char *text, const char *prefix)
 {
@@ -332,7 +283,7 @@ Test(hostile_sysfs, list_text_escapes_the_names)
 {
 	char *out = run_hostile("list", NULL);
 
-	expect_clean("perfev list", out);
+	th_expect_clean_text("perfev list", out);
 	cr_expect_not_null(line_starting(out, "pm" SHOWN " PMU (type 4242)"), "%s", out);
 	cr_expect_not_null(line_starting(out, "  pm" SHOWN "/al" SHOWN "/ "), "%s", out);
 	cr_expect_not_null(line_starting(out, "  pm" SHOWN "/fo" SHOWN "=N/ "), "%s", out);
@@ -362,7 +313,7 @@ Test(hostile_sysfs, check_text_escapes_the_names)
 {
 	char *out = run_hostile("check", NULL);
 
-	expect_clean("perfev check", out);
+	th_expect_clean_text("perfev check", out);
 	const char *pmus = line_starting(out, "  PMUs ");
 	cr_assert_not_null(pmus, "%s", out);
 	cr_expect_not_null(strstr(pmus, " pm" SHOWN "(4242) "), "%s", out);

@@ -145,30 +145,6 @@ static void expect_event(json_object *root, const char *sec, const char *name, b
 
 /* ---- running perfev list without tracefs ---------------------------------- */
 
-/* Unmounts every tracefs this mount namespace sees (stacked mounts too). */
-static bool unmount_tracefs(void)
-{
-	for (int round = 0; round < 16; round++) {
-		FILE *f = fopen("/proc/self/mounts", "re");
-		char dev[256], dir[512], type[64];
-		bool any = false;
-		if (!f)
-			return false;
-		while (fscanf(f, "%255s %511s %63s %*[^\n]", dev, dir, type) == 3)
-			if (strcmp(type, "tracefs") == 0) {
-				any = true;
-				if (umount2(dir, MNT_DETACH) < 0) {
-					fclose(f);
-					return false;
-				}
-			}
-		fclose(f);
-		if (!any)
-			return true;
-	}
-	return false;
-}
-
 static bool tracefs_mounted_here(void)
 {
 	FILE *f = fopen("/proc/self/mounts", "re");
@@ -201,7 +177,7 @@ static void namespace_child(char *const argv[], int out_fd)
 		_exit(101);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		_exit(102);
-	if (!unmount_tracefs() || tracefs_mounted_here())
+	if (!th_unmount_tracefs() || tracefs_mounted_here())
 		_exit(103);
 	pid_t pid = fork();
 	if (pid < 0)
