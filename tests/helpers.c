@@ -1078,3 +1078,25 @@ void th_expect_clean_text(const char *what, const char *text)
 			return; /* one failure says it */
 	}
 }
+
+char *th_read_fd_all(int fd)
+{
+	size_t len = 0, cap = 8192;
+	char *buf = malloc(cap);
+
+	cr_assert(buf);
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			buf = realloc(buf, cap *= 2);
+			cr_assert(buf);
+		}
+		ssize_t got = read(fd, buf + len, 4096);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		len += (size_t)got;
+	}
+	buf[len] = '\0';
+	return buf;
+}

@@ -181,22 +181,7 @@ static char *run_hostile(const char *first, ...)
 		namespace_child(dir, argv, pipefd[1]);
 	}
 	close(pipefd[1]);
-	size_t len = 0, cap = 1 << 16;
-	char *buf = malloc(cap);
-	cr_assert(buf);
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			buf = realloc(buf, cap *= 2);
-			cr_assert(buf);
-		}
-		ssize_t got = read(pipefd[0], buf + len, 4096);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		len += (size_t)got;
-	}
-	buf[len] = '\0';
+	char *buf = th_read_fd_all(pipefd[0]);
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
