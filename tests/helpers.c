@@ -1079,7 +1079,7 @@ void th_expect_clean_text(const char *what, const char *text)
 	}
 }
 
-char *th_read_fd_all(int fd)
+char *th_read_fd_all(int fd, size_t *len_out)
 {
 	size_t len = 0, cap = 8192;
 	char *buf = malloc(cap);
@@ -1098,5 +1098,7 @@ char *th_read_fd_all(int fd)
 		len += (size_t)got;
 	}
 	buf[len] = '\0';
+	if (len_out)
+		*len_out = len;
 	return buf;
 }

@@ -301,8 +301,11 @@ char *th_sh_ok(const char *cmd);
  * *len unless len is NULL; the test fails when it cannot be read.
  */
 char *th_slurp(const char *path, size_t *len);
-/* Reads fd to its end (EINTR retried). Returns the bytes NUL-terminated, malloc'ed. */
-char *th_read_fd_all(int fd);
+/*
+ * Reads fd to its end (EINTR retried). Returns the bytes NUL-terminated,
+ * malloc'ed; *len (when not NULL) gets their number.
+ */
+char *th_read_fd_all(int fd, size_t *len);
 
 /* th_sh_ok of the command that fmt and its arguments make (16 KiB at most). */
 char *th_sh_okf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -181,7 +181,8 @@ static char *run_hostile(const char *first, ...)
 		namespace_child(dir, argv, pipefd[1]);
 	}
 	close(pipefd[1]);
-	char *buf = th_read_fd_all(pipefd[0]);
+	size_t len;
+	char *buf = th_read_fd_all(pipefd[0], &len);
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

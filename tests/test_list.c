@@ -220,7 +220,7 @@ static int list_without_tracefs(const char *const *args, char **out)
 		namespace_child(argv, pipefd[1]);
 	}
 	close(pipefd[1]);
-	char *buf = th_read_fd_all(pipefd[0]);
+	char *buf = th_read_fd_all(pipefd[0], NULL);
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
