@@ -22,7 +22,7 @@ if [ ! -x "$build/perfev" ]; then
 	echo "corpus.sh: no $build/perfev; build it first with ./scripts/build.sh $build" >&2
 	exit 2
 fi
-export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:intercept_tls_get_addr=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
 exec python3 - "$build/perfev" <<'PY'
