@@ -467,6 +467,19 @@ static FILE *start_hostile(char *pidarg, size_t size)
 	cr_assert_not_null(fgets(line, sizeof(line), in), "the workload did not start");
 	note_pid(line);
 	snprintf(pidarg, size, "%d", (int)child);
+	/* Its comm is set just after: wait for it (up to 30 s on a loaded machine). */
+	char path[64], comm[32] = "";
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)child);
+	for (int tries = 0; tries < 3000 && strncmp(comm, "ev\x1b", 3) != 0; tries++) {
+		FILE *f = fopen(path, "re");
+		size_t n = f ? fread(comm, 1, sizeof(comm) - 1, f) : 0;
+		comm[n] = '\0';
+		if (f)
+			fclose(f);
+		if (strncmp(comm, "ev\x1b", 3) != 0)
+			usleep(10000);
+	}
+	cr_assert(strncmp(comm, "ev\x1b", 3) == 0, "the workload never took its comm");
 	return in;
 }
 

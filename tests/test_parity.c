@@ -745,11 +745,14 @@ Test(parity, node_perf_map)
  * Samples of the user part of a script's output (perf's or perfev's): how
  * many begin, after their kernel frames, in a JIT map's code.
  */
-static int jit_first_user_frames(const char *script)
+static int jit_first_user_frames(const char *script, char *firsts, size_t size)
 {
 	int n = 0;
 	bool first = true; /* the next frame line is the first user one */
+	size_t used = 0;
 
+	if (size)
+		firsts[0] = '\0';
 	for (const char *l = script; *l;) {
 		const char *nl = strchr(l, '\n');
 		size_t len = nl ? (size_t)(nl - l) : strlen(l);
@@ -759,6 +762,9 @@ static int jit_first_user_frames(const char *script)
 		} else if (l[0] == '\t' && first && !memmem(l, len, "[kernel.kallsyms]", 17)) {
 			n += memmem(l, len, "/tmp/perf-", 10) != NULL;
 			first = false;
+			/* Each sample's first user frame, for a failure's message. */
+			if (used + len + 2 < size)
+				used += (size_t)snprintf(firsts + used, size - used, "%.*s\n", (int)len, l);
 		}
 		l += len + (nl != NULL);
 	}
@@ -782,8 +788,11 @@ static void expect_jit_dwarf_like_perf(const char *record_cmd, const char *file,
 	theirs = th_sh_ok(cmd);
 	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
 	ours = th_sh_ok(cmd);
-	int want = jit_first_user_frames(theirs), got = jit_first_user_frames(ours);
-	cr_expect_gt(want, 0, "%s: perf names no JIT code first: %.2000s", tag, theirs);
+	static char firsts[16384];
+	int got = jit_first_user_frames(ours, NULL, 0);
+	int want = jit_first_user_frames(theirs, firsts, sizeof(firsts));
+	cr_expect_gt(want, 0, "%s: perf names no JIT code first; each sample's first user frame:\n%s",
+		     tag, firsts);
 	cr_expect_eq(got, want,
 		     "%s: samples whose user part starts in JIT code: perfev %d, perf %d", tag, got,
 		     want);
@@ -810,9 +819,9 @@ Test(parity, node_perf_map_dwarf)
 		"  return total;\n"
 		"}\n"
 		"let t = 0;\n"
-		"for (let r = 0; r < 100; r++) t += fillArrays(50);\n"
-		"console.log(t);\n";
-	char cmd[8192], *js, *pids, *file;
+		"for (let r = 0; r < 200; r++) t += fillArrays(50);\n"
+		"console.log('total', t);\n";
+	char cmd[8192], *js, *pids, *file, *out, *said;
 
 	th_need_perf();
 	if (!th_have_program("node"))
@@ -821,12 +830,19 @@ Test(parity, node_perf_map_dwarf)
 	write_text(js, alloc_js);
 	pids = path_in("dwarf.pids");
 	file = path_in("nodedwarf.data");
+	out = path_in("nodedwarf.out");
 	snprintf(cmd, sizeof(cmd),
 		 "perf record -q --call-graph dwarf,16384 -e cpu-clock -F 1000 -o '%s' -- "
-		 "sh -c 'echo $$ >> %s; cd %s && exec node --perf-basic-prof %s' >/dev/null 2>&1",
-		 file, pids, dir, js);
+		 "sh -c 'echo $$ >> %s; cd %s && exec node --perf-basic-prof %s >%s 2>&1' "
+		 ">/dev/null 2>&1",
+		 file, pids, dir, js, out);
 	expect_jit_dwarf_like_perf(cmd, file, "nodedwarf.flat");
+	/* The program ran to its end (a node that died early shows no JIT code). */
+	said = th_slurp(out, NULL);
+	cr_expect(said && strncmp(said, "total ", 6) == 0, "node's output: %s", said ? said : "none");
+	free(said);
 	remove_perf_maps(pids);
+	free(out);
 	free(file);
 	free(pids);
 	free(js);
