@@ -301,14 +301,20 @@ static double thread_cpu_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Burns about `ms` milliseconds of this thread's CPU time. */
+/*
+ * Burns about `ms` milliseconds of this thread's CPU time, nearly all of it
+ * in user mode: the thread's CPU clock is a system call, so it is read
+ * once per 20,000 additions (some microseconds). Read every 1,000, the
+ * calls took half the time or more on a loaded VM, and events that
+ * exclude the kernel lost those samples (99 of 300 in one CI run).
+ */
 static void spin_ms(double ms)
 {
 	volatile uint64_t sink = 0;
 	double end = thread_cpu_ms() + ms;
 
 	while (thread_cpu_ms() < end)
-		for (int i = 0; i < 1000; i++)
+		for (int i = 0; i < 20000; i++)
 			sink += (uint64_t)i;
 	(void)sink;
 }
