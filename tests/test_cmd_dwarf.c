@@ -348,6 +348,25 @@ static bool same_but_gi_alias(const char *a, const char *b)
 }
 
 /*
+ * The sample (its header line and frames) that line k of lines[n] is in,
+ * as text in buf, for a failure's message: an intermittent difference
+ * shows whole, with its addresses.
+ */
+static const char *sample_around(char **lines, size_t n, size_t k, char *buf, size_t size)
+{
+	size_t first = k, used = 0;
+
+	buf[0] = '\0';
+	while (first > 0 && k - first < 40 && lines[first - 1][0] != '\0' &&
+	       (first == k || lines[first][0] == '\t'))
+		first--;
+	for (size_t i = first; i < n && i < k + 40 && (i == first || lines[i][0] != '\0'); i++)
+		if (used + strlen(lines[i]) + 2 < size)
+			used += (size_t)snprintf(buf + used, size - used, "%s\n", lines[i]);
+	return buf;
+}
+
+/*
  * perfev script and perf script agree sample by sample, frame by frame,
  * an address's inline frames ("name+0xOFF (inlined)") included.
  */
@@ -393,7 +412,10 @@ static double expect_script_like_perf(const char *file, const char *hot)
 		}
 		bool matched = strcmp(a[i], b[j]) == 0 || same_but_gi_alias(a[i], b[j]);
 		if (!matched) {
-			cr_expect_fail("line %zu\nperfev: %s\nperf:   %s", i, a[i], b[j]);
+			char ctx_a[4096], ctx_b[4096];
+			cr_expect_fail("line %zu\nperfev: %s\nperf:   %s\nperfev's sample:\n%s\nperf's:\n%s",
+				       i, a[i], b[j], sample_around(a, na, i, ctx_a, sizeof(ctx_a)),
+				       sample_around(b, nb, j, ctx_b, sizeof(ctx_b)));
 			break;
 		}
 		frames++;
