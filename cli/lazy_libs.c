@@ -157,6 +157,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	F(LIB_DW, const char *, dwfl_errmsg, (int error), (error), libs[LIB_DW].why)                \
 	F(LIB_DW, bool, dwfl_frame_pc, (Dwfl_Frame *state, Dwarf_Addr *pc, bool *isactivation),     \
 	  (state, pc, isactivation), false)                                                         \
+	F(LIB_DW, int, dwfl_frame_reg, (Dwfl_Frame *state, unsigned regno, Dwarf_Word *val),        \
+	  (state, regno, val), -1)                                                                  \
 	F(LIB_DW, int, dwfl_getthread_frames,                                                       \
 	  (Dwfl *dwfl, pid_t tid, int (*callback)(Dwfl_Frame *, void *), void *arg),                \
 	  (dwfl, tid, callback, arg), -1)                                                           \

@@ -6,7 +6,9 @@
  * PERF_SAMPLE_STACK_USER would, and unwinds them through the address space
  * of its /proc/self/maps. The whole copy unwinds to the test's callers; a
  * truncated copy, a garbage copy, a copy whose every word points back into
- * itself, missing registers and unknown processes all stop cleanly.
+ * itself, missing registers and unknown processes all stop cleanly. A
+ * frame whose CFA is counted from rbx (a realigned stack, as ld.so's lazy
+ * binding has) unwinds to its callers under a callee that never saved rbx.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -104,6 +106,49 @@ __attribute__((noinline)) void unwind_level1(void)
 	unwind_level2();
 	__asm__ volatile("" ::: "memory");
 }
+
+/*
+ * unwind_realigned keeps its caller's stack pointer in rbx and aligns its
+ * own to 64 bytes, as ld.so's _dl_runtime_resolve does: its CFA is rbx + 16.
+ * It calls unwind_rbx_leaf, which takes the snapshot and never saves rbx, so
+ * the unwinder must carry rbx up from the registers (libdw's x86-64 defaults
+ * lose it there).
+ */
+void unwind_realigned(void);
+__attribute__((noinline, used)) void unwind_rbx_leaf(void);
+__attribute__((noinline)) void unwind_realigned_caller(void);
+
+__asm__(".text\n"
+	".globl unwind_realigned\n"
+	".type unwind_realigned, @function\n"
+	"unwind_realigned:\n"
+	".cfi_startproc\n"
+	"push %rbx\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbx, -16\n"
+	"mov %rsp, %rbx\n"
+	".cfi_def_cfa_register %rbx\n"
+	"and $-64, %rsp\n"
+	"call unwind_rbx_leaf\n"
+	"mov %rbx, %rsp\n"
+	".cfi_def_cfa_register %rsp\n"
+	"pop %rbx\n"
+	".cfi_def_cfa_offset 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size unwind_realigned, .-unwind_realigned\n");
+
+__attribute__((noinline, used)) void unwind_rbx_leaf(void)
+{
+	take_snapshot(&snap);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void unwind_realigned_caller(void)
+{
+	unwind_realigned();
+	__asm__ volatile("" ::: "memory");
+}
 #endif
 
 static struct pev_symbols *symbols_of_self(void)
@@ -176,6 +221,34 @@ Test(unwind, whole_copy_reaches_the_callers)
 
 	/* The same again: the process's unwinder is kept, and answers alike. */
 	cr_expect_eq(unwind(s, &regs, snap.stack, STACK_BYTES, snap.stack_size, f), n);
+	pev_symbols_free(s);
+#endif
+}
+
+Test(unwind, frame_counted_from_rbx_goes_on_to_its_callers)
+{
+	need_x86_64();
+#if defined(__x86_64__)
+	static const char *const want[] = {"unwind_rbx_leaf", "unwind_realigned",
+					   "unwind_realigned_caller"};
+	struct pev_symbols *s = symbols_of_self();
+	struct pev__unwind_frame f[MAX_FRAMES];
+	struct pev_sample_regs regs;
+	int n, next = 0;
+
+	unwind_realigned_caller();
+	regs = regs_of(&snap);
+	n = unwind(s, &regs, snap.stack, STACK_BYTES, snap.stack_size, f);
+	for (int i = 1; i < n && next < 3; i++)
+		if (strcmp(function_of(s, &f[i]), want[next]) == 0)
+			next++;
+	cr_expect_eq(next, 3, "of %d frames, the chain names %s but not %s", n,
+		     next ? want[next - 1] : "none of the three", want[next < 3 ? next : 2]);
+	/* And the test's callers beyond them, as the plain chain reaches. */
+	unwind_level1();
+	regs = regs_of(&snap);
+	cr_expect_geq(n, unwind(s, &regs, snap.stack, STACK_BYTES, snap.stack_size, f) + 1,
+		      "the realigned chain is shorter than the plain one");
 	pev_symbols_free(s);
 #endif
 }

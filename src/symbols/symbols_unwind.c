@@ -49,6 +49,16 @@ static const unsigned char dwarf_to_perf[] = {
 	8, /* the return address column: the pc (PLT entries' CFA expressions read it) */
 };
 #define REGS_ABI 2 /* PERF_SAMPLE_REGS_ABI_64: 32-bit processes number registers otherwise */
+/*
+ * elfutils (0.188 here, 0.196 under perf 7.2) gives x86-64 frames DWARF register 0 (rax) as
+ * the callee-saved register its ABI defaults keep, where rbx (3) is meant: in
+ * every frame whose callee did not save rbx, libdw holds rbx unknown. A
+ * frame whose CFA is counted from rbx (ld.so's _dl_runtime_resolve, which
+ * realigns its stack) then ends the chain: a sample in lazy binding, under
+ * _dl_fixup, stops there where libunwind (perf 6.1) goes on to _start.
+ * resume_walk() goes on from that frame with rbx as the frames below had it.
+ */
+#define DWARF_LOST_REG 3
 #define PERF_REG_SP 7
 #define PERF_REG_IP 8
 #endif
@@ -59,6 +69,18 @@ struct unwind_sample {
 	const struct pev_sample_stack *stack;
 	uint64_t sp; /* the address of the stack copy's first byte */
 	int32_t tid;
+	/* Set: the walk starts from these registers (DWARF numbers), not regs. */
+	const struct unwind_resume *resume;
+};
+
+/* The number of DWARF registers the unwinder is given (the pc's column last). */
+#define UNWIND_NREGS 17
+
+/* A frame's registers, for a walk that goes on from it. */
+struct unwind_resume {
+	Dwarf_Word reg[UNWIND_NREGS];
+	uint32_t known; /* bit d: reg[d] holds a value */
+	Dwarf_Addr pc;
 };
 
 /* The most processes that keep a Dwfl at once. */
@@ -77,6 +99,13 @@ struct sym_unwind {
 struct unwind_walk {
 	struct pev__unwind_frame *out;
 	size_t n, max;
+	size_t skip; /* frames not collected first: the one a resumed walk starts from */
+#ifdef DWARF_LOST_REG
+	Dwarf_Word lost;   /* DWARF_LOST_REG in the last frame, or as the frames below had it */
+	bool lost_known;   /* lost holds a value */
+	bool last_lacks;   /* libdw holds DWARF_LOST_REG unknown in the last frame */
+	struct unwind_resume at; /* the last frame's registers, when last_lacks */
+#endif
 };
 
 #ifdef UNWIND_MACHINE
@@ -193,6 +222,16 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 	struct unwind_sample *cur = thread_arg;
 	uint64_t v;
 
+	if (cur->resume) {
+		for (unsigned d = 0; d < UNWIND_NREGS; d++) {
+			Dwarf_Word w = cur->resume->reg[d];
+			if ((cur->resume->known & (UINT32_C(1) << d)) &&
+			    !dwfl_thread_state_registers(thread, (int)d, 1, &w))
+				return false;
+		}
+		dwfl_thread_state_register_pc(thread, cur->resume->pc);
+		return true;
+	}
 	for (unsigned d = 0; d < sizeof(dwarf_to_perf); d++) {
 		Dwarf_Word w;
 		if (!reg_value(cur->regs, dwarf_to_perf[d], &v))
@@ -316,6 +355,27 @@ static int unwind_build(struct pev_symbols *s, struct sym_proc *p, struct sym_un
 	return 0;
 }
 
+#ifdef DWARF_LOST_REG
+/* Notes the frame's DWARF_LOST_REG, and its registers when libdw lost that one. */
+static void note_lost_reg(Dwfl_Frame *state, struct unwind_walk *w, Dwarf_Addr pc, bool activation)
+{
+	Dwarf_Word v;
+
+	w->last_lacks = dwfl_frame_reg(state, DWARF_LOST_REG, &v) != 0;
+	if (!w->last_lacks) {
+		w->lost = v;
+		w->lost_known = true;
+		return;
+	}
+	w->at.known = 0;
+	for (unsigned d = 0; d < UNWIND_NREGS; d++)
+		if (dwfl_frame_reg(state, d, &w->at.reg[d]) == 0)
+			w->at.known |= UINT32_C(1) << d;
+	/* A return address is looked up within its call, as libdw looks it up. */
+	w->at.pc = activation ? pc : pc - 1;
+}
+#endif
+
 static int collect_frame(Dwfl_Frame *state, void *arg)
 {
 	struct unwind_walk *w = arg;
@@ -325,8 +385,42 @@ static int collect_frame(Dwfl_Frame *state, void *arg)
 	/* A loop of frames (garbage) ends at max, as perf's at perf_event_max_stack. */
 	if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
 		return DWARF_CB_ABORT;
+	if (w->skip) {
+		w->skip--;
+		return DWARF_CB_OK;
+	}
 	w->out[w->n++] = (struct pev__unwind_frame){.pc = pc, .activation = activation};
+#ifdef DWARF_LOST_REG
+	note_lost_reg(state, w, pc, activation);
+#endif
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/*
+ * Goes on with a walk that ended (rc 0: libdw found no caller) at a frame
+ * where libdw had lost DWARF_LOST_REG, from that frame's registers and the
+ * value the frames below had, for as long as that brings new frames.
+ */
+static void resume_walk(struct sym_unwind *u, struct unwind_walk *w, int rc)
+{
+#ifdef DWARF_LOST_REG
+	while (rc == 0 && w->n < w->max && w->last_lacks && w->lost_known) {
+		size_t before = w->n;
+		struct unwind_resume at = w->at;
+
+		at.reg[DWARF_LOST_REG] = w->lost;
+		at.known |= UINT32_C(1) << DWARF_LOST_REG;
+		u->cur.resume = &at;
+		w->skip = 1;
+		w->last_lacks = false;
+		rc = dwfl_getthread_frames(u->dwfl, u->cur.tid, collect_frame, w);
+		u->cur.resume = NULL;
+		if (w->n == before)
+			break;
+	}
+#else
+	(void)u, (void)w, (void)rc;
+#endif
 }
 
 /* Finds the process whose unwinder was used least recently. */
@@ -395,7 +489,7 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 	u->cur = (struct unwind_sample){.regs = regs, .stack = stack, .sp = sp,
 					.tid = tid > 0 ? tid : (pid > 0 ? pid : 1)};
 	/* Stops at the first frame it cannot unwind: an error then is the chain's end. */
-	dwfl_getthread_frames(u->dwfl, u->cur.tid, collect_frame, &w);
+	resume_walk(u, &w, dwfl_getthread_frames(u->dwfl, u->cur.tid, collect_frame, &w));
 	u->cur = (struct unwind_sample){0};
 	if (!w.n) {
 		out[0] = (struct pev__unwind_frame){.pc = ip, .activation = true};
