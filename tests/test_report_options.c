@@ -284,6 +284,37 @@ Test(report_options, short_names)
 		{"geo::Grid<int>::sum() const", "geo::Grid<int>::sum"},
 		{"bool operator< <int>(A<int> const&, A<int> const&)", "operator< <int>"},
 		{"std::ostream::operator<<(int)", "std::ostream::operator<<"},
+		/* An operator's template arguments follow it with no space (node's). */
+		{"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > "
+		 "std::operator+<char, std::char_traits<char>, std::allocator<char> >(std::__cxx11::"
+		 "basic_string<char, std::char_traits<char>, std::allocator<char> > const&, "
+		 "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >&&) "
+		 "[clone .isra.0]",
+		 "std::operator+<char, std::char_traits<char>, std::allocator<char> >"},
+		{"bool operator==<int>(A<int> const&, A<int> const&)", "operator==<int>"},
+		{"bool operator<=<int>(A<int> const&, A<int> const&)", "operator<=<int>"},
+		{"bool operator<<=<int>(A<int>&, int)", "operator<<=<int>"},
+		{"bool operator<=><A>(A const&, A const&)", "operator<=><A>"},
+		{"int X::operator-><int>()", "X::operator-><int>"},
+		{"X::operator[](unsigned long)", "X::operator[]"},
+		/* A conversion's type is the name, spaces and parentheses too (libLLVM's). */
+		{"llvm::TypeSize::operator unsigned long() const", "llvm::TypeSize::operator unsigned long"},
+		{"std::__exception_ptr::exception_ptr::operator void "
+		 "(std::__exception_ptr::exception_ptr::*)()() const",
+		 "std::__exception_ptr::exception_ptr::operator void "
+		 "(std::__exception_ptr::exception_ptr::*)()"},
+		/* A local name's scope is a function with its parameters and qualifiers (node's). */
+		{"v8::Foo::Run(int) const::{lambda()#1}::operator()() const",
+		 "v8::Foo::Run(int) const::{lambda()#1}::operator()"},
+		{"std::string f<int>(int)::{lambda(uv_fs_s*)#1}::_FUN(uv_fs_s*)",
+		 "f<int>(int)::{lambda(uv_fs_s*)#1}::_FUN"},
+		/* A return type that ends in a parenthesis (cc1plus's decltype). */
+		{"({parm#3}({parm#1}, 0)) t<int>::search<int>(int*, int)", "t<int>::search<int>"},
+		/* Data about a function type ends in its parameters; it is no function. */
+		{"typeinfo for bool (llvm::SDValue)", "typeinfo for bool (llvm::SDValue)"},
+		{"typeinfo for decltype(nullptr)", "typeinfo for decltype(nullptr)"},
+		{"non-virtual thunk to node::TLSWrap::ReadStop() [clone .cold]",
+		 "non-virtual thunk to node::TLSWrap::ReadStop()"},
 		{"operator new(unsigned long)", "operator new"},
 		{"Foo::operator int() const", "Foo::operator int"},
 		{"unsigned int f<unsigned int>(int)", "f<unsigned int>"},

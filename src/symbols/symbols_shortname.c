@@ -9,9 +9,10 @@
  *     (anonymous namespace)::Scale::operator()(double) const [clone .constprop.0]
  *                                                          (anonymous namespace)::Scale::operator()
  *
- * Names that are not functions (variables, "guard variable for x") stay
- * as they are, and so do thunks ("virtual thunk to f()"): the demangler
- * keeps the parameters of the function a special name nests.
+ * Names that are not functions (variables, "guard variable for x",
+ * "typeinfo for bool (int)") stay as they are, and so do thunks ("virtual
+ * thunk to f()") but for a clone suffix: the demangler keeps the parameters
+ * of the function a special name nests.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -59,21 +60,45 @@ static size_t params_start(const char *s, size_t len)
 /*
  * How many characters of the operator's name follow "operator" at s, so
  * that its symbols ("<<", "()", "[]") and a space before a conversion type
- * or a template argument list are not read as brackets or separators.
+ * or a template argument list are not read as brackets or separators. The
+ * symbol is the longest operator that s starts with: in "+<char>" the '<'
+ * opens the template's arguments (the demangler writes a space only after
+ * an operator that ends in '<': "operator< <int>").
  */
 static size_t operator_name(const char *s, size_t len)
 {
+	static const char *const ops[] = {
+	    "<<=", ">>=", "->*", "<=>", "()", "[]", "<<", ">>", "<=", ">=", "==", "!=", "&&",
+	    "||",  "++",  "--",  "+=",  "-=", "*=", "/=", "%=", "^=", "&=", "|=", "->", "<",
+	    ">",   "=",   "!",   "+",   "-",  "*",  "/",  "%",  "&",  "|",  "^",  "~",  ",",
+	};
 	size_t i = 0;
 
-	if (i < len && s[i] == ' ')
+	if (len > 0 && s[0] == ' ')
 		return 1; /* "operator new", "operator int": the type or word follows */
-	if (i + 1 < len && (memcmp(s, "()", 2) == 0 || memcmp(s, "[]", 2) == 0))
-		return 2;
-	while (i < len && strchr("<>=!+-*/%&|^~,", s[i]))
-		i++;
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]) && !i; k++)
+		if (strlen(ops[k]) <= len && memcmp(s, ops[k], strlen(ops[k])) == 0)
+			i = strlen(ops[k]);
 	if (i > 0 && i + 1 < len && s[i] == ' ' && s[i + 1] == '<')
 		i++; /* "operator< <int>" */
 	return i;
+}
+
+/*
+ * Whether the space at s[i] is inside a local name's scope, a function
+ * with its qualifiers ("f() const::{lambda()#1}"), not after a return type.
+ */
+static bool qualifies_a_scope(const char *s, size_t i, size_t len)
+{
+	static const char *const quals[] = {"const", "volatile", "&", "noexcept"};
+
+	if (i == 0 || s[i - 1] != ')')
+		return false;
+	for (size_t k = 0; k < sizeof(quals) / sizeof(quals[0]); k++)
+		if (len - i - 1 >= strlen(quals[k]) &&
+		    memcmp(s + i + 1, quals[k], strlen(quals[k])) == 0)
+			return true;
+	return false;
 }
 
 /* Where the name starts after a template function's return type, or 0. */
@@ -87,6 +112,9 @@ static size_t name_start(const char *s, size_t len)
 
 		if (len - i > 8 && memcmp(s + i, "operator", 8) == 0 &&
 		    (i == 0 || s[i - 1] == ':' || s[i - 1] == ' ')) {
+			/* A conversion's type ("operator unsigned long") is all name. */
+			if (depth == 0 && s[i + 8] == ' ')
+				return start;
 			i += 8 + operator_name(s + i + 8, len - i - 8) - 1;
 			continue;
 		}
@@ -94,10 +122,19 @@ static size_t name_start(const char *s, size_t len)
 			depth++;
 		else if ((c == '>' || c == ')' || c == ']' || c == '}') && depth > 0)
 			depth--;
-		else if (c == ' ' && depth == 0)
+		else if (c == ' ' && depth == 0 && !qualifies_a_scope(s, i, len))
 			start = i + 1;
 	}
 	return start;
+}
+
+/* Whether name starts with one of the n prefixes. */
+static bool starts_with_any(const char *name, const char *const *prefixes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
 }
 
 /*
@@ -108,24 +145,42 @@ static size_t name_start(const char *s, size_t len)
 static bool nests_a_function(const char *name)
 {
 	static const char *const special[] = {"virtual thunk to ", "non-virtual thunk to ",
-					      "covariant return thunk to ",
-					      "transaction clone for "};
+	                                      "covariant return thunk to ",
+	                                      "transaction clone for "};
 
-	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
-		if (strncmp(name, special[i], strlen(special[i])) == 0)
-			return true;
-	return false;
+	return starts_with_any(name, special, sizeof(special) / sizeof(special[0]));
+}
+
+/*
+ * Whether name is the special name of data about a type or an object, which
+ * can end in a function type's parameters ("typeinfo for bool (int)").
+ */
+static bool names_data(const char *name)
+{
+	static const char *const special[] = {"typeinfo for ",
+	                                      "typeinfo name for ",
+	                                      "vtable for ",
+	                                      "VTT for ",
+	                                      "construction vtable for ",
+	                                      "guard variable for ",
+	                                      "reference temporary "};
+
+	return starts_with_any(name, special, sizeof(special) / sizeof(special[0]));
 }
 
 size_t pev__sym_short_name(const char *name, size_t *len)
 {
 	const char *clone = strstr(name, " [clone ");
+	size_t n = clone ? (size_t)(clone - name) : strlen(name);
 
-	if (nests_a_function(name)) {
+	if (names_data(name)) {
 		*len = strlen(name);
 		return 0;
 	}
-	size_t n = clone ? (size_t)(clone - name) : strlen(name);
+	if (nests_a_function(name)) {
+		*len = n;
+		return 0;
+	}
 	size_t q = without_qualifiers(name, n), open;
 
 	if (q == 0 || name[q - 1] != ')' || (open = params_start(name, q)) == q || open == 0) {
