@@ -933,6 +933,15 @@ char *th_slurp(const char *path, size_t *len)
 	return buf;
 }
 
+void th_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	cr_assert_not_null(f, "cannot write %s: %s", path, strerror(errno));
+	cr_assert_geq(fputs(text, f), 0, "cannot write %s", path);
+	cr_assert_eq(fclose(f), 0, "cannot write %s: %s", path, strerror(errno));
+}
+
 char *th_sh_okf(const char *fmt, ...)
 {
 	char cmd[16384];

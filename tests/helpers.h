@@ -301,6 +301,8 @@ char *th_sh_ok(const char *cmd);
  * *len unless len is NULL; the test fails when it cannot be read.
  */
 char *th_slurp(const char *path, size_t *len);
+/* Writes text to the file at path (created or truncated); the test fails when it cannot. */
+void th_write_file(const char *path, const char *text);
 /*
  * Reads fd to its end (EINTR retried). Returns the bytes NUL-terminated,
  * malloc'ed; *len (when not NULL) gets their number.

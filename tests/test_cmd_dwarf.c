@@ -399,10 +399,11 @@ static double expect_script_like_perf(const char *file, const char *hot)
 		/*
 		 * perf's unwinder (libunwind in Debian's perf 6.1) sometimes loses
 		 * the way in libc's exit path and takes a stack word for a return
-		 * address, where libdw's follows the CFI on: the rest of that
+		 * address, or gives a frame at address -1 (under ld.so's
+		 * _dl_call_fini), where libdw's follows the CFI on: the rest of that
 		 * sample's chain is not compared (docs/PERF_DIFFERENCES.md).
 		 */
-		if (strstr(b[j], " ([stack])")) {
+		if (strstr(b[j], " ([stack])") || strstr(b[j], "ffffffffffffffff [unknown] ([unknown])")) {
 			while (i < na && frame_addr(a[i], addr_a, sizeof(addr_a)))
 				i++;
 			while (j < nb && frame_addr(b[j], addr_b, sizeof(addr_b)))

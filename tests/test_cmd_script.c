@@ -531,13 +531,9 @@ Test(cmd_script, fields_option_errors)
 static const char *write_source(const char *name, const char *text)
 {
 	static char path[PATH_MAX];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-	fputs(text, f);
-	cr_assert_eq(fclose(f), 0);
+	th_write_file(path, text);
 	return path;
 }
 

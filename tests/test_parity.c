@@ -393,14 +393,6 @@ static char *path_in(const char *name)
 	return p;
 }
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f, "cannot write %s", path);
-	fputs(text, f);
-	cr_assert_eq(fclose(f), 0);
-}
 
 /*
  * Runs `perf VIEW` on perf_file and `perfev VIEW` on file (the same file, or
@@ -430,8 +422,8 @@ static bool same_output(const char *file, const char *perf_file, const char *vie
 		a = path_in(name);
 		snprintf(name, sizeof(name), "%s.perfev", tag);
 		b = path_in(name);
-		write_text(a, theirs);
-		write_text(b, ours);
+		th_write_file(a, theirs);
+		th_write_file(b, ours);
 		snprintf(cmd, sizeof(cmd), "diff -u '%s' '%s' | head -60", a, b);
 		th_sh(cmd, &diff, &err);
 		size_t old = *report ? strlen(*report) : 0;
@@ -684,7 +676,7 @@ static char *node_script(void)
 {
 	char *js = path_in("hot.js");
 
-	write_text(js, node_js);
+	th_write_file(js, node_js);
 	return js;
 }
 
@@ -827,7 +819,7 @@ Test(parity, node_perf_map_dwarf)
 	if (!th_have_program("node"))
 		th_skip("node is not installed (Debian package nodejs)");
 	js = path_in("alloc.js");
-	write_text(js, alloc_js);
+	th_write_file(js, alloc_js);
 	pids = path_in("dwarf.pids");
 	file = path_in("nodedwarf.data");
 	out = path_in("nodedwarf.out");
@@ -884,7 +876,7 @@ Test(parity, java_perf_map_dwarf)
 	if (!th_have_program("java") || !th_have_program("javac"))
 		th_skip("java or javac is not installed (Debian package default-jdk-headless)");
 	src = path_in("Hot.java");
-	write_text(src, java_src);
+	th_write_file(src, java_src);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && javac Hot.java 2>&1", dir);
 	free(th_sh_ok(cmd));
 	pids = path_in("java.pids");

@@ -541,14 +541,10 @@ Test(replay_synth, overloads_with_one_short_name_are_two_rows, .init = th_leak_i
 	char *so = th_path_join(tmp, "libover.so"), cmd[3 * PATH_MAX], *out;
 	uint64_t base = 0x7f0000000000, fi, fd;
 	struct synth s = {.time = 1000};
-	FILE *f;
 
 	if (!th_have_program("cc"))
 		th_skip("no C compiler (cc) to build the test's shared object");
-	f = fopen(src, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	cr_assert_eq(fclose(f), 0);
+	th_write_file(src, text);
 	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -o '%s' '%s' 2>&1", so, src);
 	free(th_sh_ok(cmd));
 	fi = nm_address(so, "_Z1fi");
@@ -615,6 +611,59 @@ Test(replay_synth, plt_header_named_as_perf, .init = th_leak_init, .fini = th_le
 		expect_has(out, want);
 		free(out);
 	}
+	free(path);
+}
+
+/*
+ * The PLT header of a library without _init in its tables (a stripped
+ * library, .dynsym alone, as libstdc++): perf leaves it unnamed, and the
+ * absolute version names at address 0 (libstdc++'s CXXABI_TM_1, here V_1)
+ * are no label to stretch over it (perfev named it "CXXABI_TM_1+0x99026").
+ */
+Test(replay_synth, plt_header_of_stripped_library_unnamed, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	const char *tmp = th_temp_dir("rsynth");
+	char *path = th_path_join(tmp, "plt0lib.data"), *src = th_path_join(tmp, "plt0.c");
+	char *map = th_path_join(tmp, "plt0.map"), *so = th_path_join(tmp, "libplt0.so");
+	char cmd[4 * PATH_MAX], *out;
+	uint64_t base = 0x7f0000000000;
+	unsigned long long plt = 0;
+	struct synth s = {.time = 1000};
+
+	if (!th_have_program("cc"))
+		th_skip("no C compiler (cc) to build the test's shared object");
+	th_write_file(src, "#include <stdio.h>\nint f(const char *s) { return puts(s); }\n");
+	th_write_file(map, "V_1 { global: f; local: *; };\n");
+	snprintf(cmd, sizeof(cmd),
+		 "cc -shared -fPIC -s -Wl,-z,lazy -Wl,--version-script='%s' -o '%s' '%s' 2>&1 && "
+		 "readelf -SW '%s' | awk '$2 == \".plt\" { print $4 }'",
+		 map, so, src, so);
+	out = th_sh_ok(cmd);
+	if (sscanf(out, "%llx", &plt) != 1 || !plt)
+		th_skip("the test's library has no .plt here: %s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "readelf -sW --dyn-syms '%s' | grep -c ' ABS V_1'", so);
+	out = th_sh_ok(cmd);
+	cr_assert_eq(atoi(out), 1, "the version name V_1 is an absolute symbol: %s", out);
+	free(out);
+	synth_mmap2(&s, 4242, base, 0x4000, 0, so);
+	uint64_t chain[] = {PEV_CONTEXT_USER, base + plt + 6};
+	synth_sample(&s, 4242, false, base + plt + 6, chain, 2);
+	synth_write(&s, path);
+
+	char *got = user_frames(path);
+	cr_expect_str_eq(got, "?+0x0\n", "the PLT's header of a stripped library:\n%s", got);
+	free(got);
+	if (th_have_program("perf")) {
+		snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F ip,sym 2>/dev/null", path);
+		out = th_sh_ok(cmd);
+		expect_has(out, "[unknown]");
+		free(out);
+	}
+	free(src);
+	free(map);
+	free(so);
 	free(path);
 }
 

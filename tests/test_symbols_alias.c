@@ -121,14 +121,6 @@ static const char work_source[] =
 
 static const char *dir; /* removed when the test's process exits */
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f, "fopen %s: %s", path, strerror(errno));
-	fputs(text, f);
-	cr_assert_eq(fclose(f), 0);
-}
 
 static void need_cc(void)
 {
@@ -150,9 +142,9 @@ static const char *build_alias_so(void)
 	snprintf(map, sizeof(map), "%s/alias.map", dir);
 	snprintf(so, sizeof(so), "%s/libalias.so", dir);
 #ifdef LOOP
-	write_file(src, alias_asm);
+	th_write_file(src, alias_asm);
 #endif
-	write_file(map, alias_versions);
+	th_write_file(map, alias_versions);
 	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -Wl,--version-script='%s' -o '%s' '%s' 2>&1",
 		 map, so, src);
 	free(th_sh_ok(cmd));
@@ -172,7 +164,7 @@ static const char *build_work(void)
 	snprintf(text, sizeof(text), work_source, names);
 	snprintf(src, sizeof(src), "%s/work.c", dir);
 	snprintf(exe, sizeof(exe), "%s/work", dir);
-	write_file(src, text);
+	th_write_file(src, text);
 	snprintf(cmd, sizeof(cmd),
 		 "cc -O1 -fno-omit-frame-pointer -fno-plt -o '%s' '%s' -ldl -pthread 2>&1", exe, src);
 	free(th_sh_ok(cmd));

@@ -80,16 +80,12 @@ static const char *build_so_of(const char *dir, const char *name, const char *te
 {
 	static char so[PATH_MAX];
 	char src[PATH_MAX], cmd[3 * PATH_MAX];
-	FILE *f;
 
 	if (!th_have_program("cc"))
 		th_skip("no C compiler (cc) to build the test's shared object");
 	snprintf(src, sizeof(src), "%s/%s.s", dir, name);
 	snprintf(so, sizeof(so), "%s/lib%s.so", dir, name);
-	f = fopen(src, "w");
-	cr_assert_not_null(f, "fopen %s: %s", src, strerror(errno));
-	fputs(text, f);
-	cr_assert_eq(fclose(f), 0);
+	th_write_file(src, text);
 	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib %s -o '%s' '%s' 2>&1", flags, so, src);
 	free(th_sh_ok(cmd));
 	return so;

@@ -20,8 +20,8 @@
  *   7. the one that comes first in the symbol table.
  *
  * The symbols that count are those perf loads: functions, indirect
- * functions and objects, and labels that are neither absolute nor hidden;
- * all defined and named.
+ * functions and objects, and labels that are not hidden; all defined,
+ * named and not absolute.
  *
  * The choice is made once per address, when the DSO's symbol index is
  * built (symbols_index.c).
@@ -32,7 +32,10 @@
 
 bool pev__alias_counts(const char *name, const GElf_Sym *sym)
 {
-	if (!name || !name[0] || sym->st_shndx == SHN_UNDEF)
+	/* An absolute symbol (a version name of .dynsym: libstdc++'s CXXABI_TM_1
+	 * at 0) names no code: perf leaves it out, and so no label before the
+	 * PLT's header is made of it. */
+	if (!name || !name[0] || sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS)
 		return false;
 	switch (GELF_ST_TYPE(sym->st_info)) {
 	case STT_FUNC:
@@ -40,8 +43,7 @@ bool pev__alias_counts(const char *name, const GElf_Sym *sym)
 	case STT_OBJECT:
 		return true;
 	case STT_NOTYPE:
-		return sym->st_shndx != SHN_ABS &&
-		       GELF_ST_VISIBILITY(sym->st_other) != STV_HIDDEN &&
+		return GELF_ST_VISIBILITY(sym->st_other) != STV_HIDDEN &&
 		       GELF_ST_VISIBILITY(sym->st_other) != STV_INTERNAL;
 	default:
 		return false;

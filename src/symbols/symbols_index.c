@@ -11,8 +11,8 @@
  * Built when an address of the DSO is first looked up, in four steps:
  *
  *   1. the symbols perf reads (symbols_alias.c: functions, indirect
- *      functions, objects, labels that are neither absolute nor hidden;
- *      defined and named), with their address, size and table order;
+ *      functions, objects, labels that are not hidden; defined, named and
+ *      not absolute), with their address, size and table order;
  *   2. sorted by address, then table order;
  *   3. the symbols at one address become one entry, named by perf's rule
  *      among aliases (pev__alias_beats); the entry spans the largest size
