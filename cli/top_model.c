@@ -139,7 +139,9 @@ static void sideband(struct top_model *m, const struct pev_record *rec)
 		break;
 	case PEV_RECORD_FORK: {
 		struct top_comm *parent = comm_find(m, (int32_t)rec->task.ptid, false);
-		if (parent && !comm_find(m, (int32_t)rec->task.tid, false))
+		/* A new task, even where one of that tid was known: its parent's
+		 * name until a COMM names it (as replay.c, as perf). */
+		if (parent && rec->task.tid != rec->task.ptid)
 			comm_set(m, (int32_t)rec->task.tid, parent->comm);
 		if (rec->task.pid != rec->task.ppid)
 			pev_symbols_fork(m->sym, (int32_t)rec->task.ppid, (int32_t)rec->task.pid);

@@ -275,6 +275,33 @@ static void synth_task(struct synth *s, uint32_t type, uint32_t pid, uint32_t ti
 	synth_u64(s, s->time);
 }
 
+/* A FORK record of process child, made by process parent (both single-threaded). */
+static void synth_fork(struct synth *s, uint32_t parent, uint32_t child)
+{
+	struct pev_event_header h = {PEV_RECORD_FORK, 0, 8 + 16 + 8 + 16};
+
+	synth_put(s, &h, 8);
+	synth_pid_tid(s, child, parent); /* pid, ppid */
+	synth_pid_tid(s, child, parent); /* tid, ptid */
+	synth_u64(s, ++s->time);
+	synth_pidtid(s, child);
+	synth_u64(s, s->time);
+}
+
+/* A COMM record naming thread tid of process pid (not an exec). */
+static void synth_comm(struct synth *s, uint32_t pid, uint32_t tid, const char *comm)
+{
+	char name[16] = {0};
+	struct pev_event_header h = {PEV_RECORD_COMM, 0, 8 + 8 + 16 + 16};
+
+	snprintf(name, sizeof(name), "%s", comm);
+	synth_put(s, &h, 8);
+	synth_pid_tid(s, pid, tid);
+	synth_put(s, name, sizeof(name));
+	synth_pid_tid(s, pid, tid);
+	synth_u64(s, ++s->time);
+}
+
 /* An executable mapping of path in pid (with its sample_id trailer). */
 static void synth_mmap2(struct synth *s, uint32_t pid, uint64_t addr, uint64_t len,
 			uint64_t pgoff, const char *path)
@@ -664,6 +691,82 @@ Test(replay_synth, plt_header_of_stripped_library_unnamed, .init = th_leak_init,
 	free(src);
 	free(map);
 	free(so);
+	free(path);
+}
+
+/*
+ * JIT code in anonymous memory, run by a forked child: the mapping is the
+ * parent's (the child inherited it, no record maps it again), and so is
+ * its JIT map: perf names the code from /tmp/perf-PARENT.map, where the
+ * parent wrote it, and shows that file as the DSO. perfev looked in the
+ * child's perf-CHILD.map (seen with qemu-user's code cache in a
+ * system-wide recording). The pids are ones no process here has.
+ */
+Test(replay_synth, forked_child_runs_parents_jit_code, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	const uint32_t parent = 3999901, child = 3999902;
+	const uint64_t code = 0x7f0000100000;
+	const char *tmp = th_temp_dir("rsynth");
+	char *path = th_path_join(tmp, "jitfork.data"), map[64];
+	struct synth s = {.time = 1000};
+	uint64_t chain[] = {PEV_CONTEXT_USER, code + 0x10};
+
+	snprintf(map, sizeof(map), "/tmp/perf-%u.map", parent);
+	th_write_file(map, "7f0000100000 40 jitted_in_parent\n");
+	synth_mmap2(&s, parent, code, 0x10000, 0, "//anon");
+	synth_fork(&s, parent, child);
+	synth_sample(&s, child, false, code + 0x10, chain, 2);
+	synth_write(&s, path);
+
+	char *out = run_on("'%s' script -i '%s' -F pid,ip,sym,dso", path);
+	expect_has(out, "jitted_in_parent (/tmp/perf-3999901.map)");
+	free(out);
+	if (th_have_program("perf")) {
+		out = run_on(": %s; perf script -i '%s' -F pid,ip,sym,dso 2>/dev/null", path);
+		expect_has(out, "jitted_in_parent (/tmp/perf-3999901.map)");
+		free(out);
+	}
+	unlink(map);
+	free(path);
+}
+
+/*
+ * A FORK record of a thread perfev already knows: the kernel reports a
+ * new task, so the old one is gone (perf record's /proc walk found a
+ * kernel worker that was being made, and the kernel wrote its FORK too),
+ * and the new one is named as its parent until a COMM names it: perf
+ * showed kthreadd where perfev kept the name from /proc.
+ */
+Test(replay_synth, fork_of_a_known_thread_names_it_as_its_parent, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	const char *tmp = th_temp_dir("rsynth");
+	char *path = th_path_join(tmp, "refork.data");
+	struct synth s = {.time = 1000};
+	uint64_t chain[] = {PEV_CONTEXT_USER, 0x401000};
+
+	synth_comm(&s, 2, 2, "kthreadd");
+	synth_comm(&s, 4101, 4101, "kworker/1:2-eve");
+	synth_sample(&s, 4101, false, 0x401000, chain, 2);
+	synth_fork(&s, 2, 4101);
+	synth_sample(&s, 4101, false, 0x401000, chain, 2);
+	synth_comm(&s, 4101, 4101, "kworker/1:2");
+	synth_sample(&s, 4101, false, 0x401000, chain, 2);
+	synth_write(&s, path);
+
+	char *out = run_on("'%s' script -i '%s' -F comm,tid", path);
+	const char *second = strchr(out, '\n');
+	cr_expect(strstr(out, "kworker/1:2-eve  4101") == out + strspn(out, " ") && second &&
+		  strncmp(second + 1 + strspn(second + 1, " "), "kthreadd  4101", 14) == 0 &&
+		  strstr(second, " kworker/1:2  4101"),
+		  "not named as its parent after the FORK, then by its COMM:\n%s", out);
+	if (th_have_program("perf")) {
+		char *perfs = run_on(": %s; perf script -i '%s' -F comm,tid 2>/dev/null", path);
+		cr_expect_str_eq(out, perfs, "perfev:\n%s\nperf:\n%s", out, perfs);
+		free(perfs);
+	}
+	free(out);
 	free(path);
 }
 

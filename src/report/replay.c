@@ -441,9 +441,16 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 	}
 	case PEV_RECORD_FORK:
 		if (rec->task.tid != rec->task.ptid) {
+			/* A new task, even where one of that tid was known (perf record's
+			 * /proc walk can meet a task the kernel is making, and the kernel
+			 * writes its FORK too): named as its parent until a COMM names it,
+			 * as perf names it. */
 			const char *c = pev__u64map_get(&r->comms, rec->task.ptid);
-			if (c && !pev__u64map_get(&r->comms, rec->task.tid))
-				pev__u64map_put(&r->comms, rec->task.tid, (void *)c);
+			pev__u64map_del(&r->first_names, rec->task.tid);
+			if (!c)
+				pev__u64map_del(&r->comms, rec->task.tid);
+			else if (pev__u64map_put(&r->comms, rec->task.tid, (void *)c) < 0)
+				return PEV_ENOMEM;
 		}
 		if (rec->task.pid != rec->task.ppid) {
 			void *prog = pev__u64map_get(&r->programs, rec->task.ppid);

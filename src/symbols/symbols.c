@@ -408,12 +408,14 @@ int pev__symbols_resolve_at(struct pev_symbols *s, int32_t pid, uint64_t addr, u
 			return PEV_ENOMEM;
 		r.flags |= PEV_SYMBOL_IN_FILE;
 		r.file_offset = addr - m->start + m->pgoff;
-	} else if (!pev__jit_resolve(s, pid, addr, &r)) {
+	} else if (!pev__jit_resolve(s, m ? m->owner : pid, addr, &r)) {
 		/* Anonymous memory, or no mapping at all: JIT code is named in the
-		 * JIT map even when no record described its mapping. */
+		 * JIT map even when no record described its mapping. A mapping a
+		 * forked child inherited is its parent's, JIT map included (perf
+		 * names the mapping once, from the record that made it). */
 		const char *dso = m ? m->label : NULL;
 		/* As perf: anonymous code is the JIT map's, whether or not it exists. */
-		if (dso && anon_code(dso) && !(dso = pev__jit_map_path(s, pid)))
+		if (dso && anon_code(dso) && !(dso = pev__jit_map_path(s, m->owner)))
 			return PEV_ENOMEM;
 		pev__sym_unknown(&r, m ? PEV_SYMBOL_ANON : PEV_SYMBOL_NO_MAPPING, dso,
 				 m ? addr - m->start + m->pgoff : addr);

@@ -167,6 +167,9 @@ struct sym_map {
 	uint64_t start, end, pgoff;
 	struct sym_dso *dso; /* NULL: not a file (anon, heap, ...) */
 	const char *label;   /* for dso == NULL: "//anon", "[heap]", ... (arena) */
+	/* the process whose mapping record made it (a forked child inherits it):
+	 * anonymous code is named from that process's JIT map, as perf names it */
+	int32_t owner;
 };
 
 struct sym_jit; /* symbols_jit.c */

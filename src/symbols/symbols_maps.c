@@ -129,7 +129,7 @@ int pev__sym_map_insert(struct pev_symbols *s, struct sym_proc *p, uint64_t star
 		}
 	}
 	p->maps[i] = (struct sym_map){
-		.start = start, .end = end, .pgoff = pgoff, .dso = dso, .label = label};
+		.start = start, .end = end, .pgoff = pgoff, .dso = dso, .label = label, .owner = p->pid};
 	if (files) /* anonymous memory coming and going changes no module */
 		p->files_version++;
 	return 0;
