@@ -275,10 +275,10 @@ static void synth_task(struct synth *s, uint32_t type, uint32_t pid, uint32_t ti
 	synth_u64(s, s->time);
 }
 
-/* A FORK record of process child, made by process parent (both single-threaded). */
-static void synth_fork(struct synth *s, uint32_t parent, uint32_t child)
+/* A FORK record of process child, made by process parent (both single-threaded); misc: its header's. */
+static void synth_fork(struct synth *s, uint32_t parent, uint32_t child, uint16_t misc)
 {
-	struct pev_event_header h = {PEV_RECORD_FORK, 0, 8 + 16 + 8 + 16};
+	struct pev_event_header h = {PEV_RECORD_FORK, misc, 8 + 16 + 8 + 16};
 
 	synth_put(s, &h, 8);
 	synth_pid_tid(s, child, parent); /* pid, ppid */
@@ -715,7 +715,7 @@ Test(replay_synth, forked_child_runs_parents_jit_code, .init = th_leak_init,
 	snprintf(map, sizeof(map), "/tmp/perf-%u.map", parent);
 	th_write_file(map, "7f0000100000 40 jitted_in_parent\n");
 	synth_mmap2(&s, parent, code, 0x10000, 0, "//anon");
-	synth_fork(&s, parent, child);
+	synth_fork(&s, parent, child, 0);
 	synth_sample(&s, child, false, code + 0x10, chain, 2);
 	synth_write(&s, path);
 
@@ -749,7 +749,7 @@ Test(replay_synth, fork_of_a_known_thread_names_it_as_its_parent, .init = th_lea
 	synth_comm(&s, 2, 2, "kthreadd");
 	synth_comm(&s, 4101, 4101, "kworker/1:2-eve");
 	synth_sample(&s, 4101, false, 0x401000, chain, 2);
-	synth_fork(&s, 2, 4101);
+	synth_fork(&s, 2, 4101, 0);
 	synth_sample(&s, 4101, false, 0x401000, chain, 2);
 	synth_comm(&s, 4101, 4101, "kworker/1:2");
 	synth_sample(&s, 4101, false, 0x401000, chain, 2);
@@ -767,6 +767,84 @@ Test(replay_synth, fork_of_a_known_thread_names_it_as_its_parent, .init = th_lea
 		free(perfs);
 	}
 	free(out);
+	free(path);
+}
+
+/*
+ * perf record writes a FORK record for every process it finds running,
+ * marked PERF_RECORD_MISC_FORK_EXEC, and then the process's own mappings
+ * from /proc: such a FORK copies none of the parent's mappings (the
+ * process has exec'd since). perfev copied them, and a garbage return
+ * address of a compiler started by meson was named in python3.11, which
+ * its parent maps there. A FORK the kernel wrote copies them.
+ */
+Test(replay_synth, fork_perf_found_running_copies_no_mappings, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	const char *tmp = th_temp_dir("rsynth"), *prog = th_test_program("report_work");
+	char *path = th_path_join(tmp, "synthfork.data");
+	uint64_t b = nm_address(prog, "report_work_b"), base = 0x555555554000;
+	struct synth s = {.time = 1000};
+	uint64_t chain[] = {PEV_CONTEXT_USER, base + b};
+
+	synth_mmap2(&s, 5200, base, 0x4000, 0, prog);
+	synth_fork(&s, 5200, 5201, PEV_RECORD_MISC_FORK_EXEC);
+	synth_fork(&s, 5200, 5202, 0);
+	synth_sample(&s, 5201, false, base + b, chain, 2);
+	synth_sample(&s, 5202, false, base + b, chain, 2);
+	synth_write(&s, path);
+
+	char *out = run_on("'%s' script -i '%s' -F pid,ip,sym", path);
+	const char *second = strstr(out, "5202");
+	cr_expect(second && !memmem(out, (size_t)(second - out), "report_work_b", 13) &&
+		  strstr(second, "report_work_b"),
+		  "only the child of the kernel's FORK has its parent's mappings:\n%s", out);
+	if (th_have_program("perf")) {
+		char *perfs = run_on(": %s; perf script -i '%s' -F pid,ip,sym 2>/dev/null", path);
+		cr_expect_str_eq(out, perfs, "perfev:\n%s\nperf:\n%s", out, perfs);
+		free(perfs);
+	}
+	free(out);
+	free(path);
+}
+
+/*
+ * ld.so's first mmap of a library reserves its whole span from file
+ * offset 0, past the end of the file, and maps the segments over it
+ * later; a garbage return address of a program without frame pointers
+ * (clang's libLLVM) can land in that reservation, past the file's bytes.
+ * perf counts such an offset into the segment whose zero-filled memory it
+ * is, and names .bss objects there: so does perfev (report_work's `sink`,
+ * 8 bytes of .bss). perfev left it unnamed.
+ */
+Test(replay_synth, offset_past_the_file_in_a_reservation_is_bss, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	const char *tmp = th_temp_dir("rsynth"), *prog = th_test_program("report_work");
+	char *path = th_path_join(tmp, "reserve.data"), cmd[PATH_MAX + 128], *out;
+	uint64_t base = 0x7f0000000000, sink = nm_address(prog, "sink");
+	unsigned long long bss_addr = 0, bss_off = 0;
+	struct synth s = {.time = 1000};
+
+	snprintf(cmd, sizeof(cmd), "readelf -SW '%s' | awk '$2 == \".bss\" { print $4, $5 }'", prog);
+	out = th_sh_ok(cmd);
+	cr_assert_eq(sscanf(out, "%llx %llx", &bss_addr, &bss_off), 2, "no .bss: %s", out);
+	free(out);
+	uint64_t at = base + bss_off + (sink - bss_addr); /* sink's file offset, past the file */
+	synth_mmap2(&s, 5300, base, 0x10000, 0, prog);
+	uint64_t chain[] = {PEV_CONTEXT_USER, at};
+	synth_sample(&s, 5300, false, at, chain, 2);
+	synth_write(&s, path);
+
+	char *got = user_frames(path);
+	cr_expect_str_eq(got, "sink+0x0\n", "offset 0x%" PRIx64 " in the reservation:\n%s",
+			 at - base, got);
+	free(got);
+	if (th_have_program("perf")) {
+		out = run_on(": %s; perf script -i '%s' -F ip,sym,symoff 2>/dev/null", path);
+		expect_has(out, " sink+0x0");
+		free(out);
+	}
 	free(path);
 }
 

@@ -278,9 +278,12 @@ PEV_API size_t pev_maps_name_lookup(const char *name, uint64_t ino, const char *
 
 /**
  * A FORK record of a new process: child starts with a copy of parent's
- * mappings (its JIT code is looked up in perf-CHILD.map). Threads of one
- * process share one address space: parent == child is a no-op. An unknown
- * parent gives the child an empty map. Returns 0, PEV_EBADARG or PEV_ENOMEM.
+ * mappings (anonymous code it inherits is looked up in perf-PARENT.map, as
+ * perf does; code it maps itself in perf-CHILD.map). Threads of one process
+ * share one address space: parent == child is a no-op. An unknown parent
+ * (or -1) gives the child an empty map: a process perf record found
+ * running (PEV_RECORD_MISC_FORK_EXEC) whose own mappings follow. Returns
+ * 0, PEV_EBADARG or PEV_ENOMEM.
  */
 PEV_API int pev_symbols_fork(struct pev_symbols *s, int32_t parent, int32_t child);
 

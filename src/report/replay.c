@@ -453,10 +453,15 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 				return PEV_ENOMEM;
 		}
 		if (rec->task.pid != rec->task.ppid) {
-			void *prog = pev__u64map_get(&r->programs, rec->task.ppid);
+			/* perf record marks the FORK it writes for a process it found
+			 * running: that process's mappings come from /proc next, none
+			 * of its parent's (it has exec'd since), as perf reads them. */
+			bool found_running = rec->misc & PEV_RECORD_MISC_FORK_EXEC;
+			void *prog = found_running ? NULL : pev__u64map_get(&r->programs, rec->task.ppid);
 			if (prog && pev__u64map_put(&r->programs, rec->task.pid, prog))
 				return PEV_ENOMEM;
-			rc = pev_symbols_fork(r->sym, (int32_t)rec->task.ppid, (int32_t)rec->task.pid);
+			rc = pev_symbols_fork(r->sym, found_running ? -1 : (int32_t)rec->task.ppid,
+					      (int32_t)rec->task.pid);
 			cache_clear(r);
 		}
 		rc = rc ?: pev_symbols_thread(r->sym, (int32_t)rec->task.pid, (int32_t)rec->task.tid);

@@ -449,6 +449,19 @@ static bool to_vaddr(const struct sym_dso *d, const struct sym_map *m, uint64_t 
 			return true;
 		}
 	}
+	/* A mapping that reserves the whole file's span (ld.so's first mmap of
+	 * a library, before it maps the segments over it) reaches past the
+	 * file: its bytes there are a segment's zero-filled memory, as perf
+	 * counts offsets (a garbage return address into .bss is named as perf
+	 * names it). */
+	for (size_t i = 0; i < d->nloads; i++) {
+		const struct dso_load *l = &d->loads[i];
+
+		if (off >= l->offset && off - l->offset < l->memsz) {
+			*out = off - l->offset + l->vaddr;
+			return true;
+		}
+	}
 	return false;
 }
 
