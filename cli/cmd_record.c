@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,6 +55,19 @@ static long max_sample_rate(void)
 		fclose(f);
 	}
 	return v;
+}
+
+uint64_t rec_default_freq(uint64_t dflt)
+{
+	long max = max_sample_rate();
+
+	if (max <= 0 || (uint64_t)max >= dflt)
+		return dflt;
+	cli_warning("sampling at %ld Hz, this machine's limit (kernel.perf_event_max_sample_rate, "
+		    "which the kernel lowers when sampling interrupts take too long), not at the "
+		    "default %" PRIu64 " Hz",
+		    max, dflt);
+	return (uint64_t)max;
 }
 
 /* -F: a rate from 1 to the kernel's limit, or "max". */
@@ -377,6 +391,8 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		cfg->freq = REC_DEFAULT_FREQ;
 		if (freq && (r = rec_parse_freq(cfg, freq)) != 0)
 			return r;
+		if (!freq)
+			cfg->freq = rec_default_freq(REC_DEFAULT_FREQ);
 	}
 	if (pids) {
 		cfg->target = REC_TARGET_PROCESS;

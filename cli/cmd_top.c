@@ -167,7 +167,7 @@ static int parse_args(int argc, char **argv, struct top_config *c)
 	if (freq && (r = rec_parse_freq(&c->rec, freq)) != 0)
 		return r;
 	if (!freq && !c->rec.period)
-		c->rec.freq = TOP_DEFAULT_FREQ;
+		c->rec.freq = rec_default_freq(TOP_DEFAULT_FREQ);
 	c->rec.target = REC_TARGET_CPUS;
 	if (pids || tids) {
 		if ((r = rec_parse_ids(&c->rec, pids ? 'p' : 't', pids ? pids : tids)) != 0)

@@ -184,6 +184,14 @@ struct rec_state {
 /* -F: a rate from 1 to the kernel's limit, or "max", into cfg->freq. Returns 0 or the exit status. */
 int rec_parse_freq(struct rec_config *cfg, const char *text);
 
+/*
+ * The rate to sample at when the command line gave none (neither -F nor -c):
+ * dflt, or kernel.perf_event_max_sample_rate where that limit is lower, said
+ * in one warning line on stderr, as perf lowers its default. A rate the user
+ * gave is never lowered: rec_parse_freq refuses it above the limit.
+ */
+uint64_t rec_default_freq(uint64_t dflt);
+
 /* -p (opt 'p') or -t: existing process or thread ids into cfg->ids. Returns 0 or the exit status. */
 int rec_parse_ids(struct rec_config *cfg, char opt, const char *text);
 

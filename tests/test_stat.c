@@ -435,6 +435,36 @@ Test(stat, repeat_prints_means_and_spread)
 	th_output_free(&r);
 }
 
+/*
+ * -r prints a count's spread as perf does: "( +- N% )" when the runs
+ * differed, however little ("( +-  0.00% )" for a spread under 0.005%, as
+ * perf's instructions:u of true in the PMU lab: 82,315 and 82,319), and
+ * nothing when they did not (perf's rule: a standard deviation of 0). The
+ * system calls of true are the same every run; the line equals perf's.
+ */
+Test(stat, repeat_without_spread_prints_none_as_perf)
+{
+	if (!th_tracefs())
+		th_skip("tracefs cannot be mounted: no raw_syscalls:sys_enter to count");
+	th_need_perf();
+	char *perf = th_which("perf");
+	const char *argv[] = {perf, "stat", "-r", "3", "-e", "raw_syscalls:sys_enter", "--",
+	                      "/bin/true", NULL};
+	char *out, *err, theirs[512], ours[512];
+	struct th_output r = perfev_stat("-r", "3", "-e", "raw_syscalls:sys_enter", "--", "/bin/true");
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(line_with(r.err, " raw_syscalls:sys_enter", 0, ours, sizeof(ours)), "%s", r.err);
+	expect_lacks(ours, "+-");
+	cr_assert_eq(th_run((char *const *)argv, false, &out, &err), 0, "%s", err);
+	cr_assert(line_with(err, " raw_syscalls:sys_enter", 0, theirs, sizeof(theirs)), "%s", err);
+	cr_expect_str_eq(ours, theirs);
+	th_output_free(&r);
+	free(out);
+	free(err);
+	free(perf);
+}
+
 Test(stat, repeat_returns_the_last_runs_status)
 {
 	struct th_output r = perfev_stat("-r", "2", "-e", "task-clock", "sh", "-c", "exit 5");
@@ -1012,6 +1042,54 @@ Test(stat, page_faults_agree_with_perf_within_2_percent)
 	              "page-faults of dd: perfev %lld, perf %lld (medians of %d)", ours, theirs,
 	              RUNS);
 	cr_expect_gt(ours, 100, "dd with 1 MiB blocks takes page faults");
+	free(perf);
+}
+
+/*
+ * The kernel instructions of a command that does nothing, as perf counts
+ * them (the medians of 7 runs each, within 25%): counting starts at its
+ * exec and ends at its exit. Machines without a hardware PMU skip, and so
+ * does a PMU lab guest with more than one CPU: QEMU's -icount keeps one
+ * instruction count for all the guest's CPUs, so a task's count takes in
+ * whatever the other CPUs execute while it runs (perf's own `true` reads
+ * 68-72 M kernel instructions there beside a busy loop on the other CPU,
+ * 0.5 M without), and the activity beside perfev's and perf's commands
+ * differs. In a one-CPU guest both read 0.49-0.55 M.
+ */
+Test(stat, kernel_instructions_of_a_command_agree_with_perf)
+{
+	if (getenv("PERFEV_LAB_ICOUNT") && online_cpus() > 1)
+		th_skip("a multi-CPU QEMU -icount guest counts every CPU's instructions as the "
+		        "running task's: compare in a one-CPU guest (PERFEV_LAB_SMP=1)");
+	char *perf = th_which("perf");
+	if (!perf)
+		th_skip("Debian's perf (package linux-perf) is not installed");
+	const char *tools[2] = {th_perfev_bin(), perf};
+	long long counts[2][RUNS];
+
+	for (int i = 0; i < RUNS; i++) {
+		for (int t = 0; t < 2; t++) {
+			const char *argv[] = {tools[t], "stat", "-x", ",", "-e", "instructions:k",
+			                      "--", "true", NULL};
+			char *out, *err;
+			cr_assert_eq(th_run((char *const *)argv, false, &out, &err), 0, "%s", err);
+			counts[t][i] = csv_count(err, "instructions:k");
+			if (counts[t][i] < 0 && i == 0 && t == 0 && strstr(err, "<not supported>"))
+				th_skip("no hardware PMU here: instructions:k is not supported");
+			cr_assert_geq(counts[t][i], 0, "%s: %s", tools[t], err);
+			free(out);
+			free(err);
+		}
+	}
+	qsort(counts[0], RUNS, sizeof(long long), cmp_ll);
+	qsort(counts[1], RUNS, sizeof(long long), cmp_ll);
+	long long ours = counts[0][RUNS / 2], theirs = counts[1][RUNS / 2];
+	cr_expect_leq(ours * 4, theirs * 5,
+	              "instructions:k of true: perfev %lld, perf %lld (medians of %d)", ours,
+	              theirs, RUNS);
+	cr_expect_geq(ours * 5, theirs * 4,
+	              "instructions:k of true: perfev %lld, perf %lld (medians of %d)", ours,
+	              theirs, RUNS);
 	free(perf);
 }
 

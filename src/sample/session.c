@@ -10,12 +10,35 @@
 #include <string.h>
 
 #include "core/error_internal.h"
+#include "core/log_internal.h"
+#include "core/util.h"
 #include "perfev/parse.h"
 #include "perfev/session.h"
 #include "sample/session_internal.h"
 
 #define DEFAULT_DATA_PAGES 64
 #define DEFAULT_FREQ 1000
+
+/*
+ * The rate of events given none, by the event string or the options:
+ * DEFAULT_FREQ, or kernel.perf_event_max_sample_rate where that limit is
+ * lower (the kernel lowers it when sampling interrupts take too long), so
+ * that a rate the caller never asked for does not make the open fail.
+ */
+static uint64_t default_freq(void)
+{
+	long long max;
+
+	if (pev__read_long("/proc/sys/kernel/perf_event_max_sample_rate", &max) == 0 && max > 0 &&
+	    max < DEFAULT_FREQ) {
+		pev__log(PEV_LOG_INFO,
+			 "sampling at %lld Hz (kernel.perf_event_max_sample_rate), not at the "
+			 "default %d Hz",
+			 max, DEFAULT_FREQ);
+		return (uint64_t)max;
+	}
+	return DEFAULT_FREQ;
+}
 
 /* ---- closing -------------------------------------------------------------------- */
 
@@ -124,6 +147,7 @@ static int open_parsed(struct pev_session *s, const struct pev_session_opts *so,
 {
 	int n = pev_event_list_count(list);
 	int base = s->nr_events;
+	uint64_t dflt = 0; /* read once, when an event needs it */
 
 	for (int k = 0; k < n; k++) {
 		const struct pev_event_spec *sp = pev_event_list_at(list, k);
@@ -142,7 +166,7 @@ static int open_parsed(struct pev_session *s, const struct pev_session_opts *so,
 			o.sample_period = so->sample_period;
 			o.sample_freq = so->sample_freq;
 			if (!o.sample_period && !o.sample_freq)
-				o.sample_freq = DEFAULT_FREQ;
+				o.sample_freq = dflt ? dflt : (dflt = default_freq());
 		}
 		int r = open_one(s, so, &sp->ev, &o, t, group, err);
 		if (r < 0)
