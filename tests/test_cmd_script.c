@@ -326,15 +326,29 @@ static void drop_comments(char *s)
 	*w = '\0';
 }
 
-/* The token of a line that holds "sym+0xOFF": the one before " (dso)". */
+/*
+ * The symbol of a line that holds "sym+0xOFF": the text before " (dso)";
+ * on a call chain line ("\t   ADDR SYMBOL (DSO)") all of it after the
+ * address, blanks included ("virtual thunk to std::basic_ostream<char,
+ * ...>::~basic_ostream+0x0"), elsewhere the last token.
+ */
 static bool symbol_token(const char *l, size_t n, size_t *start, size_t *end)
 {
 	const char *dso = NULL;
+	size_t at = 0;
 
 	for (const char *p = l; p + 1 < l + n; p++)
 		if (p[0] == ' ' && p[1] == '(')
 			dso = p;
 	*end = dso ? (size_t)(dso - l) : n; /* without dso: the last token */
+	if (l[0] == '\t') {
+		at = 1 + strspn(l + 1, " ");
+		at += strspn(l + at, "0123456789abcdef");
+		if (at < *end && l[at] == ' ') {
+			*start = at + 1;
+			return true;
+		}
+	}
 	for (*start = *end; *start > 0 && l[*start - 1] != ' ' && l[*start - 1] != '\t';)
 		(*start)--;
 	return true;
