@@ -336,7 +336,7 @@ const char *th_json_get_str(struct json_object *o, const char *key);
 /* Whether the kernel has PMU `name` (/sys/bus/event_source/devices/NAME). */
 bool th_sysfs_pmu(const char *name);
 
-/* Whether this machine has a core PMU for hardware events (x86 names; hybrid parts too). */
+/* Whether this machine has a core PMU for hardware events (x86's cpu, hybrid parts, arm64's). */
 bool th_have_core_pmu(void);
 
 /* ---- misc -------------------------------------------------------------- */
