@@ -240,7 +240,7 @@ Test(hw_pmu, group_of_cycles_and_instructions_is_read_in_one_call)
 Test(hw_pmu, more_events_than_counters_are_scaled)
 {
 	need_hw(PEV_HW_INSTRUCTIONS);
-	const uint64_t n = 10000000;
+	const uint64_t n = 25000000;
 	struct pev_counter *c[MUX_EVENTS];
 	struct pev_count cnt[MUX_EVENTS];
 	int multiplexed = 0;
