@@ -180,8 +180,9 @@ mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
 mount -t tmpfs tmpfs /tmp
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+# tracefs but not debugfs, as on the CI host (debugfs would mount tracefs
+# again under /sys/kernel/debug/tracing when a test has unmounted it).
+mount -t tracefs nodev /sys/kernel/tracing
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 stty -onlcr 2>/dev/null
 dmesg -n 1
