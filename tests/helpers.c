@@ -1041,6 +1041,13 @@ bool th_have_core_pmu(void)
 	return pev_machine_read(&m, NULL) == 0 && m.has_core_pmu;
 }
 
+void th_need_pfm_x86(void)
+{
+#if !defined(__x86_64__) && !defined(__i386__)
+	th_skip("libpfm4 holds its x86 event tables (skl, icl, zen3) in its x86 builds only");
+#endif
+}
+
 bool th_unmount_tracefs(void)
 {
 	for (int round = 0; round < 16; round++) {
