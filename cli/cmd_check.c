@@ -159,8 +159,8 @@ static void print_facts(const struct pev_machine *m)
 	printf("  %-20s %s%s%s%s\n", "virtualization",
 	       m->hypervisor ? "virtual machine" : "none detected", m->vm_vendor[0] ? " (" : "",
 	       cli_shown(m->vm_vendor), m->vm_vendor[0] ? ")" : "");
-	printf("  %-20s %s%s%s\n", "cpu", cli_shown(m->cpu_vendor), m->cpu_model[0] ? ", " : "",
-	       cli_shown(m->cpu_model));
+	printf("  %-20s %s%s%s\n", "cpu", cli_shown(m->cpu_vendor),
+	       m->cpu_vendor[0] && m->cpu_model[0] ? ", " : "", cli_shown(m->cpu_model));
 	if (m->has_core_pmu)
 		printf("  %-20s %s%s\n", "hardware PMU", cli_shown(m->core_pmus),
 		       m->hybrid ? " (hybrid)" : "");

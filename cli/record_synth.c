@@ -2,7 +2,8 @@
 /*
  * record_synth.c - the records the kernel does not write for what existed
  * before recording started, made from /proc as perf record makes them: the
- * kernel's text mapping ("[kernel.kallsyms]_text", pid -1), and for tasks
+ * kernel's text mapping ("[kernel.kallsyms]_text", or _stext where the
+ * kernel lists no _text: kernel_text.c; pid -1), and for tasks
  * that run already (-p, -t, -a, -C) a COMM per thread, a FORK per thread
  * other than the main one, and an MMAP2 per executable mapping (its path
  * as the kernel's own MMAP2 would name it: a "\012" of /proc/PID/maps is
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "kernel_text.h"
 #include "record.h"
 
 /* A buffer of synthesized records, handed to the sink when full and at the end. */
@@ -84,50 +86,29 @@ static int file_sink(void *ctx, const void *bytes, size_t len)
 }
 
 /*
- * Reads the address of _text from /proc/kallsyms; 0 when hidden. It is
- * among the first lines: the whole list (formatted by the kernel line by
- * line) is never read.
- */
-static uint64_t kernel_text(void)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
-	uint64_t text = 0;
-
-	if (!f)
-		return 0;
-	for (int n = 0; !text && n < 1000 && fgets(line, sizeof(line), f); n++) {
-		char *end;
-		unsigned long long addr = strtoull(line, &end, 16);
-		if (end[0] == ' ' && end[1] && end[2] == ' ' && strcmp(end + 3, "_text\n") == 0)
-			text = addr;
-	}
-	fclose(f);
-	return text;
-}
-
-/*
  * The kernel's text, as perf names it: without it perf report says kernel
  * maps were restricted. It runs to the end of the address space, as perf's
  * does on a kernel without modules: every kernel address falls in it.
  */
 static void synth_kernel(struct synth_buf *b)
 {
-	uint64_t text = kernel_text();
+	uint64_t text;
+	const char *sym;
+	char name[32];
 	struct {
 		uint32_t pid, tid;
 		uint64_t addr, len, pgoff;
 	} body;
 
-	if (!text)
+	if (!cli_kernel_text("/proc/kallsyms", &text, &sym))
 		return;
+	snprintf(name, sizeof(name), "[kernel.kallsyms]%s", sym);
 	body.pid = UINT32_MAX;
 	body.tid = 0;
 	body.addr = text;
 	body.len = UINT64_MAX - text;
 	body.pgoff = text;
-	put_record(b, PEV_RECORD_MMAP, PEV_RECORD_MISC_KERNEL, &body, sizeof(body),
-	           "[kernel.kallsyms]_text");
+	put_record(b, PEV_RECORD_MMAP, PEV_RECORD_MISC_KERNEL, &body, sizeof(body), name);
 }
 
 /*

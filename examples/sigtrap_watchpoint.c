@@ -4,7 +4,11 @@
  *
  * A hardware watchpoint (a breakpoint event on writes to `balance`) opened
  * with sigtrap: each write makes the kernel send SIGTRAP to the writing
- * thread right after the store, before that thread runs on. The event's
+ * thread before that thread runs on: right after the store on x86, right
+ * before it on arm64, whose watchpoints trap before the access. There the
+ * store would run again into the same trap for ever, so the handler
+ * disables the watchpoint (a system call, safe in a handler) and the code
+ * under watch enables it again before each store. The event's
  * sig_data, here a pointer to a description of the watched variable, comes
  * back in si_perf_data, so one handler can serve many watchpoints.
  * sigtrap needs remove_on_exec: a program exec'd later has no handler.
@@ -19,11 +23,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sigaction, siginfo_t, gettid */
 #endif
+#include <linux/perf_event.h>
 #include <perfev.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 struct watch {
@@ -45,6 +51,7 @@ static struct {
 	pid_t tid;
 } traps[MAX_TRAPS];
 static volatile sig_atomic_t n_traps, n_foreign;
+static int watch_fd = -1; /* the watchpoint's descriptor, for the handler */
 
 static void on_trap(int signo, siginfo_t *si, void *uctx)
 {
@@ -68,13 +75,18 @@ static void on_trap(int signo, siginfo_t *si, void *uctx)
 	/* sig_data is ours: the watch it describes says what to look at. */
 	traps[i].value = *((const struct watch *)(uintptr_t)info.data)->addr;
 	traps[i].tid = gettid();
+	/* Let the store complete where the trap comes before it (arm64). */
+	ioctl(watch_fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 
-/* The code under watch: five deposits, one store each. */
-static __attribute__((noinline)) void deposit(int times)
+/* The code under watch: deposits, one store each, the watchpoint enabled before each. */
+static __attribute__((noinline)) void deposit(struct pev_counter *watchpoint, int times)
 {
-	for (int i = 1; i <= times; i++)
+	for (int i = 1; i <= times; i++) {
+		pev_counter_enable(watchpoint);
 		balance = balance + 10 * i;
+	}
+	pev_counter_disable(watchpoint);
 }
 
 int main(void)
@@ -117,25 +129,28 @@ int main(void)
 	printf("watching %s at %p, sig_data %#llx, on thread %d\n", watch_balance.name,
 	       (void *)&balance, (unsigned long long)(uintptr_t)&watch_balance, (int)gettid());
 
-	pev_counter_enable(watchpoint);
-	deposit(writes);
-	pev_counter_disable(watchpoint);
+	watch_fd = pev_counter_fd(watchpoint, 0);
+	deposit(watchpoint, writes);
 	if (pev_counter_read(watchpoint, &count) < 0)
 		return 1;
 
 	ok = n_traps == writes && count.value == (uint64_t)writes && n_foreign == 0;
 	for (int i = 0; i < n_traps && i < MAX_TRAPS; i++) {
 		expect += 10 * (i + 1);
-		printf("trap %d: %s = %ld, si_addr %p, si_perf_data %#llx, si_perf_type %u, %s on "
-		       "thread %d\n",
+		/* The trap saw the new value (after the store) or the old one (before it). */
+		bool after = traps[i].value == expect;
+		printf("trap %d: %s = %ld (%s the store), si_addr %p, si_perf_data %#llx, "
+		       "si_perf_type %u, %s on thread %d\n",
 		       i + 1, ((const struct watch *)(uintptr_t)traps[i].data)->name, traps[i].value,
-		       traps[i].addr, (unsigned long long)traps[i].data, traps[i].type,
-		       traps[i].async ? "late" : "synchronous", (int)traps[i].tid);
+		       after ? "after" : "before", traps[i].addr, (unsigned long long)traps[i].data,
+		       traps[i].type, traps[i].async ? "late" : "synchronous", (int)traps[i].tid);
 		ok &= traps[i].data == (uintptr_t)&watch_balance &&
 		      traps[i].addr == (void *)&balance && traps[i].type == PEV_TYPE_BREAKPOINT &&
-		      !traps[i].async && traps[i].value == expect && traps[i].tid == gettid();
+		      !traps[i].async && (after || traps[i].value == expect - 10 * (i + 1)) &&
+		      traps[i].tid == gettid();
 	}
-	printf("writes: %d\n", writes);
+	ok &= balance == expect;
+	printf("writes: %d, balance %ld\n", writes, (long)balance);
 	printf("watchpoint count: %llu\n", (unsigned long long)count.value);
 	printf("traps: %d\n", (int)n_traps);
 	pev_counter_close(watchpoint);

@@ -1034,7 +1034,18 @@ bool th_sysfs_pmu(const char *name)
 
 bool th_have_core_pmu(void)
 {
-	return th_sysfs_pmu("cpu") || th_sysfs_pmu("cpu_core") || th_sysfs_pmu("cpu_atom");
+	struct pev_machine m;
+
+	/* As the library decides it: a PMU of type PERF_TYPE_RAW, named cpu, or
+	 * with a cpus file (hybrid x86's cpu_core/cpu_atom, arm64's armv8_pmuv3_0). */
+	return pev_machine_read(&m, NULL) == 0 && m.has_core_pmu;
+}
+
+void th_need_pfm_x86(void)
+{
+#if !defined(__x86_64__) && !defined(__i386__)
+	th_skip("libpfm4 holds its x86 event tables (skl, icl, zen3) in its x86 builds only");
+#endif
 }
 
 bool th_unmount_tracefs(void)

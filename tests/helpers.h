@@ -336,8 +336,15 @@ const char *th_json_get_str(struct json_object *o, const char *key);
 /* Whether the kernel has PMU `name` (/sys/bus/event_source/devices/NAME). */
 bool th_sysfs_pmu(const char *name);
 
-/* Whether this machine has a core PMU for hardware events (x86 names; hybrid parts too). */
+/* Whether this machine has a core PMU for hardware events (x86's cpu, hybrid parts, arm64's). */
 bool th_have_core_pmu(void);
+
+/*
+ * Skips a test that forces one of libpfm4's x86 tables (skl, icl, zen3):
+ * libpfm4 holds them only where it is built for x86 (Debian's arm64 build
+ * has the Arm tables alone).
+ */
+void th_need_pfm_x86(void);
 
 /* ---- misc -------------------------------------------------------------- */
 

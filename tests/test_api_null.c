@@ -345,6 +345,7 @@ Test(null_args, selfmon)
 	EXPECT_BADARG(pev_selfmon_count, (NULL));
 	EXPECT_NULL(pev_selfmon_name, (NULL, 0));
 	EXPECT_FALSE(pev_selfmon_uses_rdpmc, (NULL, 0));
+	EXPECT_BADARG(pev_selfmon_rdpmc_error, (NULL, 0, NULL));
 	EXPECT_BADARG(pev_selfmon_start, (NULL));
 	EXPECT_BADARG(pev_selfmon_stop, (NULL));
 	EXPECT_BADARG(pev_selfmon_read, (NULL, NULL, 0));

@@ -229,6 +229,53 @@ Test(capability, a_refused_watchpoint_is_unavailable_with_the_diagnosis, .init =
 	cr_expect_neq(c.detail[0], '\0');
 }
 
+/*
+ * A core PMU without an instructions event (QEMU's arm64 PMU without
+ * -icount): the seam refuses instructions with ENOENT and counts cycles
+ * (a software dummy underneath) as `fake.count`.
+ */
+static int no_instructions_open(struct pev_attr *attr, pid_t pid, int cpu, int group_fd,
+				unsigned long flags)
+{
+	struct pev_attr a = *attr;
+	int fd;
+
+	if (attr->type != PEV_TYPE_HARDWARE)
+		return pev__sys_real.perf_event_open(attr, pid, cpu, group_fd, flags);
+	if (attr->config == PEV_HW_INSTRUCTIONS)
+		return -ENOENT;
+	a.type = PEV_TYPE_SOFTWARE;
+	a.config = PEV_SW_DUMMY;
+	fd = pev__sys_real.perf_event_open(&a, pid, cpu, group_fd, flags);
+	if (fd >= 0 && fd < 1024)
+		fake.fds[fd] = true;
+	return fd;
+}
+
+Test(capability, hardware_without_instructions_is_proved_by_cycles, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	static struct pev_sys sys;
+	struct pev_capability c = PEV_CAPABILITY_INIT;
+	struct pev_machine m;
+	char root[512];
+
+	snprintf(root, sizeof(root), "%s/machines/arm64-qemu", th_fixtures());
+	cr_assert_eq(pev_machine_read(&m, root), 0);
+	memset(&fake, 0, sizeof(fake));
+	fake.count = 500000; /* cycles of the probe's loop: more than its 100,000 iterations */
+	sys = pev__sys_real;
+	sys.perf_event_open = no_instructions_open;
+	sys.read = fake_read;
+	sys.close = fake_close;
+	pev__sys_set(&sys);
+	cr_assert_eq(pev_capability_probe(PEV_CAP_HARDWARE, &m, &c), 0);
+	pev__sys_set(NULL);
+	cr_expect_eq(c.verdict, PEV_CAP_WORKS, "%s", c.detail);
+	cr_expect(strstr(c.detail, "cycles:u counted"), "%s", c.detail);
+	cr_expect(strstr(c.detail, "no instructions event"), "%s", c.detail);
+}
+
 /* Uprobes too: registered, hit, never counted. */
 Test(capability, a_uprobe_that_never_fires_is_silent, .init = th_leak_init, .fini = th_leak_fini)
 {

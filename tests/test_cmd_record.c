@@ -204,6 +204,14 @@ Test(cmd_record, header_features_and_fallback_line, .init = th_leak_init, .fini 
 	expect_has(out, want);
 	expect_has(out,
 	           th_have_core_pmu() ? "# event : name = cycles" : "# event : name = cpu-clock");
+	/* The CPU's identity: x86's vendor,family,model,stepping; arm64's MIDR_EL1. */
+	expect_has(out, "# cpuid : ");
+#if defined(__aarch64__)
+	char *midr = th_slurp("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", NULL);
+	snprintf(want, sizeof(want), "# cpuid : %.18s\n", midr);
+	expect_has(out, want);
+	free(midr);
+#endif
 	free(out);
 
 	/* The build id of the workload, which the samples hit. */

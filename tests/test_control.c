@@ -635,10 +635,10 @@ Test(control, modify_refusals, .init = th_leak_init, .fini = th_leak_fini)
 
 	/* A refused change leaves the recorded attributes alone. */
 	attr = *pev_counter_attr(bp);
-	attr.bp_len = 3; /* not a breakpoint length x86 has */
+	attr.bp_len = 9; /* a breakpoint length no architecture has */
 	attr.bp_addr = (uint64_t)(uintptr_t)&watch_b;
 	r = pev_counter_modify(bp, &attr);
-	cr_expect_eq(r, PEV_EINVAL, "bp_len 3: %s", pev_error_name(r));
+	cr_expect_eq(r, PEV_EINVAL, "bp_len 9: %s", pev_error_name(r));
 	cr_expect_eq(pev_counter_attr(bp)->bp_addr, (uint64_t)(uintptr_t)&watch_a);
 	cr_expect_eq(pev_counter_attr(bp)->bp_len, PEV_BP_LEN_8);
 	pev_counter_close(sw);

@@ -485,6 +485,7 @@ Test(list, the_vendor_note_with_a_table)
 {
 	if (!pev_pfm_available())
 		th_skip("built without libpfm4");
+	th_need_pfm_x86();
 	expect_vendor_note("skl", "(skl); 'perfev list --vendor' lists them");
 }
 
@@ -596,6 +597,7 @@ Test(list, vendor_names_are_listed_only_when_asked)
 	if (!pev_pfm_available())
 		th_skip("built without libpfm4");
 	/* A CPU with a known table, whatever this one is: */
+	th_need_pfm_x86();
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);
 	struct th_output r = th_perfev("list");
 

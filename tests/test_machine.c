@@ -142,6 +142,47 @@ Test(machine, vm_nopmu_cpus_and_tracing)
 	cr_expect_str_eq(m.tracefs_path, "");
 }
 
+/* ---- arm64-qemu ----------------------------------------------------------- */
+
+/* QEMU's arm64 "virt" board: no CPU flag says hypervisor, its device tree does. */
+Test(machine, arm64_qemu_is_a_virtual_machine_with_the_pmuv3)
+{
+	struct pev_machine m;
+
+	load(&m, "arm64-qemu");
+	cr_expect_str_eq(m.arch, "aarch64");
+	cr_expect(m.hypervisor, "the device tree's linux,dummy-virt board is QEMU's");
+	cr_expect_str_eq(m.vm_vendor, "linux,dummy-virt");
+	cr_expect(m.has_core_pmu);
+	cr_expect_not(m.hybrid);
+	cr_expect_str_eq(m.core_pmus, "armv8_pmuv3_0");
+	cr_expect_eq(m.debug_registers, 0, "arm64's watchpoint count is not read");
+}
+
+/* Arm's cpuinfo names the implementer and part: the cpu row is never empty. */
+Test(machine, arm64_qemu_cpu_is_named_from_implementer_and_part)
+{
+	struct pev_machine m;
+	char root[512], path[600];
+
+	load(&m, "arm64-qemu");
+	cr_expect_str_eq(m.cpu_vendor, "", "QEMU's max CPU has implementer 0, no vendor");
+	cr_expect_str_eq(m.cpu_model, "implementer 0x00, part 0x051 r0p0");
+
+	/* A Cortex-A72 (ARM, 0xd08, r0p3) has the vendor's name. */
+	snprintf(root, sizeof(root), "%s", th_temp_dir("machine"));
+	snprintf(path, sizeof(path), "%s/proc", root);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root);
+	th_write_file(path, "processor\t: 0\nBogoMIPS\t: 108.00\nCPU implementer\t: 0x41\n"
+			    "CPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\n"
+			    "CPU revision\t: 3\n\n");
+	cr_assert_eq(pev_machine_read(&m, root), 0);
+	cr_expect_str_eq(m.cpu_vendor, "ARM");
+	cr_expect_str_eq(m.cpu_model, "part 0xd08 r0p3");
+	cr_expect_not(m.hypervisor, "no DMI, device tree or CPU flag says virtual");
+}
+
 /* ---- container ----------------------------------------------------------- */
 
 Test(machine, container_is_detected_with_its_seccomp_filter)

@@ -64,6 +64,7 @@ static const char *tracefs_path(void)
 /* libpfm4 reads LIBPFM_FORCE_PMU once, on its first use in the process. */
 static void force_skylake(void)
 {
+	th_need_pfm_x86();
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);
 }
 

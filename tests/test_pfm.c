@@ -29,6 +29,8 @@ static void force_pmu(const char *pmu)
 {
 	if (!pev_pfm_available())
 		th_skip("perfev was built without libpfm4");
+	if (pmu && strcmp(pmu, "perf") != 0 && strcmp(pmu, "no_such_pmu") != 0)
+		th_need_pfm_x86();
 	if (pmu) {
 		setenv("LIBPFM_FORCE_PMU", pmu, 1);
 		setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);

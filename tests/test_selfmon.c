@@ -704,3 +704,90 @@ Test(selfmon, ioctl_failure_leaves_nothing_open, .init = th_leak_init, .fini = t
 	expect_has(err.message, "task-clock");
 	th_inject_reset();
 }
+
+/* ---- why an event is read with read(2) ---------------------------------- */
+
+Test(selfmon, rdpmc_error_says_why, .init = th_leak_init, .fini = th_leak_fini)
+{
+	struct pev_selfmon *s;
+	struct pev_error err;
+
+	cr_assert_eq(pev_selfmon_open("task-clock", &s, NULL), 0);
+	cr_expect_eq(pev_selfmon_rdpmc_error(s, 0, &err), PEV_EUNSUPPORTED);
+	cr_expect_eq(err.code, PEV_EUNSUPPORTED);
+	cr_expect(strstr(err.message, "not by a hardware counter") ||
+		      strstr(err.message, "x86-64 and arm64 only"),
+		  "%s", err.message);
+	cr_expect_eq(pev_selfmon_rdpmc_error(s, 1, &err), PEV_EBADARG);
+	cr_expect_eq(pev_selfmon_rdpmc_error(s, -1, NULL), PEV_EBADARG);
+	cr_expect_eq(pev_selfmon_rdpmc_error(NULL, 0, &err), PEV_EBADARG);
+	pev_selfmon_close(s);
+}
+
+Test(selfmon_rdpmc, rdpmc_error_is_0_for_a_readable_page, .init = fake_sys_init,
+     .fini = fake_fini)
+{
+	struct pev_selfmon *s;
+	struct pev_error err;
+
+	cr_assert_eq(pev_selfmon_open("task-clock", &s, NULL), 0);
+	cr_expect_eq(pev_selfmon_rdpmc_error(s, 0, &err), 0, "%s", err.message);
+	pev_selfmon_close(s);
+}
+
+#if defined(__aarch64__)
+/* Writes v to /proc/sys/kernel/perf_user_access; returns false when it cannot. */
+static bool set_user_access(long v)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_user_access", "we");
+
+	if (!f)
+		return false;
+	bool ok = fprintf(f, "%ld\n", v) > 0;
+	return fclose(f) == 0 && ok;
+}
+#endif
+
+/*
+ * arm64: a cycles counter is read with mrs through its page when the sysctl
+ * kernel.perf_user_access is 1, agreeing with read(2); at 0 the reason names
+ * the sysctl.
+ */
+Test(selfmon, arm64_user_access_follows_the_sysctl, .init = th_leak_init, .fini = th_leak_fini)
+{
+#if !defined(__aarch64__)
+	th_skip("user-space reads through kernel.perf_user_access are arm64's");
+#else
+	struct pev_selfmon *s;
+	struct pev_error err;
+	struct pev_count c;
+	volatile uint64_t sink = 0;
+
+	if (!th_have_core_pmu())
+		th_skip("no core PMU: cycles cannot be opened");
+	th_require_root();
+	long before = th_sysctl("perf_user_access");
+	cr_assert(set_user_access(0));
+	int r = pev_selfmon_open("cycles", &s, &err);
+	cr_assert_eq(r, 0, "%s", err.message);
+	cr_expect_not(pev_selfmon_uses_rdpmc(s, 0));
+	cr_expect_eq(pev_selfmon_rdpmc_error(s, 0, &err), PEV_EACCES, "%s", err.message);
+	cr_expect(strstr(err.message, "kernel.perf_user_access is 0"), "%s", err.message);
+	cr_expect(strstr(err.hint, "sysctl -w kernel.perf_user_access=1"), "%s", err.hint);
+	pev_selfmon_close(s);
+
+	cr_assert(set_user_access(1));
+	cr_assert_eq(pev_selfmon_open("cycles", &s, &err), 0, "%s", err.message);
+	r = pev_selfmon_rdpmc_error(s, 0, &err);
+	cr_expect_eq(r, 0, "%s", err.message);
+	cr_expect(pev_selfmon_uses_rdpmc(s, 0));
+	cr_assert_eq(pev_selfmon_start(s), 0);
+	for (int i = 0; i < 100000; i++)
+		sink += (uint64_t)i;
+	cr_assert_eq(pev_selfmon_stop(s), 0);
+	cr_assert_eq(pev_selfmon_read(s, &c, 1), 1);
+	cr_expect_gt(c.value, 0, "cycles of a loop of 100,000 additions");
+	set_user_access(before);
+	pev_selfmon_close(s);
+#endif
+}

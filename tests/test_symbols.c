@@ -579,7 +579,8 @@ Test(symbols, demangled_and_mangled, .init = th_leak_init, .fini = th_leak_fini)
 	cr_assert_eq(pev_symbols_read_process(s, getpid(), NULL), 0);
 	struct pev_symbol d = resolve(s, getpid(), (uintptr_t)&sym_mangled + 1);
 	bool have_demangler = libstdcxx || dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD) ||
-			      access("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", F_OK) == 0;
+			      access("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", F_OK) == 0 ||
+			      access("/usr/lib/aarch64-linux-gnu/libstdc++.so.6", F_OK) == 0;
 	if (have_demangler) {
 		cr_expect_str_eq(d.name, "perfev::test::mangled(int)");
 		cr_expect_not(d.flags & PEV_SYMBOL_MANGLED);

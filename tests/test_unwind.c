@@ -9,6 +9,8 @@
  * itself, missing registers and unknown processes all stop cleanly. A
  * frame whose CFA is counted from rbx (a realigned stack, as ld.so's lazy
  * binding has) unwinds to its callers under a callee that never saved rbx.
+ * It runs on x86-64 and arm64 (perf's register dump of each); the realigned
+ * frame is x86-64's only.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -23,9 +25,25 @@
 
 #include "symbols/symbols_internal.h"
 
-/* perf's x86_64 register dump as `record --call-graph dwarf` asks for it. */
+#include <elf.h>
+#include <limits.h>
+
+/* perf's register dump as `record --call-graph dwarf` asks for it. */
+#if defined(__x86_64__)
 #define DUMP_MASK UINT64_C(0xff0fff) /* AX .. SS, R8 .. R15 */
 #define NREGS 20
+#define REG_SP 7
+#define REG_IP 8
+#define HAVE_SNAPSHOT 1
+#elif defined(__aarch64__)
+#define DUMP_MASK ((UINT64_C(1) << 33) - 1) /* x0 .. x30, sp, pc */
+#define NREGS 33
+#define REG_SP 31
+#define REG_IP 32
+#define HAVE_SNAPSHOT 1
+#else
+#define NREGS 1
+#endif
 #define STACK_BYTES 8192
 #define MAX_FRAMES 64
 
@@ -36,9 +54,9 @@ struct snapshot {
 	uint64_t stack_size;
 };
 
+#if defined(HAVE_SNAPSHOT)
 static struct snapshot snap;
 
-#if defined(__x86_64__)
 /* The stack's highest address (its end), so that the copy reads nothing past it. */
 static uintptr_t stack_end(void)
 {
@@ -66,14 +84,17 @@ __attribute__((no_sanitize("address"))) static void copy_stack(unsigned char *ds
 }
 
 /*
- * Takes this function's registers (in the dump's order: AX BX CX DX SI DI
- * BP SP IP FLAGS CS SS R8..R15) and copies the stack above its sp.
+ * Takes this function's registers (in the dump's order: x86-64's AX BX CX
+ * DX SI DI BP SP IP FLAGS CS SS R8..R15, arm64's x0..x30 SP PC; the ones
+ * CFI reads: callee-saved, frame, stack pointer, pc) and copies the stack
+ * above its sp.
  */
 __attribute__((noinline)) static void take_snapshot(struct snapshot *s)
 {
 	uint64_t r[NREGS] = {0};
 	uintptr_t end;
 
+#if defined(__x86_64__)
 	__asm__ volatile("mov %%rbx, 8(%0)\n\t"
 			 "mov %%rbp, 48(%0)\n\t"
 			 "mov %%rsp, 56(%0)\n\t"
@@ -86,9 +107,24 @@ __attribute__((noinline)) static void take_snapshot(struct snapshot *s)
 			 :
 			 : "r"(r)
 			 : "rax", "memory");
+#else
+	__asm__ volatile("stp x19, x20, [%0, #152]\n\t"
+			 "stp x21, x22, [%0, #168]\n\t"
+			 "stp x23, x24, [%0, #184]\n\t"
+			 "stp x25, x26, [%0, #200]\n\t"
+			 "stp x27, x28, [%0, #216]\n\t"
+			 "stp x29, x30, [%0, #232]\n\t"
+			 "mov x9, sp\n\t"
+			 "str x9, [%0, #248]\n\t"
+			 "adr x9, .\n\t"
+			 "str x9, [%0, #256]\n\t"
+			 :
+			 : "r"(r)
+			 : "x9", "memory");
+#endif
 	end = stack_end();
-	s->stack_size = end - r[7] < STACK_BYTES ? end - r[7] : STACK_BYTES;
-	copy_stack(s->stack, (const unsigned char *)(uintptr_t)r[7], s->stack_size);
+	s->stack_size = end - r[REG_SP] < STACK_BYTES ? end - r[REG_SP] : STACK_BYTES;
+	copy_stack(s->stack, (const unsigned char *)(uintptr_t)r[REG_SP], s->stack_size);
 	memcpy(s->regs, r, sizeof(r));
 }
 
@@ -106,7 +142,9 @@ __attribute__((noinline)) void unwind_level1(void)
 	unwind_level2();
 	__asm__ volatile("" ::: "memory");
 }
+#endif
 
+#if defined(__x86_64__)
 /*
  * unwind_realigned keeps its caller's stack pointer in rbx and aligns its
  * own to 64 bytes, as ld.so's _dl_runtime_resolve does: its CFA is rbx + 16.
@@ -151,6 +189,7 @@ __attribute__((noinline)) void unwind_realigned_caller(void)
 }
 #endif
 
+#if defined(HAVE_SNAPSHOT)
 static struct pev_symbols *symbols_of_self(void)
 {
 	struct pev_symbols *s = NULL;
@@ -184,10 +223,21 @@ static const char *function_of(struct pev_symbols *s, const struct pev__unwind_f
 	return sym.name;
 }
 
+#endif
+
+/* Skips a test of live unwinding where this file cannot take a snapshot. */
+static void need_snapshot(void)
+{
+#if !defined(HAVE_SNAPSHOT)
+	th_skip("test_unwind.c takes register snapshots on x86-64 and arm64 only");
+#endif
+}
+
+/* Skips a test of the x86-64 realigned frame elsewhere. */
 static void need_x86_64(void)
 {
 #if !defined(__x86_64__)
-	th_skip("the register table of symbols_unwind.c covers x86_64 only");
+	th_skip("a frame whose CFA is counted from rbx is x86-64's");
 #endif
 }
 
@@ -195,8 +245,8 @@ TestSuite(unwind, .init = th_leak_init, .fini = th_leak_fini);
 
 Test(unwind, whole_copy_reaches_the_callers)
 {
-	need_x86_64();
-#if defined(__x86_64__)
+	need_snapshot();
+#if defined(HAVE_SNAPSHOT)
 	struct pev_symbols *s = symbols_of_self();
 	struct pev__unwind_frame f[MAX_FRAMES];
 	struct pev_sample_regs regs;
@@ -255,8 +305,8 @@ Test(unwind, frame_counted_from_rbx_goes_on_to_its_callers)
 
 Test(unwind, truncated_copy_stops_cleanly)
 {
-	need_x86_64();
-#if defined(__x86_64__)
+	need_snapshot();
+#if defined(HAVE_SNAPSHOT)
 	struct pev_symbols *s = symbols_of_self();
 	struct pev__unwind_frame f[MAX_FRAMES];
 	struct pev_sample_regs regs;
@@ -273,7 +323,7 @@ Test(unwind, truncated_copy_stops_cleanly)
 	/* No copy at all (size 0): the sampled pc alone. */
 	n = unwind(s, &regs, NULL, 0, 0, f);
 	cr_expect_eq(n, 1);
-	cr_expect_eq(f[0].pc, snap.regs[8]);
+	cr_expect_eq(f[0].pc, snap.regs[REG_IP]);
 	/* A dyn_size larger than the copy reads only the copy. */
 	n = unwind(s, &regs, snap.stack, 64, UINT64_MAX, f);
 	cr_expect(n >= 1 && n <= whole);
@@ -283,8 +333,8 @@ Test(unwind, truncated_copy_stops_cleanly)
 
 Test(unwind, garbage_copy_stops_cleanly)
 {
-	need_x86_64();
-#if defined(__x86_64__)
+	need_snapshot();
+#if defined(HAVE_SNAPSHOT)
 	struct pev_symbols *s = symbols_of_self();
 	struct pev__unwind_frame f[MAX_FRAMES];
 	static uint64_t junk[STACK_BYTES / 8];
@@ -303,13 +353,13 @@ Test(unwind, garbage_copy_stops_cleanly)
 	cr_expect(n >= 1 && n <= MAX_FRAMES, "%d frames", n);
 	/* Every word the address of the copy's start (a loop) or a code address. */
 	for (size_t i = 0; i < STACK_BYTES / 8; i++)
-		junk[i] = i % 2 ? snap.regs[7] : snap.regs[8];
+		junk[i] = i % 2 ? snap.regs[REG_SP] : snap.regs[REG_IP];
 	n = unwind(s, &regs, junk, STACK_BYTES, STACK_BYTES, f);
 	cr_expect(n >= 1 && n <= MAX_FRAMES, "%d frames", n);
 	/* Garbage registers: a pc in no mapping, a stack pointer of zero. */
 	struct snapshot bad = snap;
-	bad.regs[7] = 0;
-	bad.regs[8] = 0x10;
+	bad.regs[REG_SP] = 0;
+	bad.regs[REG_IP] = 0x10;
 	regs = regs_of(&bad);
 	n = unwind(s, &regs, junk, STACK_BYTES, STACK_BYTES, f);
 	cr_expect(n >= 0 && n <= MAX_FRAMES, "%d frames", n);
@@ -319,8 +369,8 @@ Test(unwind, garbage_copy_stops_cleanly)
 
 Test(unwind, missing_registers_give_nothing_an_unknown_process_its_pc)
 {
-	need_x86_64();
-#if defined(__x86_64__)
+	need_snapshot();
+#if defined(HAVE_SNAPSHOT)
 	struct pev_symbols *s = symbols_of_self();
 	struct pev__unwind_frame f[MAX_FRAMES];
 	struct pev_sample_regs regs;
@@ -345,7 +395,7 @@ Test(unwind, missing_registers_give_nothing_an_unknown_process_its_pc)
 	 * user frame, JIT code named from a JIT map). */
 	regs = regs_of(&snap);
 	cr_expect_eq(pev__symbols_unwind(s, 0x7ffffff0, 1, &regs, &st, f, MAX_FRAMES), 1);
-	cr_expect_eq(f[0].pc, snap.regs[8]);
+	cr_expect_eq(f[0].pc, snap.regs[REG_IP]);
 	cr_expect(f[0].activation);
 	/* Bad arguments. */
 	cr_expect_eq(pev__symbols_unwind(NULL, getpid(), 1, &regs, &st, f, MAX_FRAMES),
@@ -353,4 +403,23 @@ Test(unwind, missing_registers_give_nothing_an_unknown_process_its_pc)
 	cr_expect_eq(pev__symbols_unwind(s, getpid(), 1, &regs, &st, f, 0), PEV_EBADARG);
 	pev_symbols_free(s);
 #endif
+}
+
+/* perf's dump order for each DWARF register the unwinder gives libdw. */
+Test(unwind, register_tables_follow_perf_dump_order)
+{
+	/* x86-64: DWARF rax rdx rcx rbx rsi rdi rbp rsp r8..r15, the return
+	 * address column (16) read from the pc. */
+	static const int x86[] = {0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8};
+
+	for (unsigned d = 0; d < 17; d++)
+		cr_expect_eq(pev__unwind_perf_reg(EM_X86_64, d), x86[d], "x86-64 DWARF %u", d);
+	cr_expect_eq(pev__unwind_perf_reg(EM_X86_64, 17), -1);
+	cr_expect_eq(pev__unwind_perf_reg(EM_X86_64, UINT_MAX), 8);
+	/* arm64: x0..x30 and sp (DWARF 0..31) are perf's 0..31, the pc 32. */
+	for (unsigned d = 0; d < 32; d++)
+		cr_expect_eq(pev__unwind_perf_reg(EM_AARCH64, d), (int)d, "arm64 DWARF %u", d);
+	cr_expect_eq(pev__unwind_perf_reg(EM_AARCH64, 32), -1);
+	cr_expect_eq(pev__unwind_perf_reg(EM_AARCH64, UINT_MAX), 32);
+	cr_expect_eq(pev__unwind_perf_reg(EM_RISCV, 0), PEV_EUNSUPPORTED);
 }

@@ -771,6 +771,29 @@ Test(validate, breakpoint_length_3)
 	HAS(err.message, "breakpoint length 3 is not 1, 2, 4 or 8 bytes");
 }
 
+/* arm64's watchpoints take a byte mask: any length of 1 to 8 opens, 9 does not. */
+Test(validate, breakpoint_lengths_on_arm64)
+{
+	struct pev_error err;
+	struct pev_open_request r;
+	struct pev_attr a;
+
+	load("arm64-qemu");
+	for (uint64_t len = 1; len <= 8; len++) {
+		a = breakpoint(PEV_BP_W, 0x601000, len);
+		r = request(&a);
+		memset(&err, 0, sizeof(err));
+		expect_ok(pev_attr_check(&machine, &r, &err), &err);
+	}
+	a = breakpoint(PEV_BP_W, 0x601000, 9);
+	r = request(&a);
+	r.event = "bp";
+	memset(&err, 0, sizeof(err));
+	int rc = pev_attr_check(&machine, &r, &err);
+	EXPECT_BP_REFUSED(rc, err, "bp_len");
+	HAS(err.message, "breakpoint length 9 is not 1 to 8 bytes");
+}
+
 Test(validate, breakpoint_misaligned_address)
 {
 	struct pev_attr a = breakpoint(PEV_BP_RW, 0x601002, 4);

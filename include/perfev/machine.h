@@ -72,10 +72,10 @@ struct pev_machine {
 	int open_fds;        /**< descriptors open now, or PEV_UNKNOWN */
 
 	/* Hardware. */
-	bool hypervisor;         /**< the CPU reports running under a hypervisor */
+	bool hypervisor;         /**< runs under a hypervisor: x86's CPU flag, or a QEMU DMI vendor, device tree board or hypervisor node */
 	char vm_vendor[64];      /**< DMI system vendor/product when virtual, or "" */
-	char cpu_vendor[16];     /**< "GenuineIntel", "AuthenticAMD", ... */
-	char cpu_model[80];      /**< "model name" */
+	char cpu_vendor[16];     /**< "GenuineIntel", "AuthenticAMD", ...; Arm: the implementer's name ("ARM") */
+	char cpu_model[80];      /**< "model name"; Arm: "part 0xd08 r0p3" (after "implementer 0x00, " when it has no name) */
 	bool arch_perfmon;       /**< x86: the CPU advertises architectural perfmon */
 	bool has_core_pmu;       /**< a PMU for hardware events exists */
 	bool hybrid;             /**< more than one core PMU (cpu_core / cpu_atom) */

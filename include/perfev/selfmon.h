@@ -15,8 +15,11 @@
  * Every event counts the calling thread, always enabled, with its control
  * page (struct pev_mmap_page) mapped. Where the kernel lets user space read
  * a counter (cap_user_rdpmc and cap_user_time set, the event on the PMU),
- * start and stop read it with the rdpmc instruction and make no system
- * call. Otherwise they read the whole set with one read(2) of the group.
+ * start and stop read it with the rdpmc instruction (arm64: mrs of the
+ * counter register; each event asks for it with config1 bit 1 and the
+ * sysctl kernel.perf_user_access must be 1) and make no system call.
+ * Otherwise they read the whole set with one read(2) of the group;
+ * pev_selfmon_rdpmc_error() says why.
  * share/doc/perfev/SELFMON.md has the details.
  */
 #ifndef PERFEV_SELFMON_H
@@ -37,10 +40,11 @@ extern "C" {
  * Reads a counter through its mapped control page, without a system call:
  * the seqlock loop of the kernel's ABI (lock, then index, offset, pmc_width
  * and the time fields, then lock again, retried while it changed), the
- * rdpmc instruction on counter index - 1 sign-extended from pmc_width bits
+ * rdpmc instruction on counter index - 1 (arm64: mrs of PMEVCNTR<index-1>_EL0,
+ * PMCCNTR_EL0 for index 32) sign-extended from pmc_width bits
  * and added to offset, and, with cap_user_time, the time since the page's
  * last update (rdtsc through time_offset, time_mult and time_shift, and
- * time_cycles/time_mask with cap_user_time_short) added to time_enabled and
+ * time_cycles/time_mask with cap_user_time_short; arm64 reads CNTVCT_EL0) added to time_enabled and
  * time_running. Without cap_user_time the times are those of the page's
  * last update. The result is scaled (pev_count_scale), and counted (the
  * event is on the PMU) even where the page's times are 0; id and lost are 0.
@@ -50,8 +54,8 @@ extern "C" {
  *
  * Returns 0, PEV_EAGAIN when user space cannot read this counter now (the
  * page lacks cap_user_rdpmc, index is 0 because the event is not on the
- * PMU (every software event), the page is inconsistent, or the CPU is not
- * x86-64): the caller then reads the event with read(2), e.g.
+ * PMU (every software event), the page is inconsistent, or the CPU is
+ * neither x86-64 nor arm64): the caller then reads the event with read(2), e.g.
  * pev_counter_read(). PEV_EBADARG for a NULL argument.
  */
 PEV_API int pev_mmap_read(const struct pev_mmap_page *pc, struct pev_count *out);
@@ -94,6 +98,23 @@ PEV_API const char *pev_selfmon_name(const struct pev_selfmon *s, int i);
  * kernel multiplexes it.
  */
 PEV_API bool pev_selfmon_uses_rdpmc(const struct pev_selfmon *s, int i);
+
+/**
+ * Says why event i is read with read(2) and not through its control page.
+ * Returns 0 when it is read without a system call now (as
+ * pev_selfmon_uses_rdpmc() says); otherwise a negative code, with err
+ * (optional) saying why and, where something can be done, what:
+ * PEV_EACCES when the kernel withholds user-space counter reads (arm64:
+ * the sysctl kernel.perf_user_access is 0; x86:
+ * /sys/bus/event_source/devices/cpu/rdpmc is 0), its hint naming the
+ * setting that grants them; PEV_EUNSUPPORTED for an event no hardware
+ * counter holds (software, tracepoint and breakpoint events), a CPU perfev
+ * has no counter-read instruction for (only x86-64 and arm64 have one), an
+ * unmapped control page or one without cap_user_time; PEV_EAGAIN when the
+ * event is not on the PMU now (the kernel multiplexes it); PEV_EBADARG for
+ * a NULL s or i out of range.
+ */
+PEV_API int pev_selfmon_rdpmc_error(const struct pev_selfmon *s, int i, struct pev_error *err);
 
 /**
  * Records every event's count: the start of the region. No system call

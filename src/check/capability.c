@@ -320,10 +320,23 @@ static void probe_loop(struct pev_capability *out, const char *name, bool loads)
 	}
 }
 
+/*
+ * Hardware events: instructions where the PMU has it, else cycles (QEMU's
+ * arm64 PMU without -icount, some embedded cores) counting at least one per
+ * iteration of the same loop. A core PMU lacking the first says ENOENT or
+ * EOPNOTSUPP; any other refusal (privilege, no PMU) is the verdict.
+ */
 static void probe_hardware(struct pev_capability *out, const struct pev_machine *m)
 {
-	(void)m;
 	probe_loop(out, "instructions", false);
+	if (!m || !m->has_core_pmu || out->verdict != PEV_CAP_UNAVAILABLE ||
+	    (out->code != PEV_ENOENT && out->code != PEV_EOPNOTSUPP))
+		return;
+	*out = (struct pev_capability){.sz = out->sz, .cap = out->cap};
+	probe_loop(out, "cycles", false);
+	if (out->verdict != PEV_CAP_UNAVAILABLE)
+		pev__appendf(out->detail, sizeof(out->detail),
+			     " (the core PMU has no instructions event)");
 }
 
 static void probe_cache(struct pev_capability *out, const struct pev_machine *m)

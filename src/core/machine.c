@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,73 @@ static void copy_field(char *dst, size_t size, const char *v)
 	dst[n] = '\0';
 }
 
+/*
+ * Arm's /proc/cpuinfo names no vendor or model: its CPU implementer (a
+ * vendor code) and part, variant and revision (the model) make them.
+ */
+static void read_arm_cpu(struct pev_machine *m, const char *text)
+{
+	static const struct {
+		unsigned code;
+		const char *name;
+	} vendors[] = {
+		{0x41, "ARM"},     {0x42, "Broadcom"}, {0x43, "Cavium"},   {0x46, "Fujitsu"},
+		{0x48, "HiSilicon"}, {0x4e, "NVIDIA"}, {0x50, "APM"},      {0x51, "Qualcomm"},
+		{0x61, "Apple"},   {0xc0, "Ampere"},
+	};
+	const char *impl = field_value(text, "CPU implementer");
+	const char *part = field_value(text, "CPU part");
+	const char *var = field_value(text, "CPU variant");
+	const char *rev = field_value(text, "CPU revision");
+	unsigned long code;
+
+	if (!impl || !part)
+		return;
+	code = strtoul(impl, NULL, 0);
+	for (size_t i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++)
+		if (vendors[i].code == code)
+			pev__strlcpy(m->cpu_vendor, vendors[i].name, sizeof(m->cpu_vendor));
+	/* An implementer without a name (QEMU's max CPU has 0) shows as its code. */
+	if (!m->cpu_vendor[0])
+		snprintf(m->cpu_model, sizeof(m->cpu_model), "implementer 0x%02lx, ", code & 0xff);
+	size_t used = strlen(m->cpu_model);
+	snprintf(m->cpu_model + used, sizeof(m->cpu_model) - used, "part 0x%03lx r%lup%lu",
+		 strtoul(part, NULL, 0), var ? strtoul(var, NULL, 0) : 0,
+		 rev ? strtoul(rev, NULL, 0) : 0);
+}
+
+/*
+ * A virtual machine that no CPU flag shows (arm64 has no "hypervisor"
+ * flag): QEMU's DMI vendor (UEFI boots), the device tree of QEMU's "virt"
+ * board, or a hypervisor node in the device tree (Xen, KVM).
+ */
+static bool virtual_board(const char *root)
+{
+	char path[512], text[256];
+	ssize_t n;
+
+	pev__path(path, sizeof(path), root, "/sys/class/dmi/id/sys_vendor");
+	if (pev__read_text(path, text, sizeof(text)) > 0 && strncmp(text, "QEMU", 4) == 0)
+		return true;
+	pev__path(path, sizeof(path), root, "/proc/device-tree/hypervisor");
+	if (access(path, F_OK) == 0)
+		return true;
+	/* compatible: NUL-separated strings; the virt board's is linux,dummy-virt. */
+	pev__path(path, sizeof(path), root, "/proc/device-tree/compatible");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n > 0)
+		text[n] = '\0';
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(text + i) + 1) {
+		if (strcmp(text + i, "linux,dummy-virt") == 0)
+			return true;
+	}
+	return false;
+}
+
 static void read_cpu(struct pev_machine *m, const char *root)
 {
 	char path[512];
@@ -219,8 +287,12 @@ static void read_cpu(struct pev_machine *m, const char *root)
 			copy_field(m->cpu_vendor, sizeof(m->cpu_vendor), v);
 		if ((v = field_value(text, "model name")))
 			copy_field(m->cpu_model, sizeof(m->cpu_model), v);
+		if (!m->cpu_vendor[0])
+			read_arm_cpu(m, text);
 	}
 	free(text);
+	if (!m->hypervisor)
+		m->hypervisor = virtual_board(root);
 	if (m->hypervisor) {
 		char vendor[64] = "", product[64] = "";
 		pev__path(path, sizeof(path), root, "/sys/class/dmi/id/sys_vendor");
@@ -230,6 +302,10 @@ static void read_cpu(struct pev_machine *m, const char *root)
 		if (!vendor[0]) {
 			pev__path(path, sizeof(path), root, "/sys/hypervisor/type");
 			pev__read_text(path, vendor, sizeof(vendor));
+		}
+		if (!vendor[0]) { /* a device tree's board: "linux,dummy-virt" */
+			pev__path(path, sizeof(path), root, "/proc/device-tree/model");
+			pev__read_text(path, product, sizeof(product));
 		}
 		snprintf(m->vm_vendor, sizeof(m->vm_vendor), "%s%s%s", vendor,
 			 vendor[0] && product[0] ? " " : "", product);

@@ -341,9 +341,10 @@ static int check_flags(const struct pev_machine *m, const struct pev_open_reques
 	return 0;
 }
 
-static bool bp_len_valid(uint64_t len)
+/* A breakpoint length the kernel takes: 1, 2, 4 or 8; arm64 (byte masks) any of 1 to 8. */
+static bool bp_len_valid(uint64_t len, bool arm64)
 {
-	return len == 1 || len == 2 || len == 4 || len == 8;
+	return arm64 ? len >= 1 && len <= 8 : len == 1 || len == 2 || len == 4 || len == 8;
 }
 
 static int check_breakpoint(const struct pev_machine *m, const struct pev_open_request *req,
@@ -353,6 +354,7 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 	/* Without facts (m NULL) the architecture's rules are not applied. */
 	int word = m ? pev__x86_word_size(m) : 0;
 	bool x86 = word != 0;
+	bool arm64 = m && strcmp(m->arch, "aarch64") == 0;
 	uint32_t t = a->bp_type;
 
 	if (a->type != PEV_TYPE_BREAKPOINT)
@@ -382,11 +384,11 @@ static int check_breakpoint(const struct pev_machine *m, const struct pev_open_r
 			pev__error_hint(err, "set bp_len to %d (mem:ADDR:x without a length)", word);
 			return PEV_EINVAL;
 		}
-	} else if (!bp_len_valid(a->bp_len)) {
+	} else if (!bp_len_valid(a->bp_len, arm64)) {
 		/* rule 28 (docs/ERRORS.md) */
 		bad_field(err, m, req, PEV_EINVAL, "bp_len");
-		pev__error_msg(err, "breakpoint length %" PRIu64 " is not 1, 2, 4 or 8 bytes",
-			       a->bp_len);
+		pev__error_msg(err, "breakpoint length %" PRIu64 " is not %s bytes", a->bp_len,
+			       arm64 ? "1 to 8" : "1, 2, 4 or 8");
 		return PEV_EINVAL;
 	} else if (x86 && (a->bp_addr & (a->bp_len - 1))) {
 		/* rule 29 (docs/ERRORS.md) */

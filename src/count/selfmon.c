@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * selfmon.c - reading counters from user space through their control page
- * (rdpmc), and the start/stop measurement of a code region built on it.
+ * (x86's rdpmc, arm64's mrs of PMEVCNTR<n>_EL0 / PMCCNTR_EL0), and the
+ * start/stop measurement of a code region built on it.
  *
  * The control page protocol (the kernel's uapi perf_event.h): the kernel
  * bumps `lock` before and after it updates the page, so a reader takes lock,
@@ -16,7 +17,9 @@
  */
 #include "perfev/selfmon.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,10 +30,11 @@
 #include "perfev/parse.h"
 #include "count/selfmon_internal.h"
 #include "core/sys.h"
+#include "core/util.h"
 
 /* ---- the instructions and their seam ------------------------------------ */
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 #define HAVE_RDPMC 1
 #else
 #define HAVE_RDPMC 0
@@ -47,29 +51,70 @@ const struct pev__pmc_ops *pev__pmc_set(const struct pev__pmc_ops *ops)
 	return old;
 }
 
+#if defined(__aarch64__)
+/*
+ * arm64's counters by number: PMEVCNTR<n>_EL0 for event counters 0..30,
+ * PMCCNTR_EL0 for 31 (the page's index 32: the cycle counter). mrs names
+ * its register in the instruction, hence one case per counter.
+ */
+#define PMEV_CASE(n)                                                                               \
+	case n:                                                                                    \
+		__asm__ __volatile__("mrs %0, pmevcntr" #n "_el0" : "=r"(v) : : "memory");         \
+		break;
+
+static inline uint64_t arm64_read_counter(uint32_t counter)
+{
+	uint64_t v = 0;
+
+	switch (counter) {
+	PMEV_CASE(0) PMEV_CASE(1) PMEV_CASE(2) PMEV_CASE(3) PMEV_CASE(4) PMEV_CASE(5)
+	PMEV_CASE(6) PMEV_CASE(7) PMEV_CASE(8) PMEV_CASE(9) PMEV_CASE(10) PMEV_CASE(11)
+	PMEV_CASE(12) PMEV_CASE(13) PMEV_CASE(14) PMEV_CASE(15) PMEV_CASE(16) PMEV_CASE(17)
+	PMEV_CASE(18) PMEV_CASE(19) PMEV_CASE(20) PMEV_CASE(21) PMEV_CASE(22) PMEV_CASE(23)
+	PMEV_CASE(24) PMEV_CASE(25) PMEV_CASE(26) PMEV_CASE(27) PMEV_CASE(28) PMEV_CASE(29)
+	PMEV_CASE(30)
+	case 31:
+		__asm__ __volatile__("mrs %0, pmccntr_el0" : "=r"(v) : : "memory");
+		break;
+	default:
+		break;
+	}
+	return v;
+}
+#undef PMEV_CASE
+#endif
+
 static inline uint64_t do_rdpmc(const struct pev__pmc_ops *ops, uint32_t counter)
 {
 	if (ops)
 		return ops->rdpmc(counter);
-#if HAVE_RDPMC
+#if defined(__x86_64__)
 	uint32_t lo, hi;
 	/* The memory clobber keeps the page's loads on their side of the instruction. */
 	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter) : "memory");
 	return (uint64_t)hi << 32 | lo;
+#elif defined(__aarch64__)
+	return arm64_read_counter(counter);
 #else
 	(void)counter;
 	return 0;
 #endif
 }
 
+/* The clock cap_user_time converts: the TSC on x86, the virtual counter on arm64. */
 static inline uint64_t do_rdtsc(const struct pev__pmc_ops *ops)
 {
 	if (ops)
 		return ops->rdtsc ? ops->rdtsc() : 0;
-#if HAVE_RDPMC
+#if defined(__x86_64__)
 	uint32_t lo, hi;
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
 	return (uint64_t)hi << 32 | lo;
+#elif defined(__aarch64__)
+	uint64_t v;
+	/* isb: not read ahead of the instructions before it. */
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
 #else
 	return 0;
 #endif
@@ -222,6 +267,46 @@ static int ioctl_failed(struct pev_error *err, int code, const struct pev_counte
 	return code;
 }
 
+/*
+ * arm64 lets user space read a counter only when its event asks for it:
+ * config1 bit 1 (the PMU's "rdpmc" format field, Linux 5.17), granted when
+ * the sysctl kernel.perf_user_access is 1. Generic hardware, cache and raw
+ * events go to the CPU's PMU; an event of a PMU by its own type asks when
+ * that PMU's format says so. True for an event that should ask.
+ */
+static bool wants_user_access(const struct pev_event *ev)
+{
+#if defined(__aarch64__)
+	char dir[] = "/sys/bus/event_source/devices", path[512], text[64];
+	struct dirent *e;
+	bool yes = false;
+	DIR *d;
+
+	if (ev->type == PEV_TYPE_HARDWARE || ev->type == PEV_TYPE_HW_CACHE ||
+	    ev->type == PEV_TYPE_RAW)
+		return true;
+	if (ev->type < PEV_TYPE_FIXED_MAX || !(d = opendir(dir)))
+		return false;
+	while (!yes && (e = readdir(d))) {
+		long long type;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/type", dir, e->d_name);
+		if (pev__read_long(path, &type) < 0 || type != (long long)ev->type)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/format/rdpmc", dir, e->d_name);
+		yes = pev__read_text(path, text, sizeof(text)) > 0 && strcmp(text, "config1:1") == 0;
+		break;
+	}
+	closedir(d);
+	return yes;
+#else
+	(void)ev;
+	return false;
+#endif
+}
+
 /* Opens spec as event s->n (a member of event 0's group), maps its page, and counts it in s->n. */
 static int open_event(struct pev_selfmon *s, const struct pev_event_spec *spec,
 		      struct pev_error *err)
@@ -242,7 +327,10 @@ static int open_event(struct pev_selfmon *s, const struct pev_event_spec *spec,
 	o.inherit = PEV_INHERIT_NONE;
 	o.inherit_stat = false;
 	o.read_format = SELFMON_FORMAT;
-	r = pev_counter_open(&spec->ev, &o, &self, s->n ? s->ev[0].c : NULL, &e->c, err);
+	struct pev_event ev = spec->ev;
+	if (wants_user_access(&ev))
+		ev.config1 |= UINT64_C(1) << 1;
+	r = pev_counter_open(&ev, &o, &self, s->n ? s->ev[0].c : NULL, &e->c, err);
 	if (r < 0)
 		return r;
 	s->n++;
@@ -342,6 +430,84 @@ PEV_API bool pev_selfmon_uses_rdpmc(const struct pev_selfmon *s, int i)
 	struct pev_count c;
 
 	return s && i >= 0 && i < s->n && read_fast(&s->ev[i], &c);
+}
+
+/* The value of the text file at path as a number, or -1 when unreadable. */
+static long long file_number(const char *path)
+{
+	long long v;
+
+	return pev__read_long(path, &v) == 0 ? v : -1;
+}
+
+PEV_API int pev_selfmon_rdpmc_error(const struct pev_selfmon *s, int i, struct pev_error *err)
+{
+	static const char func[] = "pev_selfmon_rdpmc_error";
+	const struct selfmon_event *e;
+	const volatile struct pev_mmap_page *p;
+	const struct pev_attr *a;
+	const char *name;
+	struct pev_count c;
+
+	pev__error_clear(err);
+	if (!s)
+		return pev__bad_arg(err, func, "s", "must not be NULL");
+	if (i < 0 || i >= s->n)
+		return pev__bad_arg(err, func, "i", "%d is not an event of the set (0 to %d)", i,
+				    s->n - 1);
+	e = &s->ev[i];
+	if (read_fast(e, &c))
+		return 0;
+	p = e->page;
+	a = pev_counter_attr(e->c);
+	name = pev_counter_name(e->c);
+	pev__error_start(err, PEV_EUNSUPPORTED, 0, NULL, name, true);
+	if (!HAVE_RDPMC) {
+		pev__error_msg(err, "perfev reads counters from user space on x86-64 and arm64 only");
+		return PEV_EUNSUPPORTED;
+	}
+	if (a && (a->type == PEV_TYPE_SOFTWARE || a->type == PEV_TYPE_TRACEPOINT ||
+		  a->type == PEV_TYPE_BREAKPOINT)) {
+		pev__error_msg(err, "'%s' is counted by the kernel, not by a hardware counter that "
+				    "user space could read", name);
+		return PEV_EUNSUPPORTED;
+	}
+	if (!p) {
+		pev__error_msg(err, "the control page of '%s' could not be mapped", name);
+		return PEV_EUNSUPPORTED;
+	}
+#if defined(__aarch64__)
+	if (file_number("/proc/sys/kernel/perf_user_access") == 0) {
+		pev__error_start(err, PEV_EACCES, 0, NULL, name, true);
+		pev__error_msg(err, "user-space counter reads are off: the sysctl "
+				    "kernel.perf_user_access is 0");
+		pev__error_hint(err, "as root: sysctl -w kernel.perf_user_access=1");
+		return PEV_EACCES;
+	}
+#else
+	if (file_number("/sys/bus/event_source/devices/cpu/rdpmc") == 0) {
+		pev__error_start(err, PEV_EACCES, 0, NULL, name, true);
+		pev__error_msg(err, "user-space counter reads (rdpmc) are off: "
+				    "/sys/bus/event_source/devices/cpu/rdpmc is 0");
+		pev__error_hint(err, "as root: echo 1 > /sys/bus/event_source/devices/cpu/rdpmc");
+		return PEV_EACCES;
+	}
+#endif
+	if (!(p->capabilities & PEV_CAP_USER_RDPMC)) {
+		pev__error_start(err, PEV_EACCES, 0, NULL, name, true);
+		pev__error_msg(err, "the kernel does not let user space read the counter of '%s' "
+				    "(its page lacks cap_user_rdpmc)", name);
+		return PEV_EACCES;
+	}
+	if (!(p->capabilities & PEV_CAP_USER_TIME)) {
+		pev__error_msg(err, "the control page of '%s' cannot give the current times (no "
+				    "cap_user_time)", name);
+		return PEV_EUNSUPPORTED;
+	}
+	pev__error_start(err, PEV_EAGAIN, 0, NULL, name, true);
+	pev__error_msg(err, "'%s' is not on a hardware counter now (the kernel multiplexes it)",
+		       name);
+	return PEV_EAGAIN;
 }
 
 /* Snapshot `which` of every event from one read(2) of the group. */

@@ -126,7 +126,12 @@ static bool encode_cpudesc(struct pw_buf *b)
 	return true;
 }
 
-/* x86 only: "vendor,family,model,stepping", as perf writes it. */
+/*
+ * The CPU's identity as perf writes it: x86's "vendor,family,model,stepping";
+ * arm64's MIDR_EL1 as "0x" and 16 hex digits, read from the first CPU whose
+ * sysfs file holds it (perf 6.7 and later write it so; 6.1 cleared the
+ * variant and revision digits). Other machines write none.
+ */
 static bool encode_cpuid(struct pw_buf *b)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -140,6 +145,22 @@ static bool encode_cpuid(struct pw_buf *b)
 	snprintf(id, sizeof(id), "%s,%s,%s,%s", vendor, family, model, stepping);
 	pev__pw_put_string(b, id);
 	return true;
+#elif defined(__aarch64__)
+	char path[128], midr[32];
+
+	for (unsigned cpu = 0; cpu < 4096; cpu++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u", cpu);
+		if (access(path, F_OK) != 0)
+			break;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%u/regs/identification/midr_el1", cpu);
+		if (pev__read_text(path, midr, sizeof(midr)) == 18 && midr[0] == '0' &&
+		    midr[1] == 'x') {
+			pev__pw_put_string(b, midr);
+			return true;
+		}
+	}
+	return false;
 #else
 	(void)b;
 	return false;

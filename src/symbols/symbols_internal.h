@@ -370,12 +370,20 @@ struct pev__unwind_frame {
  * pointer; 1, the pc, when it is in no mapped ELF file of pid: JIT code,
  * as perf 6.1), PEV_ENOMEM,
  * PEV_EBADARG, or PEV_EUNSUPPORTED
- * on an architecture without a register table.
+ * for a process of a machine without a register table (x86-64 and arm64
+ * have one; the machine is that of the process's mapped ELF files).
  */
 int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
 			struct pev__unwind_frame *out, size_t max);
 void pev__unwind_free(struct sym_unwind *u);
+/*
+ * The perf register dump index (PERF_SAMPLE_REGS_USER order) the unwinder
+ * gives DWARF register dwarf of ELF machine machine (EM_X86_64,
+ * EM_AARCH64); dwarf UINT_MAX asks for the pc's index. Returns -1 for a
+ * register it gives none, PEV_EUNSUPPORTED for a machine without a table.
+ */
+int pev__unwind_perf_reg(unsigned machine, unsigned dwarf);
 
 /* symbols_jitdump.c */
 /* One line entry of a jitdump's DEBUG_INFO record. */

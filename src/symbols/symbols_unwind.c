@@ -18,6 +18,7 @@
  * mapped files for the others; anything else stops the walk there.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,14 +29,21 @@
 #include "symbols/symbols_internal.h"
 
 /*
- * The architecture's registers: DWARF register number -> index in perf's
- * register dump order (enum perf_event_x86_regs), the DWARF column of the
- * return address and the perf indexes of the stack pointer and the pc.
- * Other architectures have no table: unwinding reports PEV_EUNSUPPORTED.
+ * An architecture's registers: DWARF register number -> index in perf's
+ * register dump order (enum perf_event_x86_regs, enum perf_event_arm64_regs),
+ * and the perf indexes of the stack pointer and the pc. A process unwinds
+ * with the table of its mapped files' ELF machine, so a recording from
+ * another architecture unwinds as well as a native one.
  */
-#if defined(__x86_64__)
-#define UNWIND_MACHINE EM_X86_64
-static const unsigned char dwarf_to_perf[] = {
+struct unwind_arch {
+	uint16_t machine; /* ELF e_machine */
+	const unsigned char *dwarf_to_perf;
+	unsigned nregs; /* DWARF registers given to the unwinder: 0 .. nregs - 1 */
+	unsigned perf_sp, perf_ip;
+	int lost_reg; /* the register libdw loses (below), or -1 */
+};
+
+static const unsigned char x86_64_regs[] = {
 	0,  /* rax */
 	3,  /* rdx */
 	2,  /* rcx */
@@ -48,7 +56,17 @@ static const unsigned char dwarf_to_perf[] = {
 	17, 18, 19, 20, 21, 22, 23,
 	8, /* the return address column: the pc (PLT entries' CFA expressions read it) */
 };
-#define REGS_ABI 2 /* PERF_SAMPLE_REGS_ABI_64: 32-bit processes number registers otherwise */
+
+/*
+ * arm64: perf dumps x0 .. x30 (lr), sp, pc (indexes 0 .. 32); DWARF numbers
+ * x0 .. x30 as 0 .. 30 and sp as 31. The return address column is x30
+ * itself, and libdw takes the pc apart (dwfl_thread_state_register_pc).
+ */
+static const unsigned char aarch64_regs[] = {
+	0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+};
+
 /*
  * elfutils (0.188 here, 0.196 under perf 7.2) gives x86-64 frames DWARF register 0 (rax) as
  * the callee-saved register its ABI defaults keep, where rbx (3) is meant: in
@@ -57,11 +75,46 @@ static const unsigned char dwarf_to_perf[] = {
  * realigns its stack) then ends the chain: a sample in lazy binding, under
  * _dl_fixup, stops there where libunwind (perf 6.1) goes on to _start.
  * resume_walk() goes on from that frame with rbx as the frames below had it.
+ * arm64's defaults in libdw are right: it has no such register.
  */
-#define DWARF_LOST_REG 3
-#define PERF_REG_SP 7
-#define PERF_REG_IP 8
+static const struct unwind_arch unwind_arches[] = {
+	{EM_X86_64, x86_64_regs, sizeof(x86_64_regs), 7, 8, 3},
+	{EM_AARCH64, aarch64_regs, sizeof(aarch64_regs), 31, 32, -1},
+};
+
+#define REGS_ABI 2 /* PERF_SAMPLE_REGS_ABI_64: 32-bit processes number registers otherwise */
+
+/* The table of ELF machine m, or NULL when there is none. */
+static const struct unwind_arch *arch_of_machine(unsigned m)
+{
+	for (size_t i = 0; i < sizeof(unwind_arches) / sizeof(unwind_arches[0]); i++)
+		if (unwind_arches[i].machine == m)
+			return &unwind_arches[i];
+	return NULL;
+}
+
+/* The table of the machine perfev runs on (a process no file describes). */
+static const struct unwind_arch *host_arch(void)
+{
+#if defined(__x86_64__)
+	return arch_of_machine(EM_X86_64);
+#elif defined(__aarch64__)
+	return arch_of_machine(EM_AARCH64);
+#else
+	return NULL;
 #endif
+}
+
+int pev__unwind_perf_reg(unsigned machine, unsigned dwarf)
+{
+	const struct unwind_arch *a = arch_of_machine(machine);
+
+	if (!a)
+		return PEV_EUNSUPPORTED;
+	if (dwarf == UINT_MAX)
+		return (int)a->perf_ip;
+	return dwarf < a->nregs ? a->dwarf_to_perf[dwarf] : -1;
+}
 
 /* The sample being unwound: what the callbacks read. */
 struct unwind_sample {
@@ -71,9 +124,10 @@ struct unwind_sample {
 	int32_t tid;
 	/* Set: the walk starts from these registers (DWARF numbers), not regs. */
 	const struct unwind_resume *resume;
+	const struct unwind_arch *arch;
 };
 
-/* The number of DWARF registers the unwinder is given (the pc's column last). */
+/* The DWARF registers a resumed walk carries (x86-64's, the pc's column last). */
 #define UNWIND_NREGS 17
 
 /* A frame's registers, for a walk that goes on from it. */
@@ -92,6 +146,7 @@ struct sym_unwind {
 	uint64_t used;     /* pev_symbols.unwind_clock at its last sample */
 	uint64_t *live;    /* the symbolizer's count of unwinders */
 	bool attached;     /* false: no module to unwind through */
+	const struct unwind_arch *arch; /* its files' machine's registers, or NULL */
 	struct unwind_sample cur;
 };
 
@@ -100,15 +155,12 @@ struct unwind_walk {
 	struct pev__unwind_frame *out;
 	size_t n, max;
 	size_t skip; /* frames not collected first: the one a resumed walk starts from */
-#ifdef DWARF_LOST_REG
-	Dwarf_Word lost;   /* DWARF_LOST_REG in the last frame, or as the frames below had it */
+	int lost_reg;      /* the architecture's lost_reg (-1: none, nothing below is kept) */
+	Dwarf_Word lost;   /* lost_reg in the last frame, or as the frames below had it */
 	bool lost_known;   /* lost holds a value */
-	bool last_lacks;   /* libdw holds DWARF_LOST_REG unknown in the last frame */
+	bool last_lacks;   /* libdw holds lost_reg unknown in the last frame */
 	struct unwind_resume at; /* the last frame's registers, when last_lacks */
-#endif
 };
-
-#ifdef UNWIND_MACHINE
 
 /* Register idx (perf's numbering) of the dump, when the mask holds it. */
 static bool reg_value(const struct pev_sample_regs *r, unsigned idx, uint64_t *out)
@@ -232,15 +284,15 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 		dwfl_thread_state_register_pc(thread, cur->resume->pc);
 		return true;
 	}
-	for (unsigned d = 0; d < sizeof(dwarf_to_perf); d++) {
+	for (unsigned d = 0; d < cur->arch->nregs; d++) {
 		Dwarf_Word w;
-		if (!reg_value(cur->regs, dwarf_to_perf[d], &v))
+		if (!reg_value(cur->regs, cur->arch->dwarf_to_perf[d], &v))
 			continue; /* not dumped: the rules that need it fail there */
 		w = v;
 		if (!dwfl_thread_state_registers(thread, (int)d, 1, &w))
 			return false;
 	}
-	if (!reg_value(cur->regs, PERF_REG_IP, &v))
+	if (!reg_value(cur->regs, cur->arch->perf_ip, &v))
 		return false;
 	dwfl_thread_state_register_pc(thread, v);
 	return true;
@@ -294,16 +346,33 @@ static bool image_range(Elf *elf, uint64_t bias, uint64_t *lo, uint64_t *hi)
 	return !first && *hi > *lo;
 }
 
-/* True when elf is code for the machine whose registers the table maps. */
-static bool same_machine(Elf *elf)
+/* elf's machine (e_machine), or EM_NONE. */
+static unsigned elf_machine(Elf *elf)
 {
 	GElf_Ehdr eh;
 
-	return gelf_getehdr(elf, &eh) && eh.e_machine == UNWIND_MACHINE;
+	return gelf_getehdr(elf, &eh) ? eh.e_machine : EM_NONE;
 }
 
-/* Reports each DSO p maps once, at its load address. Returns the modules reported. */
-static size_t report_modules(struct pev_symbols *s, struct sym_proc *p, Dwfl *dwfl)
+/* The registers of p's files: the first ELF machine a table knows, or NULL. */
+static const struct unwind_arch *proc_arch(struct pev_symbols *s, struct sym_proc *p)
+{
+	for (size_t i = 0; i < p->nmaps; i++) {
+		Elf *elf = p->maps[i].dso ? pev__dso_elf(s, p->maps[i].dso) : NULL;
+		const struct unwind_arch *a = elf ? arch_of_machine(elf_machine(elf)) : NULL;
+
+		if (a)
+			return a;
+	}
+	return NULL;
+}
+
+/*
+ * Reports each DSO of ELF machine machine p maps once, at its load address.
+ * Returns the modules reported.
+ */
+static size_t report_modules(struct pev_symbols *s, struct sym_proc *p, Dwfl *dwfl,
+			     unsigned machine)
 {
 	size_t nmods = 0;
 
@@ -320,7 +389,7 @@ static size_t report_modules(struct pev_symbols *s, struct sym_proc *p, Dwfl *dw
 			continue;
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = p->maps[k].dso == d;
-		if (seen || !(elf = pev__dso_elf(s, d)) || !same_machine(elf) ||
+		if (seen || !(elf = pev__dso_elf(s, d)) || elf_machine(elf) != machine ||
 		    !load_bias(d, m, &bias) || !image_range(elf, bias, &lo, &hi))
 			continue;
 		mod = dwfl_report_module(dwfl, d->path, lo, hi);
@@ -338,14 +407,18 @@ static int unwind_build(struct pev_symbols *s, struct sym_proc *p, struct sym_un
 {
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
+	u->dwfl = NULL;
 	u->attached = false;
 	u->version = p->files_version;
+	u->arch = proc_arch(s, p);
+	if (!u->arch)
+		return 0; /* no file of a machine perfev has registers for */
 	s->st.unwind_builds++;
 	u->dwfl = dwfl_begin(&module_callbacks);
 	if (!u->dwfl)
 		return PEV_ENOMEM;
 	dwfl_report_begin(u->dwfl);
-	size_t nmods = report_modules(s, p, u->dwfl);
+	size_t nmods = report_modules(s, p, u->dwfl, u->arch->machine);
 	if (dwfl_report_end(u->dwfl, NULL, NULL) != 0 || !nmods)
 		return 0;
 	u->attached = dwfl_attach_state(u->dwfl, NULL, p->pid, &thread_callbacks, &u->cur);
@@ -355,13 +428,14 @@ static int unwind_build(struct pev_symbols *s, struct sym_proc *p, struct sym_un
 	return 0;
 }
 
-#ifdef DWARF_LOST_REG
-/* Notes the frame's DWARF_LOST_REG, and its registers when libdw lost that one. */
+/* Notes the frame's lost_reg, and its registers when libdw lost that one. */
 static void note_lost_reg(Dwfl_Frame *state, struct unwind_walk *w, Dwarf_Addr pc, bool activation)
 {
 	Dwarf_Word v;
 
-	w->last_lacks = dwfl_frame_reg(state, DWARF_LOST_REG, &v) != 0;
+	if (w->lost_reg < 0)
+		return;
+	w->last_lacks = dwfl_frame_reg(state, (unsigned)w->lost_reg, &v) != 0;
 	if (!w->last_lacks) {
 		w->lost = v;
 		w->lost_known = true;
@@ -374,7 +448,6 @@ static void note_lost_reg(Dwfl_Frame *state, struct unwind_walk *w, Dwarf_Addr p
 	/* A return address is looked up within its call, as libdw looks it up. */
 	w->at.pc = activation ? pc : pc - 1;
 }
-#endif
 
 static int collect_frame(Dwfl_Frame *state, void *arg)
 {
@@ -390,26 +463,23 @@ static int collect_frame(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_OK;
 	}
 	w->out[w->n++] = (struct pev__unwind_frame){.pc = pc, .activation = activation};
-#ifdef DWARF_LOST_REG
 	note_lost_reg(state, w, pc, activation);
-#endif
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
 /*
  * Goes on with a walk that ended (rc 0: libdw found no caller) at a frame
- * where libdw had lost DWARF_LOST_REG, from that frame's registers and the
+ * where libdw had lost the architecture's lost_reg, from that frame's registers and the
  * value the frames below had, for as long as that brings new frames.
  */
 static void resume_walk(struct sym_unwind *u, struct unwind_walk *w, int rc)
 {
-#ifdef DWARF_LOST_REG
-	while (rc == 0 && w->n < w->max && w->last_lacks && w->lost_known) {
+	while (rc == 0 && w->lost_reg >= 0 && w->n < w->max && w->last_lacks && w->lost_known) {
 		size_t before = w->n;
 		struct unwind_resume at = w->at;
 
-		at.reg[DWARF_LOST_REG] = w->lost;
-		at.known |= UINT32_C(1) << DWARF_LOST_REG;
+		at.reg[w->lost_reg] = w->lost;
+		at.known |= UINT32_C(1) << w->lost_reg;
 		u->cur.resume = &at;
 		w->skip = 1;
 		w->last_lacks = false;
@@ -418,9 +488,6 @@ static void resume_walk(struct sym_unwind *u, struct unwind_walk *w, int rc)
 		if (w->n == before)
 			break;
 	}
-#else
-	(void)u, (void)w, (void)rc;
-#endif
 }
 
 /* Finds the process whose unwinder was used least recently. */
@@ -448,45 +515,53 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
 			struct pev__unwind_frame *out, size_t max)
 {
-	struct unwind_walk w = {.out = out, .max = max};
+	struct unwind_walk w = {.out = out, .max = max, .lost_reg = -1};
+	const struct unwind_arch *arch = host_arch();
 	struct sym_proc *p;
-	struct sym_unwind *u;
+	struct sym_unwind *u = NULL;
 	uint64_t sp, ip;
 	int rc;
 
 	if (!s || !regs || !stack || !out || !max)
 		return PEV_EBADARG;
-	if (regs->abi != REGS_ABI || !reg_value(regs, PERF_REG_IP, &ip) ||
-	    !reg_value(regs, PERF_REG_SP, &sp))
-		return 0; /* a kernel thread, or a dump without the pc and stack pointer */
+	if (regs->abi != REGS_ABI)
+		return 0; /* a kernel thread: no user registers */
+	p = pev__sym_proc(s, pid, false);
+	if (p) {
+		u = p->unwind;
+		if (!u) {
+			if (s->st.unwinders >= UNWIND_MAX)
+				evict_one(s);
+			u = calloc(1, sizeof(*u));
+			if (!u)
+				return PEV_ENOMEM;
+			p->unwind = u;
+			u->version = p->files_version - 1; /* never built */
+			u->live = &s->st.unwinders;
+			s->st.unwinders++;
+		}
+		u->used = ++s->unwind_clock;
+		if (u->version != p->files_version && (rc = unwind_build(s, p, u)))
+			return rc;
+		if (u->arch)
+			arch = u->arch;
+	}
+	if (!arch)
+		return PEV_EUNSUPPORTED; /* no register table for this machine */
+	if (!reg_value(regs, arch->perf_ip, &ip) || !reg_value(regs, arch->perf_sp, &sp))
+		return 0; /* a dump without the pc and stack pointer */
 	if (!stack->size || !stack->data)
 		sp = 0; /* no stack copy: the first frame only, from the registers */
 	/* The user pc is the user part's first frame whatever follows (perf 6.1's
 	 * libunwind): a kernel sample taken while JIT code ran keeps that frame. */
 	out[0] = (struct pev__unwind_frame){.pc = ip, .activation = true};
-	p = pev__sym_proc(s, pid, false);
-	if (!p)
-		return 1;
-	u = p->unwind;
-	if (!u) {
-		if (s->st.unwinders >= UNWIND_MAX)
-			evict_one(s);
-		u = calloc(1, sizeof(*u));
-		if (!u)
-			return PEV_ENOMEM;
-		p->unwind = u;
-		u->version = p->files_version - 1; /* never built */
-		u->live = &s->st.unwinders;
-		s->st.unwinders++;
-	}
-	u->used = ++s->unwind_clock;
-	if (u->version != p->files_version && (rc = unwind_build(s, p, u)))
-		return rc;
 	/* As perf 6.1: a pc in no mapped ELF file (JIT code, a mapping no record
-	 * described) is the one frame: no CFI unwinds it. */
-	if (!u->attached || !dwfl_addrmodule(u->dwfl, ip))
+	 * described), or of a process perfev does not know, is the one frame: no
+	 * CFI unwinds it. */
+	if (!u || !u->attached || !dwfl_addrmodule(u->dwfl, ip))
 		return 1;
-	u->cur = (struct unwind_sample){.regs = regs, .stack = stack, .sp = sp,
+	w.lost_reg = arch->lost_reg;
+	u->cur = (struct unwind_sample){.regs = regs, .stack = stack, .sp = sp, .arch = arch,
 					.tid = tid > 0 ? tid : (pid > 0 ? pid : 1)};
 	/* Stops at the first frame it cannot unwind: an error then is the chain's end. */
 	resume_walk(u, &w, dwfl_getthread_frames(u->dwfl, u->cur.tid, collect_frame, &w));
@@ -498,26 +573,13 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 	return (int)w.n;
 }
 
-#else /* no register table for this architecture */
-
-int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
-			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
-			struct pev__unwind_frame *out, size_t max)
-{
-	(void)s, (void)pid, (void)tid, (void)regs, (void)stack, (void)out, (void)max;
-	return PEV_EUNSUPPORTED;
-}
-
-#endif
 
 void pev__unwind_free(struct sym_unwind *u)
 {
 	if (!u)
 		return;
-#ifdef UNWIND_MACHINE
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
-#endif
 	if (u->live)
 		(*u->live)--;
 	free(u);

@@ -1,0 +1,299 @@
+#!/bin/bash
+# The PMU lab: an emulated arm64 Debian 12 machine whose kernel drives a real
+# PMU (QEMU's Armv8 PMUv3 under TCG), for the tests that need hardware
+# events (docs/PMU_LAB.md).
+#   scripts/pmu-lab.sh build        build the guest image (once; cached)
+#   scripts/pmu-lab.sh run 'CMD'    boot the guest, run CMD there, power off;
+#                                   exits with CMD's status
+#   scripts/pmu-lab.sh test BUILD_DIR [MESON_TEST_ARGS...]
+#                                   run scripts/test.sh BUILD_DIR --no-rebuild
+#                                   ARGS in the guest (BUILD_DIR cross-built for
+#                                   arm64 on the host: scripts/cross-arm64.sh)
+#   scripts/pmu-lab.sh path         print the cached image's directory
+# The image is built from Debian packages alone (mmdebstrap, Debian's arm64
+# kernel) under /var/cache/perfev-lab/<hash of the recipe below>: a change to
+# the recipe builds a new one, anything else reuses it. A boot never writes the
+# cached image (the disk is a throw-away snapshot), so guests can run side by
+# side. The repository holding this script is shared with the guest (9p) at
+# the same absolute path; CMD starts in the caller's directory when that lies
+# inside the repository, else at its root. QEMU runs with -icount shift=0, so
+# the `instructions` event counts exactly; the guest sees
+# PERFEV_LAB_ICOUNT=1 and PERFEV_LAB=1 in its environment.
+# Environment: PERFEV_LAB_CACHE (default /var/cache/perfev-lab),
+# PERFEV_LAB_TIMEOUT (seconds a boot may take, default 3600),
+# PERFEV_LAB_SMP (guest CPUs, default 2), PERFEV_LAB_MEM (default 2G).
+# Run as root.
+set -eu
+
+repo=$(cd "$(dirname "$0")/.." && pwd -P)
+script="$repo/scripts/pmu-lab.sh"
+cache=${PERFEV_LAB_CACHE:-/var/cache/perfev-lab}
+
+# --- recipe-begin: a change from here to recipe-end builds a new image ---
+suite=bookworm
+mirror="http://deb.debian.org/debian"
+# The kernel and its initramfs, what perfev's arm64 build links at run time,
+# what the tests run (perf for comparisons, meson to run the suite of a build
+# directory made on the host), and the tools the tests call.
+guest_packages="
+	linux-image-arm64 initramfs-tools kmod udev
+	libelf1 libdw1 zlib1g libjson-c5 libcriterion3 libtraceevent1
+	libtracefs1 libpfm4 libprotobuf-c1 libxml2 libc6-dbg
+	python3 python3-pytest meson ninja-build linux-perf
+	mount locales procps iproute2 util-linux coreutils gzip xz-utils bzip2
+	binutils sqlite3 file
+"
+# The initramfs holds only what mounts the root disk (MODULES=list);
+# hooks/perfev-lab adds those modules, none else.
+initramfs_modules="virtio_mmio virtio_pci virtio_blk ext4"
+image_headroom_mb=1024
+
+die() { echo "pmu-lab: $*" >&2; exit 2; }
+
+recipe_hash() {
+	sed -n '/^# --- recipe-begin/,/^# --- recipe-end/p' "$script" |
+		sha256sum | cut -c1-16
+}
+
+image_dir() { echo "$cache/$(recipe_hash)"; }
+
+# Host packages the lab needs; installs the missing ones (root only).
+install_host_packages() {
+	local p missing=""
+	for p in mmdebstrap qemu-system-arm qemu-user-static binfmt-support \
+		e2fsprogs; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "install ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "missing host packages:$missing (run as root)"
+	echo "pmu-lab: installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update
+	# shellcheck disable=SC2086
+	apt-get install -y --no-install-recommends $missing
+}
+
+# mmdebstrap runs the guest's arm64 maintainer scripts through qemu-user:
+# the kernel's binfmt_misc must know aarch64 ELF files.
+enable_binfmt() {
+	[ -e /proc/sys/fs/binfmt_misc/status ] ||
+		mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+	[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
+		update-binfmts --enable qemu-aarch64
+	[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
+		die "binfmt_misc has no qemu-aarch64 entry"
+}
+
+# The init of the image: mounts the run's directory (9p tag "lab") and hands
+# over to the init script there (guest_init), so that what a boot does can
+# change without a new image.
+write_guest_stub() {
+	cat >"$1" <<'INIT'
+#!/bin/sh
+# perfev PMU lab (scripts/pmu-lab.sh): runs the init of the boot's directory.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+modprobe 9pnet_virtio
+mkdir -p /lab
+mount -t 9p -o trans=virtio,version=9p2000.L lab /lab && exec /bin/sh /lab/init
+echo "perfev-lab: cannot mount the run's directory" >/dev/console
+echo o >/proc/sysrq-trigger
+INIT
+	chmod 755 "$1"
+}
+
+# An initramfs-tools hook adding (and loading) only the root disk's modules.
+write_initramfs_hook() {
+	mkdir -p "$1/etc/initramfs-tools/hooks" "$1/etc/initramfs-tools/conf.d"
+	echo "MODULES=list" >"$1/etc/initramfs-tools/conf.d/perfev-lab.conf"
+	cat >"$1/etc/initramfs-tools/hooks/perfev-lab" <<HOOK
+#!/bin/sh
+case "\$1" in prereqs) exit 0 ;; esac
+. /usr/share/initramfs-tools/hook-functions
+for m in $initramfs_modules; do force_load "\$m"; done
+HOOK
+	chmod 755 "$1/etc/initramfs-tools/hooks/perfev-lab"
+}
+
+build_image() {
+	local dir tmp root t0 mb
+	dir=$(image_dir)
+	[ -f "$dir/ready" ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "building the image needs root"
+	install_host_packages
+	enable_binfmt
+	mkdir -p "$cache"
+	exec 9>"$cache/build.lock"
+	flock 9
+	[ -f "$dir/ready" ] && return 0
+	t0=$(date +%s)
+	tmp=$(mktemp -d "$cache/build.XXXXXX")
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" EXIT
+	root="$tmp/root"
+	write_initramfs_hook "$tmp/overlay"
+	echo "pmu-lab: building the arm64 $suite guest in $dir"
+	# shellcheck disable=SC2086
+	mmdebstrap --architectures=arm64 --variant=apt \
+		--include="$(echo $guest_packages | tr ' ' ,)" \
+		--setup-hook="cp -a '$tmp/overlay/.' \"\$1/\"" \
+		--customize-hook='echo "en_US.UTF-8 UTF-8" >"$1/etc/locale.gen"' \
+		--customize-hook='chroot "$1" locale-gen' \
+		--customize-hook='echo perfev-lab >"$1/etc/hostname"' \
+		--customize-hook='printf "/dev/vda / ext4 defaults 0 1\n" >"$1/etc/fstab"' \
+		"$suite" "$root" \
+		"deb $mirror $suite main" \
+		"deb $mirror $suite-updates main" \
+		"deb http://deb.debian.org/debian-security $suite-security main"
+	write_guest_stub "$root/sbin/perfev-lab-init"
+	cp "$root"/boot/vmlinuz-* "$tmp/vmlinuz"
+	cp "$root"/boot/initrd.img-* "$tmp/initrd.img"
+	mb=$(( $(du -sm "$root" | cut -f1) + image_headroom_mb ))
+	mkfs.ext4 -q -L perfev-lab -d "$root" "$tmp/rootfs.img" "${mb}M"
+	rm -rf "$root"
+	echo "$(( $(date +%s) - t0 ))" >"$tmp/build-seconds"
+	rm -rf "$dir" "$tmp/overlay"
+	mv "$tmp" "$dir"
+	touch "$dir/ready"
+	trap - EXIT
+	# Images of older recipes (a guest still booting one keeps its file open).
+	find "$cache" -mindepth 1 -maxdepth 1 -type d ! -path "$dir" \
+		! -name 'build.*' -exec rm -rf {} +
+	echo "pmu-lab: image built in $(cat "$dir/build-seconds") s"
+}
+
+# --- recipe-end ---
+
+# What a boot runs as its init (after the image's stub): mounts what the
+# tests need, the repository at its host path, runs /lab/cmd, writes its exit
+# status to /lab/status and powers off.
+guest_init() {
+	cat <<'INIT'
+#!/bin/sh
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=dumb
+mountpoint -q /sys || mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+# tracefs but not debugfs, as on the CI host (debugfs would mount tracefs
+# again under /sys/kernel/debug/tracing when a test has unmounted it).
+mount -t tracefs nodev /sys/kernel/tracing
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+stty -onlcr 2>/dev/null
+dmesg -n 1
+hostname perfev-lab
+ip link set lo up
+repo=$(cat /lab/repo)
+# The exe wrapper of a cross build (qemu-user on the host) runs programs
+# as they are here.
+while read -r shim; do
+	case $shim in /*) ;; *) shim=/usr/local/bin/$shim ;; esac
+	mkdir -p "${shim%/*}"
+	printf '#!/bin/sh\nexec "$@"\n' >"$shim"
+	chmod 755 "$shim"
+done </lab/shims
+mkdir -p "$repo"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=mmap repo "$repo"
+# arm64 lets user space read counters only when this is 1.
+sysctl -q kernel.perf_user_access=1 2>/dev/null
+# Debian's kernel defaults to 3 (no perf_event_open without privileges at
+# all): the upstream default, which the tests that open as nobody need.
+sysctl -q kernel.perf_event_paranoid=2
+export PERFEV_LAB=1
+grep -q 'perfev_lab.icount=1' /proc/cmdline && export PERFEV_LAB_ICOUNT=1
+cd "$(cat /lab/cwd)" || cd "$repo"
+sh /lab/cmd </dev/null
+echo $? >/lab/status
+cd /
+sync
+umount "$repo" /lab 2>/dev/null
+echo o >/proc/sysrq-trigger
+sleep 60
+INIT
+}
+
+run_guest() {
+	local cmd=$1 dir lab cwd status
+	build_image
+	dir=$(image_dir)
+	lab=$(mktemp -d "${TMPDIR:-/tmp}/perfev-lab.XXXXXX")
+	# shellcheck disable=SC2064
+	trap "rm -rf '$lab'" EXIT
+	printf '%s\n' "$cmd" >"$lab/cmd"
+	guest_init >"$lab/init"
+	: >"$lab/shims"
+	[ -z "${LAB_SHIMS:-}" ] || printf '%s\n' "$LAB_SHIMS" >"$lab/shims"
+	echo "$repo" >"$lab/repo"
+	cwd=$(pwd -P)
+	case "$cwd/" in "$repo"/*) ;; *) cwd=$repo ;; esac
+	echo "$cwd" >"$lab/cwd"
+	# snapshot=on: writes go to a temporary overlay, never to rootfs.img.
+	timeout -k 10 "${PERFEV_LAB_TIMEOUT:-3600}" \
+	qemu-system-aarch64 -M virt -cpu max -icount shift=0 \
+		-smp "${PERFEV_LAB_SMP:-2}" -m "${PERFEV_LAB_MEM:-2G}" \
+		-nographic -no-reboot \
+		-kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
+		-append "root=/dev/vda rw console=ttyAMA0 quiet panic=-1 init=/sbin/perfev-lab-init perfev_lab.icount=1" \
+		-drive "file=$dir/rootfs.img,format=raw,if=virtio,snapshot=on" \
+		-virtfs "local,path=$lab,mount_tag=lab,security_model=none" \
+		-virtfs "local,path=$repo,mount_tag=repo,security_model=none" \
+		</dev/null | sed -u '/^\[ *[0-9.]*\] \(sysrq: Power Off\|reboot: Power down\)\r*$/d' ||
+		true
+	status=$(cat "$lab/status" 2>/dev/null) || {
+		echo "pmu-lab: the guest stopped before the command finished" >&2
+		return 125
+	}
+	return "$status"
+}
+
+# The exe wrapper meson test puts before each test program of build directory
+# $1 (a cross build's, from its cross file), or nothing.
+exe_wrapper() {
+	# meson's own Python reads meson's files.
+	"$(sed -n '1s/^#! *//p' "$(command -v meson)")" - \
+		"$1/meson-private/meson_test_setup.dat" <<'PY'
+import pickle, sys
+try:
+    with open(sys.argv[1], "rb") as f:
+        tests = pickle.load(f)
+except OSError:
+    sys.exit("pmu-lab: %s: not a meson build directory" % sys.argv[1])
+wrappers = {tuple(t.exe_wrapper.get_command()) for t in tests
+            if t.is_cross_built and t.needs_exe_wrapper and t.exe_wrapper}
+for w in wrappers:
+    if len(w) != 1:
+        sys.exit("pmu-lab: exe wrapper with arguments: %s" % " ".join(w))
+    print(w[0])
+PY
+}
+
+main() {
+	case "${1:-}" in
+	build) build_image ;;
+	path) echo "$(image_dir)" ;;
+	run)
+		[ $# -eq 2 ] || die "usage: $0 run 'CMD'"
+		run_guest "$2"
+		;;
+	test)
+		[ $# -ge 2 ] || die "usage: $0 test BUILD_DIR [MESON_TEST_ARGS...]"
+		dir=$2
+		shift 2
+		case $dir in /*) abs=$dir ;; *) abs=$repo/$dir ;; esac
+		LAB_SHIMS=$(exe_wrapper "$abs") || exit 2
+		export LAB_SHIMS
+		cd "$repo"
+		run_guest "scripts/test.sh $(printf '%q ' "$dir" --no-rebuild "$@")"
+		;;
+	*) die "usage: $0 build | run 'CMD' | test BUILD_DIR [ARGS...] | path" ;;
+	esac
+}
+
+# One line: bash has read it whole before main runs, so an edit of this file
+# during a boot cannot make the running script read on into changed text.
+main "$@"; exit $?

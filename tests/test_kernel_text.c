@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_kernel_text.c - where perfev record's kernel mapping starts
+ * (cli/kernel_text.c): `_text` of /proc/kallsyms, or `_stext` where a
+ * kernel lists no `_text` (the mapping is then "[kernel.kallsyms]_stext",
+ * as perf names it); nothing from a list whose addresses are hidden.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "kernel_text.h"
+
+TestSuite(kernel_text, .init = th_leak_init, .fini = th_leak_fini);
+
+/* cli_kernel_text on a kallsyms file of the given text. */
+static int text_of(const char *list, uint64_t *addr, const char **name)
+{
+	const char *path = th_path_join(th_temp_dir("kernel_text"), "kallsyms");
+
+	th_write_file(path, list);
+	int r = cli_kernel_text(path, addr, name);
+	free((void *)path);
+	return r;
+}
+
+Test(kernel_text, text_where_the_kernel_lists_it)
+{
+	uint64_t addr;
+	const char *name;
+
+	cr_assert_eq(text_of("0000000000000000 A fixed_percpu_data\n"
+			     "ffffffff81000000 T startup_64\n"
+			     "ffffffff81000000 T _stext\n"
+			     "ffffffff81000000 T _text\n",
+			     &addr, &name), 1);
+	cr_expect_eq(addr, UINT64_C(0xffffffff81000000));
+	cr_expect_str_eq(name, "_text");
+}
+
+/* A kernel that lists _stext and no _text: perf relocates by _stext there. */
+Test(kernel_text, stext_where_no_text_is_listed)
+{
+	uint64_t addr;
+	const char *name;
+
+	cr_assert_eq(text_of("ffff800008000000 t _head\n"
+			     "ffff800008010000 T _stext\n"
+			     "ffff800008010000 T __exception_text_start\n"
+			     "ffff800008011000 T do_one_initcall\n"
+			     "ffff800008f00000 T _etext\n"
+			     "ffff800000a00000 t virtio_dev_probe\t[virtio]\n",
+			     &addr, &name), 1);
+	cr_expect_eq(addr, UINT64_C(0xffff800008010000));
+	cr_expect_str_eq(name, "_stext");
+}
+
+Test(kernel_text, hidden_or_missing_gives_none)
+{
+	uint64_t addr = 1;
+	const char *name = "x";
+
+	/* kptr_restrict shows every address as 0. */
+	cr_expect_eq(text_of("0000000000000000 T _stext\n0000000000000000 T _text\n", &addr, &name),
+		     0);
+	cr_expect_eq(addr, 0);
+	cr_expect_null(name);
+	cr_expect_eq(text_of("ffffffff81000000 T _textx\nffffffff81000000 T x_text\n", &addr,
+			     &name), 0);
+	cr_expect_eq(cli_kernel_text("/nonexistent/kallsyms", &addr, &name), 0);
+}
+
+/* This machine's list: a start of kernel text whenever its addresses show. */
+Test(kernel_text, this_kernel)
+{
+	uint64_t addr;
+	const char *name;
+
+	if (geteuid() != 0 || th_sysctl("kptr_restrict") >= 2)
+		th_skip("/proc/kallsyms hides addresses from this user");
+	cr_assert_eq(cli_kernel_text("/proc/kallsyms", &addr, &name), 1);
+	cr_expect(strcmp(name, "_text") == 0 || strcmp(name, "_stext") == 0, "%s", name);
+	cr_expect_neq(addr, 0);
+}
