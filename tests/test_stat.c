@@ -440,7 +440,10 @@ Test(stat, repeat_prints_means_and_spread)
  * differed, however little ("( +-  0.00% )" for a spread under 0.005%, as
  * perf's instructions:u of true in the PMU lab: 82,315 and 82,319), and
  * nothing when they did not (perf's rule: a standard deviation of 0). The
- * system calls of true are the same every run; the line equals perf's.
+ * system calls of true are nearly always the same every run, and then the
+ * line equals perf's. Nearly: in the arm64 guest one run of perf's three once
+ * counted one more than the others (cause not found), so a pair of runs in which
+ * either tool saw its runs differ says nothing, and is tried again.
  */
 Test(stat, repeat_without_spread_prints_none_as_perf)
 {
@@ -450,18 +453,29 @@ Test(stat, repeat_without_spread_prints_none_as_perf)
 	char *perf = th_which("perf");
 	const char *argv[] = {perf, "stat", "-r", "3", "-e", "raw_syscalls:sys_enter", "--",
 	                      "/bin/true", NULL};
-	char *out, *err, theirs[512], ours[512];
-	struct th_output r = perfev_stat("-r", "3", "-e", "raw_syscalls:sys_enter", "--", "/bin/true");
+	char ours[512] = "", theirs[512] = "";
+	int tries;
 
-	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert(line_with(r.err, " raw_syscalls:sys_enter", 0, ours, sizeof(ours)), "%s", r.err);
-	expect_lacks(ours, "+-");
-	cr_assert_eq(th_run((char *const *)argv, false, &out, &err), 0, "%s", err);
-	cr_assert(line_with(err, " raw_syscalls:sys_enter", 0, theirs, sizeof(theirs)), "%s", err);
+	for (tries = 0; tries < 8; tries++) {
+		char *out, *err;
+		struct th_output r =
+		    perfev_stat("-r", "3", "-e", "raw_syscalls:sys_enter", "--", "/bin/true");
+
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_assert(line_with(r.err, " raw_syscalls:sys_enter", 0, ours, sizeof(ours)),
+		          "%s", r.err);
+		th_output_free(&r);
+		cr_assert_eq(th_run((char *const *)argv, false, &out, &err), 0, "%s", err);
+		cr_assert(line_with(err, " raw_syscalls:sys_enter", 0, theirs, sizeof(theirs)),
+		          "%s", err);
+		free(out);
+		free(err);
+		if (!strstr(ours, "+-") && !strstr(theirs, "+-"))
+			break;
+	}
+	cr_assert_lt(tries, 8, "true's system calls differed between runs in 8 of 8 tries: "
+	             "ours `%s`, perf's `%s`", ours, theirs);
 	cr_expect_str_eq(ours, theirs);
-	th_output_free(&r);
-	free(out);
-	free(err);
 	free(perf);
 }
 
