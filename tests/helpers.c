@@ -992,6 +992,17 @@ bool th_have_program(const char *name)
 	return found;
 }
 
+bool th_perf_lost_frame(const char *line)
+{
+	unsigned long long addr;
+
+	if (strstr(line, " ([stack])"))
+		return true;
+	/* Above the user half; kernel frames name their image. */
+	return strstr(line, "[unknown] ([unknown])") && sscanf(line, " %llx", &addr) == 1 &&
+	       addr >= 0x800000000000ULL;
+}
+
 /* ---- JSON (json-c) ------------------------------------------------------- */
 
 json_object *th_json_parse(const char *text)

@@ -256,6 +256,15 @@ bool th_have_program(const char *name);
 void th_need_perf(void);
 
 /*
+ * Whether a frame line of `perf script` output is one where perf's DWARF
+ * unwinder lost its way: a frame taken from a stack word ("([stack])"), or
+ * at an address no user or kernel mapping can have ("4072bfffffffffff
+ * [unknown] ([unknown])", "ffffffffffffffff [unknown] ([unknown])"). Debian's
+ * perf 6.1 does so in libc's exit path (docs/PERF_DIFFERENCES.md).
+ */
+bool th_perf_lost_frame(const char *line);
+
+/*
  * The path of a program built next to the running test (tests/NAME in the
  * build directory); fails the test when it is not there. The string is
  * kept for the life of the process.

@@ -303,9 +303,18 @@ Test(session, sched_switch_samples_carry_the_raw_payload)
 	cr_expect_eq(pev_session_ring_cpu(s, 0), -1);
 	cr_expect_eq(pev_session_ring_tid(s, 0), 0, "the calling thread");
 	cr_assert_eq(pev_session_enable(s), 0);
-	th_sleep_briefly(20);
+	/*
+	 * A sleep whose timer fires before the thread gets to schedule() (a
+	 * vCPU held up for 0.1 ms by a loaded host) ends without a switch: sleep
+	 * in rounds of 20 until 20 switches came, 100 rounds at most.
+	 */
+	for (int round = 0; round < 100 && c.samples < 20; round++) {
+		th_sleep_briefly(20);
+		cr_assert_eq(pev_session_flush(s), 0);
+		read_all(s, on_switch, &c);
+	}
 	drain(s, on_switch, &c);
-	cr_expect_geq(c.samples, 20, "20 sleeps, 20 switches out at least: %zu", c.samples);
+	cr_expect_geq(c.samples, 20, "sleeps switch the thread out: %zu switches", c.samples);
 	cr_expect_eq(stats(s, PEV_SESSION_EVENT, 0).samples, c.samples);
 	pev_session_close(s);
 }
@@ -428,8 +437,23 @@ static void *block_on_pipe(void *p)
 	if (write(b->ready[1], "r", 1) != 1)
 		return NULL;
 	while (read(b->fd, &x, 1) == 1 && x != 'q')
-		b->reads++;
+		__atomic_add_fetch(&b->reads, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/*
+ * Waits until the reader has read n bytes and sleeps in its next read (10 s
+ * at most): a byte written then wakes it from a block, however late a
+ * loaded machine runs it. Returns whether it got there.
+ */
+static bool reader_blocks_after(struct blocker *b, int n)
+{
+	for (int i = 0; i < 10000; i++) {
+		if (__atomic_load_n(&b->reads, __ATOMIC_ACQUIRE) == n && th_task_state(b->tid) == 'S')
+			return true;
+		usleep(1000);
+	}
+	return false;
 }
 
 struct sw_ctx {
@@ -480,8 +504,8 @@ Test(session, context_switches_of_a_thread_blocking_on_a_pipe)
 	cr_expect_eq(pev_session_ring_tid(s, 0), b.tid);
 	cr_assert_eq(pev_session_enable(s), 0);
 	for (int i = 0; i < 10; i++) {
+		cr_assert(reader_blocks_after(&b, i), "the reader blocks again after %d reads", i);
 		cr_assert_eq(write(p[1], "w", 1), 1);
-		th_sleep_briefly(10); /* let it read, and block again */
 	}
 	cr_assert_eq(write(p[1], "q", 1), 1);
 	pthread_join(th, NULL);
