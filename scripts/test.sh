@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 dir=${1:-build}
 [ $# -gt 0 ] && shift
 mkdir -p "$dir/meson-logs"
-log="$PWD/$dir/meson-logs/skips.log"
+case $dir in /*) log="$dir/meson-logs/skips.log" ;; *) log="$PWD/$dir/meson-logs/skips.log" ;; esac
 : >"$log"
 
 PERFEV_SKIP_LOG="$log" meson test -C "$dir" --print-errorlogs "$@"

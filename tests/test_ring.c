@@ -468,8 +468,16 @@ Test(ring, a_small_ring_wraps_many_times_while_sampling_this_process)
 
 /* ---- an overwrite ring -------------------------------------------------------- */
 
-/* Reads an overwrite batch: checks order (newest first) and owner; returns the newest time. */
-static uint64_t read_overwrite(struct pev_ring *r, uint64_t after, size_t *bytes, size_t *samples)
+/*
+ * Reads an overwrite batch: checks order (newest first) and owner; returns
+ * the newest time. *bytes counts every record, *samples the samples; the
+ * others can only be a LOST record (of the samples dropped while a batch
+ * held output paused) and THROTTLE and UNTHROTTLE records (the kernel's
+ * sample-rate limit, 1750 a second in the arm64 lab), their bytes in
+ * *other_bytes.
+ */
+static uint64_t read_overwrite(struct pev_ring *r, uint64_t after, size_t *bytes, size_t *samples,
+			       size_t *other_bytes)
 {
 	struct pev_ring_record rec;
 	uint64_t newest = 0, last = UINT64_MAX;
@@ -478,10 +486,17 @@ static uint64_t read_overwrite(struct pev_ring *r, uint64_t after, size_t *bytes
 
 	*bytes = 0;
 	*samples = 0;
+	*other_bytes = 0;
 	while ((got = pev_ring_next(r, &rec)) == 1) {
 		*bytes += rec.size;
-		if (rec.header->type != PEV_RECORD_SAMPLE)
+		if (rec.header->type != PEV_RECORD_SAMPLE) {
+			cr_assert(rec.header->type == PEV_RECORD_LOST ||
+					  rec.header->type == PEV_RECORD_THROTTLE ||
+					  rec.header->type == PEV_RECORD_UNTHROTTLE,
+				  "a sample, LOST or throttle record: type %u", rec.header->type);
+			*other_bytes += rec.size;
 			continue;
+		}
 		/* IP, PID/TID, TIME, PERIOD. */
 		cr_assert_eq(rec.size, 40);
 		cr_assert_eq((pid_t)rec_u32(&rec, 20), tid);
@@ -505,7 +520,7 @@ Test(ring, an_overwrite_ring_is_recovered_after_many_wraps)
 		20000, PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME | PEV_SAMPLE_PERIOD, true);
 	struct pev_ring *r = ring_of(c, 1);
 	const struct pev_mmap_page *pg = pev_ring_page(r);
-	size_t size = pev_ring_data_size(r), bytes, samples;
+	size_t size = pev_ring_data_size(r), bytes, samples, other_bytes;
 	char perms[5];
 
 	cr_expect(pev_ring_overwrite(r));
@@ -525,11 +540,12 @@ Test(ring, an_overwrite_ring_is_recovered_after_many_wraps)
 	uint64_t head = pg->data_head;
 	spin_ms(5);
 	cr_expect_eq(pg->data_head, head, "the kernel holds still while the batch is read");
-	uint64_t newest = read_overwrite(r, 0, &bytes, &samples);
+	uint64_t newest = read_overwrite(r, 0, &bytes, &samples, &other_bytes);
 	cr_expect_leq(bytes, size);
 	cr_expect_gt(bytes, size - 64, "only the torn oldest record is missing (%zu of %zu)", bytes,
 		     size);
-	cr_expect_gt(samples, size / 40 - 4);
+	cr_expect_gt(samples, (size - other_bytes) / 40 - 4, "%zu samples, %zu bytes of other records",
+		     samples, other_bytes);
 	cr_assert_eq(pev_ring_end(r), 0);
 	struct pev_ring_stats st = stats_of(r);
 	cr_expect_geq(st.overwritten, written - size - 64);
@@ -541,11 +557,18 @@ Test(ring, an_overwrite_ring_is_recovered_after_many_wraps)
 		(unsigned long long)written, (unsigned long long)(written / size), bytes, samples,
 		(unsigned long long)st.partial);
 
-	/* Output resumed: more records, and the next batch holds only those. */
-	spin_ms(1);
+	/*
+	 * Output resumed: more records, and the next batch holds only those. A
+	 * throttled event (the kernel's sample-rate limit, 1750 a second in the
+	 * arm64 lab) writes again only at the next tick: spin until it does.
+	 */
+	deadline = now_ms() + 5000;
+	do
+		spin_ms(1);
+	while (__atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) == head && now_ms() < deadline);
 	cr_expect_neq(pg->data_head, head, "the kernel writes again after end");
 	cr_assert_geq(pev_ring_begin(r), 0);
-	read_overwrite(r, newest, &bytes, &samples);
+	read_overwrite(r, newest, &bytes, &samples, &other_bytes);
 	cr_expect_gt(samples, 0, "new samples after the first batch");
 	cr_expect_lt(bytes, size, "1 ms of samples (about 50) does not fill the area");
 	cr_assert_eq(pev_ring_end(r), 0);
@@ -598,8 +621,12 @@ Test(ring, two_events_share_one_ring)
 			others++;
 	}
 	pev_ring_end(r);
-	cr_expect_gt(seen_a, 100, "cpu-clock samples in its own ring: %llu", (unsigned long long)seen_a);
-	cr_expect_gt(seen_b, 100, "task-clock samples in the shared ring: %llu",
+	/*
+	 * 300 of each on a quiet machine; the kernel's sample-rate limit (1750
+	 * a second in the arm64 lab) can leave about 50.
+	 */
+	cr_expect_gt(seen_a, 20, "cpu-clock samples in its own ring: %llu", (unsigned long long)seen_a);
+	cr_expect_gt(seen_b, 20, "task-clock samples in the shared ring: %llu",
 		     (unsigned long long)seen_b);
 	cr_expect_eq(others, 0);
 	pev_ring_close(r);
