@@ -9,6 +9,7 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,53 @@ void cli_print_error(const struct pev_error *err)
 	pev_error_format(err, buf, sizeof(buf));
 	fputs("perfev: error: ", stderr);
 	put_lines(buf, stderr);
+}
+
+int cli_check_ids(const char *opt, const char *list)
+{
+	const char *s = list;
+
+	do {
+		char *end;
+		errno = 0;
+		long v = strtol(s, &end, 10);
+		if (errno || end == s || v < 0 || v > INT32_MAX || (*end && *end != ',')) {
+			cli_error("option '%s' needs comma-separated ids (e.g. 1234,1240), got '%s'",
+				  opt, list);
+			return 129;
+		}
+		s = *end ? end + 1 : end;
+	} while (*s);
+	return 0;
+}
+
+bool cli_list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = list; *l;) {
+		size_t len = strcspn(l, ",");
+
+		if (len == n && strncmp(l, name, n) == 0)
+			return true;
+		l += len + (l[len] == ',');
+	}
+	return false;
+}
+
+bool cli_list_has_id(const char *list, int64_t id)
+{
+	for (const char *l = list; *l;) {
+		char *end;
+		long long v = strtoll(l, &end, 10);
+
+		if (end == l)
+			return false; /* not a list cli_check_ids passed */
+		if (v == id)
+			return true;
+		l = *end == ',' ? end + 1 : end;
+	}
+	return false;
 }
 
 int cli_usage(const char *usage)

@@ -194,6 +194,19 @@ const char *cli_thousands_sep(void);
  */
 const struct pev_parse_opts *cli_event_parse_opts(void);
 
+/*
+ * Checks a comma-separated list of process or thread ids given to option
+ * opt (--pid, --tid). Returns 0, or the usage status (129) after saying
+ * what the option needs.
+ */
+int cli_check_ids(const char *opt, const char *list);
+
+/* Whether the comma-separated list holds name, byte for byte. */
+bool cli_list_has(const char *list, const char *name);
+
+/* Whether the comma-separated list of ids (checked by cli_check_ids) holds id. */
+bool cli_list_has_id(const char *list, int64_t id);
+
 /* The decimal point of the user's locale, as cli_thousands_sep: "." for C, "," for de_DE. */
 const char *cli_decimal_point(void);
 

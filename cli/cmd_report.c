@@ -253,22 +253,6 @@ static int check_fields(const char *fields)
 	}
 }
 
-/* Checks a comma-separated list of process or thread ids; 0 or the usage status. */
-static int check_ids(const char *opt, const char *list)
-{
-	const char *s = list;
-
-	do {
-		char *end;
-		errno = 0;
-		long v = strtol(s, &end, 10);
-		if (errno || end == s || v < 0 || v > INT32_MAX || (*end && *end != ','))
-			return bad_value(opt, "comma-separated ids (e.g. 1234,1240)", list);
-		s = *end ? end + 1 : end;
-	} while (*s);
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_SORT = 256, OPT_PERCENT, OPT_STDIO, OPT_FORMAT, OPT_CHILDREN,
@@ -443,12 +427,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			o->symbols = optarg;
 			break;
 		case OPT_PID:
-			if ((rc = check_ids("--pid", optarg)))
+			if ((rc = cli_check_ids("--pid", optarg)))
 				return rc;
 			o->pids = optarg;
 			break;
 		case OPT_TID:
-			if ((rc = check_ids("--tid", optarg)))
+			if ((rc = cli_check_ids("--tid", optarg)))
 				return rc;
 			o->tids = optarg;
 			break;

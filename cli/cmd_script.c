@@ -18,8 +18,9 @@
 #include "script.h"
 
 static const char usage[] =
-	"perfev script [-i FILE] [-F [KIND:][+-]FIELD,...] [-G] [--ns] [--symbol-at-return]\n"
-	"                     [--zero-frames] [--inline|--no-inline]";
+	"perfev script [-i FILE] [-F [KIND:][+-]FIELD,...] [-G] [-c COMMS] [--pid PIDS]\n"
+	"                     [--tid TIDS] [--ns] [--symbol-at-return] [--zero-frames]\n"
+	"                     [--inline|--no-inline]";
 
 struct script_opts {
 	const char *input;
@@ -28,15 +29,23 @@ struct script_opts {
 	bool symbol_at_return; /* callers named as perf names them */
 	bool zero_frames;      /* call-chain entries of address 0 kept, as perf */
 	bool no_inline;        /* no inline frames in DWARF-unwound chains */
+	/* Only samples of these commands, processes, threads (comma-separated lists, or NULL). */
+	const char *comms, *pids, *tids;
 };
 
 static int parse_args(int argc, char **argv, struct script_opts *o)
 {
-	enum { OPT_NS = 256, OPT_SYMBOL_AT_RETURN, OPT_ZERO_FRAMES, OPT_INLINE, OPT_NO_INLINE };
+	enum { OPT_NS = 256, OPT_SYMBOL_AT_RETURN, OPT_ZERO_FRAMES, OPT_INLINE, OPT_NO_INLINE,
+	       OPT_PID, OPT_TID };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"fields", required_argument, NULL, 'F'},
 		{"hide-call-graph", no_argument, NULL, 'G'},
+		{"comms", required_argument, NULL, 'c'},
+		{"pid", required_argument, NULL, OPT_PID},
+		{"pids", required_argument, NULL, OPT_PID},
+		{"tid", required_argument, NULL, OPT_TID},
+		{"tids", required_argument, NULL, OPT_TID},
 		{"ns", no_argument, NULL, OPT_NS},
 		{"symbol-at-return", no_argument, NULL, OPT_SYMBOL_AT_RETURN},
 		{"zero-frames", no_argument, NULL, OPT_ZERO_FRAMES},
@@ -49,7 +58,7 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 
 	optind = 1;
 	opterr = 0; /* perfev's own messages (cli_bad_option), not getopt's */
-	while ((opt = getopt_long(argc, argv, ":i:F:Gh", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":i:F:Gc:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			o->input = optarg;
@@ -60,6 +69,19 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 			break;
 		case 'G':
 			o->sf.hide_callchain = true;
+			break;
+		case 'c':
+			o->comms = optarg;
+			break;
+		case OPT_PID:
+			if ((rc = cli_check_ids("--pid", optarg)))
+				return rc;
+			o->pids = optarg;
+			break;
+		case OPT_TID:
+			if ((rc = cli_check_ids("--tid", optarg)))
+				return rc;
+			o->tids = optarg;
 			break;
 		case OPT_NS:
 			o->ns = true;
@@ -92,6 +114,10 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 			       "hw-cache, raw,\n"
 			       "                         break, pmu)\n"
 			       "  -G, --hide-call-graph  one line per sample, without its call chain\n"
+			       "  -c, --comms COMMS      only the samples of these commands "
+			       "(comma-separated)\n"
+			       "      --pid PIDS         only the samples of these processes\n"
+			       "      --tid TIDS         only the samples of these threads\n"
 			       "      --ns               times with nanoseconds\n"
 			       "      --symbol-at-return name each caller by the symbol at its return "
 			       "address, as perf\n"
@@ -269,7 +295,18 @@ struct printer {
 	struct pev_symbols *symbols; /* the replay's, for the addresses of page faults */
 	int name_width; /* the longest event name */
 	bool ns;
+	const struct script_opts *filter; /* -c, --pid, --tid */
 };
+
+/* Whether a sample passes -c, --pid and --tid (perf script's filters). */
+static bool sample_shown(const struct script_opts *o, const struct pev_replay_sample *s)
+{
+	if (o->comms && !cli_list_has(o->comms, s->comm ? s->comm : ""))
+		return false;
+	if (o->pids && !cli_list_has_id(o->pids, s->pid))
+		return false;
+	return !o->tids || cli_list_has_id(o->tids, s->tid);
+}
 
 /*
  * One frame: "ADDRESS sym+0xOFF (dso)", as the fields ask. As perf, a call
@@ -446,12 +483,15 @@ static int print_samples(struct printer *pr, struct pev_read_periods *reads,
 {
 	struct pev_replay_sample each = *s;
 	struct pev_read_period rp;
+	bool shown = sample_shown(pr->filter, s);
 	int rc;
 
 	if (!(s->record->sample.fields & PEV_SAMPLE_READ)) {
-		print_sample(pr, s);
+		if (shown)
+			print_sample(pr, s);
 		return 0;
 	}
+	/* A sample not shown still takes its reads: the next one's periods grow from them. */
 	for (uint64_t i = 0; i < s->record->sample.read.nr; i++) {
 		if ((rc = pev_read_periods_take(reads, s, i, &rp)) < 0)
 			return rc;
@@ -459,7 +499,8 @@ static int print_samples(struct printer *pr, struct pev_read_periods *reads,
 			continue;
 		each.event = rp.event;
 		each.period = rp.period;
-		print_sample(pr, &each);
+		if (shown)
+			print_sample(pr, &each);
 	}
 	return 0;
 }
@@ -483,7 +524,7 @@ static int run(struct script_opts *o)
 	struct pev_perfdata *pd = NULL;
 	struct pev_replay *r = NULL;
 	struct pev_read_periods *reads = NULL;
-	struct printer pr = {.text.out = stdout, .sf = &o->sf, .ns = o->ns};
+	struct printer pr = {.text.out = stdout, .sf = &o->sf, .ns = o->ns, .filter = o};
 	struct pev_replay_sample s;
 	struct pev_error err;
 	bool trace = false;

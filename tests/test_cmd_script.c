@@ -550,10 +550,18 @@ Test(cmd_script, layout_two_events)
 }
 
 /* Tracepoint lines end with the payload: no address or symbol unless asked. */
+/*
+ * Every process of the machine is in a system-wide file, another test's
+ * too (test_hostile_names gives a thread a name with control bytes, which
+ * perfev escapes and perf prints raw): the comparisons keep the workload's
+ * commands (-c, perf's filter).
+ */
 Test(cmd_script, layout_tracepoint_system_wide)
 {
-	static const char *const opts[] = {"", "--ns", "-F +period", "-F trace:-cpu",
-					   "-F trace:comm,tid,event,ip,sym"};
+#define ONLY_WORK " -c sh,sleep,report_work"
+	static const char *const opts[] = {ONLY_WORK, "--ns" ONLY_WORK, "-F +period" ONLY_WORK,
+					   "-F trace:-cpu" ONLY_WORK,
+					   "-F trace:comm,tid,event,ip,sym" ONLY_WORK};
 	char work[PATH_MAX + 64], *a, *b;
 
 	th_need_perf();
@@ -582,8 +590,88 @@ Test(cmd_script, layout_tracepoint_system_wide)
 	cr_expect(strstr(a, " next_prio=") && strstr(a, "\n\tffffffff"), "%.300s", a);
 	free(a);
 	free(b);
-	static const char *const chain[] = {"-G", ""};
+	static const char *const chain[] = {"-G" ONLY_WORK, ONLY_WORK};
 	compare_each(f, chain, 2);
+#undef ONLY_WORK
+}
+
+/* The pid, tid and comm of the first sample of a script's `-F pid,tid,comm` output whose comm is comm. */
+static bool first_of(const char *out, const char *comm, long *pid, long *tid)
+{
+	for (const char *l = out; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+		char name[64];
+		if (sscanf(l, " %63s %ld/%ld", name, pid, tid) == 3 && strcmp(name, comm) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* How many lines of text hold needle. */
+static int lines_holding(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n'))
+		n += memmem(l, strcspn(l, "\n"), needle, strlen(needle)) != NULL;
+	return n;
+}
+
+/*
+ * -c, --pid and --tid keep the samples of those commands, processes and
+ * threads, as perf's: a shell that runs a threaded program and a second
+ * program, the two tools' output compared line for line.
+ */
+Test(cmd_script, comm_pid_and_tid_filters_as_perf)
+{
+	char work[2 * PATH_MAX + 64], opt[128], *a, *b;
+	long pid, tid, pid2, tid2;
+
+	th_need_perf();
+	snprintf(work, sizeof(work), "sh -c '%s 20; %s threads 50'", th_test_program("report_work"),
+		 th_test_program("parity_work"));
+	const char *f = perfev_record("filters.data", "-e page-faults -c 1", work);
+	both_opts(f, "-F comm,pid,tid", &a, &b);
+	cr_assert(first_of(a, "report_work", &pid, &tid), "no report_work sample:\n%.2000s", a);
+	cr_assert(first_of(a, "parity_work", &pid2, &tid2), "no parity_work sample:\n%.2000s", a);
+	free(a);
+	free(b);
+
+	both_opts(f, "-G", &a, &b);
+	int all = count_lines(a);
+	free(a);
+	free(b);
+
+	both_opts(f, "-G -c report_work", &a, &b);
+	int n = count_lines(a), holding = lines_holding(a, "report_work");
+	cr_expect(n > 0 && n == holding && n < all, "-c report_work: %d lines, %d of it, of %d",
+		  n, holding, all);
+	expect_same_layout(a, b, "-c report_work", 0);
+	free(a);
+	free(b);
+
+	snprintf(opt, sizeof(opt), "-G -F comm,pid,tid,event --pid %ld,%ld", pid, pid2);
+	both_opts(f, opt, &a, &b);
+	n = count_lines(a);
+	cr_expect(n > 0 && n < all, "%s: %d lines of %d", opt, n, all);
+	expect_same_layout(a, b, opt, 0);
+	free(a);
+	free(b);
+
+	snprintf(opt, sizeof(opt), "-G -F comm,tid,event --tid %ld", tid2);
+	both_opts(f, opt, &a, &b);
+	char needle[32];
+	snprintf(needle, sizeof(needle), " %ld ", tid2);
+	n = count_lines(a);
+	holding = lines_holding(a, needle);
+	cr_expect(n > 0 && n == holding, "%s: %d lines, %d of that thread", opt, n, holding);
+	expect_same_layout(a, b, opt, 0);
+	free(a);
+	free(b);
+
+	struct th_output r = th_perfev("script", "-i", f, "--tid", "12,x");
+	cr_expect_eq(r.status, 129);
+	expect_has(r.err, "option '--tid' needs comma-separated ids (e.g. 1234,1240), got '12,x'");
+	th_output_free(&r);
 }
 
 Test(cmd_script, fields_option_errors)
