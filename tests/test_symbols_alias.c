@@ -18,6 +18,7 @@
 #include <libelf.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +316,98 @@ Test(symbols_alias, each_rule)
 	}
 	pev_symbols_free(s);
 	dlclose(h);
+}
+
+/* ---- Arm mapping symbols --------------------------------------------------------- */
+
+/* Data only (never run): a function, then two labels, a mapping symbol and a name like one. */
+static const char mapping_asm[] =
+	".text\n.p2align 4\n.globl first\n.type first, %function\n"
+	"first: .byte 0,0,0,0,0,0,0,0\n.size first, 8\n"
+	".p2align 4\n\"$x\": .byte 0,0,0,0,0,0,0,0\n"
+	".p2align 4\n\"$xray\": .byte 0,0,0,0,0,0,0,0\n";
+
+/* st_value of the symbol called name in path's .symtab (0 when absent). */
+struct value_of {
+	const char *name;
+	uint64_t value;
+};
+
+static void note_value(const char *name, const GElf_Sym *sym, size_t ndx, void *ctx)
+{
+	struct value_of *v = ctx;
+
+	(void)ndx;
+	if (strcmp(name, v->name) == 0)
+		v->value = sym->st_value;
+}
+
+/* The name pev_symbols gives the address of symbol `label` of so, mapped whole at 0x10000000. */
+static char *name_at(const char *so, const char *label)
+{
+	const uint64_t base = 0x10000000;
+	struct value_of v = {.name = label};
+	struct pev_symbols *s = NULL;
+	struct pev_symbol sym = PEV_SYMBOL_INIT;
+	struct pev_error err;
+	char *name;
+
+	cr_assert(each_symbol(so, note_value, &v) && v.value, "%s: no %s", so, label);
+	cr_assert_eq(pev_symbols_new(NULL, &s, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_symbols_add_mapping(s, 4242, base, 0x100000, 0, so, NULL, 0), 0);
+	cr_assert_eq(pev_symbols_resolve(s, 4242, base + v.value, &sym), 0);
+	name = strdup(sym.status == PEV_SYMBOL_OK && sym.name ? sym.name : "(none)");
+	cr_assert_not_null(name);
+	pev_symbols_free(s);
+	return name;
+}
+
+/* Rewrites the e_machine of the little-endian ELF file at path. */
+static void set_machine(const char *path, uint16_t machine)
+{
+	unsigned char le[2] = {(unsigned char)(machine & 0xff), (unsigned char)(machine >> 8)};
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+	cr_assert_eq(pwrite(fd, le, 2, offsetof(Elf64_Ehdr, e_machine)), 2);
+	close(fd);
+}
+
+/*
+ * On Arm the assembler marks where code and data start with local symbols
+ * "$x", "$d" (and "$a", "$t" on 32-bit Arm), several per function; they
+ * name no function, and perf leaves them out of an Arm file's symbols (in
+ * glibc's arm64 debug symbols they would otherwise name code all over
+ * libc). The same object is read as built and as an AArch64 file (its
+ * e_machine rewritten): "$x" is a label like any other only in a file not for
+ * Arm; "$xray" is no mapping symbol anywhere.
+ */
+Test(symbols_alias, arm_mapping_symbols_name_nothing)
+{
+	char src[PATH_MAX], so[PATH_MAX], cmd[4 * PATH_MAX], *name;
+
+	need_cc();
+	dir = th_temp_dir("alias");
+	snprintf(src, sizeof(src), "%s/mapping.s", dir);
+	snprintf(so, sizeof(so), "%s/libmapping.so", dir);
+	th_write_file(src, mapping_asm);
+	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -o '%s' '%s' 2>&1", so, src);
+	free(th_sh_ok(cmd));
+#if !defined(__aarch64__) && !defined(__arm__)
+	name = name_at(so, "$x");
+	cr_expect_str_eq(name, "$x", "a label in a file not for Arm names its code");
+	free(name);
+	set_machine(so, EM_AARCH64);
+#endif
+	name = name_at(so, "$x");
+	cr_expect_str_neq(name, "$x", "an AArch64 mapping symbol names code");
+	free(name);
+	name = name_at(so, "$xray");
+	cr_expect_str_eq(name, "$xray");
+	free(name);
+	name = name_at(so, "first");
+	cr_expect_str_eq(name, "first");
+	free(name);
 }
 
 /* ---- against perf ------------------------------------------------------------------ */

@@ -30,12 +30,21 @@
 
 #include "symbols/symbols_internal.h"
 
-bool pev__alias_counts(const char *name, const GElf_Sym *sym)
+/* An Arm mapping symbol: "$x" (code), "$d" (data), "$a" (Arm), "$t" (Thumb), maybe ".suffix". */
+static bool arm_mapping_symbol(const char *name)
+{
+	return name[0] == '$' && name[1] && strchr("adtx", name[1]) &&
+	       (name[2] == '\0' || name[2] == '.');
+}
+
+bool pev__alias_counts(const char *name, const GElf_Sym *sym, unsigned machine)
 {
 	/* An absolute symbol (a version name of .dynsym: libstdc++'s CXXABI_TM_1
 	 * at 0) names no code: perf leaves it out, and so no label before the
 	 * PLT's header is made of it. */
 	if (!name || !name[0] || sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS)
+		return false;
+	if ((machine == EM_ARM || machine == EM_AARCH64) && arm_mapping_symbol(name))
 		return false;
 	switch (GELF_ST_TYPE(sym->st_info)) {
 	case STT_FUNC:

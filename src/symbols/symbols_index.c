@@ -68,6 +68,8 @@ static int collect(Dwfl_Module *mod, struct pev__index_sym **out, size_t *n)
 	int nsyms = dwfl_module_getsymtab(mod);
 	struct pev__index_sym *c;
 	size_t k = 0;
+	Elf *machine_of = NULL; /* the file whose e_machine `machine` is */
+	unsigned machine = EM_NONE;
 
 	*out = NULL;
 	*n = 0;
@@ -84,7 +86,12 @@ static int collect(Dwfl_Module *mod, struct pev__index_sym **out, size_t *n)
 		Dwarf_Addr bias = 0;
 		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, &elf, &bias);
 
-		if (!pev__alias_counts(name, &sym))
+		if (elf != machine_of) {
+			GElf_Ehdr eh;
+			machine_of = elf;
+			machine = elf && gelf_getehdr(elf, &eh) ? eh.e_machine : EM_NONE;
+		}
+		if (!pev__alias_counts(name, &sym, machine))
 			continue;
 		c[k] = (struct pev__index_sym){
 			.start = addr,

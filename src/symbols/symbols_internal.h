@@ -274,8 +274,13 @@ struct alias_sym {
 	unsigned char type, bind;
 };
 
-/* Whether perf reads sym (name its name) among a DSO's symbols. */
-bool pev__alias_counts(const char *name, const GElf_Sym *sym);
+/*
+ * Whether perf reads sym (name its name) among a DSO's symbols; machine is
+ * the ELF file's e_machine: on Arm (EM_ARM, EM_AARCH64) a mapping symbol
+ * ("$x", "$d", "$a", "$t", alone or followed by "."), which marks where code
+ * or data starts and names no function, is left out, as perf leaves it out.
+ */
+bool pev__alias_counts(const char *name, const GElf_Sym *sym, unsigned machine);
 /* Whether b wins over a, which comes before it in the symbol table. */
 bool pev__alias_beats(const struct alias_sym *b, const struct alias_sym *a);
 
