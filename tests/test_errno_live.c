@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
@@ -349,9 +350,9 @@ Test(errno_live, enoent_cycles_without_a_pmu, .init = th_leak_init, .fini = th_l
 	expect_has(err.hint, "task-clock");
 }
 
-Test(errno_live, enoent_uprobe_on_a_missing_file, .init = th_leak_init, .fini = th_leak_fini)
+/* A uprobe on path (/nonexistent/perfev-probe-target, wherever it lies) fails, naming it. */
+static void expect_missing_probe_file(const char *path)
 {
-	static const char path[] = "/nonexistent/perfev-probe-target";
 	struct pev_event ev;
 	struct pev_error err;
 
@@ -362,6 +363,29 @@ Test(errno_live, enoent_uprobe_on_a_missing_file, .init = th_leak_init, .fini = 
 	expect_kernel_said(&err, ENOENT);
 	expect_has(err.message, "'/nonexistent/perfev-probe-target' does not exist");
 	expect_has(err.hint, "existing executable");
+}
+
+Test(errno_live, enoent_uprobe_on_a_missing_file, .init = th_leak_init, .fini = th_leak_fini)
+{
+	static const char path[] = "/nonexistent/perfev-probe-target";
+
+	expect_missing_probe_file(path);
+}
+
+/*
+ * The same path with its bytes across a page boundary (where arm64's
+ * linker once put the string above): the message still names it whole.
+ */
+Test(errno_live, enoent_uprobe_path_across_two_pages, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	char *mem = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	cr_assert_neq(mem, MAP_FAILED);
+	strcpy(mem + page - 10, "/nonexistent/perfev-probe-target");
+	expect_missing_probe_file(mem + page - 10);
+	munmap(mem, 2 * page);
 }
 
 Test(errno_live, enoent_software_id_unknown_to_the_kernel, .init = th_leak_init,

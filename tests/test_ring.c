@@ -942,7 +942,11 @@ Test(ring, hup_after_the_target_exits_and_the_rest_drains)
 		}
 	}
 	cr_assert_eq(pev_ring_end(r), 0);
-	cr_expect_gt(samples, 50, "30 ms at 0.1 ms: %zu samples", samples);
+	/*
+	 * 300 on a quiet machine; an emulated one (the arm64 lab without
+	 * -icount) fires the 0.1 ms timer late: 46 seen.
+	 */
+	cr_expect_gt(samples, 20, "30 ms at 0.1 ms: %zu samples", samples);
 	cr_expect_eq(exits, 1);
 	cr_expect_eq(pev_ring_pending(r), 0);
 	/* HUP stays. */

@@ -310,6 +310,19 @@ static void diagnose_noent(const struct pev_machine *m, const struct pev_open_re
 	char pmu[128], s[256];
 
 	pev__error_msg(err, "no such event (ENOENT): ");
+	/* A software event every kernel has: the cgroup is what was not found. */
+	if ((req->flags & PEV_FLAG_PID_CGROUP) && a->type == PEV_TYPE_SOFTWARE &&
+	    a->config < PEV_SW_CGROUP_SWITCHES) {
+		pev__error_msg(err, "the kernel keeps no perf_event state for cgroup '%s': the "
+				    "cgroup was removed, or this kernel counts no events in the cgroups "
+				    "of its hierarchy (some count only in a cgroup v1 perf_event "
+				    "hierarchy).",
+			       req->cgroup ? req->cgroup : "?");
+		pev__error_hint(err, "check that the cgroup exists and that /proc/cgroups lists "
+				     "perf_event as enabled; else mount a v1 hierarchy (mount -t cgroup "
+				     "-o perf_event none DIR) and count a cgroup made there");
+		return;
+	}
 	if (pev__is_hardware_type(m, a->type) && !m->has_core_pmu) {
 		diagnose_no_pmu(m, req, err);
 		return;

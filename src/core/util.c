@@ -133,17 +133,33 @@ bool pev__parse_u64(const char *s, uint64_t *out)
 
 bool pev__read_user_string(uint64_t addr, char *buf, size_t size)
 {
+	size_t got = 0;
+
 	if (!addr || size < 2)
 		return false;
-	struct iovec local = {buf, size - 1};
-	struct iovec remote = {(void *)(uintptr_t)addr, size - 1};
-	/* Reads up to the end of the page at most, so a short string near a hole works. */
-	size_t to_page_end = 4096 - (addr & 4095);
-	if (remote.iov_len > to_page_end)
-		remote.iov_len = local.iov_len = to_page_end;
-	ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return memchr(buf, '\0', (size_t)n) != NULL || (size_t)n == size - 1;
+	/*
+	 * A page at a time: a short string before a hole reads, and one that
+	 * crosses into the next page reads on there.
+	 */
+	while (got < size - 1) {
+		uint64_t at = addr + got;
+		size_t want = size - 1 - got, to_page_end = 4096 - (at & 4095);
+		if (want > to_page_end)
+			want = to_page_end;
+		struct iovec local = {buf + got, want};
+		struct iovec remote = {(void *)(uintptr_t)at, want};
+		ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+		if (n <= 0)
+			break;
+		if (memchr(buf + got, '\0', (size_t)n)) {
+			got += (size_t)n;
+			buf[got] = '\0';
+			return true;
+		}
+		got += (size_t)n;
+		if ((size_t)n < want)
+			break;
+	}
+	buf[got] = '\0';
+	return got == size - 1;
 }
