@@ -849,6 +849,55 @@ Test(replay_synth, offset_past_the_file_in_a_reservation_is_bss, .init = th_leak
 }
 
 /*
+ * Aliases at one address whose mangled names are as long, _Znwm and _Znam
+ * (chromium's operator new and operator new[]): perf compares names as it
+ * shows them, demangled, and keeps the longer, "operator new[]"; perfev
+ * kept the first in the table, "operator new" (a system-wide recording
+ * with chromium in it differed from perf).
+ */
+Test(replay_synth, aliases_compared_demangled_as_perf, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	const char *tmp = th_temp_dir("rsynth");
+	char *path = th_path_join(tmp, "alias.data"), *src = th_path_join(tmp, "alias.c");
+	char *so = th_path_join(tmp, "libalias.so"), cmd[4 * PATH_MAX], *out;
+	uint64_t base = 0x7f0000000000;
+	unsigned long long at = 0;
+	struct synth s = {.time = 1000};
+
+	if (!th_have_program("cc"))
+		th_skip("no C compiler (cc) to build the test's shared object");
+	th_write_file(src, "static void *impl(unsigned long n) { return (void *)n; }\n"
+			   "void *x1(unsigned long) __asm__(\"_Znwm\") __attribute__((alias(\"impl\")));\n"
+			   "void *x2(unsigned long) __asm__(\"_Znam\") __attribute__((alias(\"impl\")));\n");
+	snprintf(cmd, sizeof(cmd),
+		 "cc -shared -fPIC -O1 -o '%s' '%s' 2>&1 && "
+		 "readelf -sW '%s' | awk '$8 == \"_Znwm\" { print $2; exit }'",
+		 so, src, so);
+	out = th_sh_ok(cmd);
+	cr_assert_eq(sscanf(out, "%llx", &at), 1, "no _Znwm: %s", out);
+	free(out);
+	synth_mmap2(&s, 4242, base, 0x4000, 0, so);
+	uint64_t chain[] = {PEV_CONTEXT_USER, base + at};
+	synth_sample(&s, 4242, false, base + at, chain, 2);
+	synth_write(&s, path);
+
+	char *got = user_frames(path);
+	cr_expect_str_eq(got, "operator new[](unsigned long)+0x0\n",
+			 "two aliases at one address:\n%s", got);
+	free(got);
+	if (th_have_program("perf")) {
+		snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F ip,sym 2>/dev/null", path);
+		out = th_sh_ok(cmd);
+		expect_has(out, "operator new[]");
+		free(out);
+	}
+	free(src);
+	free(so);
+	free(path);
+}
+
+/*
  * A process whose main thread exits first (pthread_exit) lives on in its
  * other threads (issue 21): samples of thread 4243 after the EXIT of
  * 4242 (pid == tid) keep their symbols, as perf names them, whether the

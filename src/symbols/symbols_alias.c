@@ -17,6 +17,9 @@
  *   5. fewer leading underscores ("__GI___access" has two);
  *   6. the longer name (a version suffix counts: names are the symbol
  *      table's own strings);
+ *      in 5 and 6 a C++ name counts as perf 6.1 compares it, demangled in
+ *      its short form: _Znam ("operator new[]") beats _Znwm ("operator
+ *      new") at one address, though both mangled names have five characters;
  *   7. the one that comes first in the symbol table.
  *
  * The symbols that count are those perf loads: functions, indirect
@@ -26,6 +29,7 @@
  * The choice is made once per address, when the DSO's symbol index is
  * built (symbols_index.c).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "symbols/symbols_internal.h"
@@ -68,6 +72,23 @@ static size_t leading_underscores(const char *s)
 	return n;
 }
 
+/*
+ * Whether a and b are a C++ constructor's or destructor's variants (C1 and
+ * C2, D0, D1 and D2: "_ZN3FooC1Ev" and "_ZN3FooC2Ev"), whose demangled
+ * names are the same: spares demangling the commonest aliases.
+ */
+static bool structor_twins(const char *a, const char *b)
+{
+	size_t i = 0;
+
+	if (a[0] != '_' || a[1] != 'Z' || strlen(a) != strlen(b))
+		return false;
+	while (a[i] && a[i] == b[i])
+		i++;
+	return i > 0 && a[i] && (a[i - 1] == 'C' || a[i - 1] == 'D') && a[i] >= '0' &&
+	       a[i] <= '5' && b[i] >= '0' && b[i] <= '5' && strcmp(a + i + 1, b + i + 1) == 0;
+}
+
 bool pev__alias_beats(const struct alias_sym *b, const struct alias_sym *a)
 {
 	bool a_weak = a->bind == STB_WEAK, b_weak = b->bind == STB_WEAK;
@@ -82,9 +103,19 @@ bool pev__alias_beats(const struct alias_sym *b, const struct alias_sym *a)
 		return a_weak;
 	if (a_global != b_global)
 		return b_global;
-	a_us = leading_underscores(a->name);
-	b_us = leading_underscores(b->name);
+	if (structor_twins(a->name, b->name))
+		return false; /* one demangled name: the first in the table */
+	char *ad = pev__sym_demangle_short(a->name), *bd = pev__sym_demangle_short(b->name);
+	const char *an = ad ? ad : a->name, *bn = bd ? bd : b->name;
+	bool beats;
+
+	a_us = leading_underscores(an);
+	b_us = leading_underscores(bn);
 	if (a_us != b_us)
-		return b_us < a_us;
-	return strlen(b->name) > strlen(a->name);
+		beats = b_us < a_us;
+	else
+		beats = strlen(bn) > strlen(an);
+	free(ad);
+	free(bd);
+	return beats;
 }

@@ -138,6 +138,28 @@ const char *pev__sym_demangle(struct pev__arena *a, const char *name, bool short
 	return copy;
 }
 
+char *pev__sym_demangle_short(const char *name)
+{
+	char *d;
+	size_t start, len;
+
+	if (!is_mangled(name))
+		return NULL;
+	pthread_once(&demangler_once, load_demangler);
+	if (!demangler)
+		return NULL;
+	d = demangle_whole(name);
+	if (!d)
+		d = demangle_name_only(name);
+	if (!d)
+		return NULL;
+	len = strlen(d);
+	start = pev__sym_short_name(d, &len);
+	memmove(d, d + start, len);
+	d[len] = '\0';
+	return d;
+}
+
 static bool short_names(const struct pev_symbols *s)
 {
 	return s->opts.flags & PEV_SYMBOLS_SHORT_NAMES;

@@ -257,6 +257,8 @@ int pev__dso_resolve(struct pev_symbols *s, const struct sym_map *m, uint64_t ad
  * (pev__sym_short_name); NULL when not mangled or no demangler.
  */
 const char *pev__sym_demangle(struct pev__arena *a, const char *name, bool short_form);
+/* A C++ name demangled in its short form, malloc'ed; NULL when not mangled or no demangler. */
+char *pev__sym_demangle_short(const char *name);
 
 /* symbols_shortname.c */
 /*
