@@ -25,7 +25,8 @@
 # time (the hardware-event tests skip what needs them, saying so).
 # Environment: PERFEV_LAB_CACHE (default /var/cache/perfev-lab),
 # PERFEV_LAB_TIMEOUT (seconds a boot may take, default 3600),
-# PERFEV_LAB_SMP (guest CPUs, default 2), PERFEV_LAB_MEM (default 2G).
+# PERFEV_LAB_SMP (guest CPUs, default 2), PERFEV_LAB_MEM (default 2G),
+# PERFEV_LAB_NET=1 (a network through QEMU's NAT; default none).
 # Run as root.
 set -eu
 
@@ -192,6 +193,16 @@ stty -onlcr 2>/dev/null
 dmesg -n 1
 hostname perfev-lab
 ip link set lo up
+# PERFEV_LAB_NET=1: QEMU's user-mode network (its NAT: address, gateway and
+# DNS server are fixed), for a command that installs packages.
+if [ -e /lab/net ]; then
+	modprobe virtio_net 2>/dev/null
+	ip link set eth0 up &&
+		ip addr add 10.0.2.15/24 dev eth0 &&
+		ip route add default via 10.0.2.2 &&
+		echo "nameserver 10.0.2.3" >/etc/resolv.conf ||
+		echo "pmu-lab: no network in the guest" >&2
+fi
 repo=$(cat /lab/repo)
 # The exe wrapper of a cross build (qemu-user on the host) runs programs
 # as they are here.
@@ -231,6 +242,11 @@ run_guest() {
 	printf '%s\n' "$cmd" >"$lab/cmd"
 	guest_init >"$lab/init"
 	: >"$lab/shims"
+	local net="-nic none"
+	if [ "${PERFEV_LAB_NET:-0}" = 1 ]; then
+		net="-nic user,model=virtio-net-pci"
+		: >"$lab/net"
+	fi
 	[ -z "${LAB_SHIMS:-}" ] || printf '%s\n' "$LAB_SHIMS" >"$lab/shims"
 	echo "$repo" >"$lab/repo"
 	cwd=$(pwd -P)
@@ -245,7 +261,7 @@ run_guest() {
 	# snapshot=on: writes go to a temporary overlay, never to rootfs.img.
 	# shellcheck disable=SC2086
 	timeout -k 10 "${PERFEV_LAB_TIMEOUT:-3600}" \
-	qemu-system-aarch64 -M virt -cpu max $clock \
+	qemu-system-aarch64 -M virt -cpu max $clock $net \
 		-smp "${PERFEV_LAB_SMP:-2}" -m "${PERFEV_LAB_MEM:-2G}" \
 		-nographic -no-reboot \
 		-kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
