@@ -3,6 +3,7 @@
  * helpers.c - shared test helpers (see helpers.h).
  */
 #include "helpers.h"
+#include "workloads.h"
 #include <inttypes.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
@@ -990,6 +991,56 @@ bool th_have_program(const char *name)
 
 	free(path);
 	return found;
+}
+
+/* Whether task-clock opens for cgroup dir; its message in why (size bytes) when it does not. */
+static int cgroup_counts(const char *dir, char *why, size_t size)
+{
+	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
+	struct pev_target t = pev_target_cgroup(dir);
+	struct pev_counter *c = NULL;
+	struct pev_error err;
+	int r = pev_counter_open(&ev, NULL, &t, NULL, &c, &err);
+
+	if (r == 0)
+		pev_counter_close(c);
+	else
+		snprintf(why, size, "%s", err.message);
+	return r;
+}
+
+void th_cgroup_make(struct th_cgroup *cg, const char *tag)
+{
+	char mnt[256];
+
+	memset(cg, 0, sizeof(*cg));
+	if (!th_cgroup2_mount(mnt, sizeof(mnt)))
+		th_skip("cgroup v2 is not mounted on this machine (no cgroup2 in /proc/self/mounts)");
+	th_require_root();
+	snprintf(cg->dir, sizeof(cg->dir), "%s/perfev-%s-%d", mnt, tag, (int)getpid());
+	if (mkdir(cg->dir, 0755) < 0)
+		th_skip("cannot create a cgroup under %s: %s", mnt, strerror(errno));
+	if (cgroup_counts(cg->dir, cg->refusal, sizeof(cg->refusal)) != PEV_ENOENT)
+		return; /* it counts, or the test meets the failure itself */
+	rmdir(cg->dir);
+	snprintf(cg->v1, sizeof(cg->v1), "%s", th_temp_dir("cgroup-v1"));
+	if (mount("none", cg->v1, "cgroup", 0, "perf_event") < 0)
+		th_skip("this kernel counts in no cgroup v2 cgroup (%s), and no cgroup v1 perf_event "
+			"hierarchy can be mounted: %s",
+			cg->refusal, strerror(errno));
+	snprintf(cg->dir, sizeof(cg->dir), "%s/perfev-%s-%d", cg->v1, tag, (int)getpid());
+	if (mkdir(cg->dir, 0755) < 0) {
+		int e = errno;
+		umount(cg->v1);
+		cr_assert_fail("mkdir %s: %s", cg->dir, strerror(e));
+	}
+}
+
+void th_cgroup_remove(struct th_cgroup *cg)
+{
+	cr_expect_eq(rmdir(cg->dir), 0, "rmdir %s: %s", cg->dir, strerror(errno));
+	if (cg->v1[0])
+		cr_expect_eq(umount(cg->v1), 0, "umount %s: %s", cg->v1, strerror(errno));
 }
 
 bool th_perf_lost_frame(const char *line)

@@ -8,6 +8,7 @@
 #ifndef PERFEV_TEST_HELPERS_H
 #define PERFEV_TEST_HELPERS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -251,6 +252,26 @@ char *th_which(const char *name);
 
 /* Whether an executable of that name is in $PATH (th_which without the path). */
 bool th_have_program(const char *name);
+
+/* A cgroup made for a test (th_cgroup_make), where perf_event counts. */
+struct th_cgroup {
+	char dir[PATH_MAX];      /* the cgroup's directory */
+	char v1[PATH_MAX / 2];   /* the cgroup v1 perf_event hierarchy mounted for it, or "" */
+	char refusal[2048];      /* why a v2 cgroup would not do (the open's message), or "" */
+};
+
+/*
+ * Makes a cgroup perf_event counts in, named after tag and this process: a
+ * directory under the cgroup v2 mount or, where the kernel counts in no v2
+ * cgroup (ENOENT for task-clock: seen on Debian 12's arm64 kernel in the
+ * PMU lab), under a cgroup v1 perf_event hierarchy mounted on a temporary
+ * directory (cg->refusal then says why). Needs root; skips, saying why,
+ * when neither can be had. Undo with th_cgroup_remove.
+ */
+void th_cgroup_make(struct th_cgroup *cg, const char *tag);
+
+/* Removes the cgroup (it must be empty) and unmounts the v1 hierarchy made for it. */
+void th_cgroup_remove(struct th_cgroup *cg);
 
 /* Skips the test, saying so, when perf is not installed. */
 void th_need_perf(void);

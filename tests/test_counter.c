@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -157,47 +156,25 @@ Test(counter, all_cpus_one_descriptor_per_online_cpu, .init = th_leak_init,
 
 Test(counter, cgroup_counts_its_tasks, .init = th_leak_init, .fini = th_leak_fini)
 {
-	char mnt[256], dir[512], procs[600];
+	char procs[PATH_MAX + 16];
 	int cpus[1024], go[2], status, fd;
 	int n = th_online_cpus(cpus, 1024, NULL, 0);
+	struct th_cgroup cg;
 
-	if (!th_cgroup2_mount(mnt, sizeof(mnt)))
-		th_skip("cgroup v2 is not mounted on this machine (no cgroup2 in "
-			     "/proc/self/mounts)");
-	th_require_root();
-	snprintf(dir, sizeof(dir), "%s/perfev-test-%d", mnt, (int)getpid());
-	if (mkdir(dir, 0755) < 0)
-		th_skip("cannot create a cgroup under %s: %s", mnt, strerror(errno));
-
+	th_cgroup_make(&cg, "test");
+	if (cg.v1[0]) {
+		/* The kernel refused the v2 cgroup: perfev said why and what to do. */
+		expect_has(cg.refusal, "no perf_event state for cgroup");
+		cr_log_info("counting in a cgroup v1 hierarchy: %s", cg.refusal);
+	}
+	const char *dir = cg.dir;
 	struct pev_target t = pev_target_cgroup(dir);
 	struct pev_counter *c = NULL;
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 	struct pev_error err;
-	char v1[PATH_MAX] = "";
 	int r = pev_counter_open(&ev, NULL, &t, NULL, &c, &err);
-	if (r == PEV_ENOENT) {
-		/*
-		 * A kernel that counts in no cgroup of the v2 hierarchy (Debian 12's
-		 * arm64 kernel in the PMU lab) says so, and counts in a cgroup v1
-		 * perf_event hierarchy, mounted here for the test.
-		 */
-		expect_has(err.message, "no perf_event state for cgroup");
-		expect_has(err.hint, "mount -t cgroup -o perf_event");
-		rmdir(dir);
-		snprintf(v1, sizeof(v1), "%s", th_temp_dir("cgroup-v1"));
-		if (mount("none", v1, "cgroup", 0, "perf_event") < 0)
-			th_skip("this kernel counts in no cgroup v2 cgroup (%s), and no cgroup v1 "
-				"perf_event hierarchy can be mounted: %s",
-				err.message, strerror(errno));
-		snprintf(dir, sizeof(dir), "%s/perfev-test-%d", v1, (int)getpid());
-		cr_assert_eq(mkdir(dir, 0755), 0, "mkdir %s: %s", dir, strerror(errno));
-		t = pev_target_cgroup(dir);
-		r = pev_counter_open(&ev, NULL, &t, NULL, &c, &err);
-	}
 	if (r != 0) {
-		rmdir(dir);
-		if (v1[0])
-			umount(v1);
+		th_cgroup_remove(&cg);
 		cr_assert_fail("open on cgroup %s: %s", dir, err.message);
 	}
 	cr_expect_eq(pev_counter_nr_fds(c), n, "one descriptor per online CPU");
@@ -233,9 +210,7 @@ Test(counter, cgroup_counts_its_tasks, .init = th_leak_init, .fini = th_leak_fin
 	cr_expect_geq(v.value, 20 * 1000000ULL, "40 ms in the cgroup counted as %llu ns",
 		      (unsigned long long)v.value);
 	pev_counter_close(c);
-	cr_expect_eq(rmdir(dir), 0, "rmdir %s: %s", dir, strerror(errno));
-	if (v1[0])
-		cr_expect_eq(umount(v1), 0, "umount %s: %s", v1, strerror(errno));
+	th_cgroup_remove(&cg);
 }
 
 Test(counter, cgroup_path_that_does_not_exist, .init = th_leak_init, .fini = th_leak_fini)

@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -604,20 +605,78 @@ Test(stat, system_wide_without_a_command_stops_at_sigint)
 
 /* ---- -p, -t and --per-thread --------------------------------------------------- */
 
+/*
+ * Runs `perfev stat ARGS...` (a NULL-ended list) against a process that
+ * waits for it: once perfev has opened its events, the process is let go,
+ * by a byte written to go_fd or, when go_fd is -1, by SIGTERM to child. A
+ * child that lived a fixed time would be gone before a slow machine (the
+ * emulated arm64 lab, ASan) had perfev attached. Returns what perfev
+ * printed on stderr and its status.
+ */
+static struct th_output stat_attached(pid_t child, int go_fd, ...)
+{
+	const char *argv[32] = {"perfev", "stat"};
+	struct th_output r = {0};
+	int argc = 2, err[2], status;
+	va_list ap;
+
+	va_start(ap, go_fd);
+	while (argc < 31 && (argv[argc] = va_arg(ap, const char *)))
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	cr_assert_eq(pipe2(err, O_CLOEXEC), 0);
+	pid_t perfev = fork();
+	cr_assert_geq(perfev, 0);
+	if (perfev == 0) {
+		dup2(err[1], 2);
+		execv(th_perfev_bin(), (char *const *)argv);
+		_exit(127);
+	}
+	close(err[1]);
+	bool ready = th_wait_perfev_ready(perfev, NULL);
+	if (go_fd >= 0)
+		cr_expect_eq(write(go_fd, "g", 1), 1);
+	else
+		kill(child, SIGTERM);
+	r.err = th_read_fd_all(err[0], NULL);
+	close(err[0]);
+	cr_assert_eq(waitpid(perfev, &status, 0), perfev);
+	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	r.out = strdup("");
+	cr_expect(ready, "perfev opened no events: %s", r.err);
+	return r;
+}
+
+/* In a child: waits for the byte stat_attached writes. */
+static void wait_to_go(int go_fd)
+{
+	char b;
+
+	if (read(go_fd, &b, 1) != 1)
+		_exit(2);
+}
+
 Test(stat, pid_counts_until_the_process_exits)
 {
+	int go[2];
+	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
 	pid_t child = fork();
 	cr_assert_geq(child, 0);
 	if (child == 0) {
+		wait_to_go(go[0]);
 		execlp("sleep", "sleep", "0.4", (char *)NULL);
 		_exit(127);
 	}
+	close(go[0]);
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)child);
 	double t0 = monotonic_s();
-	struct th_output r = perfev_stat("-p", pid, "-e", "task-clock,page-faults");
+	struct th_output r = stat_attached(child, go[1], "-p", pid, "-e", "task-clock,page-faults",
+					   (char *)NULL);
 	double took = monotonic_s() - t0;
 	int status;
+	close(go[1]);
 	waitpid(child, &status, 0);
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -720,19 +779,42 @@ static void *spinner(void *arg)
 	return (void *)(uintptr_t)(sink & 1);
 }
 
+/* A thread of fork_threads' child: its function and argument, run once the child is let go. */
+struct gated {
+	void *(*fn)(void *);
+	intptr_t arg;
+	int *go; /* set when the child may start */
+};
+
+static void *run_gated(void *p)
+{
+	struct gated *g = p;
+
+	while (!__atomic_load_n(g->go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return g->fn((void *)g->arg);
+}
+
 /*
- * Forks a child that runs fn in 3 threads (with 1, 5 and 9 as the
- * argument) and exits when they end. Returns its pid.
+ * Forks a child with 3 threads that run fn (with 1, 5 and 9 as the
+ * argument) once the child reads a byte from go_fd (stat_attached writes
+ * it), and exits when they end. Returns its pid.
  */
-static pid_t fork_threads(void *(*fn)(void *))
+static pid_t fork_threads(void *(*fn)(void *), int go_fd)
 {
 	pid_t child = fork();
 
 	cr_assert_geq(child, 0);
 	if (child == 0) {
+		static int go;
 		pthread_t t[3];
-		for (int i = 0; i < 3; i++)
-			pthread_create(&t[i], NULL, fn, (void *)(intptr_t)(1 + 4 * i));
+		struct gated g[3];
+		for (int i = 0; i < 3; i++) {
+			g[i] = (struct gated){fn, 1 + 4 * i, &go};
+			pthread_create(&t[i], NULL, run_gated, &g[i]);
+		}
+		wait_to_go(go_fd);
+		__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
 		for (int i = 0; i < 3; i++)
 			pthread_join(t[i], NULL);
 		_exit(0);
@@ -747,12 +829,17 @@ static pid_t fork_threads(void *(*fn)(void *))
  */
 Test(stat, per_thread_rows_go_busiest_first)
 {
-	pid_t child = fork_threads(spinner);
-	cr_assert(wait_for_threads(child, 4), "the child did not start its threads within 5 s");
+	int go[2];
+	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
+	pid_t child = fork_threads(spinner, go[0]);
+	close(go[0]);
+	cr_assert(wait_for_threads(child, 4), "the child did not start its threads within 30 s");
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)child);
-	struct th_output r = perfev_stat("--per-thread", "-x", ",", "-p", pid, "-e", "task-clock");
+	struct th_output r = stat_attached(child, go[1], "--per-thread", "-x", ",", "-p", pid, "-e",
+					   "task-clock", (char *)NULL);
 	int status;
+	close(go[1]);
 	waitpid(child, &status, 0);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 
@@ -772,12 +859,17 @@ Test(stat, per_thread_rows_go_busiest_first)
 
 Test(stat, per_thread_gives_one_row_per_thread)
 {
-	pid_t child = fork_threads(sleeper);
-	wait_for_threads(child, 4);
+	int go[2];
+	cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
+	pid_t child = fork_threads(sleeper, go[0]);
+	close(go[0]);
+	cr_assert(wait_for_threads(child, 4), "the child did not start its threads within 30 s");
 	char pid[16];
 	snprintf(pid, sizeof(pid), "%d", (int)child);
-	struct th_output r = perfev_stat("--per-thread", "-x", ",", "-p", pid, "-e", "task-clock");
+	struct th_output r = stat_attached(child, go[1], "--per-thread", "-x", ",", "-p", pid, "-e",
+					   "task-clock", (char *)NULL);
 	int status;
+	close(go[1]);
 	waitpid(child, &status, 0);
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -792,13 +884,13 @@ Test(stat, per_thread_gives_one_row_per_thread)
 	child = fork();
 	cr_assert_geq(child, 0);
 	if (child == 0) {
-		/* Long enough for perfev to attach on a loaded machine (ASan starts slowly). */
-		execlp("sleep", "sleep", "1", (char *)NULL);
+		/* Ended by stat_attached's SIGTERM once perfev has attached. */
+		execlp("sleep", "sleep", "1000", (char *)NULL);
 		_exit(127);
 	}
 	snprintf(pid, sizeof(pid), "%d", (int)child);
-	cr_assert(wait_for_comm(child, "sleep"), "the child did not exec sleep within 5 s");
-	r = perfev_stat("--per-thread", "-p", pid, "-e", "task-clock");
+	cr_assert(wait_for_comm(child, "sleep"), "the child did not exec sleep within 30 s");
+	r = stat_attached(child, -1, "--per-thread", "-p", pid, "-e", "task-clock", (char *)NULL);
 	waitpid(child, &status, 0);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	char want[64];

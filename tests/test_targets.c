@@ -553,16 +553,13 @@ Test(targets, inherit_threads_does_not_follow_fork, .init = th_leak_init, .fini 
 
 Test(targets, cgroup_on_every_cpu_or_a_list, .init = th_leak_init, .fini = th_leak_fini)
 {
-	char mnt[256], dir[512], text[256];
+	char text[256];
 	int cpus[1024];
 	int n = th_online_cpus(cpus, 1024, text, sizeof(text));
+	struct th_cgroup cg;
 
-	if (!th_cgroup2_mount(mnt, sizeof(mnt)))
-		th_skip("cgroup v2 is not mounted here");
-	th_require_root();
-	snprintf(dir, sizeof(dir), "%s/perfev-targets-%d", mnt, (int)getpid());
-	if (mkdir(dir, 0755) < 0)
-		th_skip("cannot create a cgroup under %s: %s", mnt, strerror(errno));
+	th_cgroup_make(&cg, "targets");
+	const char *dir = cg.dir;
 
 	struct pev_event ev = pev_event_software(PEV_SW_TASK_CLOCK);
 	struct pev_counter *all = NULL, *one = NULL, *list = NULL;
@@ -595,7 +592,7 @@ Test(targets, cgroup_on_every_cpu_or_a_list, .init = th_leak_init, .fini = th_le
 	pev_counter_close(list);
 	pev_counter_close(one);
 	pev_counter_close(all);
-	cr_expect_eq(rmdir(dir), 0, "rmdir %s: %s", dir, strerror(errno));
+	th_cgroup_remove(&cg);
 }
 
 /* ---- deterministic workloads ------------------------------------------------ */
