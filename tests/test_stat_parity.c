@@ -470,6 +470,27 @@ static void line_lengths(const char *text, char *buf, size_t size)
 	}
 }
 
+static int cmp_words(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Rewrites a list of space-ended words as its distinct words, sorted, in place. */
+static void distinct_words(char *list)
+{
+	char copy[1024], *words[256], *save = NULL;
+	size_t n = 0;
+
+	snprintf(copy, sizeof(copy), "%s", list);
+	for (char *w = strtok_r(copy, " ", &save); w && n < 256; w = strtok_r(NULL, " ", &save))
+		words[n++] = w;
+	qsort(words, n, sizeof(words[0]), cmp_words);
+	list[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || strcmp(words[i], words[i - 1]) != 0)
+			strcat(strcat(list, words[i]), " ");
+}
+
 Test(stat_parity, rows_keep_perfs_padding)
 {
 	char *perf = need_perf();
@@ -487,6 +508,15 @@ Test(stat_parity, rows_keep_perfs_padding)
 		char a[1024], b[1024];
 		line_lengths(ours, a, sizeof(a));
 		line_lengths(theirs, b, sizeof(b));
+		/*
+		 * How many intervals a 0.15 s command spans follows the machine's
+		 * pace (an emulated one counts 5 or 6): -I compares the lengths a
+		 * row can have, each once.
+		 */
+		if (strcmp(cases[c][0], "-I") == 0) {
+			distinct_words(a);
+			distinct_words(b);
+		}
 		cr_expect_str_eq(a, b, "%s: line lengths differ\nperfev:\n%s\nperf:\n%s", cases[c][1],
 		                 ours, theirs);
 		free(ours);
@@ -567,6 +597,18 @@ Test(stat_parity, event_strings_exclude_what_perf_excludes)
 		const char *argv[] = {perf, "record", "-q", "-e", events[i], "-o", theirs, "true", NULL};
 		char *out, *err;
 		int status = th_run((char *const *)argv, false, &out, &err);
+		/*
+		 * A kernel before 6.12 cannot read an inherited event in its samples,
+		 * and perf says so for ":S" (seen in the arm64 lab's Linux 6.1): no
+		 * oracle for that event there.
+		 */
+		if (status != 0 && strstr(err, "in per-thread mode, enable system wide")) {
+			th_skip_log("stat_parity: -e %s not compared: perf refuses it on this kernel "
+				    "(%.*s)", events[i], (int)strcspn(err, "\n"), err);
+			free(out);
+			free(err);
+			continue;
+		}
 		cr_assert_eq(status, 0, "perf record -e %s: %s", events[i], err);
 		free(out);
 		free(err);
