@@ -114,11 +114,14 @@ static char *demangle_name_only(const char *name)
 	return d;
 }
 
-const char *pev__sym_demangle(struct pev__arena *a, const char *name, bool short_form)
+/*
+ * name demangled, malloc'ed; short_form: perf's short form (no parameter
+ * lists), and a name only its prefix demangles. NULL when name is not
+ * mangled or no demangler loads.
+ */
+static char *demangle_malloc(const char *name, bool short_form)
 {
 	char *d;
-	const char *copy;
-	size_t start = 0, len;
 
 	if (!is_mangled(name))
 		return NULL;
@@ -128,36 +131,29 @@ const char *pev__sym_demangle(struct pev__arena *a, const char *name, bool short
 	d = demangle_whole(name);
 	if (!d && short_form)
 		d = demangle_name_only(name);
+	if (d && short_form) {
+		size_t len = strlen(d), start = pev__sym_short_name(d, &len);
+		memmove(d, d + start, len);
+		d[len] = '\0';
+	}
+	return d;
+}
+
+const char *pev__sym_demangle(struct pev__arena *a, const char *name, bool short_form)
+{
+	char *d = demangle_malloc(name, short_form);
+	const char *copy;
+
 	if (!d)
 		return NULL;
-	len = strlen(d);
-	if (short_form)
-		start = pev__sym_short_name(d, &len);
-	copy = pev__arena_strndup(a, d + start, len);
+	copy = pev__arena_strndup(a, d, strlen(d));
 	free(d);
 	return copy;
 }
 
 char *pev__sym_demangle_short(const char *name)
 {
-	char *d;
-	size_t start, len;
-
-	if (!is_mangled(name))
-		return NULL;
-	pthread_once(&demangler_once, load_demangler);
-	if (!demangler)
-		return NULL;
-	d = demangle_whole(name);
-	if (!d)
-		d = demangle_name_only(name);
-	if (!d)
-		return NULL;
-	len = strlen(d);
-	start = pev__sym_short_name(d, &len);
-	memmove(d, d + start, len);
-	d[len] = '\0';
-	return d;
+	return demangle_malloc(name, true);
 }
 
 static bool short_names(const struct pev_symbols *s)
