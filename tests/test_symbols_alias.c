@@ -362,6 +362,7 @@ static char *name_at(const char *so, const char *label)
 	return name;
 }
 
+#if !defined(__aarch64__) && !defined(__arm__)
 /* Rewrites the e_machine of the little-endian ELF file at path. */
 static void set_machine(const char *path, uint16_t machine)
 {
@@ -372,6 +373,7 @@ static void set_machine(const char *path, uint16_t machine)
 	cr_assert_eq(pwrite(fd, le, 2, offsetof(Elf64_Ehdr, e_machine)), 2);
 	close(fd);
 }
+#endif
 
 /*
  * On Arm the assembler marks where code and data start with local symbols
