@@ -26,7 +26,9 @@
 # Environment: PERFEV_LAB_CACHE (default /var/cache/perfev-lab),
 # PERFEV_LAB_TIMEOUT (seconds a boot may take, default 3600),
 # PERFEV_LAB_SMP (guest CPUs, default 2), PERFEV_LAB_MEM (default 2G),
-# PERFEV_LAB_NET=1 (a network through QEMU's NAT; default none).
+# PERFEV_LAB_NET=1 (a network through QEMU's NAT; default none),
+# PERFEV_LAB_DISK_GB (a disk of that size, its file system grown to it;
+# default the image's size, about 1 GB free).
 # Run as root.
 set -eu
 
@@ -258,7 +260,18 @@ run_guest() {
 	if [ "${PERFEV_LAB_ICOUNT:-1}" = 0 ]; then
 		clock="-accel tcg,thread=multi" icount=0
 	fi
-	# snapshot=on: writes go to a temporary overlay, never to rootfs.img.
+	# snapshot=on: writes go to a temporary overlay, never to rootfs.img;
+	# a larger disk is a grown copy in the boot's directory, removed after.
+	local drive="file=$dir/rootfs.img,format=raw,if=virtio,snapshot=on"
+	if [ -n "${PERFEV_LAB_DISK_GB:-}" ]; then
+		# A copy of the image (sparse: its used blocks only), grown.
+		cp --sparse=always "$dir/rootfs.img" "$lab/disk.img" &&
+			truncate -s "${PERFEV_LAB_DISK_GB}G" "$lab/disk.img" &&
+			e2fsck -fp "$lab/disk.img" >/dev/null &&
+			resize2fs -f "$lab/disk.img" >/dev/null 2>&1 ||
+			die "cannot make a ${PERFEV_LAB_DISK_GB} GB disk in $lab"
+		drive="file=$lab/disk.img,format=raw,if=virtio"
+	fi
 	# shellcheck disable=SC2086
 	timeout -k 10 "${PERFEV_LAB_TIMEOUT:-3600}" \
 	qemu-system-aarch64 -M virt -cpu max $clock $net \
@@ -266,7 +279,7 @@ run_guest() {
 		-nographic -no-reboot \
 		-kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
 		-append "root=/dev/vda rw console=ttyAMA0 quiet panic=-1 init=/sbin/perfev-lab-init perfev_lab.icount=$icount" \
-		-drive "file=$dir/rootfs.img,format=raw,if=virtio,snapshot=on" \
+		-drive "$drive" \
 		-virtfs "local,path=$lab,mount_tag=lab,security_model=none" \
 		-virtfs "local,path=$repo,mount_tag=repo,security_model=none" \
 		</dev/null | sed -u '/^\[ *[0-9.]*\] \(sysrq: Power Off\|reboot: Power down\)\r*$/d' ||
