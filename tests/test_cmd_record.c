@@ -251,6 +251,40 @@ Test(cmd_record, exit_status_is_the_commands, .init = th_leak_init, .fini = th_l
 /* ---- existing tasks and CPUs --------------------------------------------------- */
 
 /* Starts the workload for ms of CPU time and waits until it has exec'ed. */
+/*
+ * Process pid's command name (comm, 32 bytes) and user and system CPU time
+ * in clock ticks, from /proc/PID/stat; false when it is gone.
+ */
+static bool cpu_ticks(pid_t pid, char comm[32], unsigned long *utime, unsigned long *stime)
+{
+	char path[64], buf[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	comm[0] = '\0';
+	sscanf(buf, "%*d (%31[^)]", comm);
+	return paren && sscanf(paren + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			       utime, stime) == 2;
+}
+
+/* User CPU time of process pid in clock ticks (-1 when it is gone). */
+static long process_user_ticks(pid_t pid)
+{
+	char comm[32];
+	unsigned long utime, stime;
+
+	return cpu_ticks(pid, comm, &utime, &stime) ? (long)utime : -1;
+}
+
+/* perfev record -o path ARGS..., stderr to err_path; returns once its events are open. */
+static pid_t start_perfev(const char *path, const char *err_path, char *const args[]);
+
 static pid_t start_spin(const char *ms)
 {
 	const char *spin = th_test_program("perfdata_spin");
@@ -282,13 +316,28 @@ Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th
 	th_need_perf();
 	const char *dir = th_temp_dir("rec");
 	char *path = th_path_join(dir, "p.data"), pidtext[16];
-	pid_t pid = start_spin("400");
+	char *err_path = th_path_join(dir, "p.err");
+	pid_t pid = start_spin("600000");
 
 	snprintf(pidtext, sizeof(pidtext), "%d", (int)pid);
-	/* perfev record stops when the process exits. */
-	struct th_output r = th_perfev("record", "-p", pidtext, "-o", path);
+	char *args[] = {"-p", pidtext, NULL};
+	pid_t perfev = start_perfev(path, err_path, args);
+	/*
+	 * 400 ms of the workload's CPU time once perfev has attached (however
+	 * long its start took: seconds under emulation), then the workload
+	 * ends; perfev record stops when the process exits.
+	 */
+	long hz = sysconf(_SC_CLK_TCK), t0 = process_user_ticks(pid);
+	for (int i = 0; i < 6000 && process_user_ticks(pid) < t0 + 4 * hz / 10; i++) {
+		struct timespec ms5 = {0, 5000000};
+		nanosleep(&ms5, NULL);
+	}
+	kill(pid, SIGTERM);
 	int status;
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(waitpid(perfev, &status, 0), perfev);
+	struct th_output r = {.out = strdup(""), .err = th_slurp(err_path, NULL)};
+	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	cr_assert_eq(r.status, 0, "perfev record -p: %d: %s", r.status, r.err);
 	unsigned long samples, lost;
 	summary(r.err, &samples, &lost);
@@ -302,6 +351,7 @@ Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th
 	expect_perf_reads(path, false);
 	th_output_free(&r);
 	free(path);
+	free(err_path);
 }
 
 /* The line of `perf buildid-list -i file` that names dso, or "" (malloc'ed). */
@@ -450,10 +500,11 @@ static pid_t start_perfev(const char *path, const char *err_path, char *const ar
 	return pid;
 }
 
-/* CPU time of perfev's child (the command), in clock ticks; -1 while there is none. */
+/* User CPU time of perfev's child (the command) in clock ticks, 0 until it leads; -1 while there is none. */
 static long child_ticks(pid_t perfev)
 {
-	char path[96], buf[512];
+	char path[96], comm[32];
+	unsigned long utime, stime;
 	int child = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)perfev, (int)perfev);
@@ -463,29 +514,20 @@ static long child_ticks(pid_t perfev)
 	if (fscanf(f, "%d", &child) != 1)
 		child = 0;
 	fclose(f);
-	if (!child)
+	if (!child || !cpu_ticks(child, comm, &utime, &stime) || strcmp(comm, "perfdata_spin") != 0)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/stat", child);
-	if (!(f = fopen(path, "re")))
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	const char *paren = strrchr(buf, ')');
-	unsigned long utime = 0, stime = 0;
-	char comm[32] = "";
-	sscanf(buf, "%*d (%31[^)]", comm);
-	if (!paren || strcmp(comm, "perfdata_spin") != 0 ||
-	    sscanf(paren + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
-	           &stime) != 2)
-		return -1;
-	return (long)(utime + stime);
+	/*
+	 * User time only, and only once it leads: loading the program (over 9p
+	 * in the arm64 lab) can take more system time than 100 ms of spinning,
+	 * and the samples of it would lead the profile.
+	 */
+	return utime > 2 * stime ? (long)utime : 0;
 }
 
 /*
- * Waits until samples must exist: the command has run for 100 ms of CPU
- * time (its events start at its exec), or without a command half a second
- * after its events are open.
+ * Waits until samples must exist: the command has run for 100 ms of user
+ * time, twice its system time (its events start at its exec), or without a
+ * command half a second after its events are open.
  */
 static void wait_for_samples(pid_t perfev, bool command)
 {

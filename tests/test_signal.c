@@ -513,7 +513,7 @@ Test(notify, ring_wakeups_signal_too)
 	}
 	pev_counter_disable(c);
 	close(file);
-	cr_expect_eq(n_recs, 5);
+	cr_expect_eq(n_recs, 5, "5 MMAP records, %d wake-up signals", (int)n_recs);
 	for (int i = 0; i < n_recs && i < MAX_REC; i++)
 		cr_expect_eq(recs[i].info.code, POLL_IN);
 	munmap(ring, ring_len);
