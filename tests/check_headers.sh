@@ -90,8 +90,9 @@ for variant in "gcc c11" "gcc c17" "clang c11" "clang c17" \
 	sed "s|^|$1 $2 $lang |" "$tmp/files" >>"$tmp/jobs"
 done
 if [ ! -s "$tmp/jobs" ]; then
-	echo "check_headers: no compiler found (gcc, clang, g++, clang++)" >&2
-	exit 1
+	# A skip (77): the arm64 lab's guest runs a suite cross-built on its host.
+	echo "check_headers: no compiler here (gcc, clang, g++, clang++) to compile the headers with"
+	exit 77
 fi
 # Each failure leaves a report in $tmp/fail.*; as many at once as CPUs.
 export tmp include
