@@ -83,9 +83,13 @@ Test(cmd_diff, hot_function_change_has_the_right_sign)
 	cr_assert(x && y, "%s", t);
 	cr_assert_eq(sscanf(x, " %lf%% %lf%%", &bx, &dx), 2, "%s", t);
 	cr_assert_eq(sscanf(y, " %lf%% %lf%%", &by, &dy), 2, "%s", t);
-	/* x took 4/5 of the time, then 1/5: about 80% -> 20%, a delta near -60. */
-	cr_expect(bx > 50 && dx < -30, "diff_work_x: baseline %.2f, delta %.2f\n%s", bx, dx, t);
-	cr_expect(by < 50 && dy > 30, "diff_work_y: baseline %.2f, delta %.2f\n%s", by, dy, t);
+	/*
+	 * x took 4/5 of the workload's time, then 1/5: about 80% -> 20%, a delta
+	 * near -60. Loading the program can take a third of the samples under
+	 * emulation (the arm64 lab: 49% -> 19% seen), so the bounds are halved.
+	 */
+	cr_expect(bx > by && dx < -15, "diff_work_x: baseline %.2f, delta %.2f\n%s", bx, dx, t);
+	cr_expect(by < bx && dy > 15, "diff_work_y: baseline %.2f, delta %.2f\n%s", by, dy, t);
 	cr_expect(strncmp(t, "# Event 'cpu-clock'\n#\n# Baseline  Delta Abs  Shared Object", 58) == 0,
 		  "%s", t);
 	free(t);
