@@ -374,7 +374,9 @@ static const char *perfev_record(const char *name, const char *args, const char 
 {
 	const char *file = th_path_in(name);
 
-	free(th_sh_okf("'%s' record -q %s -o '%s' -- %s 2>&1", th_perfev_bin(), args, file, cmd));
+	/* cpu-clock as perf's files: the default is cycles where a hardware PMU is (the arm64 lab). */
+	free(th_sh_okf("'%s' record -q -e cpu-clock %s -o '%s' -- %s 2>&1", th_perfev_bin(), args, file,
+		       cmd));
 	return file;
 }
 
