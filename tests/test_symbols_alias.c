@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
 #include <pthread.h>
@@ -342,24 +343,31 @@ static void note_value(const char *name, const GElf_Sym *sym, size_t ndx, void *
 		v->value = sym->st_value;
 }
 
-/* The name pev_symbols gives the address of symbol `label` of so, mapped whole at 0x10000000. */
-static char *name_at(const char *so, const char *label)
+/* The name pev_symbols gives address vaddr of so (mapped whole at 0x10000000), malloc'ed. */
+static char *name_at_vaddr(const char *so, uint64_t vaddr)
 {
 	const uint64_t base = 0x10000000;
-	struct value_of v = {.name = label};
 	struct pev_symbols *s = NULL;
 	struct pev_symbol sym = PEV_SYMBOL_INIT;
 	struct pev_error err;
 	char *name;
 
-	cr_assert(each_symbol(so, note_value, &v) && v.value, "%s: no %s", so, label);
 	cr_assert_eq(pev_symbols_new(NULL, &s, &err), 0, "%s", err.message);
 	cr_assert_eq(pev_symbols_add_mapping(s, 4242, base, 0x100000, 0, so, NULL, 0), 0);
-	cr_assert_eq(pev_symbols_resolve(s, 4242, base + v.value, &sym), 0);
+	cr_assert_eq(pev_symbols_resolve(s, 4242, base + vaddr, &sym), 0);
 	name = strdup(sym.status == PEV_SYMBOL_OK && sym.name ? sym.name : "(none)");
 	cr_assert_not_null(name);
 	pev_symbols_free(s);
 	return name;
+}
+
+/* The name pev_symbols gives the address of symbol `label` of so. */
+static char *name_at(const char *so, const char *label)
+{
+	struct value_of v = {.name = label};
+
+	cr_assert(each_symbol(so, note_value, &v) && v.value, "%s: no %s", so, label);
+	return name_at_vaddr(so, v.value);
 }
 
 #if !defined(__aarch64__) && !defined(__arm__)
@@ -410,6 +418,82 @@ Test(symbols_alias, arm_mapping_symbols_name_nothing)
 	name = name_at(so, "first");
 	cr_expect_str_eq(name, "first");
 	free(name);
+}
+
+/* ---- the PLT of an AArch64 file ---------------------------------------------------- */
+
+/* Two calls through the PLT. */
+static const char plt_source[] = "double sin(double); double cos(double);\n"
+				 "double both(double x) { return sin(x) + cos(x); }\n";
+
+/* The address of so's .plt and the names of the symbols of its first two .rela.plt entries. */
+static uint64_t plt_and_first_relocs(const char *so, char names[2][64])
+{
+	int fd = open(so, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	uint64_t plt = 0;
+	int got = 0;
+
+	cr_assert_geq(fd, 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert(e && elf_getshdrstrndx(e, &shstrndx) == 0);
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh, dsh;
+		const char *n;
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		if (strcmp(n, ".plt") == 0)
+			plt = sh.sh_addr;
+		if (strcmp(n, ".rela.plt") != 0)
+			continue;
+		Elf_Scn *dyn = elf_getscn(e, sh.sh_link);
+		Elf_Data *d = elf_getdata(scn, NULL), *dd = dyn ? elf_getdata(dyn, NULL) : NULL;
+		cr_assert(d && dd && gelf_getshdr(dyn, &dsh));
+		for (int i = 0; i < 2; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			cr_assert(gelf_getrela(d, i, &r) && gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym));
+			snprintf(names[i], 64, "%s", elf_strptr(e, dsh.sh_link, sym.st_name));
+			got++;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	cr_assert(plt && got == 2, "%s: no .plt with two .rela.plt entries", so);
+	return plt;
+}
+
+/*
+ * On AArch64 the PLT's header is 32 bytes and a stub 16, whatever .plt's
+ * sh_entsize says (GNU ld leaves it 0 there): perf 6.1 names the stubs by
+ * those sizes. An object built here is read as an AArch64 file (its
+ * e_machine rewritten): the first stub starts 32 bytes in.
+ */
+Test(symbols_alias, aarch64_plt_stubs_named_as_perf)
+{
+	char src[PATH_MAX], so[PATH_MAX], cmd[4 * PATH_MAX], names[2][64], want[80], *name;
+
+	need_cc();
+	dir = th_temp_dir("alias");
+	snprintf(src, sizeof(src), "%s/plt.c", dir);
+	snprintf(so, sizeof(so), "%s/libplt.so", dir);
+	th_write_file(src, plt_source);
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -O1 -fno-builtin -Wl,-z,lazy -o '%s' '%s' -lm 2>&1",
+		 so, src);
+	free(th_sh_ok(cmd));
+	uint64_t plt = plt_and_first_relocs(so, names);
+#if !defined(__aarch64__) && !defined(__arm__)
+	set_machine(so, EM_AARCH64);
+#endif
+	for (int i = 0; i < 2; i++) {
+		snprintf(want, sizeof(want), "%s@plt", names[i]);
+		name = name_at_vaddr(so, plt + 32 + 16 * (uint64_t)i + 4);
+		cr_expect_str_eq(name, want, "stub %d of the PLT at 0x%" PRIx64, i, plt);
+		free(name);
+	}
 }
 
 /* ---- against perf ------------------------------------------------------------------ */

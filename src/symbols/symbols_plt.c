@@ -10,9 +10,9 @@
  *
  *   - the relocations of the PLT's GOT slots, .rela.plt (or .rel.plt),
  *     whose sh_link must be the .dynsym section;
- *   - the .plt section, whose sh_entsize is the size of a stub; its first
- *     stub-sized slot is the PLT's header (the lazy-binding trampoline)
- *     and gets no name;
+ *   - the .plt section, whose sh_entsize is the size of a stub and of the
+ *     PLT's header (the lazy-binding trampoline), which gets no name; on
+ *     Arm the architecture fixes both sizes (plt_layout);
  *   - relocation i names stub i + 1 after the header: the name of the
  *     .dynsym symbol it refers to, followed by "@plt" (demangled first).
  *     A relocation without a symbol (R_X86_64_IRELATIVE) gives "@plt".
@@ -72,6 +72,32 @@ static long reloc_symbol(Elf_Data *data, bool rela, int i)
 	return gelf_getrel(data, i, &r) ? (long)GELF_R_SYM(r.r_info) : -1;
 }
 
+/*
+ * The sizes of the PLT's header and of a stub: fixed by the architecture on
+ * Arm (AArch64: a 32-byte header, 16-byte stubs; 32-bit Arm: 20 and 12),
+ * where the linker leaves .plt's sh_entsize 0; elsewhere both are
+ * sh_entsize. As perf 6.1. False when neither is known.
+ */
+static bool plt_layout(Elf *elf, const GElf_Shdr *plt_sh, uint64_t *header, uint64_t *entsize)
+{
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh))
+		return false;
+	switch (eh.e_machine) {
+	case EM_AARCH64:
+		*header = 32, *entsize = 16;
+		break;
+	case EM_ARM:
+		*header = 20, *entsize = 12;
+		break;
+	default:
+		*header = *entsize = plt_sh->sh_entsize;
+		break;
+	}
+	return *entsize != 0;
+}
+
 /* Fills d->plt from the file's sections. Returns 0 (also when it has no PLT) or -ENOMEM. */
 static int build(struct pev_symbols *s, struct sym_dso *d)
 {
@@ -82,6 +108,7 @@ static int build(struct pev_symbols *s, struct sym_dso *d)
 	Elf_Scn *rel, *dyn;
 	Elf_Data *rel_data, *dyn_data;
 	size_t shstrndx, n;
+	uint64_t header_size, entsize;
 	bool rela = true;
 
 	p->built = true;
@@ -94,7 +121,7 @@ static int build(struct pev_symbols *s, struct sym_dso *d)
 	}
 	if (!rel || rel_sh.sh_type != (rela ? SHT_RELA : SHT_REL) || !rel_sh.sh_entsize ||
 	    !section_named(elf, shstrndx, ".plt", &plt_sh) || plt_sh.sh_type != SHT_PROGBITS ||
-	    !plt_sh.sh_entsize)
+	    !plt_layout(elf, &plt_sh, &header_size, &entsize))
 		return 0;
 	dyn = elf_getscn(elf, rel_sh.sh_link);
 	if (!dyn || !gelf_getshdr(dyn, &dyn_sh) || dyn_sh.sh_type != SHT_DYNSYM)
@@ -134,8 +161,8 @@ static int build(struct pev_symbols *s, struct sym_dso *d)
 		p->n = i + 1;
 	}
 	p->header = plt_sh.sh_addr;
-	p->start = plt_sh.sh_addr + plt_sh.sh_entsize; /* after the header */
-	p->entsize = plt_sh.sh_entsize;
+	p->start = plt_sh.sh_addr + header_size;
+	p->entsize = entsize;
 	return 0;
 }
 
