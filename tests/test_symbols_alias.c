@@ -474,7 +474,7 @@ static uint64_t plt_and_first_relocs(const char *so, char names[2][64])
  */
 Test(symbols_alias, aarch64_plt_stubs_named_as_perf)
 {
-	char src[PATH_MAX], so[PATH_MAX], cmd[4 * PATH_MAX], names[2][64], want[80], *name;
+	char src[PATH_MAX], so[PATH_MAX], cmd[4 * PATH_MAX], names[2][64], want[160], *name;
 
 	need_cc();
 	dir = th_temp_dir("alias");
