@@ -17,7 +17,9 @@ def recording(tmp_path_factory):
     path = tmp_path_factory.mktemp("perfdata") / "perf.data"
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)  # a sanitizer runtime preloaded for the library, not for perfev
-    subprocess.run([perfev_bin, "record", "-q", "-g", "-F", "2000", "-o", str(path), work, "300"],
+    # cpu-clock: the default is cycles where a hardware PMU is (the arm64 lab).
+    subprocess.run([perfev_bin, "record", "-q", "-g", "-e", "cpu-clock", "-F", "2000", "-o",
+                    str(path), work, "300"],
                    check=True, env=env)
     return path
 
