@@ -322,6 +322,7 @@ Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th
 	snprintf(pidtext, sizeof(pidtext), "%d", (int)pid);
 	char *args[] = {"-p", pidtext, NULL};
 	pid_t perfev = start_perfev(path, err_path, args);
+	cr_assert(th_wait_perfev_ready(perfev, NULL), "perfev record -p opened no events");
 	/*
 	 * 400 ms of the workload's CPU time once perfev has attached (however
 	 * long its start took: seconds under emulation), then the workload
@@ -908,7 +909,9 @@ Test(cmd_record, lost_samples_reach_perf_report, .init = th_leak_init, .fini = t
 
 /*
  * The recorded program's file becomes a FIFO before the recording ends:
- * reading build ids must not open it (a blocking open hung record).
+ * reading build ids must not open it (a blocking open hung record). The
+ * program runs 1.5 s of CPU, long enough to be seen mapped on a slow
+ * machine; a program gone before that fails the test (exit 3), not hangs it.
  */
 Test(cmd_record, mapped_file_now_a_fifo)
 {
@@ -917,7 +920,8 @@ Test(cmd_record, mapped_file_now_a_fifo)
 
 	snprintf(cmd, sizeof(cmd),
 		 "timeout 20 '%s' record -e cpu-clock -o '%s/r.data' -- sh -c \"cp '%s' '%s/x' && "
-		 "{ '%s/x' 300 & p=\\$!; until grep -q '%s/x' /proc/\\$p/maps; do sleep 0.01; "
+		 "{ '%s/x' 1500 & p=\\$!; until grep -q '%s/x' /proc/\\$p/maps 2>/dev/null; do "
+		 "kill -0 \\$p 2>/dev/null || exit 3; sleep 0.01; "
 		 "done; rm '%s/x'; mkfifo '%s/x'; wait; }\" 2>&1",
 		 th_perfev_bin(), dir, th_test_program("report_work"), dir, dir, dir, dir, dir);
 	int rc = th_sh(cmd, &out, &err);
