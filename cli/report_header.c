@@ -219,6 +219,26 @@ static void print_groups(FILE *out, struct pev_perfdata *pd, const struct pev_pe
 }
 
 /* Prints what feature `feat` (present) says, as perf 6.1 does. */
+/*
+ * "# armv8_pmuv3 pmu capabilities: slots=0x00000000, bus_slots=..." per PMU:
+ * the "cpu" PMU's for CPU_PMU_CAPS, the others' for PMU_CAPS.
+ */
+static void print_pmu_caps(FILE *out, const struct pev_perfdata_features *f, bool cpu)
+{
+	for (uint32_t i = 0; i < f->nr_pmu_caps; i++) {
+		const struct pev_perfdata_pmu_caps *p = &f->pmu_caps[i];
+
+		if ((strcmp(p->pmu, "cpu") == 0) != cpu)
+			continue;
+		fprintf(out, "# %s pmu capabilities: ", p->pmu);
+		if (!p->nr_caps)
+			fputs("not available", out);
+		for (uint32_t k = 0; k < p->nr_caps; k++)
+			fprintf(out, "%s%s=%s", k ? ", " : "", p->names[k], p->values[k]);
+		fputc('\n', out);
+	}
+}
+
 static void print_feature(FILE *out, struct pev_perfdata *pd,
 			  const struct pev_perfdata_features *f, unsigned feat)
 {
@@ -302,7 +322,11 @@ static void print_feature(FILE *out, struct pev_perfdata *pd,
 	case PEV_HEADER_CLOCK_DATA:
 		print_clock_data(out, f);
 		break;
-	default: /* build ids, tracing data, BPF, PMU capabilities: nothing, as perf */
+	case PEV_HEADER_CPU_PMU_CAPS:
+	case PEV_HEADER_PMU_CAPS:
+		print_pmu_caps(out, f, feat == PEV_HEADER_CPU_PMU_CAPS);
+		break;
+	default: /* build ids, tracing data, BPF: nothing, as perf */
 		break;
 	}
 }

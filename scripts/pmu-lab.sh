@@ -9,6 +9,9 @@
 #                                   run scripts/test.sh BUILD_DIR --no-rebuild
 #                                   ARGS in the guest (BUILD_DIR cross-built for
 #                                   arm64 on the host: scripts/cross-arm64.sh)
+#   scripts/pmu-lab.sh readme       README's test command, in the guest, on a
+#                                   clean clone of the repository's HEAD
+#                                   (install, native build, whole suite)
 #   scripts/pmu-lab.sh path         print the cached image's directory
 # The image is built from Debian packages alone (mmdebstrap, Debian's arm64
 # kernel) under /var/cache/perfev-lab/<hash of the recipe below>: a change to
@@ -28,7 +31,9 @@
 # PERFEV_LAB_SMP (guest CPUs, default 2), PERFEV_LAB_MEM (default 2G),
 # PERFEV_LAB_NET=1 (a network through QEMU's NAT; default none),
 # PERFEV_LAB_DISK_GB (a disk of that size, its file system grown to it;
-# default the image's size, about 1 GB free).
+# default the image's size, about 1 GB free), PERFEV_LAB_IMAGE=full (the
+# image with every package scripts/install-deps.sh installs, as a developer's
+# machine has after README's first command; `readme` uses it).
 # Run as root.
 set -eu
 
@@ -50,6 +55,23 @@ guest_packages="
 	mount locales procps iproute2 util-linux coreutils gzip xz-utils bzip2
 	binutils sqlite3 file
 "
+# The full image adds every package the project's own install script
+# installs (its list is part of the recipe), and git to clone with.
+full_packages() {
+	sed -n '/^packages="/,/^"/p' "$repo/scripts/install-deps.sh" |
+		sed '1d;$d'
+	echo git
+}
+base_packages=$guest_packages
+use_image() {
+	image_kind=$1
+	case $image_kind in
+	base) guest_packages=$base_packages ;;
+	full) guest_packages="$base_packages $(full_packages)" ;;
+	*) echo "pmu-lab: PERFEV_LAB_IMAGE is base or full" >&2; exit 2 ;;
+	esac
+}
+use_image "${PERFEV_LAB_IMAGE:-base}"
 # The initramfs holds only what mounts the root disk (MODULES=list);
 # hooks/perfev-lab adds those modules, none else.
 initramfs_modules="virtio_mmio virtio_pci virtio_blk ext4"
@@ -58,11 +80,19 @@ image_headroom_mb=1024
 die() { echo "pmu-lab: $*" >&2; exit 2; }
 
 recipe_hash() {
-	sed -n '/^# --- recipe-begin/,/^# --- recipe-end/p' "$script" |
-		sha256sum | cut -c1-16
+	{
+		sed -n '/^# --- recipe-begin/,/^# --- recipe-end/p' "$script"
+		[ "$image_kind" = base ] || echo "$guest_packages"
+	} | sha256sum | cut -c1-16
 }
 
-image_dir() { echo "$cache/$(recipe_hash)"; }
+# base images keep their old names (the hash alone).
+image_dir() {
+	case $image_kind in
+	base) echo "$cache/$(recipe_hash)" ;;
+	*) echo "$cache/$image_kind-$(recipe_hash)" ;;
+	esac
+}
 
 # Host packages the lab needs; installs the missing ones (root only).
 install_host_packages() {
@@ -164,9 +194,15 @@ build_image() {
 	mv "$tmp" "$dir"
 	touch "$dir/ready"
 	trap - EXIT
-	# Images of older recipes (a guest still booting one keeps its file open).
-	find "$cache" -mindepth 1 -maxdepth 1 -type d ! -path "$dir" \
-		! -name 'build.*' -exec rm -rf {} +
+	# Images of older recipes of this kind (a guest still booting one keeps
+	# its file open).
+	if [ "$image_kind" = base ]; then
+		find "$cache" -mindepth 1 -maxdepth 1 -type d ! -path "$dir" \
+			! -name 'build.*' ! -name '*-*' -exec rm -rf {} +
+	else
+		find "$cache" -mindepth 1 -maxdepth 1 -type d ! -path "$dir" \
+			-name "$image_kind-*" -exec rm -rf {} +
+	fi
 	echo "pmu-lab: image built in $(cat "$dir/build-seconds") s"
 }
 
@@ -297,6 +333,28 @@ run_guest() {
 	return "$status"
 }
 
+# README's test command (the second block of sh in README.md that runs
+# scripts/test.sh), run in the full image on a clone of HEAD made in the
+# guest's own disk: what a developer on an arm64 Debian 12 machine runs.
+run_readme() {
+	local cmd
+	cmd=$(awk '/^```sh$/ {on=1; next} /^```$/ {on=0} on && /scripts\/test\.sh/' \
+		"$repo/README.md" | head -1)
+	[ -n "$cmd" ] || die "README.md has no test command"
+	echo "pmu-lab: README's test command: $cmd"
+	use_image full
+	export PERFEV_LAB_DISK_GB=${PERFEV_LAB_DISK_GB:-16}
+	export PERFEV_LAB_MEM=${PERFEV_LAB_MEM:-4G}
+	export PERFEV_LAB_TIMEOUT=${PERFEV_LAB_TIMEOUT:-14400}
+	cd "$repo"
+	run_guest "git config --global --add safe.directory '*' &&
+git clone -q '$repo' /root/perfev && cd /root/perfev &&
+echo \"pmu-lab: README's test command on \$(git log -1 --format='%h %s')\" &&
+$cmd; rc=\$?
+cp -r build/meson-logs '$repo/build-readme-logs' 2>/dev/null
+exit \$rc"
+}
+
 # The exe wrapper meson test puts before each test program of build directory
 # $1 (a cross build's, from its cross file), or nothing.
 exe_wrapper() {
@@ -322,6 +380,7 @@ main() {
 	case "${1:-}" in
 	build) build_image ;;
 	path) echo "$(image_dir)" ;;
+	readme) run_readme ;;
 	run)
 		[ $# -eq 2 ] || die "usage: $0 run 'CMD'"
 		run_guest "$2"

@@ -1576,3 +1576,106 @@ Test(perfdata, writer_refuses_a_link)
 	cr_expect(strstr(err.message, "symbolic link"), "%s", err.message);
 	th_expect_kept(other);
 }
+
+/* Appends a perf string (u32 length, then the bytes, NUL-padded to 8) to buf at *len. */
+static void put_perf_string(unsigned char *buf, size_t *len, const char *s)
+{
+	uint32_t n = (uint32_t)((strlen(s) + 1 + 7) / 8 * 8);
+
+	memcpy(buf + *len, &n, 4);
+	memset(buf + *len + 4, 0, n);
+	memcpy(buf + *len + 4, s, strlen(s));
+	*len += 4 + n;
+}
+
+static void put_u32(unsigned char *buf, size_t *len, uint32_t v)
+{
+	memcpy(buf + *len, &v, 4);
+	*len += 4;
+}
+
+/*
+ * CPU_PMU_CAPS and PMU_CAPS: parsed into pmu_caps, and printed by `perfev
+ * report --header-only` as perf prints them ("# cpu pmu capabilities: ...",
+ * "# armv8_pmuv3 pmu capabilities: ..."; an empty list "not available").
+ */
+Test(perfdata, pmu_capabilities_read_and_printed_like_perf)
+{
+	const char *dir = th_temp_dir("pd");
+	char *path = th_path_join(dir, "caps.data");
+	struct recorded rec = {0};
+	struct pev_error err;
+	unsigned char cpu[256], pmus[512];
+	size_t ncpu = 0, npmus = 0;
+	struct pev_perfdata_writer *w = synth_writer(path, 0, &rec, 2);
+
+	put_u32(cpu, &ncpu, 2);
+	put_perf_string(cpu, &ncpu, "max_precise");
+	put_perf_string(cpu, &ncpu, "3");
+	put_perf_string(cpu, &ncpu, "pmu_name");
+	put_perf_string(cpu, &ncpu, "skylake");
+	put_u32(pmus, &npmus, 2);
+	put_u32(pmus, &npmus, 3);
+	put_perf_string(pmus, &npmus, "slots");
+	put_perf_string(pmus, &npmus, "0x00000000");
+	put_perf_string(pmus, &npmus, "bus_slots");
+	put_perf_string(pmus, &npmus, "0x00000000");
+	put_perf_string(pmus, &npmus, "bus_width");
+	put_perf_string(pmus, &npmus, "0x00000008");
+	put_perf_string(pmus, &npmus, "armv8_pmuv3");
+	put_u32(pmus, &npmus, 0);
+	put_perf_string(pmus, &npmus, "empty_pmu");
+	cr_assert_eq(pev_perfdata_writer_set_feature(w, PEV_HEADER_CPU_PMU_CAPS, cpu, ncpu), 0);
+	cr_assert_eq(pev_perfdata_writer_set_feature(w, PEV_HEADER_PMU_CAPS, pmus, npmus), 0);
+	cr_assert_eq(pev_perfdata_writer_finish(w, &err), 0, "%s", err.message);
+	pev_perfdata_writer_close(w);
+
+	struct pev_perfdata *pd = open_ok(path);
+	const struct pev_perfdata_features *f = pev_perfdata_features(pd);
+	cr_assert_eq(f->nr_pmu_caps, 3);
+	cr_expect_str_eq(f->pmu_caps[0].pmu, "cpu");
+	cr_assert_eq(f->pmu_caps[0].nr_caps, 2);
+	cr_expect_str_eq(f->pmu_caps[0].names[1], "pmu_name");
+	cr_expect_str_eq(f->pmu_caps[0].values[1], "skylake");
+	cr_expect_str_eq(f->pmu_caps[1].pmu, "armv8_pmuv3");
+	cr_assert_eq(f->pmu_caps[1].nr_caps, 3);
+	cr_expect_str_eq(f->pmu_caps[1].names[2], "bus_width");
+	cr_expect_str_eq(f->pmu_caps[1].values[2], "0x00000008");
+	cr_expect_str_eq(f->pmu_caps[2].pmu, "empty_pmu");
+	cr_expect_eq(f->pmu_caps[2].nr_caps, 0);
+	pev_perfdata_close(pd);
+
+	char cmd[2 * PATH_MAX], *ours, *theirs;
+	const char *want = "# cpu pmu capabilities: max_precise=3, pmu_name=skylake\n"
+			   "# armv8_pmuv3 pmu capabilities: slots=0x00000000, "
+			   "bus_slots=0x00000000, bus_width=0x00000008\n"
+			   "# empty_pmu pmu capabilities: not available\n";
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --header-only | grep 'pmu capabilities'",
+		 th_perfev_bin(), path);
+	ours = th_sh_ok(cmd);
+	cr_expect_str_eq(ours, want);
+	if (th_have_program("perf")) {
+		snprintf(cmd, sizeof(cmd),
+			 "perf report -i '%s' --header-only 2>/dev/null | grep 'pmu capabilities'",
+			 path);
+		theirs = th_sh_ok(cmd);
+		cr_expect_str_eq(ours, theirs, "perfev:\n%s\nperf:\n%s", ours, theirs);
+		free(theirs);
+	}
+	free(ours);
+
+	/* A count the section cannot hold is refused with the feature named. */
+	unsigned char bad[24] = {0};
+	size_t nbad = 0;
+	put_u32(bad, &nbad, 1);
+	put_u32(bad, &nbad, 1000);
+	nbad = sizeof(bad);
+	w = synth_writer(path, 0, &rec, 1);
+	cr_assert_eq(pev_perfdata_writer_set_feature(w, PEV_HEADER_PMU_CAPS, bad, nbad), 0);
+	cr_assert_eq(pev_perfdata_writer_finish(w, &err), 0, "%s", err.message);
+	pev_perfdata_writer_close(w);
+	cr_expect_eq(pev_perfdata_open(path, 0, &pd, &err), PEV_EFORMAT);
+	expect_has(err.message, "capability count");
+	free(rec.bytes);
+	free(path);
+}

@@ -187,6 +187,18 @@ struct pev_perfdata_pmu {
 	const char *name; /**< its sysfs name ("cpu", "software", "tracepoint") */
 };
 
+/**
+ * The capabilities of one PMU (its sysfs caps/ directory), from CPU_PMU_CAPS
+ * (the PMU named "cpu") or PMU_CAPS (every other PMU that has some). Owned by
+ * the reader.
+ */
+struct pev_perfdata_pmu_caps {
+	const char *pmu;           /**< the PMU's name: "cpu", "armv8_pmuv3", "cpu_core" */
+	uint32_t nr_caps;          /**< entries of names and values */
+	const char *const *names;  /**< "max_precise", "slots" */
+	const char *const *values; /**< "3", "0x00000000" (as sysfs gives them) */
+};
+
 /** One group of the GROUP_DESC feature. */
 struct pev_perfdata_group {
 	const char *name;    /**< the group's name, "{anon_group}" for unnamed ones */
@@ -261,6 +273,9 @@ struct pev_perfdata_features {
 
 	size_t nr_sections;                          /**< feature sections */
 	const struct pev_perfdata_section *sections; /**< every section, in bit order (file mode) or arrival order (pipe mode) */
+
+	uint32_t nr_pmu_caps;                          /**< PMUs with capabilities */
+	const struct pev_perfdata_pmu_caps *pmu_caps;  /**< CPU_PMU_CAPS' PMU first, then PMU_CAPS' in file order */
 };
 
 /** True when feature `feature` is present in f. */

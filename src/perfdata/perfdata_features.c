@@ -340,6 +340,53 @@ static void parse_pmu_mappings(struct cur *c)
 	f->pmus = pmus;
 }
 
+/*
+ * The capabilities of one PMU: a count, then name and value strings. PMU_CAPS
+ * names the PMU after them; CPU_PMU_CAPS's PMU is "cpu". Appended to f's list.
+ */
+static void parse_one_pmu_caps(struct cur *c, bool named)
+{
+	struct pev_perfdata_features *f = &c->pd->feat;
+	struct pev_perfdata_pmu_caps one = {.pmu = "cpu"}, *all;
+	const char **names, **values;
+	uint32_t nr;
+
+	if (!get_u32(c, &nr, "capability count") || !check_count(c, nr, 10, "capability count"))
+		return;
+	names = cur_alloc(c, ((size_t)nr + 1) * sizeof(*names));
+	values = cur_alloc(c, ((size_t)nr + 1) * sizeof(*values));
+	for (uint32_t i = 0; names && values && i < nr; i++)
+		if (!(names[i] = get_str(c, "capability name")) ||
+		    !(values[i] = get_str(c, "capability value")))
+			return;
+	if (named)
+		one.pmu = get_str(c, "PMU name");
+	if (c->rc)
+		return;
+	one.nr_caps = nr;
+	one.names = names;
+	one.values = values;
+	all = cur_alloc(c, ((size_t)f->nr_pmu_caps + 1) * sizeof(*all));
+	if (!all)
+		return;
+	/* CPU_PMU_CAPS (bit 28) comes before PMU_CAPS (bit 31) in file mode. */
+	if (f->nr_pmu_caps)
+		memcpy(all, f->pmu_caps, f->nr_pmu_caps * sizeof(*all));
+	all[f->nr_pmu_caps] = one;
+	f->pmu_caps = all;
+	f->nr_pmu_caps++;
+}
+
+static void parse_pmu_caps(struct cur *c)
+{
+	uint32_t nr;
+
+	if (!get_u32(c, &nr, "PMU count") || !check_count(c, nr, 9, "PMU count"))
+		return;
+	for (uint32_t i = 0; i < nr && !c->rc; i++)
+		parse_one_pmu_caps(c, true);
+}
+
 static void parse_group_desc(struct cur *c)
 {
 	struct pev_perfdata_features *f = &c->pd->feat;
@@ -457,6 +504,12 @@ static void parse(struct cur *c, unsigned feature)
 		break;
 	case PEV_HEADER_GROUP_DESC:
 		parse_group_desc(c);
+		break;
+	case PEV_HEADER_CPU_PMU_CAPS:
+		parse_one_pmu_caps(c, false);
+		break;
+	case PEV_HEADER_PMU_CAPS:
+		parse_pmu_caps(c);
 		break;
 	case PEV_HEADER_SAMPLE_TIME:
 		if (get_u64(c, &x, "first sample time") && get_u64(c, &y, "last sample time")) {

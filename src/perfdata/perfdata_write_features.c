@@ -337,22 +337,29 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every PMU in sysfs: its type number and name. */
-static bool encode_pmu_mappings(struct pw_buf *b)
+/* The entries of a sysfs directory, in the order readdir gives them (perf's order). */
+static bool dir_names(const char *path, struct strlist *names)
 {
-	DIR *d = opendir("/sys/bus/event_source/devices");
-	struct strlist names = {0};
+	DIR *d = opendir(path);
 	struct dirent *e;
-	char path[512], text[32];
-	uint32_t n = 0;
 
 	if (!d)
 		return false;
 	while ((e = readdir(d)))
 		if (e->d_name[0] != '.')
-			strlist_add(&names, e->d_name);
+			strlist_add(names, e->d_name);
 	closedir(d);
-	if (names.failed) {
+	return !names->failed;
+}
+
+/* Every PMU in sysfs: its type number and name. */
+static bool encode_pmu_mappings(struct pw_buf *b)
+{
+	struct strlist names = {0};
+	char path[512], text[32];
+	uint32_t n = 0;
+
+	if (!dir_names("/sys/bus/event_source/devices", &names)) {
 		strlist_free(&names);
 		return false;
 	}
@@ -376,6 +383,86 @@ static bool encode_pmu_mappings(struct pw_buf *b)
 		b->failed = true;
 	free(body.p);
 	return n > 0;
+}
+
+/*
+ * PMU pmu's capabilities (sysfs caps/), as a count then name and value
+ * strings, into b; returns the count (0 when it has none).
+ */
+static uint32_t put_pmu_caps(struct pw_buf *b, const char *pmu)
+{
+	struct strlist names = {0};
+	struct pw_buf body = {0};
+	char path[512], value[256];
+	uint32_t n = 0;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/caps", pmu);
+	if (dir_names(path, &names)) {
+		for (uint32_t i = 0; i < names.n; i++) {
+			snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/caps/%s", pmu,
+				 names.s[i]);
+			if (pev__read_text(path, value, sizeof(value)) < 0)
+				continue;
+			value[strcspn(value, "\n")] = '\0';
+			pev__pw_put_string(&body, names.s[i]);
+			pev__pw_put_string(&body, value);
+			n++;
+		}
+	}
+	strlist_free(&names);
+	pev__pw_put_u32(b, n);
+	pev__pw_put(b, body.p, body.len);
+	if (body.failed)
+		b->failed = true;
+	free(body.p);
+	return n;
+}
+
+/* CPU_PMU_CAPS: the core PMU's capabilities, when it is called "cpu" (as perf). */
+static bool encode_cpu_pmu_caps(struct pw_buf *b)
+{
+	if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0)
+		return false;
+	put_pmu_caps(b, "cpu");
+	return true;
+}
+
+/*
+ * PMU_CAPS: every other PMU with capabilities, each followed by its name;
+ * hybrid core PMUs (cpu_core, cpu_atom) first, the rest in readdir order,
+ * as perf writes them.
+ */
+static bool encode_pmu_caps(struct pw_buf *b)
+{
+	struct strlist names = {0};
+	struct pw_buf body = {0};
+	uint32_t n = 0;
+
+	if (!dir_names("/sys/bus/event_source/devices", &names)) {
+		strlist_free(&names);
+		return false;
+	}
+	for (int hybrid = 1; hybrid >= 0; hybrid--)
+		for (uint32_t i = 0; i < names.n; i++) {
+			const char *pmu = names.s[i];
+			size_t mark = body.len;
+
+			if (strcmp(pmu, "cpu") == 0 || (strncmp(pmu, "cpu_", 4) == 0) != hybrid)
+				continue;
+			if (!put_pmu_caps(&body, pmu)) {
+				body.len = mark; /* no capabilities: left out */
+				continue;
+			}
+			pev__pw_put_string(&body, pmu);
+			n++;
+		}
+	strlist_free(&names);
+	pev__pw_put_u32(b, n);
+	pev__pw_put(b, body.p, body.len);
+	if (body.failed)
+		b->failed = true;
+	free(body.p);
+	return true;
 }
 
 /* ---- what the caller gave -------------------------------------------------------- */
@@ -539,6 +626,10 @@ bool pev__pw_feature_encode(struct pev_perfdata_writer *w, unsigned feature, str
 		return has_branch_stack(w); /* a flag: no bytes */
 	case PEV_HEADER_PMU_MAPPINGS:
 		return machine && encode_pmu_mappings(b);
+	case PEV_HEADER_CPU_PMU_CAPS:
+		return machine && encode_cpu_pmu_caps(b);
+	case PEV_HEADER_PMU_CAPS:
+		return machine && encode_pmu_caps(b);
 	case PEV_HEADER_GROUP_DESC:
 		if (!w->nr_groups)
 			return false;
