@@ -150,6 +150,18 @@ static struct pev_opts sample_opts(const struct rec_state *s, int e,
 		o.sample_stack_user =
 		    spec->stack_size ? (spec->stack_size + 7) & ~7U : cfg->stack_size;
 	}
+#if defined(__aarch64__)
+	/*
+	 * arm64 frame pointers: a leaf function that has not saved its link
+	 * register yet is missing its caller in the kernel's walk. As perf,
+	 * each sample carries LR, and report and script put the caller back
+	 * from it where the leaf's CFI says it is there (replay.c).
+	 */
+	if (cg == REC_CG_FP) {
+		o.sample_type |= PEV_SAMPLE_REGS_USER;
+		o.sample_regs_user = UINT64_C(1) << 30; /* x30, the link register */
+	}
+#endif
 	/* The first event tracks the tasks: their mappings, names, forks and exits. */
 	if (e == 0) {
 		o.mmap = o.mmap2 = o.comm = o.comm_exec = o.task = true;

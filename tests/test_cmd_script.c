@@ -500,6 +500,45 @@ Test(cmd_script, layout_cpu_clock_g_by_perfev)
 		     sizeof(chain_opts) / sizeof(chain_opts[0]));
 }
 
+/*
+ * arm64: report_work_a .. _d are leaf functions that never save the link
+ * register, so the kernel's frame-pointer walk goes from each straight to
+ * main. perfev record keeps LR with each sample (as perf does there), and
+ * script puts report_work_step back from it: every sample in a leaf shows
+ * its caller next.
+ */
+Test(cmd_script, arm64_leaf_callers_from_the_link_register)
+{
+#if !defined(__aarch64__)
+	th_skip("arm64 only: the link register holds a leaf's caller there");
+#else
+	char work[PATH_MAX + 8], cmd[PATH_MAX + 256], *out;
+	int leaves = 0, with_caller = 0;
+
+	snprintf(work, sizeof(work), "%s 300", th_test_program("report_work"));
+	const char *f = perfev_record("lr.data", "-g -e cpu-clock", work);
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s' -F ip,sym", th_perfev_bin(), f);
+	out = th_sh_ok(cmd);
+	/* Samples are blank-line separated blocks of "ADDR SYM" frame lines. */
+	for (char *b = out; *b;) {
+		size_t len = block_len(b);
+		char first[128] = "", second[128] = "";
+		sscanf(b, " %*s %127s %*s %127s", first, second);
+		if (strncmp(first, "report_work_", 12) == 0 && strcmp(first, "report_work_step") != 0) {
+			leaves++;
+			with_caller += strcmp(second, "report_work_step") == 0;
+		}
+		b += len;
+		while (*b == '\n')
+			b++;
+	}
+	cr_expect_gt(leaves, 20, "only %d samples in the leaves:\n%.3000s", leaves, out);
+	cr_expect_eq(with_caller, leaves, "%d of %d leaf samples show report_work_step:\n%.3000s",
+		     with_caller, leaves, out);
+	free(out);
+#endif
+}
+
 static const char *const flat_opts[] = {"", "--ns", "-F +pid", "-F -dso,-period",
 					"-F comm,pid,tid,time,event,ip,sym,symoff",
 					"-F sw:-ip,-sym,-symoff,-dso"};

@@ -590,6 +590,12 @@ static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 		struct pev_callchain_frame f;
 		uint64_t context = UINT64_MAX;
 
+		/* arm64 frame-pointer chains: the leaf's caller from LR (below). */
+		bool leaf_lr = (s->fields & PEV_SAMPLE_REGS_USER) &&
+			       !(s->fields & PEV_SAMPLE_STACK_USER);
+		unsigned user_frames = 0;
+		uint64_t leaf = 0, caller;
+
 		pev_callchain_iter_init(&it, s->callchain, s->callchain_nr);
 		while (pev_callchain_iter_next(&it, &f)) {
 			/* A marker no kernel writes (-1: a frame-pointer walk read
@@ -612,6 +618,23 @@ static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 			    (f.ip == 0 && !(r->flags & PEV_REPLAY_ZERO_FRAMES)))
 				continue;
 			bool as_is = interrupted || f.ip == 0 || (r->flags & PEV_REPLAY_SYMBOL_AT_RETURN);
+			/*
+			 * Before the user part's second frame, the caller of a leaf
+			 * that had not saved its link register yet (the kernel's
+			 * walk skips it), as perf 6.1 adds it on arm64. A caller
+			 * the walk has already is not added again.
+			 */
+			if (f.context == PEV_CONTEXT_USER && leaf_lr && ++user_frames <= 2) {
+				if (user_frames == 1)
+					leaf = f.ip;
+				else if (pev__symbols_leaf_caller(r->sym, pid, out->tid, leaf,
+								  &s->regs_user, &caller) == 1 &&
+					 caller != f.ip) {
+					if ((rc = push_address(r, &n, pid, caller, caller, false)))
+						return rc;
+					addrs++;
+				}
+			}
 			rc = push_address(r, &n, pid, f.ip, as_is ? f.ip : f.ip - 1, kernel);
 			if (rc)
 				return rc;

@@ -383,6 +383,17 @@ struct pev__unwind_frame {
 int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
 			struct pev__unwind_frame *out, size_t max);
+/*
+ * arm64 frame-pointer call chains: the kernel's walk misses the caller of a
+ * leaf function that has not saved its link register yet (that caller is in
+ * LR only). When pid's files are arm64 code, regs (a sample's user
+ * registers) hold LR, and the CFI of the function at leaf says its return
+ * address is still in LR, sets *caller to LR - 1 (the call, as unwound
+ * frames are given) and returns 1; returns 0 when there is none to add,
+ * PEV_ENOMEM, or PEV_EBADARG. perf 6.1 adds the same frame.
+ */
+int pev__symbols_leaf_caller(struct pev_symbols *s, int32_t pid, int32_t tid, uint64_t leaf,
+			     const struct pev_sample_regs *regs, uint64_t *caller);
 void pev__unwind_free(struct sym_unwind *u);
 /*
  * The perf register dump index (PERF_SAMPLE_REGS_USER order) the unwinder

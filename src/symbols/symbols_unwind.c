@@ -511,14 +511,50 @@ static void evict_one(struct pev_symbols *s)
 	}
 }
 
+/*
+ * The unwinder of process pid (*u, NULL for a process perfev does not know),
+ * built or brought up to date, and the register table to unwind it with
+ * (*arch: its files' machine's, else the host's; NULL when there is none).
+ */
+static int proc_unwinder(struct pev_symbols *s, int32_t pid, struct sym_unwind **up,
+			 const struct unwind_arch **arch)
+{
+	struct sym_proc *p = pev__sym_proc(s, pid, false);
+	struct sym_unwind *u;
+	int rc;
+
+	*up = NULL;
+	*arch = host_arch();
+	if (!p)
+		return 0;
+	u = p->unwind;
+	if (!u) {
+		if (s->st.unwinders >= UNWIND_MAX)
+			evict_one(s);
+		u = calloc(1, sizeof(*u));
+		if (!u)
+			return PEV_ENOMEM;
+		p->unwind = u;
+		u->version = p->files_version - 1; /* never built */
+		u->live = &s->st.unwinders;
+		s->st.unwinders++;
+	}
+	u->used = ++s->unwind_clock;
+	if (u->version != p->files_version && (rc = unwind_build(s, p, u)))
+		return rc;
+	if (u->arch)
+		*arch = u->arch;
+	*up = u;
+	return 0;
+}
+
 int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
 			struct pev__unwind_frame *out, size_t max)
 {
 	struct unwind_walk w = {.out = out, .max = max, .lost_reg = -1};
-	const struct unwind_arch *arch = host_arch();
-	struct sym_proc *p;
-	struct sym_unwind *u = NULL;
+	const struct unwind_arch *arch;
+	struct sym_unwind *u;
 	uint64_t sp, ip;
 	int rc;
 
@@ -526,26 +562,8 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 		return PEV_EBADARG;
 	if (regs->abi != REGS_ABI)
 		return 0; /* a kernel thread: no user registers */
-	p = pev__sym_proc(s, pid, false);
-	if (p) {
-		u = p->unwind;
-		if (!u) {
-			if (s->st.unwinders >= UNWIND_MAX)
-				evict_one(s);
-			u = calloc(1, sizeof(*u));
-			if (!u)
-				return PEV_ENOMEM;
-			p->unwind = u;
-			u->version = p->files_version - 1; /* never built */
-			u->live = &s->st.unwinders;
-			s->st.unwinders++;
-		}
-		u->used = ++s->unwind_clock;
-		if (u->version != p->files_version && (rc = unwind_build(s, p, u)))
-			return rc;
-		if (u->arch)
-			arch = u->arch;
-	}
+	if ((rc = proc_unwinder(s, pid, &u, &arch)))
+		return rc;
 	if (!arch)
 		return PEV_EUNSUPPORTED; /* no register table for this machine */
 	if (!reg_value(regs, arch->perf_ip, &ip) || !reg_value(regs, arch->perf_sp, &sp))
@@ -573,6 +591,41 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 	return (int)w.n;
 }
 
+/* arm64's link register (x30): perf's dump index and DWARF number alike. */
+#define AARCH64_LR 30
+
+int pev__symbols_leaf_caller(struct pev_symbols *s, int32_t pid, int32_t tid, uint64_t leaf,
+			     const struct pev_sample_regs *regs, uint64_t *caller)
+{
+	const struct unwind_arch *arch;
+	struct sym_unwind *u;
+	uint64_t lr;
+	int rc;
+
+	if (!s || !regs || !caller)
+		return PEV_EBADARG;
+	if (regs->abi != REGS_ABI || !reg_value(regs, AARCH64_LR, &lr))
+		return 0;
+	if ((rc = proc_unwinder(s, pid, &u, &arch)))
+		return rc;
+	if (!arch || arch->machine != EM_AARCH64)
+		return 0;
+	/* The leaf's pc, LR, and a stack pointer of 0 (no stack was copied: a
+	 * rule that reads the stack finds nothing, and the walk stops). */
+	const uint64_t values[3] = {lr, 0, leaf};
+	const struct pev_sample_regs only = {.abi = REGS_ABI,
+					     .mask = UINT64_C(7) << AARCH64_LR,
+					     .nr = 3,
+					     .regs = values};
+	const struct pev_sample_stack none = {0};
+	struct pev__unwind_frame two[2];
+
+	rc = pev__symbols_unwind(s, pid, tid, &only, &none, two, 2);
+	if (rc < 2 || two[1].pc == 0)
+		return rc < 0 ? rc : 0;
+	*caller = two[1].activation ? two[1].pc : two[1].pc - 1;
+	return 1;
+}
 
 void pev__unwind_free(struct sym_unwind *u)
 {
