@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 
+#include "kernel_modules.h"
 #include "kernel_text.h"
 #include "record.h"
 
@@ -87,14 +89,19 @@ static int file_sink(void *ctx, const void *bytes, size_t len)
 
 /*
  * The kernel's text, as perf names it: without it perf report says kernel
- * maps were restricted. It runs to the end of the address space, as perf's
- * does on a kernel without modules: every kernel address falls in it.
+ * maps were restricted. It runs to the first module above it, or to the end
+ * of the address space: every kernel address outside a module falls in it.
+ * Then an MMAP per loaded module, by address, named by its file (perf's
+ * records): with them perf names a module's samples by the module.
  */
 static void synth_kernel(struct synth_buf *b)
 {
 	uint64_t text;
 	const char *sym;
 	char name[32];
+	struct cli_kmod *mods;
+	struct utsname u;
+	char dir[512];
 	struct {
 		uint32_t pid, tid;
 		uint64_t addr, len, pgoff;
@@ -102,13 +109,28 @@ static void synth_kernel(struct synth_buf *b)
 
 	if (!cli_kernel_text("/proc/kallsyms", &text, &sym))
 		return;
+	snprintf(dir, sizeof(dir), "/lib/modules/%s", uname(&u) == 0 ? u.release : "");
+	int n = cli_kernel_modules("/proc/modules", dir, &mods);
 	snprintf(name, sizeof(name), "[kernel.kallsyms]%s", sym);
 	body.pid = UINT32_MAX;
 	body.tid = 0;
 	body.addr = text;
 	body.len = UINT64_MAX - text;
+	for (int i = 0; i < n; i++)
+		if (mods[i].start > text) {
+			body.len = mods[i].start - text;
+			break;
+		}
 	body.pgoff = text;
 	put_record(b, PEV_RECORD_MMAP, PEV_RECORD_MISC_KERNEL, &body, sizeof(body), name);
+	for (int i = 0; i < n; i++) {
+		body.addr = mods[i].start;
+		body.len = mods[i].size;
+		body.pgoff = 0;
+		put_record(b, PEV_RECORD_MMAP, PEV_RECORD_MISC_KERNEL, &body, sizeof(body),
+			   mods[i].path);
+	}
+	free(mods);
 }
 
 /*

@@ -3,14 +3,19 @@
  * test_kernel_text.c - where perfev record's kernel mapping starts
  * (cli/kernel_text.c): `_text` of /proc/kallsyms, or `_stext` where a
  * kernel lists no `_text` (the mapping is then "[kernel.kallsyms]_stext",
- * as perf names it); nothing from a list whose addresses are hidden.
+ * as perf names it); nothing from a list whose addresses are hidden. And
+ * the loaded modules (cli/kernel_modules.c): each by address, named by its
+ * file under /lib/modules/RELEASE, as perf record's MMAP records name them.
  */
 #include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "helpers.h"
+#include "kernel_modules.h"
 #include "kernel_text.h"
 
 TestSuite(kernel_text, .init = th_leak_init, .fini = th_leak_fini);
@@ -83,4 +88,53 @@ Test(kernel_text, this_kernel)
 	cr_assert_eq(cli_kernel_text("/proc/kallsyms", &addr, &name), 1);
 	cr_expect(strcmp(name, "_text") == 0 || strcmp(name, "_stext") == 0, "%s", name);
 	cr_expect_neq(addr, 0);
+}
+
+/*
+ * /proc/modules of an arm64 guest: by address, each named by its file
+ * (a '-' of a file name is the kernel's '_'; compressed files count), or
+ * "[name]" when no file has its name; a hidden list gives none.
+ */
+Test(kernel_text, modules_by_address_named_by_their_files)
+{
+	const char *dir = th_temp_dir("kernel_modules");
+	char *list = th_path_join(dir, "modules"), *tree = th_path_join(dir, "lib");
+	char path[PATH_MAX];
+	struct cli_kmod *m;
+
+	th_write_file(list, "virtio_net 69632 0 - Live 0xffff80000a3c0000\n"
+			    "9p 73728 1 - Live 0xffff80000a280000\n"
+			    "netfs 65536 1 9p, Live 0xffff80000a290000 (E)\n"
+			    "gone 4096 0 - Live 0xffff80000a000000\n");
+	snprintf(path, sizeof(path), "mkdir -p '%s/kernel/fs/9p' '%s/kernel/drivers/net' "
+		 "'%s/kernel/fs/netfs'", tree, tree, tree);
+	free(th_sh_ok(path));
+	snprintf(path, sizeof(path), "%s/kernel/fs/9p/9p.ko", tree);
+	th_write_file(path, "");
+	snprintf(path, sizeof(path), "%s/kernel/drivers/net/virtio-net.ko.xz", tree);
+	th_write_file(path, "");
+	snprintf(path, sizeof(path), "%s/kernel/fs/netfs/netfs.ko.zst", tree);
+	th_write_file(path, "");
+	snprintf(path, sizeof(path), "%s/kernel/fs/netfs/netfs.o", tree);
+	th_write_file(path, "");
+
+	cr_assert_eq(cli_kernel_modules(list, tree, &m), 4);
+	cr_expect_str_eq(m[0].name, "gone");
+	cr_expect_str_eq(m[0].path, "[gone]");
+	cr_expect_eq(m[1].start, UINT64_C(0xffff80000a280000));
+	cr_expect_eq(m[1].size, 73728);
+	snprintf(path, sizeof(path), "%s/kernel/fs/9p/9p.ko", tree);
+	cr_expect_str_eq(m[1].path, path);
+	snprintf(path, sizeof(path), "%s/kernel/fs/netfs/netfs.ko.zst", tree);
+	cr_expect_str_eq(m[2].path, path);
+	snprintf(path, sizeof(path), "%s/kernel/drivers/net/virtio-net.ko.xz", tree);
+	cr_expect_str_eq(m[3].path, path);
+	free(m);
+
+	th_write_file(list, "9p 73728 1 - Live 0x0000000000000000\n");
+	cr_expect_eq(cli_kernel_modules(list, tree, &m), 0);
+	cr_expect_null(m);
+	cr_expect_eq(cli_kernel_modules("/nonexistent/modules", tree, &m), 0);
+	free(list);
+	free(tree);
 }
