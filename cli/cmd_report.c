@@ -24,7 +24,7 @@ static const char usage[] =
     "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]\n"
     "                     [-n] [-q] [-v] [--no-demangle] [-c COMMS] [-d DSOS] [-S SYMBOLS]\n"
     "                     [--pid PIDS] [--tid TIDS] [--header|--header-only] [-F FIELDS]\n"
-    "                     [--symbol-at-return] [--wall-clock]";
+    "                     [--symbol-at-return] [--wall-clock] [--kallsyms FILE]";
 
 enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
 
@@ -54,6 +54,7 @@ struct report_opts {
 	bool period;
 	bool symbol_at_return; /* callers named as perf names them */
 	bool zero_frames;      /* call-chain entries of address 0 kept, as perf */
+	const char *kallsyms;  /* the kernel's symbols from this file, not /proc/kallsyms */
 	int group;     /* -1: as the file has groups */
 	bool wall_clock; /* on-CPU and off-CPU time as one event in nanoseconds */
 	bool nr_samples, quiet, verbose, no_demangle;
@@ -83,6 +84,7 @@ static void print_help(void)
 	       "      --no-inline           leave them out (the table does without --inline)\n"
 	       "      --symbol-at-return    name each caller by the symbol at its return address\n"
 	       "      --zero-frames         keep call-chain entries of address 0, as perf does\n"
+	       "      --kallsyms FILE       the kernel's symbols from FILE (a kallsyms list)\n"
 	       "  -e, --event EVENT         only this event (by its name in the file)\n"
 	       "      --period              folded stacks, flame graph: weigh by period\n"
 	       "      --group               one table for a group's events side by side\n"
@@ -259,7 +261,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	       OPT_NO_CHILDREN, OPT_NO_INLINE, OPT_INLINE, OPT_PERIOD, OPT_MAX_STACK,
 	       OPT_SYMBOL_AT_RETURN, OPT_ZERO_FRAMES,
 	       OPT_GROUP, OPT_NO_GROUP, OPT_PID, OPT_TID, OPT_NO_DEMANGLE, OPT_HEADER,
-	       OPT_HEADER_ONLY, OPT_WALL_CLOCK };
+	       OPT_HEADER_ONLY, OPT_WALL_CLOCK, OPT_KALLSYMS };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"output", required_argument, NULL, 'o'},
@@ -278,6 +280,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{"period", no_argument, NULL, OPT_PERIOD},
 		{"symbol-at-return", no_argument, NULL, OPT_SYMBOL_AT_RETURN},
 		{"zero-frames", no_argument, NULL, OPT_ZERO_FRAMES},
+		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
 		{"group", no_argument, NULL, OPT_GROUP},
 		{"no-group", no_argument, NULL, OPT_NO_GROUP},
 		{"wall-clock", no_argument, NULL, OPT_WALL_CLOCK},
@@ -384,6 +387,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			break;
 		case OPT_ZERO_FRAMES:
 			o->zero_frames = true;
+			break;
+		case OPT_KALLSYMS:
+			o->kallsyms = optarg;
 			break;
 		case OPT_GROUP:
 			o->group = 1;
@@ -743,6 +749,7 @@ static int run(const struct report_opts *o)
 		ropts.flags |= PEV_REPLAY_SYMBOL_AT_RETURN;
 	if (o->zero_frames)
 		ropts.flags |= PEV_REPLAY_ZERO_FRAMES;
+	sopts.kallsyms = o->kallsyms;
 	ropts.symbols_opts = &sopts;
 	if (list_names(ro.sort, "trace") || list_names(o->fields, "trace")) {
 		char why[512] = "";

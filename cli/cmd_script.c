@@ -20,7 +20,7 @@
 static const char usage[] =
 	"perfev script [-i FILE] [-F [KIND:][+-]FIELD,...] [-G] [-c COMMS] [--pid PIDS]\n"
 	"                     [--tid TIDS] [--ns] [--symbol-at-return] [--zero-frames]\n"
-	"                     [--inline|--no-inline]";
+	"                     [--inline|--no-inline] [--kallsyms FILE]";
 
 struct script_opts {
 	const char *input;
@@ -29,6 +29,7 @@ struct script_opts {
 	bool symbol_at_return; /* callers named as perf names them */
 	bool zero_frames;      /* call-chain entries of address 0 kept, as perf */
 	bool no_inline;        /* no inline frames in DWARF-unwound chains */
+	const char *kallsyms;  /* the kernel's symbols from this file, not /proc/kallsyms */
 	/* Only samples of these commands, processes, threads (comma-separated lists, or NULL). */
 	const char *comms, *pids, *tids;
 };
@@ -36,7 +37,7 @@ struct script_opts {
 static int parse_args(int argc, char **argv, struct script_opts *o)
 {
 	enum { OPT_NS = 256, OPT_SYMBOL_AT_RETURN, OPT_ZERO_FRAMES, OPT_INLINE, OPT_NO_INLINE,
-	       OPT_PID, OPT_TID };
+	       OPT_PID, OPT_TID, OPT_KALLSYMS };
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"fields", required_argument, NULL, 'F'},
@@ -51,6 +52,7 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 		{"zero-frames", no_argument, NULL, OPT_ZERO_FRAMES},
 		{"inline", no_argument, NULL, OPT_INLINE},
 		{"no-inline", no_argument, NULL, OPT_NO_INLINE},
+		{"kallsyms", required_argument, NULL, OPT_KALLSYMS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -98,6 +100,9 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 		case OPT_NO_INLINE:
 			o->no_inline = true;
 			break;
+		case OPT_KALLSYMS:
+			o->kallsyms = optarg;
+			break;
 		case 'h':
 			printf("usage: %s\n\n"
 			       "Prints the samples of a perf.data file (default ./perf.data, or standard "
@@ -127,7 +132,9 @@ static int parse_args(int argc, char **argv, struct script_opts *o)
 			       "      --no-inline        no inlined functions in call chains unwound "
 			       "with DWARF\n"
 			       "                         (--inline, the default: one line each, "
-			       "\"(inlined)\")\n\n"
+			       "\"(inlined)\")\n"
+			       "      --kallsyms FILE    the kernel's symbols from FILE (a kallsyms "
+			       "list)\n\n"
 			       "  -h, --help             print this help\n\n"
 			       "See 'man perfev-script'.\n",
 			       usage);
@@ -567,6 +574,7 @@ static int run(struct script_opts *o)
 		ropts.flags |= PEV_REPLAY_SYMBOL_AT_RETURN;
 	if (o->zero_frames)
 		ropts.flags |= PEV_REPLAY_ZERO_FRAMES;
+	sopts.kallsyms = o->kallsyms;
 	ropts.symbols_opts = &sopts;
 	if (pev_replay_open(pd, &ropts, &r, &err)) {
 		cli_print_error(&err);

@@ -458,6 +458,88 @@ Test(replay_synth, interrupted_user_address_is_no_return_address, .init = th_lea
 	free(path);
 }
 
+/* The kernel's text mapping, as perf record writes it: pid -1, offset = where _text is. */
+static void synth_kernel_mmap(struct synth *s, uint64_t text)
+{
+	static const char name[24] = "[kernel.kallsyms]_text";
+	struct pev_event_header h = {PEV_RECORD_MMAP, PEV_RECORD_MISC_KERNEL,
+				     (uint16_t)(8 + 32 + sizeof(name) + 16)};
+
+	synth_put(s, &h, 8);
+	synth_pid_tid(s, UINT32_MAX, 0);
+	synth_u64(s, text);
+	synth_u64(s, UINT64_C(0x1000000));
+	synth_u64(s, text);
+	synth_put(s, name, sizeof(name));
+	synth_pid_tid(s, UINT32_MAX, 0);
+	synth_u64(s, ++s->time);
+}
+
+/*
+ * A kernel placed at random (KASLR) lies elsewhere at each boot, under the
+ * same build id: the kallsyms list perfev reads (perf's build-id cache copy,
+ * or /proc/kallsyms after a reboot) may be of another boot than the
+ * recording. Kernel addresses are looked up moved by how far the list's
+ * _text lies from the recording's (its "[kernel.kallsyms]_text" mapping), as
+ * perf does, and shown where the recording had them. The arm64 lab's
+ * kernel moves at each boot: no kernel symbol was named there.
+ */
+Test(replay_synth, kernel_of_another_boot_found_by_its_text, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	const char *tmp = th_temp_dir("rsynth");
+	char *path = th_path_join(tmp, "kaslr.data"), *list = th_path_join(tmp, "kallsyms");
+	const uint64_t text = UINT64_C(0xffffffff9a000000); /* this boot; the list has ...81000000 */
+	struct synth s = {.time = 1000};
+
+	th_write_file(list, "ffffffff81000000 T _text\n"
+			    "ffffffff81000000 T _stext\n"
+			    "ffffffff81000100 T schedule\n"
+			    "ffffffff81000180 T do_idle\n"
+			    "ffffffff81000400 T _etext\n");
+	synth_kernel_mmap(&s, text);
+	uint64_t chain[] = {PEV_CONTEXT_KERNEL, text + 0x105, text + 0x190};
+	synth_sample(&s, 0, true, text + 0x105, chain, 3);
+	synth_write(&s, path);
+
+	struct pev_perfdata *pd = NULL;
+	struct pev_replay *r = NULL;
+	struct pev_replay_sample smp;
+	struct pev_replay_opts o = PEV_REPLAY_OPTS_INIT;
+	struct pev_symbols_opts so = PEV_SYMBOLS_OPTS_INIT;
+	struct pev_error err;
+
+	so.kallsyms = list;
+	o.symbols_opts = &so;
+	cr_assert_eq(pev_perfdata_open(path, 0, &pd, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_replay_open(pd, &o, &r, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_replay_next(r, &smp, &err), 1, "%s", err.message);
+	cr_assert_eq(smp.nr_frames, 2);
+	cr_expect_str_eq(smp.frames[0].symbol ? smp.frames[0].symbol : "?", "schedule");
+	cr_expect_eq(smp.frames[0].offset, 5);
+	cr_expect_eq(smp.frames[0].address, text + 0x105, "shown where the recording had it");
+	cr_expect_str_eq(smp.frames[1].symbol ? smp.frames[1].symbol : "?", "do_idle");
+	cr_expect_str_eq(smp.frames[1].dso ? smp.frames[1].dso : "?", "[kernel.kallsyms]");
+	pev_replay_close(r);
+	pev_perfdata_close(pd);
+
+	char cmd[3 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s' --kallsyms '%s' -F ip,sym,symoff",
+		 th_perfev_bin(), path, list);
+	char *ours = th_sh_ok(cmd);
+	expect_has(ours, "ffffffff9a000105 schedule+0x5");
+	if (th_have_program("perf")) {
+		snprintf(cmd, sizeof(cmd), "perf script -i '%s' --kallsyms '%s' -F ip,sym,symoff "
+			 "2>/dev/null", path, list);
+		char *perfs = th_sh_ok(cmd);
+		cr_expect_str_eq(ours, perfs, "perfev:\n%s\nperf:\n%s", ours, perfs);
+		free(perfs);
+	}
+	free(ours);
+	free(list);
+	free(path);
+}
+
 /* The output of a shell command (which must succeed), with the name of the data file in %s. */
 static char *run_on(const char *fmt, const char *data)
 {

@@ -411,6 +411,21 @@ static int push_address(struct pev_replay *r, size_t *n, int32_t pid, uint64_t a
 
 /* ---- records ------------------------------------------------------------------ */
 
+/*
+ * The kernel's text mapping, "[kernel.kallsyms]_text" (or _stext), whose
+ * offset is where that symbol was: kernel symbols are looked up relative
+ * to it (a kernel placed at random lies elsewhere in another boot's list).
+ */
+static void kernel_text(struct pev_replay *r, uint32_t pid, const char *name, uint64_t pgoff)
+{
+	static const char prefix[] = "[kernel.kallsyms]";
+
+	if (pid == UINT32_MAX && strncmp(name, prefix, sizeof(prefix) - 1) == 0 &&
+	    (strcmp(name + sizeof(prefix) - 1, "_text") == 0 ||
+	     strcmp(name + sizeof(prefix) - 1, "_stext") == 0))
+		pev__kernel_text_at(r->sym, name + sizeof(prefix) - 1, pgoff);
+}
+
 static bool is_kernel_mode(unsigned cpumode)
 {
 	return cpumode == PEV_RECORD_MISC_KERNEL || cpumode == PEV_RECORD_MISC_GUEST_KERNEL;
@@ -478,6 +493,7 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 	case PEV_RECORD_MMAP:
 		if (pev_record_mmap_data(rec))
 			break;
+		kernel_text(r, rec->mmap.pid, rec->mmap.filename, rec->mmap.pgoff);
 		b = rec->mmap.filename[0] == '/' ? build_id_of(r, rec->mmap.filename) : NULL;
 		rc = pev_symbols_add_mapping(r->sym, (int32_t)rec->mmap.pid, rec->mmap.addr,
 					     rec->mmap.len, rec->mmap.pgoff, rec->mmap.filename,
@@ -502,6 +518,7 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 				bid = b->build_id;
 				bid_size = b->size;
 			}
+			kernel_text(r, rec->mmap2.pid, rec->mmap2.filename, rec->mmap2.pgoff);
 			rc = pev_symbols_add_mapping(r->sym, (int32_t)rec->mmap2.pid,
 						     rec->mmap2.addr, rec->mmap2.len,
 						     rec->mmap2.pgoff, rec->mmap2.filename, bid,

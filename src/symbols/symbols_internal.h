@@ -217,6 +217,9 @@ struct pev_symbols {
 
 	struct sym_kernel *kernel;
 	bool kernel_tried;
+	/* Where the recording's kernel text started (pev__kernel_text_at). */
+	uint64_t kernel_text_addr;
+	bool kernel_text_set, kernel_text_is_stext;
 	int kernel_code; /* pev_symbols_read_kernel's answer */
 	char *kernel_msg;
 	struct pev_error kernel_err;
@@ -345,6 +348,14 @@ int pev__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 /* symbols_kernel.c */
 int pev__kernel_load(struct pev_symbols *s, struct pev_error *err);
 void pev__kernel_resolve(struct pev_symbols *s, uint64_t addr, struct pev_symbol *out);
+/*
+ * Tells s where the kernel a recording was made on had its text: symbol
+ * name ("_text" or "_stext", as its "[kernel.kallsyms]_text" mapping names
+ * it) at addr. Kernel addresses are then looked up moved by how far the
+ * kallsyms list's same symbol lies from addr (a kernel placed at random,
+ * KASLR, listed by another boot), and reported where the recording had them.
+ */
+void pev__kernel_text_at(struct pev_symbols *s, const char *name, uint64_t addr);
 void pev__kernel_free(struct sym_kernel *k);
 uint64_t pev__kernel_count(const struct sym_kernel *k);
 

@@ -44,6 +44,7 @@ struct sym_kernel {
 	size_t names_len, names_cap;
 	char **mods; /* module names as listed, "[name]" */
 	size_t nmods;
+	uint64_t text, stext; /* where the list puts _text and _stext (0: not listed) */
 	struct pev__u64map hit; /* index + 1 -> its name, for names read back */
 };
 
@@ -190,6 +191,10 @@ static int parse_line(struct sym_kernel *k, const char *line, const char *end, u
 	name = tp + 3;
 	mod = memchr(name, '\t', (size_t)(end - name));
 	len = (size_t)((mod ? mod : end) - name);
+	if (!mod && len == 5 && memcmp(name, "_text", 5) == 0)
+		k->text = addr;
+	if (!mod && len == 6 && memcmp(name, "_stext", 6) == 0)
+		k->stext = addr;
 	if (!len || !kept(type))
 		return 0;
 	if (k->n == k->cap) {
@@ -435,19 +440,42 @@ answer:
 	return s->kernel_code;
 }
 
-void pev__kernel_resolve(struct pev_symbols *s, uint64_t addr, struct pev_symbol *out)
+void pev__kernel_text_at(struct pev_symbols *s, const char *name, uint64_t addr)
+{
+	s->kernel_text_addr = addr;
+	s->kernel_text_is_stext = strcmp(name, "_stext") == 0;
+	s->kernel_text_set = addr != 0;
+}
+
+/*
+ * How far the list's kernel lies from the recording's: the list's _text (or
+ * _stext) minus where the recording's kernel mapping said it was. Not 0
+ * when the kernel was placed at random (KASLR) and the list is of another
+ * boot: perf's build-id cache copy, or /proc/kallsyms after a reboot.
+ */
+static uint64_t kernel_slide(const struct pev_symbols *s, const struct sym_kernel *k)
+{
+	uint64_t listed = s->kernel_text_is_stext ? k->stext : k->text;
+
+	return s->kernel_text_set && listed ? listed - s->kernel_text_addr : 0;
+}
+
+void pev__kernel_resolve(struct pev_symbols *s, uint64_t at, struct pev_symbol *out)
 {
 	struct sym_kernel *k = s->kernel;
 	size_t lo = 0, hi = k ? k->n : 0;
 	const struct ksym *ks, *next;
 	const char *name;
-	uint64_t size;
+	uint64_t size, slide, addr;
 
 	if (!k) {
-		pev__sym_unknown(out, PEV_SYMBOL_KERNEL_UNAVAILABLE, "[kernel.kallsyms]", addr);
+		pev__sym_unknown(out, PEV_SYMBOL_KERNEL_UNAVAILABLE, "[kernel.kallsyms]", at);
 		out->flags |= PEV_SYMBOL_KERNEL;
 		return;
 	}
+	/* Looked up where the list has it; told where the recording had it. */
+	slide = kernel_slide(s, k);
+	addr = at + slide;
 	while (lo < hi) { /* the last symbol at or below addr */
 		size_t mid = lo + (hi - lo) / 2;
 		if (k->syms[mid].addr <= addr)
@@ -469,16 +497,16 @@ void pev__kernel_resolve(struct pev_symbols *s, uint64_t addr, struct pev_symbol
 		 */
 		bool core = ks && next && !ks->module && !next->module;
 		pev__sym_unknown(out, PEV_SYMBOL_NO_SYMBOL, core ? "[kernel.kallsyms]" : SYM_UNKNOWN,
-				 addr);
+				 at);
 		out->flags |= PEV_SYMBOL_KERNEL;
 		return;
 	}
 	out->status = PEV_SYMBOL_OK;
 	out->flags |= PEV_SYMBOL_KERNEL;
 	out->name = name;
-	out->start = ks->addr;
+	out->start = ks->addr - slide;
 	out->offset = addr - ks->addr;
 	out->size = size;
 	out->dso = ks->module ? k->mods[ks->module - 1] : "[kernel.kallsyms]";
-	out->dso_addr = addr;
+	out->dso_addr = at;
 }
