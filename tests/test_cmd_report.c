@@ -267,6 +267,73 @@ Test(cmd_report, kernel_aliases_like_perf)
 	free(b);
 }
 
+/*
+ * The kernel's list in the build-id cache of another boot: the same kernel
+ * (build id) placed elsewhere (KASLR), every address moved; and a copy
+ * without `_text` (perf's copies in the arm64 lab had none), which cannot be
+ * moved to the recording's boot: /proc/kallsyms is read instead. Both name
+ * the kernel functions as a report without the cache does.
+ */
+Test(cmd_report, kernel_list_of_another_boot_in_the_cache)
+{
+	char cmd[4 * PATH_MAX], *plain, *moved, *lacking, *k0, *k1, *k2, *bid;
+
+	th_require_root(); /* kallsyms shows addresses to root alone */
+	const char *file = th_path_in("boot.data"), *cache = th_path_in("bootcache");
+	snprintf(cmd, sizeof(cmd), "'%s' record -q -e cpu-clock -o '%s' -- dd if=/dev/zero "
+		 "of=/dev/null bs=1 count=100000 2>/dev/null", th_perfev_bin(), file);
+	free(th_sh_ok(cmd));
+	snprintf(cmd, sizeof(cmd), "PERF_BUILDID_DIR=/nonexistent '%s' report -i '%s' --stdio "
+		 "--sort sym", th_perfev_bin(), file);
+	plain = th_sh_ok(cmd);
+	k0 = kernel_lines(plain);
+	cr_assert(strstr(k0, "[k] ") != NULL, "no kernel function named:\n%s", plain);
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --header-only | "
+		 "sed -n 's/.*\\[kernel.kallsyms\\] with build id \\([0-9a-f]*\\).*/\\1/p'",
+		 th_perfev_bin(), file);
+	bid = th_sh_ok(cmd);
+	bid[strcspn(bid, "\n")] = '\0';
+	if (!bid[0]) {
+		snprintf(cmd, sizeof(cmd), "perf buildid-list -i '%s' 2>/dev/null | "
+			 "awk '$2 == \"[kernel.kallsyms]\" { print $1 }'", file);
+		free(bid);
+		bid = th_sh_ok(cmd);
+		bid[strcspn(bid, "\n")] = '\0';
+	}
+	if (!bid[0])
+		th_skip("the recording names no kernel build id (no /sys/kernel/notes)");
+	/* /proc/kallsyms moved by 16 MiB; then the same without _text. */
+	snprintf(cmd, sizeof(cmd),
+		 "d='%s/[kernel.kallsyms]/%s' && mkdir -p \"$d\" && python3 -c '"
+		 "import sys\n"
+		 "for l in open(\"/proc/kallsyms\"):\n"
+		 "    a, rest = l.split(\" \", 1)\n"
+		 "    sys.stdout.write(\"%%016x %%s\" %% ((int(a, 16) + (1 << 24)) %% (1 << 64), rest))"
+		 "' >\"$d/kallsyms\"",
+		 cache, bid);
+	free(th_sh_ok(cmd));
+	snprintf(cmd, sizeof(cmd), "PERF_BUILDID_DIR='%s' '%s' report -i '%s' --stdio --sort sym",
+		 cache, th_perfev_bin(), file);
+	moved = th_sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "d='%s/[kernel.kallsyms]/%s' && grep -v ' _text$' "
+		 "\"$d/kallsyms\" >\"$d/k\" && mv \"$d/k\" \"$d/kallsyms\"", cache, bid);
+	free(th_sh_ok(cmd));
+	snprintf(cmd, sizeof(cmd), "PERF_BUILDID_DIR='%s' '%s' report -i '%s' --stdio --sort sym",
+		 cache, th_perfev_bin(), file);
+	lacking = th_sh_ok(cmd);
+	k1 = kernel_lines(moved);
+	k2 = kernel_lines(lacking);
+	cr_expect_str_eq(k1, k0, "a list of another boot:\n%s", moved);
+	cr_expect_str_eq(k2, k0, "a list without _text:\n%s", lacking);
+	free(k0);
+	free(k1);
+	free(k2);
+	free(plain);
+	free(moved);
+	free(lacking);
+	free(bid);
+}
+
 Test(cmd_report, no_call_chains_and_percent_limit)
 {
 	char work[PATH_MAX + 8], cmd[16384];

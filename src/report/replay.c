@@ -835,6 +835,8 @@ int pev_replay_open(struct pev_perfdata *pd, const struct pev_replay_opts *opts,
 			return rc;
 		}
 		r->own_sym = true;
+		if (use == &so) /* the cache's copy, which might lack _text */
+			pev__kernel_list_fallback(r->sym, "/proc/kallsyms");
 	}
 	index_build_ids(r);
 	*out = r;

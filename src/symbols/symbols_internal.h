@@ -220,6 +220,7 @@ struct pev_symbols {
 	/* Where the recording's kernel text started (pev__kernel_text_at). */
 	uint64_t kernel_text_addr;
 	bool kernel_text_set, kernel_text_is_stext;
+	const char *kallsyms_fallback; /* pev__kernel_list_fallback; static, not owned */
 	int kernel_code; /* pev_symbols_read_kernel's answer */
 	char *kernel_msg;
 	struct pev_error kernel_err;
@@ -356,6 +357,12 @@ void pev__kernel_resolve(struct pev_symbols *s, uint64_t addr, struct pev_symbol
  * KASLR, listed by another boot), and reported where the recording had them.
  */
 void pev__kernel_text_at(struct pev_symbols *s, const char *name, uint64_t addr);
+/*
+ * The list to read instead of s's kallsyms file when that one lacks the
+ * symbol pev__kernel_text_at named (it cannot be moved to the recording's
+ * boot). path must outlive s (a string literal: "/proc/kallsyms").
+ */
+void pev__kernel_list_fallback(struct pev_symbols *s, const char *path);
 void pev__kernel_free(struct sym_kernel *k);
 uint64_t pev__kernel_count(const struct sym_kernel *k);
 

@@ -390,6 +390,22 @@ int pev__kernel_load(struct pev_symbols *s, struct pev_error *err)
 		goto answer;
 	}
 	r = kernel_read(s->kallsyms_path, &k);
+	/*
+	 * A list that lacks the symbol the recording placed its kernel by
+	 * (perf's cache copies have been seen without _text) cannot be moved
+	 * to the recording's boot: the fallback list, when there is one.
+	 */
+	if (r == 0 && s->kallsyms_fallback && s->kernel_text_set &&
+	    !(s->kernel_text_is_stext ? k->stext : k->text)) {
+		struct sym_kernel *other = NULL;
+		if (kernel_read(s->kallsyms_fallback, &other) == 0) {
+			pev__kernel_free(k);
+			k = other;
+			pev__log(PEV_LOG_INFO, "%s lists no %s: kernel symbols from %s",
+				 s->kallsyms_path, s->kernel_text_is_stext ? "_stext" : "_text",
+				 s->kallsyms_fallback);
+		}
+	}
 	if (r == -ENOMEM) {
 		/* Not an answer about the machine: the next kernel address tries again. */
 		s->kernel_tried = false;
@@ -438,6 +454,11 @@ answer:
 	if (s->kernel_code < 0 && err)
 		*err = *e;
 	return s->kernel_code;
+}
+
+void pev__kernel_list_fallback(struct pev_symbols *s, const char *path)
+{
+	s->kallsyms_fallback = path;
 }
 
 void pev__kernel_text_at(struct pev_symbols *s, const char *name, uint64_t addr)
