@@ -337,6 +337,16 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A count, then the bytes of body (which is freed), into b. */
+static void put_counted(struct pw_buf *b, uint32_t n, struct pw_buf *body)
+{
+	pev__pw_put_u32(b, n);
+	pev__pw_put(b, body->p, body->len);
+	if (body->failed)
+		b->failed = true;
+	free(body->p);
+}
+
 /* The entries of a sysfs directory, in the order readdir gives them (perf's order). */
 static bool dir_names(const char *path, struct strlist *names)
 {
@@ -377,11 +387,7 @@ static bool encode_pmu_mappings(struct pw_buf *b)
 		n++;
 	}
 	strlist_free(&names);
-	pev__pw_put_u32(b, n);
-	pev__pw_put(b, body.p, body.len);
-	if (body.failed)
-		b->failed = true;
-	free(body.p);
+	put_counted(b, n, &body);
 	return n > 0;
 }
 
@@ -410,11 +416,7 @@ static uint32_t put_pmu_caps(struct pw_buf *b, const char *pmu)
 		}
 	}
 	strlist_free(&names);
-	pev__pw_put_u32(b, n);
-	pev__pw_put(b, body.p, body.len);
-	if (body.failed)
-		b->failed = true;
-	free(body.p);
+	put_counted(b, n, &body);
 	return n;
 }
 
@@ -457,11 +459,7 @@ static bool encode_pmu_caps(struct pw_buf *b)
 			n++;
 		}
 	strlist_free(&names);
-	pev__pw_put_u32(b, n);
-	pev__pw_put(b, body.p, body.len);
-	if (body.failed)
-		b->failed = true;
-	free(body.p);
+	put_counted(b, n, &body);
 	return true;
 }
 
