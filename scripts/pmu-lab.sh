@@ -317,11 +317,11 @@ run_guest() {
 			die "cannot make a ${PERFEV_LAB_DISK_GB} GB disk in $lab"
 		drive="file=$lab/disk.img,format=raw,if=virtio"
 	fi
-	# shellcheck disable=SC2086
-	timeout -k 10 "${PERFEV_LAB_TIMEOUT:-3600}" \
 	# sve=off: perf 6.1 asks every event of --call-graph dwarf for the SVE
 	# vector-length register on an SVE CPU, which a software event refuses
 	# (EOPNOTSUPP): the perf the tests compare with could record none.
+	# shellcheck disable=SC2086
+	timeout -k 10 "${PERFEV_LAB_TIMEOUT:-3600}" \
 	qemu-system-aarch64 -M virt -cpu max,sve=off $clock $net \
 		-smp "${PERFEV_LAB_SMP:-2}" -m "${PERFEV_LAB_MEM:-2G}" \
 		-nographic -no-reboot \
