@@ -341,7 +341,9 @@ run_guest() {
 
 # README's test command (the second block of sh in README.md that runs
 # scripts/test.sh), run in the full image on a clone of HEAD made in the
-# guest's own disk: what a developer on an arm64 Debian 12 machine runs.
+# guest's own disk: what a developer on an arm64 Debian 12 machine runs. The
+# clone is in /srv, where the tests that drop privileges may run it (under
+# /root they skip, saying why).
 run_readme() {
 	local cmd
 	cmd=$(awk '/^```sh$/ {on=1; next} /^```$/ {on=0} on && /scripts\/test\.sh/' \
@@ -354,7 +356,7 @@ run_readme() {
 	export PERFEV_LAB_TIMEOUT=${PERFEV_LAB_TIMEOUT:-14400}
 	cd "$repo"
 	run_guest "git config --global --add safe.directory '*' &&
-git clone -q '$repo' /root/perfev && cd /root/perfev &&
+git clone -q '$repo' /srv/perfev && cd /srv/perfev &&
 echo \"pmu-lab: README's test command on \$(git log -1 --format='%h %s')\" &&
 $cmd; rc=\$?
 cp -r build/meson-logs '$repo/build-readme-logs' 2>/dev/null

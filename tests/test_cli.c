@@ -127,6 +127,25 @@ static void expect_status(json_object *root, const char *id, const char *status)
 }
 
 /*
+ * Sampling works: 'yes', or on a machine whose timer fires late (an emulated
+ * one without -icount: the kernel forwards a late hrtimer by whole periods,
+ * so fewer task-clock samples come than the period asks for) 'partial' with
+ * that reason, which the check tells as it is; logged as checked in part.
+ */
+static void expect_sampling(json_object *root)
+{
+	json_object *c = check_of(root, "sampling");
+	const char *got = th_json_get_str(c, "status"), *fix = th_json_get_str(c, "fix");
+
+	if (strcmp(got, "partial") == 0 && strstr(fix, "fewer samples arrive") &&
+	    json_object_get_int(th_json_get(c, "measured")) > 0) {
+		th_skip_log("sampling is partial here: %s (%s)", th_json_get_str(c, "detail"), fix);
+		return;
+	}
+	expect_status(root, "sampling", "yes");
+}
+
+/*
  * The breakpoint check tells the truth of this host, as a raw watchpoint
  * opened without perfev sees it: 100 of 100 writes, or opens but never fires.
  */
@@ -233,7 +252,7 @@ Test(cli, check_json_as_root_on_this_machine)
 	expect_status(root, "software", "yes");
 	expect_breakpoint(root);
 	expect_status(root, "uprobe", th_sysfs_pmu("uprobe") ? "yes" : "no");
-	expect_status(root, "sampling", "yes");
+	expect_sampling(root);
 	expect_status(root, "cpu_wide", "yes");
 	expect_status(root, "kernel_sampling", "yes");
 	expect_status(root, "callchains", "yes");
@@ -295,7 +314,7 @@ Test(cli, check_json_as_nobody)
 	cr_expect_str_neq(th_json_get_str(check_of(root, "uprobe"), "fix"), "");
 	expect_breakpoint(root);
 	expect_status(root, "ring_buffer", "yes");
-	expect_status(root, "sampling", "yes");
+	expect_sampling(root);
 	json_object_put(root);
 	th_output_free(&r);
 }
