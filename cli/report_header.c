@@ -223,10 +223,13 @@ static void print_groups(FILE *out, struct pev_perfdata *pd, const struct pev_pe
  * "# armv8_pmuv3 pmu capabilities: slots=0x00000000, bus_slots=..." per PMU:
  * the "cpu" PMU's for CPU_PMU_CAPS, the others' for PMU_CAPS.
  */
-static void print_pmu_caps(FILE *out, const struct pev_perfdata_features *f, bool cpu)
+static void print_pmu_caps(FILE *out, struct pev_perfdata *pd, bool cpu)
 {
-	for (uint32_t i = 0; i < f->nr_pmu_caps; i++) {
-		const struct pev_perfdata_pmu_caps *p = &f->pmu_caps[i];
+	uint32_t nr;
+	const struct pev_perfdata_pmu_caps *all = pev_perfdata_pmu_caps(pd, &nr);
+
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct pev_perfdata_pmu_caps *p = &all[i];
 
 		if ((strcmp(p->pmu, "cpu") == 0) != cpu)
 			continue;
@@ -324,7 +327,7 @@ static void print_feature(FILE *out, struct pev_perfdata *pd,
 		break;
 	case PEV_HEADER_CPU_PMU_CAPS:
 	case PEV_HEADER_PMU_CAPS:
-		print_pmu_caps(out, f, feat == PEV_HEADER_CPU_PMU_CAPS);
+		print_pmu_caps(out, pd, feat == PEV_HEADER_CPU_PMU_CAPS);
 		break;
 	default: /* build ids, tracing data, BPF: nothing, as perf */
 		break;

@@ -201,6 +201,7 @@ Test(null_args, perfdata)
 	EXPECT_NULL(pev_perfdata_event, (NULL, 0));
 	EXPECT_NULL(pev_perfdata_event_by_id, (NULL, 0));
 	EXPECT_NULL(pev_perfdata_features, (NULL));
+	EXPECT_NULL(pev_perfdata_pmu_caps, (NULL, NULL));
 	EXPECT_BADARG(pev_perfdata_id_index, (NULL, 0, NULL));
 	EXPECT_NULL(pev_perfdata_threads, (NULL, NULL));
 	EXPECT_NULL(pev_perfdata_cpus, (NULL, NULL));

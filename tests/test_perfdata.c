@@ -1631,18 +1631,19 @@ Test(perfdata, pmu_capabilities_read_and_printed_like_perf)
 	pev_perfdata_writer_close(w);
 
 	struct pev_perfdata *pd = open_ok(path);
-	const struct pev_perfdata_features *f = pev_perfdata_features(pd);
-	cr_assert_eq(f->nr_pmu_caps, 3);
-	cr_expect_str_eq(f->pmu_caps[0].pmu, "cpu");
-	cr_assert_eq(f->pmu_caps[0].nr_caps, 2);
-	cr_expect_str_eq(f->pmu_caps[0].names[1], "pmu_name");
-	cr_expect_str_eq(f->pmu_caps[0].values[1], "skylake");
-	cr_expect_str_eq(f->pmu_caps[1].pmu, "armv8_pmuv3");
-	cr_assert_eq(f->pmu_caps[1].nr_caps, 3);
-	cr_expect_str_eq(f->pmu_caps[1].names[2], "bus_width");
-	cr_expect_str_eq(f->pmu_caps[1].values[2], "0x00000008");
-	cr_expect_str_eq(f->pmu_caps[2].pmu, "empty_pmu");
-	cr_expect_eq(f->pmu_caps[2].nr_caps, 0);
+	uint32_t nr_caps;
+	const struct pev_perfdata_pmu_caps *caps = pev_perfdata_pmu_caps(pd, &nr_caps);
+	cr_assert_eq(nr_caps, 3);
+	cr_expect_str_eq(caps[0].pmu, "cpu");
+	cr_assert_eq(caps[0].nr_caps, 2);
+	cr_expect_str_eq(caps[0].names[1], "pmu_name");
+	cr_expect_str_eq(caps[0].values[1], "skylake");
+	cr_expect_str_eq(caps[1].pmu, "armv8_pmuv3");
+	cr_assert_eq(caps[1].nr_caps, 3);
+	cr_expect_str_eq(caps[1].names[2], "bus_width");
+	cr_expect_str_eq(caps[1].values[2], "0x00000008");
+	cr_expect_str_eq(caps[2].pmu, "empty_pmu");
+	cr_expect_eq(caps[2].nr_caps, 0);
 	pev_perfdata_close(pd);
 
 	char cmd[2 * PATH_MAX], *ours, *theirs;

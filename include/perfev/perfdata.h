@@ -273,9 +273,6 @@ struct pev_perfdata_features {
 
 	size_t nr_sections;                          /**< feature sections */
 	const struct pev_perfdata_section *sections; /**< every section, in bit order (file mode) or arrival order (pipe mode) */
-
-	uint32_t nr_pmu_caps;                          /**< PMUs with capabilities */
-	const struct pev_perfdata_pmu_caps *pmu_caps;  /**< CPU_PMU_CAPS' PMU first, then PMU_CAPS' in file order */
 };
 
 /** True when feature `feature` is present in f. */
@@ -378,6 +375,16 @@ PEV_API const struct pev_perfdata_event *pev_perfdata_event_by_id(const struct p
 
 /** The features (see struct pev_perfdata_features). Never NULL for a non-NULL pd. */
 PEV_API const struct pev_perfdata_features *pev_perfdata_features(const struct pev_perfdata *pd);
+
+/**
+ * The PMU capabilities of the features CPU_PMU_CAPS and PMU_CAPS: the "cpu"
+ * PMU's first, then the others in file order. Sets *nr to their count (0
+ * when the file has neither feature) and returns the array, owned by pd
+ * (NULL when there is none). In pipe mode the array may move when
+ * pev_perfdata_next() reads a later HEADER_FEATURE record: take it again.
+ */
+PEV_API const struct pev_perfdata_pmu_caps *pev_perfdata_pmu_caps(const struct pev_perfdata *pd,
+								  uint32_t *nr);
 
 /**
  * Finds the ID_INDEX entry of a sample id read so far. Returns 0 and fills

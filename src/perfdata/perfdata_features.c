@@ -342,11 +342,11 @@ static void parse_pmu_mappings(struct cur *c)
 
 /*
  * The capabilities of one PMU: a count, then name and value strings. PMU_CAPS
- * names the PMU after them; CPU_PMU_CAPS's PMU is "cpu". Appended to f's list.
+ * names the PMU after them; CPU_PMU_CAPS's PMU is "cpu". Appended to pd's list.
  */
 static void parse_one_pmu_caps(struct cur *c, bool named)
 {
-	struct pev_perfdata_features *f = &c->pd->feat;
+	struct pev_perfdata *pd = c->pd;
 	struct pev_perfdata_pmu_caps one = {.pmu = "cpu"}, *all;
 	const char **names, **values;
 	uint32_t nr;
@@ -366,15 +366,15 @@ static void parse_one_pmu_caps(struct cur *c, bool named)
 	one.nr_caps = nr;
 	one.names = names;
 	one.values = values;
-	all = cur_alloc(c, ((size_t)f->nr_pmu_caps + 1) * sizeof(*all));
+	all = cur_alloc(c, ((size_t)pd->nr_pmu_caps + 1) * sizeof(*all));
 	if (!all)
 		return;
 	/* CPU_PMU_CAPS (bit 28) comes before PMU_CAPS (bit 31) in file mode. */
-	if (f->nr_pmu_caps)
-		memcpy(all, f->pmu_caps, f->nr_pmu_caps * sizeof(*all));
-	all[f->nr_pmu_caps] = one;
-	f->pmu_caps = all;
-	f->nr_pmu_caps++;
+	if (pd->nr_pmu_caps)
+		memcpy(all, pd->pmu_caps, pd->nr_pmu_caps * sizeof(*all));
+	all[pd->nr_pmu_caps] = one;
+	pd->pmu_caps = all;
+	pd->nr_pmu_caps++;
 }
 
 static void parse_pmu_caps(struct cur *c)

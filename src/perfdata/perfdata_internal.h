@@ -79,6 +79,8 @@ struct pev_perfdata {
 
 	/* Features and what perf's records said. */
 	struct pev_perfdata_features feat;
+	uint32_t nr_pmu_caps;                         /* CPU_PMU_CAPS and PMU_CAPS */
+	const struct pev_perfdata_pmu_caps *pmu_caps;
 	struct pev_perfdata_build_id *build_ids;
 	size_t cap_build_ids;
 	struct pev_perfdata_section *sections;

@@ -890,6 +890,14 @@ PEV_API const struct pev_perfdata_features *pev_perfdata_features(const struct p
 	return pd ? &pd->feat : NULL;
 }
 
+PEV_API const struct pev_perfdata_pmu_caps *pev_perfdata_pmu_caps(const struct pev_perfdata *pd,
+								  uint32_t *nr)
+{
+	if (nr)
+		*nr = pd ? pd->nr_pmu_caps : 0;
+	return pd && pd->nr_pmu_caps ? pd->pmu_caps : NULL;
+}
+
 PEV_API int pev_perfdata_id_index(const struct pev_perfdata *pd, uint64_t id,
 				  struct pev_perfdata_id_entry *out)
 {
