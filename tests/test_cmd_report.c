@@ -269,10 +269,12 @@ Test(cmd_report, kernel_aliases_like_perf)
 
 /*
  * The kernel's list in the build-id cache of another boot: the same kernel
- * (build id) placed elsewhere (KASLR), every address moved; and a copy
- * without `_text` (perf's copies in the arm64 lab had none), which cannot be
- * moved to the recording's boot: /proc/kallsyms is read instead. Both name
- * the kernel functions as a report without the cache does.
+ * (build id) placed elsewhere (KASLR), every address moved; /proc/kallsyms
+ * is of the recording's boot (its _text is where the recording's was) and
+ * is read instead, modules and all. And a copy without `_text` (perf's
+ * copies in the arm64 lab had none), which cannot be moved to the
+ * recording's boot: /proc/kallsyms again. Both name the kernel functions as
+ * a report without the cache does. (test_replay moves a list by its _text.)
  */
 Test(cmd_report, kernel_list_of_another_boot_in_the_cache)
 {

@@ -338,6 +338,31 @@ static const char *sym_name(struct pev_symbols *s, struct sym_kernel *k, size_t 
 	return name;
 }
 
+/*
+ * Where list path puts _text (or _stext), reading only up to that line (it
+ * is among the first); 0 when the list is unreadable, hides addresses or
+ * lacks it.
+ */
+static uint64_t listed_text(const char *path, bool stext)
+{
+	const char *want = stext ? " _stext\n" : " _text\n";
+	FILE *f = fopen(path, "re");
+	char line[KSYM_LINE_MAX];
+	uint64_t addr = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+		if (sp && sp[1] && sp[2] == ' ' && strcmp(sp + 2, want) == 0) {
+			addr = strtoull(line, NULL, 16);
+			break;
+		}
+	}
+	fclose(f);
+	return addr;
+}
+
 /* Opens and reads the listing into a new *out. Returns 0 or a negative errno. */
 static int kernel_read(const char *path, struct sym_kernel **out)
 {
@@ -391,19 +416,21 @@ int pev__kernel_load(struct pev_symbols *s, struct pev_error *err)
 	}
 	r = kernel_read(s->kallsyms_path, &k);
 	/*
-	 * A list that lacks the symbol the recording placed its kernel by
-	 * (perf's cache copies have been seen without _text) cannot be moved
-	 * to the recording's boot: the fallback list, when there is one.
+	 * The fallback list (/proc/kallsyms) instead when it is of the
+	 * recording's boot (its kernel text where the recording's was: the
+	 * modules too are where they were), or when the list lacks the symbol
+	 * the recording placed its kernel by (perf's cache copies have been
+	 * seen without _text), so that it cannot be moved to that boot.
 	 */
 	if (r == 0 && s->kallsyms_fallback && s->kernel_text_set &&
-	    !(s->kernel_text_is_stext ? k->stext : k->text)) {
+	    (!(s->kernel_text_is_stext ? k->stext : k->text) ||
+	     listed_text(s->kallsyms_fallback, s->kernel_text_is_stext) == s->kernel_text_addr)) {
 		struct sym_kernel *other = NULL;
 		if (kernel_read(s->kallsyms_fallback, &other) == 0) {
 			pev__kernel_free(k);
 			k = other;
-			pev__log(PEV_LOG_INFO, "%s lists no %s: kernel symbols from %s",
-				 s->kallsyms_path, s->kernel_text_is_stext ? "_stext" : "_text",
-				 s->kallsyms_fallback);
+			pev__log(PEV_LOG_INFO, "kernel symbols from %s (the recording's boot), not %s",
+				 s->kallsyms_fallback, s->kallsyms_path);
 		}
 	}
 	if (r == -ENOMEM) {
@@ -510,6 +537,10 @@ void pev__kernel_resolve(struct pev_symbols *s, uint64_t at, struct pev_symbol *
 	size = ks && next && next->module == ks->module ? next->addr - ks->addr : 0;
 	name = ks && addr - ks->addr < (size ? size : KSYM_LAST_SPAN) ? sym_name(s, k, lo - 1)
 								      : NULL;
+	/* Modules are placed apart from the kernel: a list of another boot
+	 * (moved) does not say where they were; no module is named from it. */
+	if (slide && ks && ks->module)
+		name = NULL;
 	if (!name) {
 		/*
 		 * Between two symbols of the kernel proper, the address is the
