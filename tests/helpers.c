@@ -807,6 +807,14 @@ char *th_which(const char *name)
 	return found;
 }
 
+int th_time_scale(void)
+{
+	const char *v = getenv("PERFEV_TIMEOUT_MULTIPLIER");
+	int n = v ? atoi(v) : 1;
+
+	return n >= 1 && n <= 100 ? n : 1;
+}
+
 void th_need_perf(void)
 {
 	if (!th_have_program("perf"))

@@ -273,6 +273,14 @@ void th_cgroup_make(struct th_cgroup *cg, const char *tag);
 /* Removes the cgroup (it must be empty) and unmounts the v1 hierarchy made for it. */
 void th_cgroup_remove(struct th_cgroup *cg);
 
+/*
+ * How many times slower than the host this machine runs the tests:
+ * PERFEV_TIMEOUT_MULTIPLIER (the PMU lab's emulated machine sets 10), else 1.
+ * For the limits a test sets itself (a child's timeout), as meson scales
+ * the suites' own.
+ */
+int th_time_scale(void);
+
 /* Skips the test, saying so, when perf is not installed. */
 void th_need_perf(void);
 

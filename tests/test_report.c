@@ -1452,13 +1452,15 @@ static void count_pixels(const struct image *img, struct pixel_counts *c)
 /* Screenshots url with Chromium into png; false (with why) when Chromium is absent. */
 static bool screenshot(const char *chromium, const char *url, const char *png, const char *dir)
 {
-	char shot[600], profile[600];
+	char shot[600], profile[600], limit[16];
 	char *out = NULL, *err = NULL;
-	char *argv[] = {"/usr/bin/timeout", "120", (char *)chromium, "--headless", "--no-sandbox",
+	char *argv[] = {"/usr/bin/timeout", limit, (char *)chromium, "--headless", "--no-sandbox",
 			"--disable-gpu", "--hide-scrollbars", "--no-first-run",
 			"--window-size=1200,800", profile, shot, (char *)url, NULL};
 	int status;
 
+	/* Chromium starts in seconds, in minutes under emulation (the lab). */
+	snprintf(limit, sizeof(limit), "%d", 120 * th_time_scale());
 	snprintf(shot, sizeof(shot), "--screenshot=%s", png);
 	snprintf(profile, sizeof(profile), "--user-data-dir=%s/chromium-profile", dir);
 	unlink(png);
