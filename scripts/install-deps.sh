@@ -16,6 +16,7 @@ packages="
 	libjson-c-dev
 	libdw-dev
 	libelf-dev
+	libbz2-dev
 	libtraceevent-dev
 	libtracefs-dev
 	libpfm4-dev
