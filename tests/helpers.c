@@ -644,6 +644,13 @@ long th_sysctl(const char *name)
 	return v;
 }
 
+long th_sample_freq(long want)
+{
+	long limit = th_sysctl("perf_event_max_sample_rate");
+
+	return limit > 0 && limit < want ? limit : want;
+}
+
 const char *th_perfev_bin(void)
 {
 	const char *p = getenv("PERFEV_BIN");
@@ -1083,6 +1090,43 @@ bool th_perf_lost_frame(const char *line)
 	/* Above the user half; kernel frames name their image. */
 	return strstr(line, "[unknown] ([unknown])") && sscanf(line, " %llx", &addr) == 1 &&
 	       addr >= 0x800000000000ULL;
+}
+
+/* Whether modules (/proc/modules' text) lists a module of the name at name, len bytes long. */
+static bool module_listed(const char *modules, const char *name, size_t len)
+{
+	for (const char *l = modules; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != '\0'))
+		if (strcspn(l, " \n") == len && memcmp(l, name, len) == 0)
+			return true;
+	return false;
+}
+
+char *th_modules_as_kernel(char *text)
+{
+	static const char kernel[] = "[kernel.kallsyms]";
+	size_t size = strlen(text) + 1, n = 0;
+	/* A kernel built without modules has no list. */
+	char *modules = access("/proc/modules", R_OK) == 0 ? th_slurp("/proc/modules", NULL) : NULL;
+	char *out = malloc(size);
+
+	cr_assert_not_null(out);
+	for (const char *r = text; *r;) {
+		size_t len = r[0] == '[' ? strcspn(r + 1, "]\n ") : 0;
+		if (len && r[1 + len] == ']' && modules && module_listed(modules, r + 1, len)) {
+			size += sizeof(kernel);
+			out = realloc(out, size);
+			cr_assert_not_null(out);
+			memcpy(out + n, kernel, sizeof(kernel) - 1);
+			n += sizeof(kernel) - 1;
+			r += len + 2;
+			continue;
+		}
+		out[n++] = *r++;
+	}
+	out[n] = '\0';
+	free(modules);
+	free(text);
+	return out;
 }
 
 /* ---- JSON (json-c) ------------------------------------------------------- */

@@ -294,6 +294,16 @@ void th_need_perf(void);
 bool th_perf_lost_frame(const char *line);
 
 /*
+ * text with every "[NAME]" that names a loaded kernel module (/proc/modules)
+ * written "[kernel.kallsyms]": perf 6.1, as root on the recording's boot,
+ * reads /proc/kcore and names module code as the kernel's, where perfev names
+ * the module (docs/PERF_DIFFERENCES.md). Applied to both tools' output, the
+ * comparison ignores that difference only. Takes text (malloc'ed) and
+ * returns the new text (malloc'ed).
+ */
+char *th_modules_as_kernel(char *text);
+
+/*
  * The path of a program built next to the running test (tests/NAME in the
  * build directory); fails the test when it is not there. The string is
  * kept for the life of the process.
@@ -394,6 +404,13 @@ void th_need_pfm_x86(void);
 
 /* Reads /proc/sys/kernel/<name> as a number (the test fails when it cannot). */
 long th_sysctl(const char *name);
+
+/*
+ * want, or the machine's limit (kernel.perf_event_max_sample_rate) when that
+ * is lower: the kernel refuses a frequency above it, and lowers it by itself
+ * on a slow or busy machine.
+ */
+long th_sample_freq(long want);
 
 /* Returns the path of the built perfev binary (from $PERFEV_BIN). */
 const char *th_perfev_bin(void);

@@ -286,9 +286,9 @@ static void expect_report_like_perf(const char *file, const char *args, const ch
 
 	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --stdio %s", th_perfev_bin(), file,
 		 args);
-	ours = th_sh_ok(cmd);
+	ours = th_modules_as_kernel(th_sh_ok(cmd));
 	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio %s 2>/dev/null", file, args);
-	perfs = th_sh_ok(cmd);
+	perfs = th_modules_as_kernel(th_sh_ok(cmd));
 	/* perf's lost chains may move an entry across 5%: perf's list goes lower. */
 	a = entries(ours, children, hot, 5.0 + tol, &na);
 	b = entries(perfs, children, hot, 5.0 - tol, &nb);
@@ -378,9 +378,9 @@ static double expect_script_like_perf(const char *file, const char *hot)
 	size_t na, nb, i = 0, j = 0, frames = 0;
 
 	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
-	ours = th_sh_ok(cmd);
+	ours = th_modules_as_kernel(th_sh_ok(cmd));
 	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
-	perfs = th_sh_ok(cmd);
+	perfs = th_modules_as_kernel(th_sh_ok(cmd));
 	a = lines_of(ours, false, &na);
 	b = lines_of(perfs, false, &nb);
 	cr_assert_gt(nb, 20, "perf printed little:\n%s", perfs);

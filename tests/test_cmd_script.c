@@ -45,17 +45,25 @@ static const char *perf_record(const char *name, const char *args, const char *w
 	return file;
 }
 
-/* Both tools' output for the same -F (NULL: the default fields). */
-static void both(const char *file, const char *fields, char **ours, char **perfs)
+/* Both tools' output with the same options (opts as the shell splits them);
+ * a module's name is made the kernel's in both (th_modules_as_kernel). */
+static void both_opts(const char *file, const char *opts, char **ours, char **perfs)
 {
 	char cmd[16384];
 
-	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s' %s%s", th_perfev_bin(), file,
-		 fields ? "-F " : "", fields ? fields : "");
-	*ours = th_sh_ok(cmd);
-	snprintf(cmd, sizeof(cmd), "perf script -i '%s' %s%s 2>/dev/null", file,
-		 fields ? "-F " : "", fields ? fields : "");
-	*perfs = th_sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s' %s", th_perfev_bin(), file, opts);
+	*ours = th_modules_as_kernel(th_sh_ok(cmd));
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' %s 2>/dev/null", file, opts);
+	*perfs = th_modules_as_kernel(th_sh_ok(cmd));
+}
+
+/* Both tools' output with -F fields, or their default fields when fields is NULL. */
+static void both(const char *file, const char *fields, char **ours, char **perfs)
+{
+	char opts[4096];
+
+	snprintf(opts, sizeof(opts), "%s%s", fields ? "-F " : "", fields ? fields : "");
+	both_opts(file, opts, ours, perfs);
 }
 
 /*
@@ -253,16 +261,6 @@ static const char *perfev_record(const char *name, const char *args, const char 
 	return file;
 }
 
-/* Both tools' output with the same options (opts as the shell splits them). */
-static void both_opts(const char *file, const char *opts, char **ours, char **perfs)
-{
-	char cmd[16384];
-
-	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s' %s", th_perfev_bin(), file, opts);
-	*ours = th_sh_ok(cmd);
-	snprintf(cmd, sizeof(cmd), "perf script -i '%s' %s 2>/dev/null", file, opts);
-	*perfs = th_sh_ok(cmd);
-}
 
 /*
  * Removes what docs/PERF_DIFFERENCES.md lists, and nothing else: the
