@@ -331,18 +331,22 @@ static bool frame_addr(const char *line, char *addr, size_t size)
 /*
  * Whether perfev's frame line a and perf's b are one address and offset
  * where perf names glibc's internal alias ("__GI_munmap+0x7 (inlined)",
- * "__GI___read_nocancel+0x4 (ld-linux-x86-64.so.2)"): binutils' addr2line,
- * which perf runs, names some functions by that symbol, perfev by their
- * debuginfo name and its symbol; listed in docs/PERF_DIFFERENCES.md.
+ * "__GI___read_nocancel+0x4 (ld-linux-x86-64.so.2)"), or another name of an
+ * assembly function marked inlined ("index+0x27 (inlined)" for ld.so's
+ * strchr): binutils' addr2line, which perf runs, names some functions by
+ * such a symbol, perfev by their debuginfo name and its symbol; listed in
+ * docs/PERF_DIFFERENCES.md.
  */
-static bool same_but_gi_alias(const char *a, const char *b)
+static bool same_but_alias(const char *a, const char *b)
 {
-	const char *gi = strstr(b, " __GI_"), *off_a = strrchr(a, '+'), *off_b = strrchr(b, '+');
-	size_t n;
+	const char *off_a = strrchr(a, '+'), *off_b = strrchr(b, '+');
+	size_t addr = strcspn(b, " "), n;
+	const char *gi = strstr(b, " __GI_");
+	bool inlined = strstr(b, " (inlined)") && !strstr(a, " (inlined)");
 
-	if (!gi || !off_a || !off_b)
+	if ((!gi && !inlined) || !off_a || !off_b || strncmp(a, b, addr + 1) != 0)
 		return false;
-	n = (size_t)(gi - b) + 1;
+	n = gi ? (size_t)(gi - b) + 1 : addr + 1;
 	return strncmp(a, b, n) == 0 && strcspn(off_a, " ") == strcspn(off_b, " ") &&
 	       strncmp(off_a, off_b, strcspn(off_b, " ")) == 0;
 }
@@ -413,7 +417,7 @@ static double expect_script_like_perf(const char *file, const char *hot)
 			lost++;
 			continue;
 		}
-		bool matched = strcmp(a[i], b[j]) == 0 || same_but_gi_alias(a[i], b[j]);
+		bool matched = strcmp(a[i], b[j]) == 0 || same_but_alias(a[i], b[j]);
 		if (!matched) {
 			char ctx_a[4096], ctx_b[4096];
 			cr_expect_fail("line %zu\nperfev: %s\nperf:   %s\nperfev's sample:\n%s\nperf's:\n%s",

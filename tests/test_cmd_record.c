@@ -285,6 +285,36 @@ static long process_user_ticks(pid_t pid)
 /* perfev record -o path ARGS..., stderr to err_path; returns once its events are open. */
 static pid_t start_perfev(const char *path, const char *err_path, char *const args[]);
 
+/*
+ * Whether the perf.data file perfev record is writing at path holds a
+ * sample yet: its records, from the data offset the header gives (bytes
+ * 40..47), walked by their sizes up to what has been written. A sample
+ * means the events are enabled: perfev enables them after it has written
+ * the records of the process it attached to.
+ */
+static bool file_has_a_sample(const char *path)
+{
+	size_t len;
+	unsigned char *data = (unsigned char *)th_slurp(path, &len);
+	uint64_t at = 0;
+	bool found = false;
+
+	if (len >= 48)
+		memcpy(&at, data + 40, sizeof(at));
+	while (at && at + 8 <= len && !found) {
+		uint32_t type;
+		uint16_t size;
+		memcpy(&type, data + at, sizeof(type));
+		memcpy(&size, data + at + 6, sizeof(size));
+		if (size < 8)
+			break;
+		found = type == 9; /* PERF_RECORD_SAMPLE */
+		at += size;
+	}
+	free(data);
+	return found;
+}
+
 static pid_t start_spin(const char *ms)
 {
 	const char *spin = th_test_program("perfdata_spin");
@@ -324,10 +354,17 @@ Test(cmd_record, attaches_to_a_running_process, .init = th_leak_init, .fini = th
 	pid_t perfev = start_perfev(path, err_path, args);
 	cr_assert(th_wait_perfev_ready(perfev, NULL), "perfev record -p opened no events");
 	/*
-	 * 400 ms of the workload's CPU time once perfev has attached (however
-	 * long its start took: seconds under emulation), then the workload
-	 * ends; perfev record stops when the process exits.
+	 * 400 ms of the workload's CPU time once perfev has attached and
+	 * recorded (however long its start took: seconds under emulation,
+	 * where reading the process's mappings and the kernel's modules is
+	 * slow), then the workload ends; perfev record stops when the process
+	 * exits.
 	 */
+	for (int i = 0; i < 6000 && !file_has_a_sample(path); i++) {
+		struct timespec ms10 = {0, 10000000};
+		nanosleep(&ms10, NULL);
+	}
+	cr_assert(file_has_a_sample(path), "perfev record -p wrote no sample in 60 s");
 	long hz = sysconf(_SC_CLK_TCK), t0 = process_user_ticks(pid);
 	for (int i = 0; i < 6000 && process_user_ticks(pid) < t0 + 4 * hz / 10; i++) {
 		struct timespec ms5 = {0, 5000000};

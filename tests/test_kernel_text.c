@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "helpers.h"
 #include "kernel_modules.h"
 #include "kernel_text.h"
@@ -90,6 +92,20 @@ Test(kernel_text, this_kernel)
 	cr_expect_neq(addr, 0);
 }
 
+/* Expects modules 1..3 of m (9p, netfs, virtio_net) to be these files under tree; frees m. */
+static void expect_module_files(struct cli_kmod *m, const char *tree, const char *p9)
+{
+	const char *rel[] = {p9, "kernel/fs/netfs/netfs.ko.zst",
+			     "kernel/drivers/net/virtio-net.ko.xz"};
+	char path[PATH_MAX];
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", tree, rel[i]);
+		cr_expect_str_eq(m[i + 1].path, path);
+	}
+	free(m);
+}
+
 /*
  * /proc/modules of an arm64 guest: by address, each named by its file
  * (a '-' of a file name is the kernel's '_'; compressed files count), or
@@ -123,13 +139,25 @@ Test(kernel_text, modules_by_address_named_by_their_files)
 	cr_expect_str_eq(m[0].path, "[gone]");
 	cr_expect_eq(m[1].start, UINT64_C(0xffff80000a280000));
 	cr_expect_eq(m[1].size, 73728);
-	snprintf(path, sizeof(path), "%s/kernel/fs/9p/9p.ko", tree);
-	cr_expect_str_eq(m[1].path, path);
-	snprintf(path, sizeof(path), "%s/kernel/fs/netfs/netfs.ko.zst", tree);
-	cr_expect_str_eq(m[2].path, path);
-	snprintf(path, sizeof(path), "%s/kernel/drivers/net/virtio-net.ko.xz", tree);
-	cr_expect_str_eq(m[3].path, path);
-	free(m);
+	expect_module_files(m, tree, "kernel/fs/9p/9p.ko");
+
+	/*
+	 * depmod's index (modules.dep) names the files without a walk: its
+	 * paths win, relative to the tree or absolute; a module it does not
+	 * list is still found in the tree.
+	 */
+	snprintf(path, sizeof(path), "%s/updates", tree);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/updates/9p.ko", tree);
+	th_write_file(path, "");
+	char dep[3 * PATH_MAX];
+	snprintf(dep, sizeof(dep), "%s/modules.dep", tree);
+	snprintf(path, sizeof(path), "updates/9p.ko: kernel/fs/netfs/netfs.ko.zst\n"
+		 "garbage line\n%s/kernel/drivers/net/virtio-net.ko.xz:\n", tree);
+	th_write_file(dep, path);
+	cr_assert_eq(cli_kernel_modules(list, tree, &m), 4);
+	cr_expect_str_eq(m[0].path, "[gone]");
+	expect_module_files(m, tree, "updates/9p.ko");
 
 	th_write_file(list, "9p 73728 1 - Live 0x0000000000000000\n");
 	cr_expect_eq(cli_kernel_modules(list, tree, &m), 0);
