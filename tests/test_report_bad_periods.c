@@ -252,9 +252,11 @@ static void add_rows(struct by_sym *t, const char *text, int side)
 		snprintf(name, sizeof(name), "%.*s", (int)(len - (size_t)(sym - l)), sym);
 		/* perf 6.1 names a PLT stub after the _init before the PLT (listed
 		 * in docs/PERF_DIFFERENCES.md): a sample on report_work's call of
-		 * clock_gettime is its "_init", perfev's "clock_gettime@plt". */
+		 * clock_gettime is its "_init", perfev's "clock_gettime@plt". On
+		 * arm64 it goes both ways (perf names libc's "NAME@plt" where
+		 * perfev says "_init"): a stub is "_init" on both sides. */
 		size_t nl = strlen(name);
-		if (side == 0 && nl > 4 && strcmp(name + nl - 4, "@plt") == 0)
+		if (nl > 4 && strcmp(name + nl - 4, "@plt") == 0)
 			snprintf(name, sizeof(name), "[.] _init");
 		while (i < t->n && strcmp(t->sym[i], name) != 0)
 			i++;
