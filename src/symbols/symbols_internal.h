@@ -407,8 +407,10 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
  * LR only). When pid's files are arm64 code, regs (a sample's user
  * registers) hold LR, and the CFI of the function at leaf says its return
  * address is still in LR, sets *caller to LR - 1 (the call, as unwound
- * frames are given) and returns 1; returns 0 when there is none to add,
- * PEV_ENOMEM, or PEV_EBADARG. perf 6.1 adds the same frame.
+ * frames are given) and returns 1; LR - 1 too where no CFI covers leaf or
+ * its CFA is built on the frame pointer, as perf's unwinder falls back to
+ * LR there; returns 0 when there is none to add, PEV_ENOMEM, or
+ * PEV_EBADARG. perf 6.1 adds the same frame.
  */
 int pev__symbols_leaf_caller(struct pev_symbols *s, int32_t pid, int32_t tid, uint64_t leaf,
 			     const struct pev_sample_regs *regs, uint64_t *caller);

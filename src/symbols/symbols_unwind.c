@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -593,6 +594,41 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 
 /* arm64's link register (x30): perf's dump index and DWARF number alike. */
 #define AARCH64_LR 30
+/* arm64's stack pointer, as DWARF numbers it. */
+#define AARCH64_SP 31
+
+/*
+ * Whether the caller of a leaf at pc is taken from LR when the leaf's CFI
+ * cannot be followed without the stack: where no CFI covers pc, or the CFA
+ * there is built on a register other than the stack pointer (the frame
+ * pointer, which a -g sample does not carry). perf 6.1's unwinder
+ * (libunwind) then fails its step before it has moved LR to the stack and
+ * falls back to LR; where the CFA is the stack pointer's, its step fails on
+ * the stack word it cannot read, and it adds no caller.
+ */
+static bool caller_in_lr(struct sym_unwind *u, uint64_t pc)
+{
+	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, pc);
+	Dwarf_Frame *frame = NULL;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr bias;
+	Dwarf_Op *ops;
+	size_t nops;
+	bool in_lr;
+
+	if (!m)
+		return true; /* no file there (JIT code): no CFI */
+	cfi = dwfl_module_eh_cfi(m, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) {
+		cfi = dwfl_module_dwarf_cfi(m, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+			return true;
+	}
+	in_lr = dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 &&
+		ops[0].atom == DW_OP_bregx && ops[0].number != AARCH64_SP;
+	free(frame);
+	return in_lr;
+}
 
 int pev__symbols_leaf_caller(struct pev_symbols *s, int32_t pid, int32_t tid, uint64_t leaf,
 			     const struct pev_sample_regs *regs, uint64_t *caller)
@@ -621,8 +657,15 @@ int pev__symbols_leaf_caller(struct pev_symbols *s, int32_t pid, int32_t tid, ui
 	struct pev__unwind_frame two[2];
 
 	rc = pev__symbols_unwind(s, pid, tid, &only, &none, two, 2);
-	if (rc < 2 || two[1].pc == 0)
-		return rc < 0 ? rc : 0;
+	if (rc < 0)
+		return rc;
+	if (rc < 2 || two[1].pc == 0) {
+		/* No caller from the CFI: LR itself where perf takes it (above). */
+		if (!lr || !u || !u->attached || !caller_in_lr(u, leaf))
+			return 0;
+		*caller = lr - 1;
+		return 1;
+	}
 	*caller = two[1].activation ? two[1].pc : two[1].pc - 1;
 	return 1;
 }
