@@ -101,6 +101,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	  (Dwarf_Die *die, unsigned int name, Dwarf_Attribute *result), (die, name, result), NULL)  \
 	F(LIB_DW, Dwarf_Attribute *, dwarf_attr_integrate,                                          \
 	  (Dwarf_Die *die, unsigned int name, Dwarf_Attribute *result), (die, name, result), NULL)  \
+	F(LIB_DW, int, dwarf_cfi_addrframe, (Dwarf_CFI *cache, Dwarf_Addr address, Dwarf_Frame **frame), \
+	  (cache, address, frame), -1)                                                              \
 	F(LIB_DW, Dwarf_Die *, dwarf_diecu,                                                         \
 	  (Dwarf_Die *die, Dwarf_Die *result, uint8_t *address_size, uint8_t *offset_size),         \
 	  (die, result, address_size, offset_size), NULL)                                           \
@@ -110,6 +112,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	  (Dwarf_Files *file, size_t idx, Dwarf_Word *mtime, Dwarf_Word *length),                   \
 	  (file, idx, mtime, length), NULL)                                                         \
 	F(LIB_DW, const char *, dwarf_formstring, (Dwarf_Attribute *attr), (attr), NULL)            \
+	F(LIB_DW, int, dwarf_frame_cfa, (Dwarf_Frame *frame, Dwarf_Op **ops, size_t *nops),         \
+	  (frame, ops, nops), -1)                                                                   \
 	F(LIB_DW, int, dwarf_formudata, (Dwarf_Attribute *attr, Dwarf_Word *value), (attr, value),  \
 	  -1)                                                                                       \
 	F(LIB_DW, int, dwarf_get_units,                                                             \
@@ -166,6 +170,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	  (Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias), (mod, addr, bias), NULL)           \
 	F(LIB_DW, int, dwfl_module_build_id,                                                        \
 	  (Dwfl_Module *mod, const unsigned char **bits, GElf_Addr *vaddr), (mod, bits, vaddr), -1) \
+	F(LIB_DW, Dwarf_CFI *, dwfl_module_dwarf_cfi, (Dwfl_Module *mod, Dwarf_Addr *bias),         \
+	  (mod, bias), NULL)                                                                        \
+	F(LIB_DW, Dwarf_CFI *, dwfl_module_eh_cfi, (Dwfl_Module *mod, Dwarf_Addr *bias), (mod, bias), \
+	  NULL)                                                                                     \
 	F(LIB_DW, Dwarf *, dwfl_module_getdwarf, (Dwfl_Module *mod, Dwarf_Addr *bias), (mod, bias), \
 	  NULL)                                                                                     \
 	F(LIB_DW, Elf *, dwfl_module_getelf, (Dwfl_Module *mod, GElf_Addr *bias), (mod, bias), NULL) \

@@ -357,8 +357,9 @@ static bool symbol_token(const char *l, size_t n, size_t *start, size_t *end)
 /*
  * Whether perfev's line x and perf's y differ only in the symbol named at
  * one address, where docs/PERF_DIFFERENCES.md lists it: a return address on
- * the first byte of the next function (perf names that function, "+0x0";
- * perfev the caller).
+ * the first byte past its function (perfev names the caller; perf the next
+ * function, "+0x0", or nothing, "[unknown]", where no symbol follows: seen
+ * in arm64's vDSO).
  */
 static bool only_listed_symbol_differs(const char *x, size_t lx, const char *y, size_t ly)
 {
@@ -367,6 +368,8 @@ static bool only_listed_symbol_differs(const char *x, size_t lx, const char *y, 
 	if (!symbol_token(x, lx, &xs, &xe) || !symbol_token(y, ly, &ys, &ye) || xs != ys ||
 	    memcmp(x, y, xs) != 0 || lx - xe != ly - ye || memcmp(x + xe, y + ye, lx - xe) != 0)
 		return false;
+	if (ye - ys == 9 && memcmp(y + ys, "[unknown]", 9) == 0)
+		return memmem(x + xs, xe - xs, "+0x", 3) != NULL;
 	return ye - ys > 4 && memcmp(y + ye - 4, "+0x0", 4) == 0;
 }
 
