@@ -98,8 +98,10 @@ image_dir() {
 # Host packages the lab needs; installs the missing ones (root only).
 install_host_packages() {
 	local p missing=""
-	for p in mmdebstrap qemu-system-arm qemu-user-static binfmt-support \
-		e2fsprogs; do
+	# arch-test: mmdebstrap refuses a foreign architecture without it (a
+	# recommendation of mmdebstrap's, which --no-install-recommends skips).
+	for p in mmdebstrap arch-test qemu-system-arm qemu-user-static \
+		binfmt-support e2fsprogs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q "install ok installed" || missing="$missing $p"
 	done

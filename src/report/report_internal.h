@@ -401,6 +401,7 @@ struct pev__row {
 	uint32_t shown_comm; /* the command a pid or tid key shows where its thread has no
 			      * last name (pev__profile_thread_name): its first sample's */
 	int32_t shown_tid;   /* the thread of its first sample */
+	bool first_unresolved; /* its first sample's symbol is an address (perf's DSO width) */
 	uint32_t hash;
 	uint32_t stamp; /* last sample (index + 1) counted in children */
 	uint64_t self, children;                 /* periods */

@@ -126,8 +126,12 @@ static void make_key(const struct pev_profile *p, const struct key_mask *m,
 	k->trace = m->trace ? s->trace : 0;
 }
 
-/* Finds or adds the row of key k; returns its index + 1, 0 on ENOMEM. */
-static uint32_t row_get(struct pev__rows *r, const struct row_key *k, const struct pev__sample *s)
+/*
+ * Finds or adds the row of key k, first met in sample s at symbol sym;
+ * returns its index + 1, 0 on ENOMEM.
+ */
+static uint32_t row_get(struct pev__rows *r, const struct row_key *k, const struct pev__sample *s,
+			uint32_t sym)
 {
 	uint64_t h = pev__hash_u64(PEV__HASH_SEED, (uint64_t)k->comm << 32 | k->dso);
 	uint32_t id;
@@ -155,6 +159,7 @@ static uint32_t row_get(struct pev__rows *r, const struct row_key *k, const stru
 	r->row[r->n].trace = k->trace;
 	r->row[r->n].shown_comm = s->comm;
 	r->row[r->n].shown_tid = s->tid;
+	r->row[r->n].first_unresolved = !r->p->syms[sym].name;
 	r->row[r->n].hash = (uint32_t)h;
 	if (pev__idset_add(&r->set, (uint32_t)h, r->n + 1))
 		return 0;
@@ -259,7 +264,7 @@ static int walk_samples(struct walk *w)
 			continue;
 		/* srcline: the line of the sampled address, inlined code's own (perf's). */
 		make_key(p, &w->m, s, sym, s->nr ? st[0] : 0, &k);
-		if (!(row = row_get(r, &k, s)))
+		if (!(row = row_get(r, &k, s, sym)))
 			return -ENOMEM;
 		/* The self row first: in children mode its position is the self frame. */
 		if (pev__filter_sym(&r->filter, sym))
@@ -276,7 +281,7 @@ static int walk_samples(struct walk *w)
 			    !pev__filter_sym(&r->filter, csym))
 				continue;
 			make_key(p, &w->m, s, csym, st[i], &k);
-			if (!(row = row_get(r, &k, s)))
+			if (!(row = row_get(r, &k, s, csym)))
 				return -ENOMEM;
 			contribute(w, si, row, i, false);
 		}

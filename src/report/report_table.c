@@ -123,6 +123,12 @@ static const char *elided_by(const struct pev_report_opts *o, enum pev__key k)
 	return pev__list_single(list) ? list : NULL;
 }
 
+/*
+ * As perf: an entry first met at an unresolved address makes the DSO column
+ * at least this wide (an address's hex digits), unless --dsos filters.
+ */
+#define UNRESOLVED_DSO_WIDTH 16
+
 /* What a column shows: a sort key's text or one of the entry's numbers. */
 enum col_kind { COL_KEY, COL_OVERHEAD, COL_CHILDREN, COL_SAMPLE, COL_PERIOD };
 
@@ -329,6 +335,8 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned 
 				continue;
 			l = pev__row_width(&rows, row, c->key,
 					   pev__row_cell(&rows, row, c->key, buf, sizeof(buf)));
+			if (c->key == PEV__KEY_DSO && row->first_unresolved && !(o->dsos && *o->dsos))
+				l = l > UNRESOLVED_DSO_WIDTH ? l : UNRESOLVED_DSO_WIDTH;
 			if (l > c->width)
 				c->width = l;
 		}
