@@ -225,6 +225,32 @@ Test(report_options, filters_like_perf)
 	expect_like_perf(f, "--no-children --pid 1");
 }
 
+/*
+ * A stripped static program has no symbols at all: each sample is an
+ * address, and no library's name widens a column. perf widens the Shared
+ * Object column of an entry first met at an address to 16 (an address's
+ * digits), under every sort order, unless --dsos filters.
+ */
+Test(report_options, unresolved_entries_like_perf)
+{
+	char file[PATH_MAX];
+
+	th_need_perf();
+	if (!th_have_program("cc"))
+		th_skip("no C compiler (cc) to build the stripped static program");
+	free(th_sh_okf("cd '%s' && printf '%%s\\n' 'int main(void) { volatile unsigned long x = 0;'"
+		       " 'for (unsigned long i = 0; i < 200000000UL; i++) x += i; return 0; }'"
+		       " > spin.c && cc -O1 -static -o spin spin.c 2>&1 && strip -s spin",
+		       dir));
+	snprintf(file, sizeof(file), "%s/spin.data", dir);
+	free(th_sh_okf("cd '%s' && perf record -q -e cpu-clock:u -o '%s' ./spin 2>&1", dir, file));
+	expect_like_perf(file, "--no-children --sort dso");
+	expect_like_perf(file, "--no-children --sort dso,sym");
+	expect_like_perf(file, "--no-children --sort comm,dso");
+	expect_like_perf(file, "--no-children -F overhead,sym --sort dso");
+	expect_like_perf(file, "--no-children --dsos spin --sort dso,sym");
+}
+
 Test(report_options, cxx_names)
 {
 	const char *f = record_cxx();
