@@ -1093,6 +1093,58 @@ Test(symbols, kernel_from_fixture, .init = th_leak_init, .fini = th_leak_fini)
 	remove_tree(dir);
 }
 
+/*
+ * The recording's module mappings (pid -1, perf's records) give each module
+ * its extent: past its last listed symbol an address is still the module's,
+ * named by that symbol as perf names it; outside every module nothing
+ * changes. A module is named by its file ("my-mod.ko.xz" is [my_mod]) or by
+ * a "[name]" mapping; the kernel's own mapping names no module.
+ */
+Test(symbols, kernel_module_extents_from_mappings, .init = th_leak_init, .fini = th_leak_fini)
+{
+	char dir[64], path[128];
+	struct pev_symbols_opts o = PEV_SYMBOLS_OPTS_INIT;
+	struct pev_symbols *s;
+	const uint64_t mod = UINT64_C(0xffffffffc0001000);
+
+	temp_dir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	write_kallsyms(path);
+	o.kallsyms = path;
+	s = new_symbols(&o);
+	cr_assert_eq(pev_symbols_add_mapping(s, -1, UINT64_C(0xffffffff81000000), 0x1000000, 0,
+					     "[kernel.kallsyms]_text", NULL, 0), 0);
+	cr_assert_eq(pev_symbols_add_mapping(s, -1, mod, 0x10000, 0,
+					     "/lib/modules/6.1.0/kernel/drivers/mymod.ko.xz", NULL,
+					     0), 0);
+	cr_assert_eq(pev_symbols_add_mapping(s, -1, UINT64_C(0xffffffffc0020000), 0x2000, 0,
+					     "/lib/modules/6.1.0/extra/my-mod.ko", NULL, 0), 0);
+	cr_assert_eq(pev_symbols_add_mapping(s, -1, UINT64_C(0xffffffffc0030000), 0x2000, 0,
+					     "[loose]", NULL, 0), 0);
+
+	struct pev_symbol far = resolve(s, 0, mod + 0x8000);
+	cr_expect_str_eq(far.name, "mod_other", "the module's last symbol runs to its end");
+	cr_expect_str_eq(far.dso, "[mymod]");
+	cr_expect_eq(far.offset, 0x8000 - 0x40);
+	cr_expect_eq(far.size, 0x10000 - 0x40);
+	struct pev_symbol first = resolve(s, 0, mod + 0x10);
+	cr_expect_str_eq(first.name, "mod_func", "a symbol before the next keeps its size");
+	cr_expect_eq(first.size, 0x40);
+	struct pev_symbol dashed = resolve(s, 0, UINT64_C(0xffffffffc0020010));
+	cr_expect_eq(dashed.status, PEV_SYMBOL_NO_SYMBOL, "no symbol of my_mod is listed");
+	cr_expect_str_eq(dashed.dso, "[my_mod]", "the file's '-' is the module name's '_'");
+	struct pev_symbol loose = resolve(s, 0, UINT64_C(0xffffffffc0030000));
+	cr_expect_str_eq(loose.dso, "[loose]");
+	struct pev_symbol out = resolve(s, 0, UINT64_C(0xffffffffc0040000));
+	cr_expect_eq(out.status, PEV_SYMBOL_NO_SYMBOL);
+	cr_expect_str_eq(out.dso, "[unknown]", "outside every module no file is known");
+	struct pev_symbol sc = resolve(s, 0, UINT64_C(0xffffffff81000105));
+	cr_expect_str_eq(sc.name, "schedule", "the kernel's mapping changes nothing");
+	cr_expect_str_eq(sc.dso, "[kernel.kallsyms]");
+	pev_symbols_free(s);
+	remove_tree(dir);
+}
+
 /* A listing longer than the reader's 64 KiB chunks: 4000 symbols 16 bytes apart, a line too
  * long to be a symbol's, a module listed in two parts, and a last line without '\n'. */
 static char *big_kallsyms(void)

@@ -164,6 +164,7 @@ PEV_API void pev_symbols_free(struct pev_symbols *s)
 		s->old_jitdumps = next;
 	}
 	pev__kernel_free(s->kernel);
+	free(s->kmods);
 	pev__arena_free(&s->arena);
 	free(s->kallsyms_path);
 	free(s->jit_dir);
@@ -265,8 +266,8 @@ PEV_API int pev_symbols_add_mapping(struct pev_symbols *s, int32_t pid, uint64_t
 	if (!s || !path || !len || start + len < start || build_id_size > PEV_BUILD_ID_MAX ||
 	    (build_id_size && !build_id))
 		return PEV_EBADARG;
-	if (pid == -1) /* the kernel's own mappings: kallsyms covers them */
-		return 0;
+	if (pid == -1) /* the kernel's own mappings: kallsyms covers them, but for modules' ends */
+		return pev__kernel_module_at(s, start, start + len, path) < 0 ? PEV_ENOMEM : 0;
 	if (!(p = pev__sym_proc(s, pid, true)))
 		return PEV_ENOMEM;
 	return pev__sym_add(s, p, start, start + len, pgoff, path, NULL, build_id, build_id_size) < 0

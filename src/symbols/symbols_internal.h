@@ -221,6 +221,9 @@ struct pev_symbols {
 	uint64_t kernel_text_addr;
 	bool kernel_text_set, kernel_text_is_stext;
 	const char *kallsyms_fallback; /* pev__kernel_list_fallback; static, not owned */
+	/* The recording's kernel modules, by start (pev__kernel_module_at) */
+	struct sym_kmod *kmods;
+	size_t nkmods, kmods_cap;
 	int kernel_code; /* pev_symbols_read_kernel's answer */
 	char *kernel_msg;
 	struct pev_error kernel_err;
@@ -357,6 +360,13 @@ void pev__kernel_resolve(struct pev_symbols *s, uint64_t addr, struct pev_symbol
  * KASLR, listed by another boot), and reported where the recording had them.
  */
 void pev__kernel_text_at(struct pev_symbols *s, const char *name, uint64_t addr);
+/*
+ * Tells s that the recording's kernel had a module at [start, end), mapped
+ * from path (its file, "/lib/modules/.../nfs.ko.xz", or "[nfs]"): a kernel
+ * address there is the module's, past its last listed symbol too. Other
+ * kernel mappings are ignored. 0, or -ENOMEM.
+ */
+int pev__kernel_module_at(struct pev_symbols *s, uint64_t start, uint64_t end, const char *path);
 /*
  * The list to read instead of s's kallsyms file when that one lacks the
  * symbol pev__kernel_text_at named (it cannot be moved to the recording's

@@ -495,6 +495,92 @@ void pev__kernel_text_at(struct pev_symbols *s, const char *name, uint64_t addr)
 	s->kernel_text_set = addr != 0;
 }
 
+/* A module of the recording's kernel, where its mapping put it. */
+struct sym_kmod {
+	uint64_t start, end;
+	const char *name; /* "[name]", as kallsyms lists it (in the symbolizer's arena) */
+};
+
+/*
+ * The module name a kernel mapping's path gives ("[nfs]" for
+ * ".../nfs.ko.xz" or "[nfs]"; a file's '-' is the name's '_'), written to
+ * buf; false for a path that names no module (the kernel, BPF code).
+ */
+static bool module_name_of(const char *path, char *buf, size_t size)
+{
+	const char *base = strrchr(path, '/'), *ko;
+	size_t len;
+
+	if (path[0] == '[') {
+		len = strlen(path);
+		if (len < 3 || path[len - 1] != ']' || strncmp(path, "[kernel.", 8) == 0 ||
+		    len >= size)
+			return false;
+		memcpy(buf, path, len + 1);
+		return true;
+	}
+	if (!base || !(ko = strstr(base + 1, ".ko")) || (ko[3] && ko[3] != '.'))
+		return false;
+	len = (size_t)(ko - base - 1);
+	if (!len || len + 3 > size)
+		return false;
+	buf[0] = '[';
+	for (size_t i = 0; i < len; i++)
+		buf[1 + i] = base[1 + i] == '-' ? '_' : base[1 + i];
+	buf[len + 1] = ']';
+	buf[len + 2] = '\0';
+	return true;
+}
+
+int pev__kernel_module_at(struct pev_symbols *s, uint64_t start, uint64_t end, const char *path)
+{
+	char name[256];
+	size_t i;
+
+	if (end <= start || !module_name_of(path, name, sizeof(name)))
+		return 0;
+	/* Kept by start; a mapping over an older one (a module loaded again) replaces it. */
+	for (i = s->nkmods; i > 0 && s->kmods[i - 1].start >= start; i--)
+		;
+	while (i < s->nkmods && s->kmods[i].start < end) {
+		memmove(&s->kmods[i], &s->kmods[i + 1], (s->nkmods - i - 1) * sizeof(*s->kmods));
+		s->nkmods--;
+	}
+	if (i > 0 && s->kmods[i - 1].end > start)
+		s->kmods[i - 1].end = start;
+	if (s->nkmods == s->kmods_cap) {
+		size_t cap = s->kmods_cap ? 2 * s->kmods_cap : 64;
+		struct sym_kmod *nk = realloc(s->kmods, cap * sizeof(*nk));
+
+		if (!nk)
+			return -ENOMEM;
+		s->kmods = nk;
+		s->kmods_cap = cap;
+	}
+	memmove(&s->kmods[i + 1], &s->kmods[i], (s->nkmods - i) * sizeof(*s->kmods));
+	s->kmods[i] = (struct sym_kmod){.start = start, .end = end,
+					.name = pev__arena_strdup(&s->arena, name)};
+	if (!s->kmods[i].name)
+		return -ENOMEM;
+	s->nkmods++;
+	return 0;
+}
+
+/* The recording's module at address at, or NULL. */
+static const struct sym_kmod *module_at(const struct pev_symbols *s, uint64_t at)
+{
+	size_t lo = 0, hi = s->nkmods;
+
+	while (lo < hi) { /* the last module starting at or below at */
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->kmods[mid].start <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && at < s->kmods[lo - 1].end ? &s->kmods[lo - 1] : NULL;
+}
+
 /*
  * How far the list's kernel lies from the recording's: the list's _text (or
  * _stext) minus where the recording's kernel mapping said it was. Not 0
@@ -516,8 +602,11 @@ void pev__kernel_resolve(struct pev_symbols *s, uint64_t at, struct pev_symbol *
 	const char *name;
 	uint64_t size, slide, addr;
 
+	const struct sym_kmod *mod = module_at(s, at);
+
 	if (!k) {
-		pev__sym_unknown(out, PEV_SYMBOL_KERNEL_UNAVAILABLE, "[kernel.kallsyms]", at);
+		pev__sym_unknown(out, PEV_SYMBOL_KERNEL_UNAVAILABLE,
+				 mod ? mod->name : "[kernel.kallsyms]", at);
 		out->flags |= PEV_SYMBOL_KERNEL;
 		return;
 	}
@@ -541,15 +630,23 @@ void pev__kernel_resolve(struct pev_symbols *s, uint64_t at, struct pev_symbol *
 	 * (moved) does not say where they were; no module is named from it. */
 	if (slide && ks && ks->module)
 		name = NULL;
+	/* A module's last symbol runs to the module's end, as perf's do. */
+	if (!name && !slide && mod && ks && ks->module && ks->addr >= mod->start &&
+	    (!next || next->module != ks->module) &&
+	    strcmp(k->mods[ks->module - 1], mod->name) == 0) {
+		name = sym_name(s, k, lo - 1);
+		size = mod->end - ks->addr;
+	}
 	if (!name) {
 		/*
 		 * Between two symbols of the kernel proper, the address is the
-		 * kernel's; past them (module space with no module there, BPF or
-		 * trampoline code) no file is known, and perf says [unknown] too.
+		 * kernel's; in a module the recording mapped, the module's; past
+		 * them (module space with no module there, BPF or trampoline
+		 * code) no file is known, and perf says [unknown] too.
 		 */
 		bool core = ks && next && !ks->module && !next->module;
-		pev__sym_unknown(out, PEV_SYMBOL_NO_SYMBOL, core ? "[kernel.kallsyms]" : SYM_UNKNOWN,
-				 at);
+		pev__sym_unknown(out, PEV_SYMBOL_NO_SYMBOL,
+				 mod ? mod->name : core ? "[kernel.kallsyms]" : SYM_UNKNOWN, at);
 		out->flags |= PEV_SYMBOL_KERNEL;
 		return;
 	}
