@@ -291,9 +291,16 @@ sleep 60
 INIT
 }
 
+# The image built (or found built), with the build lock let go: a guest
+# that runs for an hour must not keep another build of another image waiting.
+image_ready() {
+	build_image
+	exec 9>&-
+}
+
 run_guest() {
 	local cmd=$1 dir lab cwd status
-	build_image
+	image_ready
 	dir=$(image_dir)
 	lab=$(mktemp -d "${TMPDIR:-/tmp}/perfev-lab.XXXXXX")
 	# shellcheck disable=SC2064
@@ -398,7 +405,7 @@ PY
 
 main() {
 	case "${1:-}" in
-	build) build_image ;;
+	build) image_ready ;;
 	path) echo "$(image_dir)" ;;
 	readme) run_readme ;;
 	run)
