@@ -259,6 +259,39 @@ char th_task_state(pid_t id)
 	return paren && paren[1] == ' ' ? paren[2] : 0;
 }
 
+bool th_cpu_ticks(pid_t pid, char comm[32], unsigned long *utime, unsigned long *stime)
+{
+	char path[64], buf[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	comm[0] = '\0';
+	sscanf(buf, "%*d (%31[^)]", comm);
+	return paren && sscanf(paren + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			       utime, stime) == 2;
+}
+
+pid_t th_first_child(pid_t parent)
+{
+	char path[96];
+	int child = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)parent, (int)parent);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	if (fscanf(f, "%d", &child) != 1)
+		child = 0;
+	fclose(f);
+	return child;
+}
+
 /* ---- outputs and links ---------------------------------------------------- */
 
 const char *th_link_to_keep(const char *dir, const char *name, char *other, size_t size)

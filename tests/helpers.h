@@ -76,6 +76,15 @@ bool th_breakpoints_fire(void);
 /* The state letter of task id in /proc/ID/stat ('R', 'S', 'Z', ...), or 0 when it is gone. */
 char th_task_state(pid_t id);
 
+/*
+ * Process pid's command name (comm, 32 bytes) and user and system CPU time
+ * in clock ticks, from /proc/PID/stat; false when it is gone.
+ */
+bool th_cpu_ticks(pid_t pid, char comm[32], unsigned long *utime, unsigned long *stime);
+
+/* The first child of process parent's main thread (/proc/PID/task/PID/children), or 0. */
+pid_t th_first_child(pid_t parent);
+
 /* The resident memory of process pid in KiB (VmRSS), or -1 when it is gone. */
 long th_rss_kib(pid_t pid);
 

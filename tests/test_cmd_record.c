@@ -251,35 +251,13 @@ Test(cmd_record, exit_status_is_the_commands, .init = th_leak_init, .fini = th_l
 /* ---- existing tasks and CPUs --------------------------------------------------- */
 
 /* Starts the workload for ms of CPU time and waits until it has exec'ed. */
-/*
- * Process pid's command name (comm, 32 bytes) and user and system CPU time
- * in clock ticks, from /proc/PID/stat; false when it is gone.
- */
-static bool cpu_ticks(pid_t pid, char comm[32], unsigned long *utime, unsigned long *stime)
-{
-	char path[64], buf[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (!(f = fopen(path, "re")))
-		return false;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	const char *paren = strrchr(buf, ')');
-	comm[0] = '\0';
-	sscanf(buf, "%*d (%31[^)]", comm);
-	return paren && sscanf(paren + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
-			       utime, stime) == 2;
-}
-
 /* User CPU time of process pid in clock ticks (-1 when it is gone). */
 static long process_user_ticks(pid_t pid)
 {
 	char comm[32];
 	unsigned long utime, stime;
 
-	return cpu_ticks(pid, comm, &utime, &stime) ? (long)utime : -1;
+	return th_cpu_ticks(pid, comm, &utime, &stime) ? (long)utime : -1;
 }
 
 /* perfev record -o path ARGS..., stderr to err_path; returns once its events are open. */
@@ -541,18 +519,12 @@ static pid_t start_perfev(const char *path, const char *err_path, char *const ar
 /* User CPU time of perfev's child (the command) in clock ticks, 0 until it leads; -1 while there is none. */
 static long child_ticks(pid_t perfev)
 {
-	char path[96], comm[32];
+	char comm[32];
 	unsigned long utime, stime;
-	int child = 0;
+	pid_t child = th_first_child(perfev);
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)perfev, (int)perfev);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &child) != 1)
-		child = 0;
-	fclose(f);
-	if (!child || !cpu_ticks(child, comm, &utime, &stime) || strcmp(comm, "perfdata_spin") != 0)
+	if (!child || !th_cpu_ticks(child, comm, &utime, &stime) ||
+	    strcmp(comm, "perfdata_spin") != 0)
 		return -1;
 	/*
 	 * User time only, and only once it leads: loading the program (over 9p

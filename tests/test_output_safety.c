@@ -508,15 +508,30 @@ Test(output_safety, killed_rotate_windows_are_recovered_on_start)
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
-	/* More than the writer's 256 KiB buffer on disk: records to recover. */
+	/*
+	 * More than the writer's 256 KiB buffer on disk: records to recover,
+	 * with the workload's functions among them (its user time past its
+	 * system time: loading it over 9p in the arm64 lab fills a window
+	 * with the kernel's samples first).
+	 */
 	off_t size = 0;
-	for (int i = 0; i < 9000 && size <= 300 << 10; i++) {
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long utime = 0, stime = 0;
+	char comm[32];
+	for (int i = 0; i < 9000 * th_time_scale() &&
+			(size <= 300 << 10 || utime < (unsigned long)hz / 2 || utime < stime);
+	     i++) {
 		usleep(10 * 1000);
 		size = first_size(spool, ".perfev-window-");
+		pid_t work = th_first_child(rec);
+		if (!work || !th_cpu_ticks(work, comm, &utime, &stime) ||
+		    strcmp(comm, "report_work") != 0)
+			utime = stime = 0;
 	}
 	kill(rec, SIGKILL);
 	waitpid(rec, NULL, 0);
 	cr_assert_gt(size, 300 << 10, "the window never reached 300 KiB");
+	cr_assert_geq(utime, (unsigned long)hz / 2, "the workload ran for %lu ticks", utime);
 
 	/* Leftovers of other dead recorders, and what is no killed recorder's. */
 	pid_t dead = th_reaped_pid();

@@ -108,14 +108,14 @@ static pid_t start_perfev(const char *const *args)
 
 /*
  * Waits until dir holds at least n windows, up to 30 s plus half a second a
- * window (an emulated machine writes a window in a few tenths of a second);
- * returns how many it holds (0 when they did not come).
+ * window (an emulated machine writes a window in a few tenths of a second),
+ * times th_time_scale(); returns how many it holds (0 when they did not come).
  */
 static int wait_windows(const char *dir, int n)
 {
 	struct listing l;
 
-	for (int i = 0; i < 3000 + 50 * n; i++) {
+	for (int i = 0; i < (3000 + 50 * n) * th_time_scale(); i++) {
 		if (access(dir, F_OK) != 0) { /* perfev has not made it yet */
 			usleep(10 * 1000);
 			continue;
