@@ -3,6 +3,8 @@
  * helpers.c - shared test helpers (see helpers.h).
  */
 #include "helpers.h"
+#include <criterion/hooks.h>
+#include <criterion/internal/ordered-set.h>
 #include "workloads.h"
 #include <inttypes.h>
 #include <linux/hw_breakpoint.h>
@@ -853,6 +855,33 @@ int th_time_scale(void)
 	int n = v ? atoi(v) : 1;
 
 	return n >= 1 && n <= 100 ? n : 1;
+}
+
+/*
+ * Criterion's own time limits (a suite's or a test's .timeout) times
+ * th_time_scale(), as meson's are: an emulated machine runs each test
+ * several times slower. Run by Criterion's runner before it starts any test.
+ */
+ReportHook(PRE_ALL)(struct criterion_test_set *set)
+{
+	int scale = th_time_scale();
+
+	if (scale == 1)
+		return;
+	for (struct criterion_ordered_set_node *sn = set->suites->first; sn; sn = sn->next) {
+		struct criterion_suite_set *suite = (void *)(sn + 1);
+
+		if (suite->suite.data)
+			suite->suite.data->timeout *= scale;
+		if (!suite->tests)
+			continue;
+		for (struct criterion_ordered_set_node *tn = suite->tests->first; tn; tn = tn->next) {
+			struct criterion_test *test = (void *)(tn + 1);
+
+			if (test->data)
+				test->data->timeout *= scale;
+		}
+	}
 }
 
 void th_need_perf(void)
