@@ -63,6 +63,11 @@ static const unsigned char x86_64_regs[] = {
  * x0 .. x30 as 0 .. 30 and sp as 31. The return address column is x30
  * itself, and libdw takes the pc apart (dwfl_thread_state_register_pc).
  */
+/* arm64's link register (x30): perf's dump index and DWARF number alike. */
+#define AARCH64_LR 30
+/* arm64's stack pointer, as DWARF numbers it. */
+#define AARCH64_SP 31
+
 static const unsigned char aarch64_regs[] = {
 	0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
 	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
@@ -126,6 +131,7 @@ struct unwind_sample {
 	/* Set: the walk starts from these registers (DWARF numbers), not regs. */
 	const struct unwind_resume *resume;
 	const struct unwind_arch *arch;
+	Dwfl *dwfl; /* the process's */
 };
 
 /* The DWARF registers a resumed walk carries (x86-64's, the pc's column last). */
@@ -257,6 +263,30 @@ static bool read_file_word(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out)
 	return false;
 }
 
+/*
+ * arm64 code built with -mbranch-protection (Debian's libc, the kernel's
+ * vDSO) signs its return address (pointer authentication, PAC) before it
+ * saves it: the code's bits above the address space (48 bits, or 52) are set
+ * in the word the stack or LR holds, and the CPU strips them at the return.
+ * libdw (0.188) would take the word as it is, find no module there and
+ * stop: the unwinder strips each word it reads from the stack and LR.
+ * Returns the address without them when that one is in a module and addr
+ * is in none (a word that is no signed code address is left as it is).
+ */
+static Dwarf_Addr strip_pac(Dwfl *dwfl, Dwarf_Addr addr)
+{
+	static const unsigned va_bits[] = {48, 52};
+
+	if (!dwfl || !(addr >> 48) || (addr >> 55) & 1 || dwfl_addrmodule(dwfl, addr))
+		return addr; /* not signed: a user address, or one in a module already */
+	for (size_t i = 0; i < sizeof(va_bits) / sizeof(va_bits[0]); i++) {
+		Dwarf_Addr bare = addr & ((UINT64_C(1) << va_bits[i]) - 1);
+		if (bare != addr && dwfl_addrmodule(dwfl, bare))
+			return bare;
+	}
+	return addr;
+}
+
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 {
 	struct unwind_sample *cur = dwfl_arg;
@@ -265,6 +295,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
 
 	if (addr >= cur->sp && addr - cur->sp < valid && valid - (addr - cur->sp) >= 8) {
 		memcpy(result, (const char *)cur->stack->data + (addr - cur->sp), 8);
+		if (cur->arch->machine == EM_AARCH64)
+			*result = strip_pac(dwfl, *result);
 		return true;
 	}
 	return read_file_word(dwfl, addr, result);
@@ -290,6 +322,8 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 		if (!reg_value(cur->regs, cur->arch->dwarf_to_perf[d], &v))
 			continue; /* not dumped: the rules that need it fail there */
 		w = v;
+		if (cur->arch->machine == EM_AARCH64 && d == AARCH64_LR)
+			w = strip_pac(cur->dwfl, w);
 		if (!dwfl_thread_state_registers(thread, (int)d, 1, &w))
 			return false;
 	}
@@ -581,7 +615,7 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 		return 1;
 	w.lost_reg = arch->lost_reg;
 	u->cur = (struct unwind_sample){.regs = regs, .stack = stack, .sp = sp, .arch = arch,
-					.tid = tid > 0 ? tid : (pid > 0 ? pid : 1)};
+					.tid = tid > 0 ? tid : (pid > 0 ? pid : 1), .dwfl = u->dwfl};
 	/* Stops at the first frame it cannot unwind: an error then is the chain's end. */
 	resume_walk(u, &w, dwfl_getthread_frames(u->dwfl, u->cur.tid, collect_frame, &w));
 	u->cur = (struct unwind_sample){0};
@@ -592,10 +626,6 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 	return (int)w.n;
 }
 
-/* arm64's link register (x30): perf's dump index and DWARF number alike. */
-#define AARCH64_LR 30
-/* arm64's stack pointer, as DWARF numbers it. */
-#define AARCH64_SP 31
 
 /*
  * Whether the caller of a leaf at pc is taken from LR when the leaf's CFI
@@ -663,7 +693,7 @@ int pev__symbols_leaf_caller(struct pev_symbols *s, int32_t pid, int32_t tid, ui
 		/* No caller from the CFI: LR itself where perf takes it (above). */
 		if (!lr || !u || !u->attached || !caller_in_lr(u, leaf))
 			return 0;
-		*caller = lr - 1;
+		*caller = strip_pac(u->dwfl, lr) - 1;
 		return 1;
 	}
 	*caller = two[1].activation ? two[1].pc : two[1].pc - 1;
