@@ -67,6 +67,8 @@ static const unsigned char x86_64_regs[] = {
 #define AARCH64_LR 30
 /* arm64's stack pointer, as DWARF numbers it. */
 #define AARCH64_SP 31
+/* arm64's frame pointer (x29). */
+#define AARCH64_FP 29
 
 static const unsigned char aarch64_regs[] = {
 	0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
@@ -134,13 +136,13 @@ struct unwind_sample {
 	Dwfl *dwfl; /* the process's */
 };
 
-/* The DWARF registers a resumed walk carries (x86-64's, the pc's column last). */
-#define UNWIND_NREGS 17
+/* The DWARF registers a resumed walk carries (arm64's x0 .. x30 and sp; x86-64's 17 fit). */
+#define UNWIND_NREGS 32
 
 /* A frame's registers, for a walk that goes on from it. */
 struct unwind_resume {
 	Dwarf_Word reg[UNWIND_NREGS];
-	uint32_t known; /* bit d: reg[d] holds a value */
+	uint64_t known; /* bit d: reg[d] holds a value */
 	Dwarf_Addr pc;
 };
 
@@ -310,7 +312,7 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
 	if (cur->resume) {
 		for (unsigned d = 0; d < UNWIND_NREGS; d++) {
 			Dwarf_Word w = cur->resume->reg[d];
-			if ((cur->resume->known & (UINT32_C(1) << d)) &&
+			if ((cur->resume->known & (UINT64_C(1) << d)) &&
 			    !dwfl_thread_state_registers(thread, (int)d, 1, &w))
 				return false;
 		}
@@ -479,7 +481,7 @@ static void note_lost_reg(Dwfl_Frame *state, struct unwind_walk *w, Dwarf_Addr p
 	w->at.known = 0;
 	for (unsigned d = 0; d < UNWIND_NREGS; d++)
 		if (dwfl_frame_reg(state, d, &w->at.reg[d]) == 0)
-			w->at.known |= UINT32_C(1) << d;
+			w->at.known |= UINT64_C(1) << d;
 	/* A return address is looked up within its call, as libdw looks it up. */
 	w->at.pc = activation ? pc : pc - 1;
 }
@@ -514,7 +516,7 @@ static void resume_walk(struct sym_unwind *u, struct unwind_walk *w, int rc)
 		struct unwind_resume at = w->at;
 
 		at.reg[w->lost_reg] = w->lost;
-		at.known |= UINT32_C(1) << w->lost_reg;
+		at.known |= UINT64_C(1) << w->lost_reg;
 		u->cur.resume = &at;
 		w->skip = 1;
 		w->last_lacks = false;
@@ -583,6 +585,70 @@ static int proc_unwinder(struct pev_symbols *s, int32_t pid, struct sym_unwind *
 	return 0;
 }
 
+/* The CFI row of pc's module (.eh_frame, else .debug_frame) at pc (caller frees), or NULL. */
+static Dwarf_Frame *cfi_frame_at(struct sym_unwind *u, uint64_t pc)
+{
+	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, pc);
+	Dwarf_Frame *frame = NULL;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr bias;
+
+	if (!m)
+		return NULL;
+	cfi = dwfl_module_eh_cfi(m, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0)
+		return frame;
+	cfi = dwfl_module_dwarf_cfi(m, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &frame) == 0)
+		return frame;
+	return NULL;
+}
+
+/*
+ * arm64: the first step out of a leaf no CFI covers (the vDSO has none)
+ * when the leaf made no frame record: its caller is LR, with the leaf's
+ * stack and frame pointers. libdw's fallback for code without CFI pops
+ * the record at x29 instead, which is the caller's own when the leaf made
+ * none: the caller's CFI then reads its caller's frame, and a frame is
+ * skipped (clock_gettime's vDSO leaf lost its caller's caller). A record
+ * the leaf made holds LR at x29 + 8, and libdw's step is then right.
+ * Adds the caller to w and returns true, the caller's registers in *at;
+ * false where libdw steps.
+ */
+static bool leaf_caller_in_lr(struct sym_unwind *u, struct unwind_walk *w,
+			      struct unwind_resume *at)
+{
+	const struct unwind_sample *cur = &u->cur;
+	Dwarf_Frame *frame;
+	uint64_t pc, lr, fp;
+	Dwarf_Word saved_lr;
+
+	if (cur->arch->machine != EM_AARCH64 || w->max < 2 ||
+	    !reg_value(cur->regs, cur->arch->perf_ip, &pc) ||
+	    !reg_value(cur->regs, AARCH64_LR, &lr) || !reg_value(cur->regs, AARCH64_FP, &fp))
+		return false;
+	if ((frame = cfi_frame_at(u, pc))) {
+		free(frame);
+		return false;
+	}
+	lr = strip_pac(u->dwfl, lr);
+	if (!dwfl_addrmodule(u->dwfl, lr) ||
+	    (memory_read(u->dwfl, fp + 8, &saved_lr, &u->cur) && saved_lr == lr))
+		return false;
+	at->known = 0;
+	for (unsigned d = 0; d < cur->arch->nregs && d < UNWIND_NREGS; d++) {
+		uint64_t v;
+		if (reg_value(cur->regs, cur->arch->dwarf_to_perf[d], &v)) {
+			at->reg[d] = v;
+			at->known |= UINT64_C(1) << d;
+		}
+	}
+	at->reg[AARCH64_LR] = lr;
+	at->pc = lr - 1; /* a return address is looked up within its call */
+	w->out[w->n++] = (struct pev__unwind_frame){.pc = lr, .activation = false};
+	return true;
+}
+
 int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 			const struct pev_sample_regs *regs, const struct pev_sample_stack *stack,
 			struct pev__unwind_frame *out, size_t max)
@@ -617,7 +683,17 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
 	u->cur = (struct unwind_sample){.regs = regs, .stack = stack, .sp = sp, .arch = arch,
 					.tid = tid > 0 ? tid : (pid > 0 ? pid : 1), .dwfl = u->dwfl};
 	/* Stops at the first frame it cannot unwind: an error then is the chain's end. */
-	resume_walk(u, &w, dwfl_getthread_frames(u->dwfl, u->cur.tid, collect_frame, &w));
+	struct unwind_resume from_lr;
+	w.n = 1; /* out[0]: the leaf */
+	if (leaf_caller_in_lr(u, &w, &from_lr)) {
+		u->cur.resume = &from_lr;
+		w.skip = 1; /* the walk starts at the caller, already in out[1] */
+	} else {
+		w.n = 0; /* the walk collects the leaf again */
+	}
+	rc = dwfl_getthread_frames(u->dwfl, u->cur.tid, collect_frame, &w);
+	u->cur.resume = NULL;
+	resume_walk(u, &w, rc);
 	u->cur = (struct unwind_sample){0};
 	if (!w.n) {
 		out[0] = (struct pev__unwind_frame){.pc = ip, .activation = true};
@@ -638,22 +714,13 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
  */
 static bool caller_in_lr(struct sym_unwind *u, uint64_t pc)
 {
-	Dwfl_Module *m = dwfl_addrmodule(u->dwfl, pc);
-	Dwarf_Frame *frame = NULL;
-	Dwarf_CFI *cfi;
-	Dwarf_Addr bias;
+	Dwarf_Frame *frame = cfi_frame_at(u, pc);
 	Dwarf_Op *ops;
 	size_t nops;
 	bool in_lr;
 
-	if (!m)
-		return true; /* no file there (JIT code): no CFI */
-	cfi = dwfl_module_eh_cfi(m, &bias);
-	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0) {
-		cfi = dwfl_module_dwarf_cfi(m, &bias);
-		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
-			return true;
-	}
+	if (!frame)
+		return true; /* no CFI there (JIT code, the vDSO) */
 	in_lr = dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops == 1 &&
 		ops[0].atom == DW_OP_bregx && ops[0].number != AARCH64_SP;
 	free(frame);
