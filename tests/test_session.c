@@ -507,6 +507,8 @@ Test(session, context_switches_of_a_thread_blocking_on_a_pipe)
 		cr_assert(reader_blocks_after(&b, i), "the reader blocks again after %d reads", i);
 		cr_assert_eq(write(p[1], "w", 1), 1);
 	}
+	/* The tenth read blocks too before "q" comes (else "q" may be read at once). */
+	cr_assert(reader_blocks_after(&b, 10), "the reader blocks again after 10 reads");
 	cr_assert_eq(write(p[1], "q", 1), 1);
 	pthread_join(th, NULL);
 	/* The thread is gone: its ring hangs up, and holds everything. */
