@@ -1154,6 +1154,19 @@ bool th_perf_lost_frame(const char *line)
 	       addr >= 0x800000000000ULL;
 }
 
+bool th_perf_signed_frame(const char *line)
+{
+#if defined(__aarch64__)
+	unsigned long long addr;
+
+	return strstr(line, "[unknown] ([unknown])") && sscanf(line, " %llx", &addr) == 1 &&
+	       addr >> 48 && !(addr >> 55);
+#else
+	(void)line;
+	return false;
+#endif
+}
+
 /* Whether modules (/proc/modules' text) lists a module of the name at name, len bytes long. */
 static bool module_listed(const char *modules, const char *name, size_t len)
 {

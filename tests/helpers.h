@@ -303,6 +303,15 @@ void th_need_perf(void);
 bool th_perf_lost_frame(const char *line);
 
 /*
+ * Whether such a lost frame is an arm64 return address signed by pointer
+ * authentication (a user address with a code in bits 48..54:
+ * "76ffff900b6b8b [unknown] ([unknown])"): perf 6.1 cannot unwind past one,
+ * perfev strips the code and goes on (docs/PERF_DIFFERENCES.md). Never on
+ * other machines.
+ */
+bool th_perf_signed_frame(const char *line);
+
+/*
  * text with every "[NAME]" that names a loaded kernel module (/proc/modules)
  * written "[kernel.kallsyms]": perf 6.1, as root on the recording's boot,
  * reads /proc/kcore and names module code as the kernel's, where perfev names
