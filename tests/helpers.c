@@ -1159,8 +1159,8 @@ bool th_perf_signed_frame(const char *line)
 #if defined(__aarch64__)
 	unsigned long long addr;
 
-	return strstr(line, "[unknown] ([unknown])") && sscanf(line, " %llx", &addr) == 1 &&
-	       addr >> 48 && !(addr >> 55);
+	return strstr(line, " [unknown]") && sscanf(line, " %llx", &addr) == 1 && addr >> 48 &&
+	       !(addr >> 55);
 #else
 	(void)line;
 	return false;

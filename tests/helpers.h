@@ -303,8 +303,8 @@ void th_need_perf(void);
 bool th_perf_lost_frame(const char *line);
 
 /*
- * Whether such a lost frame is an arm64 return address signed by pointer
- * authentication (a user address with a code in bits 48..54:
+ * Whether a frame line of `perf script` is an arm64 return address signed
+ * by pointer authentication (a user address with a code in bits 48..54:
  * "76ffff900b6b8b [unknown] ([unknown])"): perf 6.1 cannot unwind past one,
  * perfev strips the code and goes on (docs/PERF_DIFFERENCES.md). Never on
  * other machines.

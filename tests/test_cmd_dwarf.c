@@ -371,13 +371,28 @@ static const char *sample_around(char **lines, size_t n, size_t k, char *buf, si
 }
 
 /*
+ * Whether perf 6.1's DWARF chains end early here: on arm64, where code
+ * signs its return addresses (pointer authentication), its unwinder stops
+ * at the first signed one, printing it as a frame or not
+ * (docs/PERF_DIFFERENCES.md). perfev strips the code and goes on.
+ */
+static bool perf_stops_at_signed_frames(void)
+{
+#if defined(__aarch64__)
+	return true;
+#else
+	return false;
+#endif
+}
+
+/*
  * perfev script and perf script agree sample by sample, frame by frame,
  * an address's inline frames ("name+0xOFF (inlined)") included. Returns
  * the share (%) of the samples whose chain perf lost, could not follow
  * past a signed return address (arm64), or named a frame of by another of
  * its names (same_but_alias): their entries in the two reports may differ.
  */
-static double expect_script_like_perf(const char *file, const char *hot)
+static double expect_script_like_perf(const char *file, const char *hot, double *stopped)
 {
 	size_t samples = 0, lost = 0, stopped_signed = 0, aliased = 0, aliased_at = SIZE_MAX;
 	char cmd[2 * PATH_MAX], addr_a[32], addr_b[32];
@@ -393,8 +408,16 @@ static double expect_script_like_perf(const char *file, const char *hot)
 	cr_assert_gt(nb, 20, "perf printed little:\n%s", perfs);
 	cr_expect(strstr(ours, hot) && strstr(ours, " main+"), "no chain to main:\n%.2000s", ours);
 	while (i < na && j < nb) {
-		if (!frame_addr(a[i], addr_a, sizeof(addr_a)) ||
-		    !frame_addr(b[j], addr_b, sizeof(addr_b))) {
+		bool frame_a = frame_addr(a[i], addr_a, sizeof(addr_a));
+		bool frame_b = frame_addr(b[j], addr_b, sizeof(addr_b));
+		if (frame_a && !frame_b && perf_stops_at_signed_frames()) {
+			/* perf 6.1's chain ended where perfev's goes on: not compared. */
+			while (i < na && frame_addr(a[i], addr_a, sizeof(addr_a)))
+				i++;
+			stopped_signed++;
+			continue;
+		}
+		if (!frame_a || !frame_b) {
 			if (strcmp(a[i], b[j]) != 0) {
 				cr_expect_fail("line %zu\nperfev: %s\nperf:   %s", i, a[i], b[j]);
 				break;
@@ -412,7 +435,7 @@ static double expect_script_like_perf(const char *file, const char *hot)
 		 * no CFI), where libdw's follows the CFI on: the rest of that
 		 * sample's chain is not compared (docs/PERF_DIFFERENCES.md).
 		 */
-		if (th_perf_lost_frame(b[j])) {
+		if (th_perf_lost_frame(b[j]) || th_perf_signed_frame(b[j])) {
 			/* A signed return address (arm64): perf 6.1 cannot go past one. */
 			if (th_perf_signed_frame(b[j]))
 				stopped_signed++;
@@ -447,6 +470,7 @@ static double expect_script_like_perf(const char *file, const char *hot)
 	free_lines(b);
 	free(ours);
 	free(perfs);
+	*stopped = samples ? 100.0 * (double)stopped_signed / (double)samples : 0;
 	return samples ? 100.0 * (double)(lost + stopped_signed + aliased) / (double)samples : 0;
 }
 
@@ -454,9 +478,16 @@ static double expect_script_like_perf(const char *file, const char *hot)
 
 static void expect_all_like_perf(const char *file, const char *hot)
 {
-	double tol = expect_script_like_perf(file, hot);
+	double stopped, tol = expect_script_like_perf(file, hot, &stopped);
 
 	expect_report_like_perf(file, "--no-children", hot, tol);
+	/* Entries of callers perf never reached are perfev's alone. */
+	if (stopped > 0) {
+		th_skip_log("perf 6.1 stopped %.1f%% of the chains at a signed return address: "
+			    "--children is not compared",
+			    stopped);
+		return;
+	}
 	expect_report_like_perf(file, "--children", hot, tol);
 }
 
