@@ -58,11 +58,6 @@ static const unsigned char x86_64_regs[] = {
 	8, /* the return address column: the pc (PLT entries' CFA expressions read it) */
 };
 
-/*
- * arm64: perf dumps x0 .. x30 (lr), sp, pc (indexes 0 .. 32); DWARF numbers
- * x0 .. x30 as 0 .. 30 and sp as 31. The return address column is x30
- * itself, and libdw takes the pc apart (dwfl_thread_state_register_pc).
- */
 /* arm64's link register (x30): perf's dump index and DWARF number alike. */
 #define AARCH64_LR 30
 /* arm64's stack pointer, as DWARF numbers it. */
@@ -70,6 +65,11 @@ static const unsigned char x86_64_regs[] = {
 /* arm64's frame pointer (x29). */
 #define AARCH64_FP 29
 
+/*
+ * arm64: perf dumps x0 .. x30 (lr), sp, pc (indexes 0 .. 32); DWARF numbers
+ * x0 .. x30 as 0 .. 30 and sp as 31. The return address column is x30
+ * itself, and libdw takes the pc apart (dwfl_thread_state_register_pc).
+ */
 static const unsigned char aarch64_regs[] = {
 	0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
 	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
