@@ -420,6 +420,58 @@ Test(symbols_alias, arm_mapping_symbols_name_nothing)
 	free(name);
 }
 
+/* ---- debuginfo of an aliased function -------------------------------------------- */
+
+#ifdef LOOP
+/* One function under two names; the assembler's debuginfo (-g) describes each. */
+static const char twin_asm[] = ".text\n.p2align 4\n.globl __twin_fn\n.globl twin_fn\n"
+			       ".type __twin_fn, %function\n.type twin_fn, %function\n"
+			       "__twin_fn:\ntwin_fn:\n" LOOP ".size __twin_fn, .-__twin_fn\n"
+			       ".size twin_fn, .-twin_fn\n";
+#endif
+
+/*
+ * GNU as (2.40) gives each name of an assembly function a DWARF subprogram
+ * with the same range, in the order of the source: glibc's arm64 ld.so has
+ * `__strlen` and then `strlen`. The function the debuginfo names at an
+ * address is then the subprogram named as the ELF symbol that wins
+ * (`twin_fn`, fewer underscores), as perf's names: not the first twin,
+ * which would make the frame look like an inlined `__twin_fn`.
+ */
+Test(symbols_alias, debuginfo_twins_named_as_the_symbol, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	char src[PATH_MAX], so[PATH_MAX], cmd[4 * PATH_MAX];
+	const uint64_t base = 0x10000000;
+	struct pev_symbols *s = NULL;
+	struct pev_symbol sym = PEV_SYMBOL_INIT;
+	struct value_of v = {.name = "twin_fn"};
+	struct pev_error err;
+
+	need_cc();
+	dir = th_temp_dir("alias");
+	snprintf(src, sizeof(src), "%s/twin.s", dir);
+	snprintf(so, sizeof(so), "%s/libtwin.so", dir);
+#ifdef LOOP
+	th_write_file(src, twin_asm);
+#endif
+	snprintf(cmd, sizeof(cmd), "cc -g -shared -nostdlib -o '%s' '%s' 2>&1", so, src);
+	free(th_sh_ok(cmd));
+	cr_assert(each_symbol(so, note_value, &v) && v.value, "%s: no twin_fn", so);
+	cr_assert_eq(pev_symbols_new(NULL, &s, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_symbols_add_mapping(s, 4242, base, 0x100000, 0, so, NULL, 0), 0);
+	cr_assert_eq(pev_symbols_resolve(s, 4242, base + v.value + 4, &sym), 0);
+	cr_assert_eq(sym.status, PEV_SYMBOL_OK);
+	cr_expect_str_eq(sym.name, "twin_fn");
+	if (!sym.nframes) {
+		pev_symbols_free(s);
+		th_skip("this assembler describes no functions in its debuginfo (GNU as < 2.38?)");
+	}
+	cr_expect_eq(sym.nframes, 1, "one function, nothing inlined");
+	cr_expect_str_eq(sym.frames[sym.nframes - 1].function, "twin_fn");
+	pev_symbols_free(s);
+}
+
 /* ---- the PLT of an AArch64 file ---------------------------------------------------- */
 
 /* Two calls through the PLT. */

@@ -523,6 +523,29 @@ static void call_site(Dwarf_Die *die, const char **file, unsigned *line, unsigne
 }
 
 /*
+ * The name of the subprogram fn, or where the assembler described one
+ * function under each of its names (GNU as 2.40 gives `__strlen` and
+ * `strlen` a subprogram each, with one range), the twin named as the ELF
+ * symbol sym_name (NULL: none), which is the name perf shows.
+ */
+static const char *subprogram_name(struct pev_symbols *s, Dwarf_Die *fn, const char *sym_name)
+{
+	const char *name = die_name(s, fn);
+	Dwarf_Addr lo, twin_lo;
+	Dwarf_Die twin = *fn;
+
+	if (!sym_name || !name || strcmp(name, sym_name) == 0 || dwarf_lowpc(fn, &lo) != 0)
+		return name;
+	while (dwarf_siblingof(&twin, &twin) == 0 && dwarf_tag(&twin) == DW_TAG_subprogram &&
+	       dwarf_lowpc(&twin, &twin_lo) == 0 && twin_lo == lo) {
+		const char *twin_name = die_name(s, &twin);
+		if (twin_name && strcmp(twin_name, sym_name) == 0)
+			return twin_name;
+	}
+	return name;
+}
+
+/*
  * Collects the inline chain and the containing function at vaddr (in
  * compile unit cu, whose DWARF addresses are module addresses - bias) into
  * e. dwarf_getscopes gives the innermost scope at the address; from an inlined
@@ -532,7 +555,8 @@ static void call_site(Dwarf_Die *die, const char **file, unsigned *line, unsigne
  * the function that holds them all.
  */
 static int read_frames(struct pev_symbols *s, Dwarf_Die *cu, uint64_t bias, uint64_t vaddr,
-		       struct dso_addr *e, uint64_t *fn_lo, uint64_t *fn_hi)
+		       const char *sym_name, struct dso_addr *e, uint64_t *fn_lo,
+		       uint64_t *fn_hi)
 {
 	Dwarf_Die *scopes = NULL, *chain = NULL;
 	int n, nfun = 0, k = 0;
@@ -570,7 +594,9 @@ static int read_frames(struct pev_symbols *s, Dwarf_Die *cu, uint64_t bias, uint
 
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		fr[k].function = die_name(s, &chain[i]);
+		fr[k].function = tag == DW_TAG_subprogram
+					 ? subprogram_name(s, &chain[i], sym_name)
+					 : die_name(s, &chain[i]);
 		fr[k].file = file;
 		fr[k].line = line;
 		fr[k].column = col;
@@ -599,7 +625,7 @@ static int read_frames(struct pev_symbols *s, Dwarf_Die *cu, uint64_t bias, uint
  * from dwfl_module_getsrc, which knows only the units .debug_aranges lists.
  */
 static int read_dwarf(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr,
-		      struct dso_addr *e, uint64_t *fn_lo, uint64_t *fn_hi)
+		      const char *sym_name, struct dso_addr *e, uint64_t *fn_lo, uint64_t *fn_hi)
 {
 	Dwarf_Die cu;
 	Dwarf_Line *l;
@@ -631,7 +657,7 @@ static int read_dwarf(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr,
 	}
 	if (s->opts.flags & PEV_SYMBOLS_NO_INLINE)
 		return 0;
-	return read_frames(s, &cu, bias, vaddr, e, fn_lo, fn_hi);
+	return read_frames(s, &cu, bias, vaddr, sym_name, e, fn_lo, fn_hi);
 }
 
 /* ---- symbols ------------------------------------------------------------------ */
@@ -705,8 +731,8 @@ static struct dso_addr *lookup(struct pev_symbols *s, struct sym_dso *d, uint64_
 	struct dso_addr *e = pev__arena_alloc(&s->arena, sizeof(*e));
 	uint64_t fn_lo = 0, fn_hi = 0;
 
-	if (!e || read_dwarf(s, d, vaddr, e, &fn_lo, &fn_hi) < 0 ||
-	    elf_symbol(s, d, vaddr, &e->sym) < 0)
+	if (!e || elf_symbol(s, d, vaddr, &e->sym) < 0 ||
+	    read_dwarf(s, d, vaddr, e->sym ? e->sym->name : NULL, e, &fn_lo, &fn_hi) < 0)
 		return NULL;
 	if (e->sym) {
 		/* named */
