@@ -399,7 +399,7 @@ static double expect_script_like_perf(const char *file, const char *hot, double 
 	char *ours, *perfs, **a, **b;
 	size_t na, nb, i = 0, j = 0, frames = 0;
 
-	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
+	snprintf(cmd, sizeof(cmd), "'%s' script --symbol-at-return -i '%s'", th_perfev_bin(), file);
 	ours = th_modules_as_kernel(th_sh_ok(cmd));
 	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
 	perfs = th_modules_as_kernel(th_sh_ok(cmd));

@@ -306,3 +306,106 @@ Test(offcpu, wall_clock_event_adds_on_and_off_cpu_nanoseconds)
 	free(text);
 	pev_profile_free(p);
 }
+
+/* ---- late timer ticks, from a file ------------------------------------------------ */
+
+/* Records for late_ticks_weigh_the_time_they_stand_for, as the kernel writes them. */
+struct records {
+	unsigned char buf[4096];
+	size_t len;
+};
+
+static void put_u64(struct records *r, uint64_t v)
+{
+	cr_assert_leq(r->len + 8, sizeof(r->buf));
+	memcpy(r->buf + r->len, &v, 8);
+	r->len += 8;
+}
+
+static void put_header(struct records *r, uint32_t type, uint16_t misc, uint16_t size)
+{
+	put_u64(r, (uint64_t)size << 48 | (uint64_t)misc << 32 | type);
+}
+
+/* A SWITCH record of thread 7 at time t (its sample_id: pid/tid, time, identifier). */
+static void put_switch(struct records *r, bool out, uint64_t t)
+{
+	put_header(r, PEV_RECORD_SWITCH, out ? PEV_RECORD_MISC_SWITCH_OUT : PEV_RECORD_MISC_USER,
+		   8 + 24);
+	put_u64(r, (uint64_t)7 << 32 | 7);
+	put_u64(r, t);
+	put_u64(r, 1);
+}
+
+/* A sample of event id (1: cpu-clock, 2: context-switches) of thread 7 at time t in main. */
+static void put_sample(struct records *r, uint64_t id, uint64_t t, uint64_t period)
+{
+	put_header(r, PEV_RECORD_SAMPLE, PEV_RECORD_MISC_USER, 8 + 40);
+	put_u64(r, id);
+	put_u64(r, 0x401000);
+	put_u64(r, (uint64_t)7 << 32 | 7);
+	put_u64(r, t);
+	put_u64(r, period);
+}
+
+/*
+ * A timer tick that comes late (a virtual CPU the host did not run, an
+ * emulator: the lab's guest lost a quarter of offcpu_spin's time so) is
+ * one cpu-clock sample with the period of one tick. The wall-clock event
+ * weighs each on-CPU sample by the time since its thread's last sample or
+ * switch-in: here two ticks on time and one 1.5 ms late, in 2 ms on the
+ * CPU, then 1 ms off it. The table's cpu-clock keeps the periods, as perf.
+ */
+Test(offcpu, late_ticks_weigh_the_time_they_stand_for, .init = make_dir, .fini = done)
+{
+	const char *file = th_path_in("late.data");
+	struct pev_perfdata_writer *w = NULL;
+	struct pev_perfdata *pd = NULL;
+	struct pev_profile *p = NULL;
+	struct pev_attr a;
+	struct pev_error err;
+	struct records r = {0};
+	uint64_t id_clock = 1, id_cs = 2, samples, period;
+	const uint64_t t0 = 1000000000, tick = 250000;
+	unsigned wall = 0;
+
+	put_switch(&r, false, t0);
+	put_sample(&r, 1, t0 + tick, tick);
+	put_sample(&r, 1, t0 + 2 * tick, tick);
+	put_sample(&r, 1, t0 + 8 * tick, tick); /* 6 ticks late */
+	put_sample(&r, 2, t0 + 8 * tick, 1);
+	put_switch(&r, true, t0 + 8 * tick);
+	put_switch(&r, false, t0 + 12 * tick);
+
+	memset(&a, 0, sizeof(a));
+	a.type = PEV_TYPE_SOFTWARE;
+	a.size = PEV_ATTR_SIZE_LATEST;
+	a.sample_type = PEV_SAMPLE_IDENTIFIER | PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME |
+			PEV_SAMPLE_PERIOD;
+	a.flags = PEV_ATTR_DISABLED | PEV_ATTR_SAMPLE_ID_ALL | PEV_ATTR_CONTEXT_SWITCH;
+	a.config = PEV_SW_CPU_CLOCK;
+	a.sample_period = tick;
+	cr_assert_eq(pev_perfdata_writer_open(file, 0, &w, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_perfdata_writer_add_event(w, &a, "cpu-clock", &id_clock, 1, &err), 0,
+		     "%s", err.message); /* the event's index */
+	a.config = PEV_SW_CONTEXT_SWITCHES;
+	a.sample_period = 1;
+	a.flags &= ~PEV_ATTR_CONTEXT_SWITCH;
+	cr_assert_eq(pev_perfdata_writer_add_event(w, &a, "context-switches", &id_cs, 1, &err), 1,
+		     "%s", err.message);
+	cr_assert_eq(pev_perfdata_writer_write(w, r.buf, r.len, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_perfdata_writer_finish(w, &err), 0, "%s", err.message);
+	pev_perfdata_writer_close(w);
+
+	cr_assert_eq(pev_perfdata_open(file, 0, &pd, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_profile_load(pd, NULL, &p, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_profile_totals(p, 0, &samples, &period), 0);
+	cr_expect_eq(samples, 3);
+	cr_expect_eq(period, 3 * tick, "cpu-clock keeps its periods (%" PRIu64 ")", period);
+	cr_assert_eq(pev_profile_add_wall_clock(p, &wall), 0);
+	cr_assert_eq(pev_profile_totals(p, wall, &samples, &period), 0);
+	cr_expect_eq(samples, 4);
+	cr_expect_eq(period, 12 * tick, "2 ms on the CPU and 1 ms off it, not %" PRIu64, period);
+	pev_profile_free(p);
+	pev_perfdata_close(pd);
+}

@@ -447,6 +447,11 @@ void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t peri
 		sum_periods(p->events[p->samples[slot].event].total, period);
 }
 
+void pev__profile_add_wall(struct pev_profile *p, uint32_t slot, uint64_t ns)
+{
+	p->samples[slot].wall = sum_periods(p->samples[slot].wall, ns);
+}
+
 int pev_profile_event_flags(const struct pev_profile *p, unsigned event, uint32_t *flags)
 {
 	if (!p || !flags || event >= p->nr_events)
@@ -485,7 +490,10 @@ int pev_profile_add_wall_clock(struct pev_profile *p, unsigned *event)
 		for (unsigned f = 0; f < k.nr; f++)
 			h = pev__hash_u64(h, st[f]);
 		k.event = (uint32_t)w;
-		if (store_sample(p, &k, sample_hash(h, &k), k.period, &slot))
+		/* On the CPU: the time the samples stood for, where the file told it. */
+		uint64_t ns = k.wall ? k.wall : k.period;
+		k.wall = 0;
+		if (store_sample(p, &k, sample_hash(h, &k), ns, &slot))
 			return PEV_ENOMEM;
 		/* One copy stands for all the samples it copies. */
 		p->samples[slot].count += k.count - 1;

@@ -52,7 +52,10 @@ static bool period_fits(const struct pev_profile *p, int e, uint64_t period, str
 	return false;
 }
 
-/* Threads switched out at an off-CPU sample, waiting for their switch-in. */
+/*
+ * Threads switched out at an off-CPU sample, waiting for their switch-in;
+ * and since when each thread's on-CPU time is accounted for.
+ */
 struct offcpu {
 	struct pev_profile *p;
 	bool file_switches; /* some event of the file records context switches */
@@ -61,6 +64,8 @@ struct offcpu {
 		uint64_t time; /* of the switch-out */
 		uint32_t slot; /* the stored sample it weighs */
 		bool waiting;
+		bool on;         /* on a CPU since on_since (a switch-in or an on-CPU sample) */
+		uint64_t on_since;
 	} *wait;
 	size_t nr, cap;
 };
@@ -91,18 +96,56 @@ static uint64_t *offcpu_wait(struct offcpu *oc, int32_t tid, bool add)
 	return at;
 }
 
-/* A switch-in ends the thread's wait: its off-CPU sample gets the time waited. */
+/*
+ * A switch-in ends the thread's wait: its off-CPU sample gets the time
+ * waited; its time on the CPU counts from there. A switch-out stops that.
+ */
 static int offcpu_switch(void *ctx, int32_t tid, uint64_t time, bool out)
 {
 	struct offcpu *oc = ctx;
 	uint64_t *at;
 
-	if (out || !oc->nr || !(at = offcpu_wait(oc, tid, false)))
-		return 0;
+	if (!(at = offcpu_wait(oc, tid, !out)))
+		return out ? 0 : PEV_ENOMEM;
 	size_t i = (size_t)(*at - 1);
+	oc->wait[i].on = !out;
+	oc->wait[i].on_since = time;
+	if (out)
+		return 0;
 	if (oc->wait[i].waiting && time >= oc->wait[i].time)
 		pev__profile_add_period(oc->p, oc->wait[i].slot, time - oc->wait[i].time);
 	oc->wait[i].waiting = false;
+	return 0;
+}
+
+/*
+ * Adds an on-CPU sample in nanoseconds (cpu-clock, task-clock) of a file
+ * with switch records. Its period is the time between two timer ticks; a
+ * tick that comes late (a virtual CPU the host did not run: steal time,
+ * an emulator) is one sample for the ticks it missed, as the kernel forwards
+ * the timer past them. The wall-clock event weighs the sample instead by
+ * the time since the thread's last on-CPU sample or switch-in, where the
+ * thread stayed on the CPU since (tid 0, the idle threads: the period).
+ */
+static int add_oncpu_sample(struct offcpu *oc, struct pev_profile_sample *ps)
+{
+	uint64_t *at, ns = ps->period;
+	uint32_t slot;
+	int rc;
+
+	if ((rc = pev__profile_add_sample_slot(oc->p, ps, &slot)))
+		return rc;
+	/* The idle threads of all CPUs share tid 0: their period stands. */
+	if (!ps->time || ps->tid <= 0)
+		return 0;
+	if (!(at = offcpu_wait(oc, ps->tid, true)))
+		return PEV_ENOMEM;
+	size_t i = (size_t)(*at - 1);
+	if (oc->wait[i].on && ps->time >= oc->wait[i].on_since)
+		ns = ps->time - oc->wait[i].on_since;
+	oc->wait[i].on = true;
+	oc->wait[i].on_since = ps->time;
+	pev__profile_add_wall(oc->p, slot, ns);
 	return 0;
 }
 
@@ -116,7 +159,8 @@ static int add_offcpu_sample(struct offcpu *oc, struct pev_profile_sample *ps)
 	ps->period = 0;
 	if ((rc = pev__profile_add_sample_slot(oc->p, ps, &slot)))
 		return rc;
-	if (!ps->time)
+	/* The idle threads of all CPUs share tid 0: their period stands. */
+	if (!ps->time || ps->tid <= 0)
 		return 0;
 	if (!(at = offcpu_wait(oc, ps->tid, true)))
 		return PEV_ENOMEM;
@@ -449,6 +493,9 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 			rc = add_read_sample(p, m, oc, reads, &lo, &ps, &s);
 		else if (is_offcpu(oc, s.event))
 			rc = add_offcpu_sample(oc, &ps);
+		else if (oc->file_switches && p->events[e].unit == PEV_PROFILE_UNIT_NANOSECONDS &&
+			 period_fits(p, e, ps.period, &lo))
+			rc = add_oncpu_sample(oc, &ps);
 		else if (period_fits(p, e, ps.period, &lo))
 			rc = pev_profile_add_sample(p, &ps);
 		else

@@ -151,6 +151,11 @@ struct pev__frame {
  */
 struct pev__sample {
 	uint64_t period; /* summed */
+	/*
+	 * On-CPU samples in nanoseconds of a file with switch records: the
+	 * time they stand for, summed (profile_load.c); 0: their period does.
+	 */
+	uint64_t wall;
 	uint32_t count;  /* samples */
 	uint32_t frames; /* offset of its first (leaf) frame in stack[] */
 	uint32_t nr : 15;     /* frames (at most PEV__PROFILE_MAX_FRAMES) */
@@ -238,6 +243,8 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 
 /* Adds period to the stored samples at slot and to their event's total. */
 void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t period);
+/* Adds ns to the on-CPU time the stored samples at slot stand for (their wall). */
+void pev__profile_add_wall(struct pev_profile *p, uint32_t slot, uint64_t ns);
 /* What was said of DSO dso (a string id), or NULL. */
 const struct pev__mapinfo *pev__profile_mapinfo(const struct pev_profile *p, uint32_t dso);
 
