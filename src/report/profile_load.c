@@ -60,7 +60,7 @@ struct offcpu {
 	struct pev_profile *p;
 	bool file_switches; /* some event of the file records context switches */
 	struct pev__last_reads index; /* tid + 1 -> index + 1 in wait[] */
-	struct {
+	struct thread_time {
 		uint64_t time; /* of the switch-out */
 		uint32_t slot; /* the stored sample it weighs */
 		bool waiting;
@@ -119,54 +119,64 @@ static int offcpu_switch(void *ctx, int32_t tid, uint64_t time, bool out)
 }
 
 /*
+ * Stores ps; *t: its thread's entry, or NULL where the sample has no time
+ * or is an idle thread's (tid 0, shared by the idle threads of all CPUs).
+ */
+static int store_for_thread(struct offcpu *oc, struct pev_profile_sample *ps, uint32_t *slot,
+			    struct thread_time **t)
+{
+	uint64_t *at;
+	int rc;
+
+	*t = NULL;
+	if ((rc = pev__profile_add_sample_slot(oc->p, ps, slot)))
+		return rc;
+	if (!ps->time || ps->tid <= 0)
+		return 0;
+	if (!(at = offcpu_wait(oc, ps->tid, true)))
+		return PEV_ENOMEM;
+	*t = &oc->wait[*at - 1];
+	return 0;
+}
+
+/*
  * Adds an on-CPU sample in nanoseconds (cpu-clock, task-clock) of a file
  * with switch records. Its period is the time between two timer ticks; a
  * tick that comes late (a virtual CPU the host did not run: steal time,
  * an emulator) is one sample for the ticks it missed, as the kernel forwards
  * the timer past them. The wall-clock event weighs the sample instead by
  * the time since the thread's last on-CPU sample or switch-in, where the
- * thread stayed on the CPU since (tid 0, the idle threads: the period).
+ * thread stayed on the CPU since (else, and for idle threads: the period).
  */
 static int add_oncpu_sample(struct offcpu *oc, struct pev_profile_sample *ps)
 {
-	uint64_t *at, ns = ps->period;
+	struct thread_time *t;
 	uint32_t slot;
-	int rc;
+	int rc = store_for_thread(oc, ps, &slot, &t);
 
-	if ((rc = pev__profile_add_sample_slot(oc->p, ps, &slot)))
+	if (rc || !t)
 		return rc;
-	/* The idle threads of all CPUs share tid 0: their period stands. */
-	if (!ps->time || ps->tid <= 0)
-		return 0;
-	if (!(at = offcpu_wait(oc, ps->tid, true)))
-		return PEV_ENOMEM;
-	size_t i = (size_t)(*at - 1);
-	if (oc->wait[i].on && ps->time >= oc->wait[i].on_since)
-		ns = ps->time - oc->wait[i].on_since;
-	oc->wait[i].on = true;
-	oc->wait[i].on_since = ps->time;
-	pev__profile_add_wall(oc->p, slot, ns);
+	pev__profile_add_wall(oc->p, slot,
+			      t->on && ps->time >= t->on_since ? ps->time - t->on_since
+							       : ps->period);
+	t->on = true;
+	t->on_since = ps->time;
 	return 0;
 }
 
 /* Adds an off-CPU sample (weight 0 until its thread's switch-in). */
 static int add_offcpu_sample(struct offcpu *oc, struct pev_profile_sample *ps)
 {
+	struct thread_time *t;
 	uint32_t slot;
-	uint64_t *at;
 	int rc;
 
 	ps->period = 0;
-	if ((rc = pev__profile_add_sample_slot(oc->p, ps, &slot)))
+	if ((rc = store_for_thread(oc, ps, &slot, &t)) || !t)
 		return rc;
-	/* The idle threads of all CPUs share tid 0: their period stands. */
-	if (!ps->time || ps->tid <= 0)
-		return 0;
-	if (!(at = offcpu_wait(oc, ps->tid, true)))
-		return PEV_ENOMEM;
-	oc->wait[*at - 1].time = ps->time;
-	oc->wait[*at - 1].slot = slot;
-	oc->wait[*at - 1].waiting = true;
+	t->time = ps->time;
+	t->slot = slot;
+	t->waiting = true;
 	return 0;
 }
 
