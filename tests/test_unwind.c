@@ -189,6 +189,62 @@ __attribute__((noinline)) void unwind_realigned_caller(void)
 }
 #endif
 
+#if defined(__aarch64__)
+/*
+ * unwind_signed signs its return address (paciasp, pointer authentication:
+ * a code in the address's unused top bits, as Debian's arm64 libraries and
+ * kernel sign every one) before it saves it, and keeps the signed word in
+ * unwind_signed_lr. It calls unwind_signed_leaf, which takes the snapshot:
+ * the unwinder must strip the code from the saved word to go on to
+ * unwind_signed_caller. On a CPU without pointer authentication paciasp
+ * does nothing (it is a hint).
+ */
+void unwind_signed(void);
+extern const char unwind_signed_ret[];
+__attribute__((noinline, used)) void unwind_signed_leaf(void);
+__attribute__((noinline)) void unwind_signed_caller(void);
+uint64_t unwind_signed_lr;
+
+__asm__(".text\n"
+	".globl unwind_signed\n"
+	".type unwind_signed, %function\n"
+	"unwind_signed:\n"
+	".cfi_startproc\n"
+	"hint #25\n" /* paciasp */
+	".cfi_negate_ra_state\n"
+	"stp x29, x30, [sp, #-16]!\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset 29, -16\n"
+	".cfi_offset 30, -8\n"
+	"mov x29, sp\n"
+	"adrp x9, unwind_signed_lr\n"
+	"str x30, [x9, :lo12:unwind_signed_lr]\n"
+	"bl unwind_signed_leaf\n"
+	".globl unwind_signed_ret\n"
+	"unwind_signed_ret:\n"
+	"ldp x29, x30, [sp], #16\n"
+	".cfi_restore 30\n"
+	".cfi_restore 29\n"
+	".cfi_def_cfa_offset 0\n"
+	"hint #29\n" /* autiasp */
+	".cfi_negate_ra_state\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size unwind_signed, .-unwind_signed\n");
+
+__attribute__((noinline, used)) void unwind_signed_leaf(void)
+{
+	take_snapshot(&snap);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void unwind_signed_caller(void)
+{
+	unwind_signed();
+	__asm__ volatile("" ::: "memory");
+}
+#endif
+
 #if defined(HAVE_SNAPSHOT)
 static struct pev_symbols *symbols_of_self(void)
 {
@@ -299,6 +355,40 @@ Test(unwind, frame_counted_from_rbx_goes_on_to_its_callers)
 	regs = regs_of(&snap);
 	cr_expect_geq(n, unwind(s, &regs, snap.stack, STACK_BYTES, snap.stack_size, f) + 1,
 		      "the realigned chain is shorter than the plain one");
+	pev_symbols_free(s);
+#endif
+}
+
+/*
+ * A return address saved signed (arm64 pointer authentication) is an
+ * address once its code is stripped: the chain goes on past the function
+ * that signed it. Where the CPU signs nothing, the chain is checked all the
+ * same, and the log says that no signed address was met.
+ */
+Test(unwind, signed_return_address_goes_on_to_its_callers)
+{
+#if !defined(__aarch64__)
+	th_skip("pointer authentication is arm64's");
+#else
+	static const char *const want[] = {"unwind_signed_leaf", "unwind_signed",
+					   "unwind_signed_caller"};
+	struct pev_symbols *s = symbols_of_self();
+	struct pev__unwind_frame f[MAX_FRAMES];
+	struct pev_sample_regs regs;
+	int n, next = 0;
+
+	unwind_signed_caller();
+	regs = regs_of(&snap);
+	if (unwind_signed_lr == (uint64_t)(uintptr_t)unwind_signed_ret)
+		th_skip_log("this CPU does not sign return addresses (no pointer authentication): "
+			    "the chain is checked without a signed one");
+	n = unwind(s, &regs, snap.stack, STACK_BYTES, snap.stack_size, f);
+	for (int i = 0; i < n && next < 3; i++)
+		if (strcmp(function_of(s, &f[i]), want[next]) == 0)
+			next++;
+	cr_expect_eq(next, 3, "of %d frames, the chain names %s but not %s (saved x30: %#" PRIx64
+		     ", the address: %p)", n, next ? want[next - 1] : "none of the three",
+		     want[next < 3 ? next : 2], unwind_signed_lr, (const void *)unwind_signed_ret);
 	pev_symbols_free(s);
 #endif
 }
