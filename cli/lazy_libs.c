@@ -145,6 +145,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	F(LIB_DW, ptrdiff_t, dwarf_ranges,                                                          \
 	  (Dwarf_Die *die, ptrdiff_t offset, Dwarf_Addr *base, Dwarf_Addr *start, Dwarf_Addr *end), \
 	  (die, offset, base, start, end), -1)                                                      \
+	F(LIB_DW, int, dwarf_siblingof, (Dwarf_Die *die, Dwarf_Die *result), (die, result), -1)     \
 	F(LIB_DW, int, dwarf_tag, (Dwarf_Die *die), (die), DW_TAG_invalid)                          \
 	F(LIB_DW, ssize_t, dwelf_elf_gnu_build_id, (Elf *elf, const void **id), (elf, id), -1)      \
 	F(LIB_DW, Dwfl_Module *, dwfl_addrmodule, (Dwfl *dwfl, Dwarf_Addr address),                 \
