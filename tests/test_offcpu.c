@@ -113,8 +113,9 @@ Test(offcpu, sleep_and_spin_each_half_of_wall_clock_time, .init = make_dir, .fin
 	cr_expect_geq(total, 600000000u,
 		      "wall-clock total %" PRIu64 " ns for 600 ms of work:\n%s", total, r.out);
 	/*
-	 * Each half of the work's time: the program's start (a quarter of the
-	 * total under emulation, loading over 9p in the arm64 lab) is neither.
+	 * Each half of the work's time: the program's start (a quarter to a half
+	 * of the total under emulation, loading over 9p in the arm64 lab) is
+	 * neither.
 	 */
 	uint64_t work = sleep + spin;
 	cr_expect(sleep * 100 >= work * 45 && sleep * 100 <= work * 55,
@@ -123,8 +124,13 @@ Test(offcpu, sleep_and_spin_each_half_of_wall_clock_time, .init = make_dir, .fin
 	cr_expect(spin * 100 >= work * 45 && spin * 100 <= work * 55,
 		  "offcpu_spin has %.1f%% of the work's wall-clock time (50 +- 5 expected):\n%s",
 		  100.0 * (double)spin / (double)work, r.out);
-	cr_expect_geq(work * 100, total * 60, "the work has %.1f%% of the wall-clock time:\n%s",
-		      100.0 * (double)work / (double)total, r.out);
+	/*
+	 * The work's stacks hold its 600 ms (or more: the halves even out), but
+	 * for what a frame lost to [unknown] takes away. Not a share of the
+	 * total: the start took 600 ms of 1,260 in the lab's loaded guest.
+	 */
+	cr_expect_geq(work, 570000000u, "the work's stacks hold %.1f ms of its 600:\n%s",
+		      (double)work / 1e6, r.out);
 	/* The sleeping stack: offcpu_sleep, then libc's sleep call, ... the kernel, [off-cpu]. */
 	for (const char *l = r.out; (l = strstr(l, ";offcpu_sleep;")); l++) {
 		const char *next = l + strlen(";offcpu_sleep;");
