@@ -245,11 +245,85 @@ static bool contains(char **v, const char *s)
 }
 
 /*
+ * The share (%) of the samples of `perf script` output script that have a
+ * frame of function name ("name+0x..."; for "name (inlined)", an inlined
+ * frame of it).
+ */
+static double script_share(const char *script, const char *name)
+{
+	size_t samples = 0, with = 0, n = strlen(name);
+	bool inlined = n > 10 && strcmp(name + n - 10, " (inlined)") == 0, in_sample = false,
+	     seen = false;
+
+	if (inlined)
+		n -= 10;
+	for (const char *l = script; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+		size_t len = strcspn(l, "\n");
+		if (!len) {
+			with += in_sample && seen;
+			in_sample = seen = false;
+			continue;
+		}
+		if (l[0] != '\t') {
+			samples += !in_sample;
+			in_sample = true;
+			continue;
+		}
+		const char *sym = l + strspn(l, "\t ");
+		sym += strspn(sym, "0123456789abcdef");
+		sym += strspn(sym, " ");
+		const char *end = l + len;
+		if ((size_t)(end - sym) > n + 3 && memcmp(sym, name, n) == 0 &&
+		    memcmp(sym + n, "+0x", 3) == 0 &&
+		    (strstr(sym, " (inlined)") != NULL && strstr(sym, " (inlined)") < end) == inlined)
+			seen = true;
+	}
+	with += in_sample && seen;
+	return samples ? 100.0 * (double)with / (double)samples : 0;
+}
+
+/* The function an entry's head line names (after "] "), in buf. */
+static const char *entry_function(const char *line, char *buf, size_t size)
+{
+	const char *f = strstr(line, "] ");
+
+	snprintf(buf, size, "%s", f ? f + 2 : "");
+	return buf;
+}
+
+/*
+ * Whether perfev's entry a and perf's b are one function whose Children
+ * perf counts more samples in than its own script shows (some twice: seen
+ * in the arm64 lab, ld.so's `_dl_start` at 66.98% where 37.58% of the
+ * samples have it, `_dl_start_final` inlined in it; docs/PERF_DIFFERENCES.md),
+ * where perfev's is the script's share.
+ */
+static bool perf_counts_twice(const char *a, const char *b, const char *script, double tol)
+{
+	char sa[1024], sb[1024], fn[512];
+	double pa[8], pb[8];
+
+	if (!script || strlen(a) >= sizeof(sa) || strlen(b) >= sizeof(sb) ||
+	    split_pcts(a, sa, pa, 8) != 2 || split_pcts(b, sb, pb, 8) != 2 || !same_line(sa, sb) ||
+	    pa[1] - pb[1] > tol + 0.0101 || pb[1] - pa[1] > tol + 0.0101 || pb[0] <= pa[0])
+		return false;
+	double share = script_share(script, entry_function(a, fn, sizeof(fn)));
+	if (share - pa[0] > tol + 0.6 || pa[0] - share > tol + 0.6)
+		return false;
+	th_skip_log("perf's --children counts %s in %.2f%% of the samples, its script in %.2f%%, "
+		    "perfev in %.2f%%", fn, pb[0], share, pa[0]);
+	return true;
+}
+
+/*
  * Children mode's entries, perfev's (a) and perf's (b), as sets: each of
  * perfev's is one of perf's, inlined functions' entries ("(inlined)")
- * included, and perf's of 5% and more are all perfev's.
+ * included, and perf's of 5% and more are all perfev's. An entry perf
+ * counts more samples in than its script (perf's `perf script` output)
+ * has is perfev's at the script's share (perf_counts_twice).
  */
-static void expect_same_heads(char **a, size_t na, char **b, size_t nb, double tol)
+static void expect_same_heads(char **a, size_t na, char **b, size_t nb, double tol,
+			      const char *script)
 {
 	bool *used = calloc(nb + 1, sizeof(*used));
 
@@ -259,6 +333,10 @@ static void expect_same_heads(char **a, size_t na, char **b, size_t nb, double t
 		for (k = 0; k < nb; k++)
 			if (!used[k] && same_line_within(a[i], b[k], tol))
 				break;
+		if (k == nb)
+			for (k = 0; k < nb; k++)
+				if (!used[k] && perf_counts_twice(a[i], b[k], script, tol))
+					break;
 		cr_expect(k < nb, "perfev's entry is not perf's: %s", a[i]);
 		if (k < nb)
 			used[k] = true;
@@ -277,7 +355,7 @@ static void expect_same_heads(char **a, size_t na, char **b, size_t nb, double t
  * with the entry's own callers).
  */
 static void expect_report_like_perf(const char *file, const char *args, const char *hot,
-				    double tol)
+				    double tol, const char *script)
 {
 	bool children = strcmp(args, "--children") == 0;
 	char cmd[2 * PATH_MAX];
@@ -296,7 +374,7 @@ static void expect_report_like_perf(const char *file, const char *args, const ch
 	/* The whole chain: from the hot function down to main. */
 	cr_expect(contains(a, hot) && contains(a, "main"), "no chain to main:\n%s", ours);
 	if (children) {
-		expect_same_heads(a, na, b, nb, tol);
+		expect_same_heads(a, na, b, nb, tol, script);
 		goto out;
 	}
 	cr_expect_eq(na, nb, "%s: %zu lines, perf %zu\nperfev:\n%s\nperf:\n%s", args, na, nb, ours,
@@ -391,8 +469,10 @@ static bool perf_stops_at_signed_frames(void)
  * the share (%) of the samples whose chain perf lost, could not follow
  * past a signed return address (arm64), or named a frame of by another of
  * its names (same_but_alias): their entries in the two reports may differ.
+ * *script gets perf's script (malloc'ed).
  */
-static double expect_script_like_perf(const char *file, const char *hot, double *stopped)
+static double expect_script_like_perf(const char *file, const char *hot, double *stopped,
+				      char **script)
 {
 	size_t samples = 0, lost = 0, stopped_signed = 0, aliased = 0, aliased_at = SIZE_MAX;
 	char cmd[2 * PATH_MAX], addr_a[32], addr_b[32];
@@ -469,7 +549,7 @@ static double expect_script_like_perf(const char *file, const char *hot, double 
 	free_lines(a);
 	free_lines(b);
 	free(ours);
-	free(perfs);
+	*script = perfs;
 	*stopped = samples ? 100.0 * (double)stopped_signed / (double)samples : 0;
 	return samples ? 100.0 * (double)(lost + stopped_signed + aliased) / (double)samples : 0;
 }
@@ -478,17 +558,18 @@ static double expect_script_like_perf(const char *file, const char *hot, double 
 
 static void expect_all_like_perf(const char *file, const char *hot)
 {
-	double stopped, tol = expect_script_like_perf(file, hot, &stopped);
+	char *script = NULL;
+	double stopped, tol = expect_script_like_perf(file, hot, &stopped, &script);
 
-	expect_report_like_perf(file, "--no-children", hot, tol);
+	expect_report_like_perf(file, "--no-children", hot, tol, script);
 	/* Entries of callers perf never reached are perfev's alone. */
-	if (stopped > 0) {
+	if (stopped > 0)
 		th_skip_log("perf 6.1 stopped %.1f%% of the chains at a signed return address: "
 			    "--children is not compared",
 			    stopped);
-		return;
-	}
-	expect_report_like_perf(file, "--children", hot, tol);
+	else
+		expect_report_like_perf(file, "--children", hot, tol, script);
+	free(script);
 }
 
 TestSuite(cmd_dwarf, .init = make_dir, .fini = remove_dir, .timeout = 240);
