@@ -771,7 +771,12 @@ static void expect_group_matches_members(uint64_t rf, bool same_format)
 	cr_expect_geq(out[0].value, 3 * 1000000ULL, "task-clock: %" PRIu64 " ns", out[0].value);
 	cr_expect_geq(out[1].value, 32, "page-faults: %" PRIu64, out[1].value);
 	cr_expect_lt(out[1].value, 1000, "page-faults: %" PRIu64, out[1].value);
-	cr_expect_geq(out[2].value, 5, "context-switches: %" PRIu64, out[2].value);
+	/*
+	 * Each of the 5 sleeps of 100 us switches out, unless its timer expired
+	 * before the thread got to schedule() (an emulated CPU, the arm64 lab's,
+	 * can be that slow: 4 switches were seen there).
+	 */
+	cr_expect_geq(out[2].value, 1, "context-switches: %" PRIu64, out[2].value);
 	cr_expect_lt(out[2].value, 1000, "context-switches: %" PRIu64, out[2].value);
 	for (int k = 0; k < 3; k++) {
 		/* Disabled: each counter read alone gives the same value. */
