@@ -239,15 +239,18 @@ Test(stat_serve, metrics_in_prometheus_text_format)
 	 * 9p in the arm64 lab can take seconds past its exec).
 	 */
 	char *a = NULL;
+	int scrapes = 0;
 	for (int i = 0; i < 100 * th_time_scale(); i++) {
 		free(a);
 		usleep(300 * 1000);
 		a = get(s.port, "/metrics", "");
+		scrapes++;
 		if (sample(a, "perfev_page_faults_total{event=\"page-faults\"}") > 200)
 			break;
 	}
 	usleep(300 * 1000);
 	char *b = get(s.port, "/metrics", "");
+	scrapes++;
 	expect_has(a, "HTTP/1.1 200 OK\r\n");
 	expect_has(a, "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n");
 	expect_has(a, "\n# TYPE perfev_page_faults_total counter\n");
@@ -278,7 +281,8 @@ Test(stat_serve, metrics_in_prometheus_text_format)
 	else
 		cr_expect_gt(sample(b, "perfev_cycles_total{event=\"cycles\"}"), 0);
 	cr_expect_eq(sample(b, "perfev_event_counting{event=\"page-faults\"}"), 1);
-	cr_expect_eq(sample(b, "perfev_scrapes_total"), 2);
+	/* Every scrape counted, the waits' ones too (several under emulation). */
+	cr_expect_eq(sample(b, "perfev_scrapes_total"), scrapes);
 	free(a);
 	free(b);
 	cr_expect_eq(stop(&s, SIGTERM), 128 + SIGTERM, "perfev passes SIGTERM to the command");
