@@ -134,11 +134,65 @@ static bool ends_with(const char *l, size_t len, const char *suffix)
 	return len >= n && memcmp(l + len - n, suffix, n) == 0;
 }
 
+/* The length of a table row's percentages ("   0.18%   0.18%  "), 0 for another line. */
+static size_t row_percentages(const char *l)
+{
+	size_t n = 0;
+
+	for (;;) {
+		size_t k = n + strspn(l + n, " ");
+		size_t d = strspn(l + k, "0123456789.");
+		if (!d || l[k + d] != '%')
+			return n;
+		n = k + d + 1;
+	}
+}
+
+static int compare_lines(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/*
+ * Sorts, in place, each run of table rows in text whose percentages print
+ * the same: perf orders them as its tree of entries met them, perfev by
+ * the sort keys (docs/PERF_DIFFERENCES.md; seen in the arm64 lab: `[k]
+ * memset` and `[.] memset` at 0.18%).
+ */
+static void sort_tied_rows(char *text)
+{
+	size_t n = 0;
+	char **v;
+
+	for (const char *c = text; *c; c++)
+		n += *c == '\n';
+	v = calloc(n + 1, sizeof(*v));
+	cr_assert_not_null(v);
+	n = 0;
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"))
+		v[n++] = strdup(l);
+	for (size_t i = 0; i < n;) {
+		size_t p = row_percentages(v[i]), j = i + 1;
+		while (p && j < n && row_percentages(v[j]) == p && strncmp(v[i], v[j], p) == 0)
+			j++;
+		qsort(v + i, j - i, sizeof(*v), compare_lines);
+		i = j;
+	}
+	char *w = text;
+	for (size_t i = 0; i < n; i++) {
+		w += sprintf(w, "%s\n", v[i]);
+		free(v[i]);
+	}
+	*w = '\0';
+	free(v);
+}
+
 /*
  * The lines a comparison uses: without blank lines, perf's header note and
  * tip and trailing blanks, and without the rows of a sample in a PLT stub
  * (report_work's clock_gettime@plt), which perf names `_init` or the stub
- * as the shape of its symbol tree has it (docs/PERF_DIFFERENCES.md).
+ * as the shape of its symbol tree has it (docs/PERF_DIFFERENCES.md); rows
+ * whose percentages print the same in one order (sort_tied_rows).
  * Returns a malloc'ed copy.
  */
 static char *comparable(const char *text)
@@ -171,6 +225,7 @@ static char *comparable(const char *text)
 		l += len + (l[len] == '\n');
 	}
 	*o = '\0';
+	sort_tied_rows(out);
 	return out;
 }
 
