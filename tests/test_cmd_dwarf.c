@@ -293,19 +293,21 @@ static const char *entry_function(const char *line, char *buf, size_t size)
 
 /*
  * Whether perfev's entry a and perf's b are one function whose Children
- * perf counts more samples in than its own script shows (some twice: seen
- * in the arm64 lab, ld.so's `_dl_start` at 66.98% where 37.58% of the
- * samples have it, `_dl_start_final` inlined in it; docs/PERF_DIFFERENCES.md),
- * where perfev's is the script's share.
+ * perf counts otherwise than its own script shows, where perfev's is the
+ * script's share. Seen in the arm64 lab for a function and one inlined in
+ * it (docs/PERF_DIFFERENCES.md): ld.so's `_dl_start` at 66.98% where 37.58%
+ * of the samples have it; in another file `_dl_start` at 52.50% (43.44% in
+ * the script) and `_dl_start_final (inlined)` at 33.46% (42.51%).
  */
-static bool perf_counts_twice(const char *a, const char *b, const char *script, double tol)
+static bool perf_children_off_its_script(const char *a, const char *b, const char *script,
+					 double tol)
 {
 	char sa[1024], sb[1024], fn[512];
 	double pa[8], pb[8];
 
 	if (!script || strlen(a) >= sizeof(sa) || strlen(b) >= sizeof(sb) ||
 	    split_pcts(a, sa, pa, 8) != 2 || split_pcts(b, sb, pb, 8) != 2 || !same_line(sa, sb) ||
-	    pa[1] - pb[1] > tol + 0.0101 || pb[1] - pa[1] > tol + 0.0101 || pb[0] <= pa[0])
+	    pa[1] - pb[1] > tol + 0.0101 || pb[1] - pa[1] > tol + 0.0101)
 		return false;
 	double share = script_share(script, entry_function(a, fn, sizeof(fn)));
 	if (share - pa[0] > tol + 0.6 || pa[0] - share > tol + 0.6)
@@ -319,8 +321,8 @@ static bool perf_counts_twice(const char *a, const char *b, const char *script, 
  * Children mode's entries, perfev's (a) and perf's (b), as sets: each of
  * perfev's is one of perf's, inlined functions' entries ("(inlined)")
  * included, and perf's of 5% and more are all perfev's. An entry perf
- * counts more samples in than its script (perf's `perf script` output)
- * has is perfev's at the script's share (perf_counts_twice).
+ * counts otherwise than its script (perf's `perf script` output) shows is
+ * perfev's at the script's share (perf_children_off_its_script).
  */
 static void expect_same_heads(char **a, size_t na, char **b, size_t nb, double tol,
 			      const char *script)
@@ -335,7 +337,7 @@ static void expect_same_heads(char **a, size_t na, char **b, size_t nb, double t
 				break;
 		if (k == nb)
 			for (k = 0; k < nb; k++)
-				if (!used[k] && perf_counts_twice(a[i], b[k], script, tol))
+				if (!used[k] && perf_children_off_its_script(a[i], b[k], script, tol))
 					break;
 		cr_expect(k < nb, "perfev's entry is not perf's: %s", a[i]);
 		if (k < nb)
