@@ -1334,3 +1334,46 @@ char *th_read_fd_all(int fd, size_t *len_out)
 		*len_out = len;
 	return buf;
 }
+
+/*
+ * Line (n bytes) into out with a symbol that is a PLT stub's name
+ * ("NAME@plt", "NAME@plt+0x..") or perf's "_init" stretched over the PLT
+ * ("_init", "_init+0x..") written "<plt>". Returns out.
+ */
+static char *plt_as_one(const char *line, size_t n, char *out, size_t size)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n && w + 6 < size;) {
+		size_t t = strcspn(line + i, " \n");
+		const char *tok = line + i;
+
+		if (t > n - i)
+			t = n - i;
+		if ((t >= 5 && memmem(tok, t, "@plt", 4)) ||
+		    (t >= 5 && strncmp(tok, "_init", 5) == 0 && (t == 5 || tok[5] == '+'))) {
+			memcpy(out + w, "<plt>", 5);
+			w += 5;
+		} else {
+			t = t < size - 1 - w ? t : size - 1 - w;
+			memcpy(out + w, tok, t);
+			w += t;
+		}
+		i += t;
+		if (i < n && w + 1 < size)
+			out[w++] = line[i++];
+	}
+	out[w] = '\0';
+	return out;
+}
+
+/* See helpers.h. */
+bool th_plt_named_init(const char *x, size_t lx, const char *y, size_t ly)
+{
+	char a[4096], b[4096];
+
+	if (!(memmem(x, lx, "@plt", 4) && memmem(y, ly, "_init", 5)) &&
+	    !(memmem(y, ly, "@plt", 4) && memmem(x, lx, "_init", 5)))
+		return false;
+	return strcmp(plt_as_one(x, lx, a, sizeof(a)), plt_as_one(y, ly, b, sizeof(b))) == 0;
+}

@@ -322,6 +322,16 @@ bool th_perf_signed_frame(const char *line);
 char *th_modules_as_kernel(char *text);
 
 /*
+ * Whether perfev's line x (lx bytes) and perf's y (ly bytes) differ only
+ * where one names a PLT stub "_init+0x.." and the other "NAME@plt"
+ * (docs/PERF_DIFFERENCES.md: "a sample in the PLT of a file whose symbol
+ * table has _init"; which of the two perf meets first depends on its
+ * symbol tree, so a run now and then differs; on arm64 it went the other
+ * way too).
+ */
+bool th_plt_named_init(const char *x, size_t lx, const char *y, size_t ly);
+
+/*
  * The path of a program built next to the running test (tests/NAME in the
  * build directory); fails the test when it is not there. The string is
  * kept for the life of the process.

@@ -470,7 +470,8 @@ static bool perf_stops_at_signed_frames(void)
  * an address's inline frames ("name+0xOFF (inlined)") included. Returns
  * the share (%) of the samples whose chain perf lost, could not follow
  * past a signed return address (arm64), or named a frame of by another of
- * its names (same_but_alias): their entries in the two reports may differ.
+ * its names (same_but_alias; a PLT stub perf names `_init`,
+ * th_plt_named_init): their entries in the two reports may differ.
  * *script gets perf's script (malloc'ed).
  */
 static double expect_script_like_perf(const char *file, const char *hot, double *stopped,
@@ -529,7 +530,9 @@ static double expect_script_like_perf(const char *file, const char *hot, double 
 				j++;
 			continue;
 		}
-		bool same = strcmp(a[i], b[j]) == 0, matched = same || same_but_alias(a[i], b[j]);
+		bool same = strcmp(a[i], b[j]) == 0,
+		     matched = same || same_but_alias(a[i], b[j]) ||
+			       th_plt_named_init(a[i], strlen(a[i]), b[j], strlen(b[j]));
 		if (matched && !same && aliased_at != samples) {
 			aliased++; /* once per sample */
 			aliased_at = samples;

@@ -119,55 +119,6 @@ static int count_samples(const char *s)
 	return n;
 }
 
-/*
- * Line (n bytes) into out with a symbol that is a PLT stub's name
- * ("NAME@plt", "NAME@plt+0x..") or perf's "_init" stretched over the PLT
- * ("_init", "_init+0x..") written "<plt>". Returns out.
- */
-static char *plt_as_one(const char *line, size_t n, char *out, size_t size)
-{
-	size_t w = 0;
-
-	for (size_t i = 0; i < n && w + 6 < size;) {
-		size_t t = strcspn(line + i, " \n");
-		const char *tok = line + i;
-
-		if (t > n - i)
-			t = n - i;
-		if ((t >= 5 && memmem(tok, t, "@plt", 4)) ||
-		    (t >= 5 && strncmp(tok, "_init", 5) == 0 && (t == 5 || tok[5] == '+'))) {
-			memcpy(out + w, "<plt>", 5);
-			w += 5;
-		} else {
-			t = t < size - 1 - w ? t : size - 1 - w;
-			memcpy(out + w, tok, t);
-			w += t;
-		}
-		i += t;
-		if (i < n && w + 1 < size)
-			out[w++] = line[i++];
-	}
-	out[w] = '\0';
-	return out;
-}
-
-/*
- * Whether perfev's line x and perf's y differ only where one names a PLT
- * stub "_init+0x.." and the other "NAME@plt" (PERF_DIFFERENCES: "a sample in
- * the PLT of a file whose symbol table has _init"; which of the two perf
- * meets first depends on its symbol tree, so a run now and then differs;
- * on arm64 it went the other way too).
- */
-static bool plt_named_init(const char *x, size_t lx, const char *y, size_t ly)
-{
-	char a[4096], b[4096];
-
-	if (!(memmem(x, lx, "@plt", 4) && memmem(y, ly, "_init", 5)) &&
-	    !(memmem(y, ly, "@plt", 4) && memmem(x, lx, "_init", 5)))
-		return false;
-	return strcmp(plt_as_one(x, lx, a, sizeof(a)), plt_as_one(y, ly, b, sizeof(b))) == 0;
-}
-
 /* Expects the two outputs to be the same line for line (blanks squeezed). */
 static void expect_same_lines(char *a, char *b)
 {
@@ -178,7 +129,7 @@ static void expect_same_lines(char *a, char *b)
 		     count_lines(b));
 	for (char *x = a, *y = b; *x && *y;) {
 		size_t lx = strcspn(x, "\n"), ly = strcspn(y, "\n");
-		if ((lx != ly || memcmp(x, y, lx) != 0) && !plt_named_init(x, lx, y, ly)) {
+		if ((lx != ly || memcmp(x, y, lx) != 0) && !th_plt_named_init(x, lx, y, ly)) {
 			cr_expect_fail("perfev: %.*s\nperf:   %.*s", (int)lx, x, (int)ly, y);
 			return;
 		}
@@ -472,7 +423,7 @@ static void expect_same_layout(char *ours, char *perfs, const char *what, int ch
 	for (char *x = ours, *y = perfs; *x && *y;) {
 		size_t lx = strcspn(x, "\n"), ly = strcspn(y, "\n");
 		if ((lx != ly || memcmp(x, y, lx) != 0) && !only_listed_symbol_differs(x, lx, y, ly) &&
-		    !plt_named_init(x, lx, y, ly) && !perf_kept_signed_address(x, lx, y, ly)) {
+		    !th_plt_named_init(x, lx, y, ly) && !perf_kept_signed_address(x, lx, y, ly)) {
 			cr_expect_fail("%s:\nperfev: '%.*s'\nperf:   '%.*s'", what, (int)lx, x,
 				       (int)ly, y);
 			if (++bad == 3)
