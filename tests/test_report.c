@@ -961,6 +961,57 @@ Test(report, callgraph_print_types)
 	pev_profile_free(p);
 }
 
+/*
+ * --max-stack counts addresses, as perf: not a function inlined at an
+ * address (it comes with its address), nor arm64's leaf caller from the
+ * link register (a frame the chain did not hold). Here leaf <- caller
+ * (from x30) <- mid (inlined into outer) <- outer <- main: two addresses
+ * from the leaf are leaf and outer, with caller and mid between.
+ */
+Test(report, max_stack_counts_addresses)
+{
+	struct pev_profile *p = NULL;
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	struct pev_profile_frame lr = F("caller", "w"), mid = F("mid", "w");
+	char *text;
+
+	lr.flags = PEV_FRAME_LINK_REGISTER;
+	mid.flags = PEV_FRAME_INLINED;
+	cr_assert_eq(pev_profile_new(&p), 0);
+	cr_assert_eq(add_event(p, "cpu-clock", PEV_PROFILE_UNIT_NANOSECONDS), 0);
+	ADD(p, 0, 1, 100, "w", 10, 10, 0, F("leaf", "w"), lr, mid, F("outer", "w"), F("main", "w"));
+	o.flags = PEV_REPORT_NO_HEADER | PEV_REPORT_INLINE_MARKS;
+	o.sort = "sym";
+	o.callgraph = PEV_REPORT_CALLGRAPH_CALLEE;
+	o.max_stack = 2;
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_text(text, "   100.00%  [.] leaf\n"
+			  "            |\n"
+			  "            ---caller\n"
+			  "               mid (inlined)\n"
+			  "               outer\n"
+			  "\n"
+			  "\n"
+			  "\n");
+	free(text);
+	/*
+	 * From the outermost caller: main and outer, with the function inlined
+	 * into outer (the graph of a --no-children entry starts below the
+	 * window's outermost frame, as with two frames that count alone).
+	 */
+	o.callgraph = PEV_REPORT_CALLGRAPH_CALLER;
+	text = write_ok(pev_profile_write_table, p, &o);
+	expect_text(text, "   100.00%  [.] leaf\n"
+			  "            |\n"
+			  "            ---outer\n"
+			  "               mid (inlined)\n"
+			  "\n"
+			  "\n"
+			  "\n");
+	free(text);
+	pev_profile_free(p);
+}
+
 /* ---- folded stacks -------------------------------------------------------------------- */
 
 Test(report, folded_exact)

@@ -105,6 +105,14 @@ struct pev_profile_event {
  * offset (as perf shows it), not by its run-time address.
  */
 #define PEV_FRAME_DSO_OFFSET (1u << 2)
+/**
+ * pev_profile_frame.flags: a caller the call chain did not hold. On arm64
+ * a frame-pointer chain (`-g`) skips the caller of a leaf function that has
+ * not saved its return address yet; it is taken from the link register
+ * (x30), as perf adds it. A report's --max-stack does not count it, as
+ * perf's does not.
+ */
+#define PEV_FRAME_LINK_REGISTER (1u << 3)
 
 /**
  * One frame of a stack. Any string may be NULL when unknown: a NULL symbol

@@ -244,7 +244,7 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 		k.line = f->line;
 	}
 	if (frame_sz >= offsetof(struct pev_profile_frame, flags) + sizeof(f->flags))
-		k.flags = f->flags & (PEV_FRAME_KERNEL | PEV_FRAME_INLINED);
+		k.flags = f->flags & (PEV_FRAME_KERNEL | PEV_FRAME_INLINED | PEV_FRAME_LINK_REGISTER);
 	if (frame_sz >= offsetof(struct pev_profile_frame, dso_offset) + sizeof(f->dso_offset) &&
 	    (f->flags & PEV_FRAME_DSO_OFFSET)) {
 		k.flags |= PEV_FRAME_DSO_OFFSET;

@@ -647,8 +647,11 @@ static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 				else if (pev__symbols_leaf_caller(r->sym, pid, out->tid, leaf,
 								  &s->regs_user, &caller) == 1 &&
 					 caller != f.ip) {
+					size_t from = n;
 					if ((rc = push_address(r, &n, pid, caller, caller, false)))
 						return rc;
+					for (size_t k = from; k < n; k++)
+						r->frames[k].flags |= PEV_FRAME_LINK_REGISTER;
 					addrs++;
 				}
 			}

@@ -483,15 +483,13 @@ int pev__rows_build_group(const struct pev_profile *p, unsigned leader, unsigned
 			  struct pev__rows *rows, const struct pev_report_opts *o);
 void pev__rows_free(struct pev__rows *rows);
 
-/* The frames [*lo, *hi) of s that r's window uses. */
-static inline void pev__rows_window(const struct pev__rows *r, const struct pev__sample *s,
-				    unsigned *lo, unsigned *hi)
-{
-	unsigned n = r->win.max_stack && r->win.max_stack < s->nr ? r->win.max_stack : s->nr;
-
-	*lo = r->win.root_first ? s->nr - n : 0;
-	*hi = r->win.root_first ? s->nr : n;
-}
+/*
+ * The frames [*lo, *hi) of s that r's window uses: its max_stack addresses
+ * from the leaf (or the root), as perf counts them, with their inlined
+ * functions' frames and not counting a caller from the link register.
+ */
+void pev__rows_window(const struct pev__rows *r, const struct pev__sample *s, unsigned *lo,
+		      unsigned *hi);
 
 /* Group tables: the self (or, children true, inclusive) period of event k of the group in row i. */
 static inline uint64_t pev__row_sum(const struct pev__rows *r, uint32_t i, unsigned k,

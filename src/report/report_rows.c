@@ -544,3 +544,25 @@ void pev__rows_free(struct pev__rows *rows)
 	pev__filter_free(&rows->filter);
 	memset(rows, 0, sizeof(*rows));
 }
+
+void pev__rows_window(const struct pev__rows *r, const struct pev__sample *s, unsigned *lo,
+		      unsigned *hi)
+{
+	const uint32_t *st = pev__sample_stack(r->p, s);
+	unsigned n = s->nr, counted = 0;
+
+	if (r->win.max_stack && r->win.max_stack < s->nr) {
+		for (n = 0; n < s->nr; n++) {
+			unsigned i = r->win.root_first ? s->nr - 1 - n : n;
+			uint32_t f = r->p->frames[st[i]].flags;
+			/* From the root, an address's inlined functions follow it. */
+			if (counted == r->win.max_stack && !(r->win.root_first && (f & PEV_FRAME_INLINED)))
+				break;
+			if (!(f & (PEV_FRAME_INLINED | PEV_FRAME_LINK_REGISTER)))
+				counted++;
+		}
+	}
+	*lo = r->win.root_first ? s->nr - n : 0;
+	*hi = r->win.root_first ? s->nr : n;
+}
+
