@@ -86,6 +86,13 @@ int main(int argc, char **argv)
 	printf("pid %d\n", (int)getpid());
 	fflush(stdout);
 	prctl(PR_SET_NAME, HOSTILE_COMM, 0, 0, 0);
+	/*
+	 * A switch-out under the new name, whatever the load: sched_switch's
+	 * payload names it (a spin may run its time out unswitched, and the
+	 * switch at exit comes after the task's events are gone).
+	 */
+	struct timespec nap = {0, 1000000};
+	nanosleep(&nap, NULL);
 	hostile_dso_spin(ms);
 #if defined(__x86_64__)
 	jit_spin(ms);
