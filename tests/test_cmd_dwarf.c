@@ -756,8 +756,18 @@ Test(cmd_dwarf, perf_unwinds_perfevs_gzip_file_as_its_own)
 		samples[t] = deepest_frames("perf", file, names[t], counts[t], 16, &n[t]);
 		cr_assert_geq(samples[t], 20, "%s: %d gzip samples", file, samples[t]);
 	}
-	/* The same share of samples ends at each of perf's deepest frames, within 10 points. */
-	for (int t = 0; t < 2; t++)
+	/*
+	 * The same share of samples ends at each of perf's deepest frames,
+	 * within 10 points. Not where code signs its return addresses (arm64):
+	 * perf 6.1 stops at signed ones (docs/PERF_DIFFERENCES.md), and where
+	 * differs from run to run, perhaps with the process's random keys: the
+	 * lab saw 80.2% of one file end at __libc_start_call_main, 0% of the
+	 * other, and in another pair 77% and 86%.
+	 */
+	if (perf_stops_at_signed_frames())
+		th_skip_log("perf 6.1's unwinder stops at signed return addresses here: its ends "
+			    "of the two files are not compared");
+	for (int t = 0; t < 2 && !perf_stops_at_signed_frames(); t++)
 		for (int i = 0; i < n[t]; i++) {
 			double a = 100.0 * counts[t][i] / samples[t];
 			double b = 100.0 * ending_at(names[!t], counts[!t], n[!t], names[t][i]) /
