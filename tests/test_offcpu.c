@@ -359,8 +359,10 @@ static void put_sample(struct records *r, uint64_t id, uint64_t t, uint64_t peri
  * emulator: the lab's guest lost a quarter of offcpu_spin's time so) is
  * one cpu-clock sample with the period of one tick. The wall-clock event
  * weighs each on-CPU sample by the time since its thread's last sample or
- * switch-in: here two ticks on time and one 1.5 ms late, in 2 ms on the
- * CPU, then 1 ms off it. The table's cpu-clock keeps the periods, as perf.
+ * switch-in, and the last one before a switch-out by the time until it
+ * too: here two ticks on time and one 1.5 ms late, then 0.25 ms more on the
+ * CPU (2.25 ms in all), then 1 ms off it. The table's cpu-clock keeps the
+ * periods, as perf.
  */
 Test(offcpu, late_ticks_weigh_the_time_they_stand_for, .init = make_dir, .fini = done)
 {
@@ -379,9 +381,9 @@ Test(offcpu, late_ticks_weigh_the_time_they_stand_for, .init = make_dir, .fini =
 	put_sample(&r, 1, t0 + tick, tick);
 	put_sample(&r, 1, t0 + 2 * tick, tick);
 	put_sample(&r, 1, t0 + 8 * tick, tick); /* 6 ticks late */
-	put_sample(&r, 2, t0 + 8 * tick, 1);
-	put_switch(&r, true, t0 + 8 * tick);
-	put_switch(&r, false, t0 + 12 * tick);
+	put_sample(&r, 2, t0 + 9 * tick, 1);
+	put_switch(&r, true, t0 + 9 * tick);
+	put_switch(&r, false, t0 + 13 * tick);
 
 	memset(&a, 0, sizeof(a));
 	a.type = PEV_TYPE_SOFTWARE;
@@ -411,7 +413,7 @@ Test(offcpu, late_ticks_weigh_the_time_they_stand_for, .init = make_dir, .fini =
 	cr_assert_eq(pev_profile_add_wall_clock(p, &wall), 0);
 	cr_assert_eq(pev_profile_totals(p, wall, &samples, &period), 0);
 	cr_expect_eq(samples, 4);
-	cr_expect_eq(period, 12 * tick, "2 ms on the CPU and 1 ms off it, not %" PRIu64, period);
+	cr_expect_eq(period, 13 * tick, "2.25 ms on the CPU and 1 ms off it, not %" PRIu64, period);
 	pev_profile_free(p);
 	pev_perfdata_close(pd);
 }

@@ -65,6 +65,8 @@ struct offcpu {
 		uint32_t slot; /* the stored sample it weighs */
 		bool waiting;
 		bool on;         /* on a CPU since on_since (a switch-in or an on-CPU sample) */
+		bool on_sampled; /* on_slot holds its last on-CPU sample since the switch-in */
+		uint32_t on_slot;
 		uint64_t on_since;
 	} *wait;
 	size_t nr, cap;
@@ -98,7 +100,8 @@ static uint64_t *offcpu_wait(struct offcpu *oc, int32_t tid, bool add)
 
 /*
  * A switch-in ends the thread's wait: its off-CPU sample gets the time
- * waited; its time on the CPU counts from there. A switch-out stops that.
+ * waited; its time on the CPU counts from there. A switch-out ends that
+ * time: what is left of it since the last on-CPU sample is that sample's.
  */
 static int offcpu_switch(void *ctx, int32_t tid, uint64_t time, bool out)
 {
@@ -107,14 +110,17 @@ static int offcpu_switch(void *ctx, int32_t tid, uint64_t time, bool out)
 
 	if (!(at = offcpu_wait(oc, tid, !out)))
 		return out ? 0 : PEV_ENOMEM;
-	size_t i = (size_t)(*at - 1);
-	oc->wait[i].on = !out;
-	oc->wait[i].on_since = time;
+	struct thread_time *t = &oc->wait[*at - 1];
+	if (out && t->on && t->on_sampled && time >= t->on_since)
+		pev__profile_add_wall(oc->p, t->on_slot, time - t->on_since);
+	t->on = !out;
+	t->on_sampled = false;
+	t->on_since = time;
 	if (out)
 		return 0;
-	if (oc->wait[i].waiting && time >= oc->wait[i].time)
-		pev__profile_add_period(oc->p, oc->wait[i].slot, time - oc->wait[i].time);
-	oc->wait[i].waiting = false;
+	if (t->waiting && time >= t->time)
+		pev__profile_add_period(oc->p, t->slot, time - t->time);
+	t->waiting = false;
 	return 0;
 }
 
@@ -146,7 +152,8 @@ static int store_for_thread(struct offcpu *oc, struct pev_profile_sample *ps, ui
  * an emulator) is one sample for the ticks it missed, as the kernel forwards
  * the timer past them. The wall-clock event weighs the sample instead by
  * the time since the thread's last on-CPU sample or switch-in, where the
- * thread stayed on the CPU since (else, and for idle threads: the period).
+ * thread stayed on the CPU since (else, and for idle threads: the period),
+ * and the last sample before a switch-out by the time until it too.
  */
 static int add_oncpu_sample(struct offcpu *oc, struct pev_profile_sample *ps)
 {
@@ -160,6 +167,8 @@ static int add_oncpu_sample(struct offcpu *oc, struct pev_profile_sample *ps)
 			      t->on && ps->time >= t->on_since ? ps->time - t->on_since
 							       : ps->period);
 	t->on = true;
+	t->on_sampled = true;
+	t->on_slot = slot;
 	t->on_since = ps->time;
 	return 0;
 }
