@@ -373,6 +373,7 @@ static void squeeze_padding(char *text)
 
 static char *normalize_known(char *text, bool report)
 {
+	text = th_modules_as_kernel(text);
 	unalias_gi(text);
 	if (!report)
 		return text;
