@@ -112,13 +112,26 @@ static const char *perf_record(const char *name, const char *h)
  * The rows of `TOOL report --sort KEYS` on file that name the program's
  * DSO "prog" (a word: the kernel's __bpf_prog_enter_recur is not it) or
  * its functions, whitespace squeezed; HOME=dir/h, extra arguments after.
+ * NULL where TOOL ran past 120 s (scaled): perf 6.1's srcline sort talks
+ * to addr2line through two pipes and deadlocks with it now and then (seen
+ * in the arm64 lab: perf and addr2line each waiting to read the other).
  */
 static char *rows(const char *tool, const char *h, const char *file, const char *keys,
 		  const char *extra)
 {
-	return th_sh_okf("%s %s report --stdio -i '%s' --sort %s %s 2>/dev/null | grep -v '^#' | "
-		  "grep -E '[[:space:]]prog[[:space:]]|perfdata_spin' | tr -s ' ' | sort",
-		  home(h), tool, file, keys, extra);
+	char raw[PATH_MAX];
+	snprintf(raw, sizeof(raw), "%s/rows.out", dir); /* not at(): file may be one of its buffers */
+	char *out = th_sh_okf("timeout %d %s %s report --stdio -i '%s' --sort %s %s > '%s' "
+			      "2>/dev/null; if [ $? = 124 ]; then echo '<timeout>'; else "
+			      "grep -v '^#' '%s' | grep -E '[[:space:]]prog[[:space:]]|perfdata_spin' | "
+			      "tr -s ' ' | sort; fi",
+			      120 * th_time_scale(), home(h), tool, file, keys, extra, raw, raw);
+
+	if (strcmp(out, "<timeout>\n") != 0)
+		return out;
+	free(out);
+	cr_assert(strstr(keys, "srcline"), "%s report --sort %s ran past its time", tool, keys);
+	return NULL;
 }
 
 /* `TOOL script -F comm,ip,sym,dso` lines of the program, squeezed; HOME=dir/h. */
@@ -250,7 +263,14 @@ Test(buildid_cache, debug_file_by_build_id_like_perf)
 	snprintf(ours_tool, sizeof(ours_tool), "%s '%s'", env, th_perfev_bin());
 	snprintf(perf_opt, sizeof(perf_opt), "%s --dsos prog", opt);
 	char *a = rows("perf", "empty", data, "sym,srcline", perf_opt);
+	if (!a) {
+		th_skip_log("perf report --sort srcline ran past its time (perf 6.1 and addr2line "
+			    "deadlock now and then): source lines not compared");
+		free(bid);
+		return;
+	}
 	char *b = rows(ours_tool, "empty", data, "sym,srcline", "--dsos prog");
+	cr_assert_not_null(b, "perfev report --sort sym,srcline ran past its time");
 	expect_has(a, "perfdata_spin.c:");
 	/* An address of main with no line row (a sample now and then): perf says
 	 * "perfdata_spin.c:0" from its CU, perfev "main+OFF" (docs/PERF_DIFFERENCES.md). */
