@@ -182,9 +182,16 @@ Test(cmd_report, cpu_clock_call_chains_like_perf)
 		 th_perfev_bin(), f);
 	char *out = th_sh_ok(cmd);
 	cr_assert_eq(parse_table(out, s, 2), 1);
-	/* a and b are close (4:3) and the machine may be loaded: either may lead. */
-	cr_expect(strcmp(s[0].rows[0].sym, "report_work_a") == 0 ||
-			  strcmp(s[0].rows[0].sym, "report_work_b") == 0,
+	/*
+	 * a and b are close (4:3) and the machine may be loaded: either may
+	 * lead the workload's functions (the kernel's loading of the program
+	 * can lead the table: over 9p in the arm64 lab).
+	 */
+	int first = 0;
+	while (first < s[0].nr - 1 && strncmp(s[0].rows[first].sym, "report_work_", 12) != 0)
+		first++;
+	cr_expect(strcmp(s[0].rows[first].sym, "report_work_a") == 0 ||
+			  strcmp(s[0].rows[first].sym, "report_work_b") == 0,
 		  "%s", out);
 	cr_expect_gt(pct_of(&s[0], "report_work_a"), pct_of(&s[0], "report_work_d"));
 	free(out);
