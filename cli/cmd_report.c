@@ -749,6 +749,10 @@ static int run(const struct report_opts *o)
 		ropts.flags |= PEV_REPLAY_SYMBOL_AT_RETURN;
 	if (o->zero_frames)
 		ropts.flags |= PEV_REPLAY_ZERO_FRAMES;
+	/* As perf: chains resolved from the callers (--children, -G, -g caller). */
+	if (o->order >= 0 ? o->order == PEV_REPORT_CALLGRAPH_CALLER
+			  : o->inverted || (ro.flags & PEV_REPORT_CHILDREN))
+		ropts.flags |= PEV_REPLAY_LONE_LEAF_CALLER;
 	sopts.kallsyms = o->kallsyms;
 	ropts.symbols_opts = &sopts;
 	if (list_names(ro.sort, "trace") || list_names(o->fields, "trace")) {

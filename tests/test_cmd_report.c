@@ -396,6 +396,87 @@ Test(cmd_report, reads_perfev_record_files)
 	free(s);
 }
 
+#if defined(__aarch64__)
+/* The Children and Self shares of sym in a `--children --sort sym -g none` table (0: none). */
+static void children_self(const char *table, const char *sym, double *children, double *self)
+{
+	*children = *self = 0;
+	for (const char *l = table; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		double c, sf;
+		char kind[8], name[128];
+		if (l[0] != '#' && sscanf(l, " %lf%% %lf%% %7s %127s", &c, &sf, kind, name) == 4 &&
+		    strcmp(name, sym) == 0) {
+			*children = c;
+			*self = sf;
+			return;
+		}
+	}
+}
+#endif
+
+/*
+ * arm64: a sample in a leaf that is its chain's only user frame
+ * (lone_leaf clears the frame pointer while it spins: the kernel's walk
+ * ends at it) has its caller in LR. perf 6.1 adds that caller where it
+ * resolves chains from the callers (--children, -G), not in script or
+ * under --no-children; perfev does the same. Where perf is installed, its
+ * Children share of the caller is compared with perfev's.
+ */
+Test(cmd_report, arm64_lone_leaf_has_its_caller_in_children)
+{
+#if !defined(__aarch64__)
+	th_skip("arm64 only: the link register holds a leaf's caller there");
+#else
+	char cmd[16384], *out;
+	const char *f = th_path_in("lone.data");
+	double caller, caller_self, leaf_children, leaf;
+	int lone = 0, samples = 0;
+
+	snprintf(cmd, sizeof(cmd), "'%s' record -q -g -e cpu-clock -o '%s' -- '%s' 300 2>&1",
+		 th_perfev_bin(), f, th_test_program("lone_leaf"));
+	free(th_sh_ok(cmd));
+	snprintf(cmd, sizeof(cmd), "'%s' report -i '%s' --children --sort sym -g none -q",
+		 th_perfev_bin(), f);
+	out = th_sh_ok(cmd);
+	children_self(out, "lone_leaf", &leaf_children, &leaf);
+	children_self(out, "lone_leaf_caller", &caller, &caller_self);
+	cr_assert_gt(leaf, 50, "lone_leaf is not the hot function:\n%s", out);
+	cr_expect_geq(caller, leaf - 1, "lone_leaf_caller %.2f%%, its callee lone_leaf %.2f%%:\n%s",
+		      caller, leaf, out);
+	free(out);
+	if ((out = th_which("perf"))) {
+		double perf_caller, perf_self;
+		free(out);
+		snprintf(cmd, sizeof(cmd),
+			 "perf report -i '%s' --children --sort sym -g none -q 2>/dev/null", f);
+		out = th_sh_ok(cmd);
+		children_self(out, "lone_leaf_caller", &perf_caller, &perf_self);
+		cr_expect(perf_caller > caller - 1 && perf_caller < caller + 1,
+			  "lone_leaf_caller: perf %.2f%%, perfev %.2f%%:\n%s", perf_caller, caller, out);
+		free(out);
+	}
+	/* Script, as perf's: the leaf alone (its caller comes with the chain's second frame). */
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s' -F ip,sym", th_perfev_bin(), f);
+	out = th_sh_ok(cmd);
+	for (char *b = out; *b;) {
+		size_t len = strcspn(b, "\n");
+		char first[128] = "", second[128] = "";
+		while (b[len] == '\n' && b[len + 1] && b[len + 1] != '\n')
+			len += 1 + strcspn(b + len + 1, "\n");
+		sscanf(b, " %*s %127s %*s %127s", first, second);
+		samples += strcmp(first, "lone_leaf") == 0;
+		lone += strcmp(first, "lone_leaf") == 0 && strcmp(second, "lone_leaf_caller") != 0;
+		b += len;
+		while (*b == '\n')
+			b++;
+	}
+	cr_expect_gt(samples, 20, "only %d samples in lone_leaf:\n%.3000s", samples, out);
+	cr_expect_geq(lone, samples * 9 / 10, "%d of %d samples in lone_leaf show it alone:\n%.3000s",
+		      lone, samples, out);
+	free(out);
+#endif
+}
+
 /*
  * Records a copy of report_work at DIR/prog, then puts a FIFO there, and a
  * link to /dev/zero: report must finish (a blocking open of the FIFO hung

@@ -164,13 +164,31 @@ emit:
 	}
 }
 
+/*
+ * Orders two blocks as squeeze_padding will print them: a run of spaces
+ * counts as one. A module's entry, its name written as the kernel's
+ * (th_modules_as_kernel), is padded for the shorter name it had.
+ */
 static int cmp_block(const void *a, const void *b)
 {
 	const struct block *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->at, y->at, n);
+	size_t i = 0, j = 0;
 
-	return c ? c : (x->len > y->len) - (x->len < y->len);
+	while (i < x->len && j < y->len) {
+		unsigned char c = (unsigned char)x->at[i], d = (unsigned char)y->at[j];
+
+		if (c != d)
+			return c < d ? -1 : 1;
+		i++;
+		j++;
+		if (c == ' ') {
+			while (i < x->len && x->at[i] == ' ')
+				i++;
+			while (j < y->len && y->at[j] == ' ')
+				j++;
+		}
+	}
+	return (i < x->len) - (j < y->len);
 }
 
 /*

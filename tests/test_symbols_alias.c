@@ -472,6 +472,43 @@ Test(symbols_alias, debuginfo_twins_named_as_the_symbol, .init = th_leak_init,
 	pev_symbols_free(s);
 }
 
+/*
+ * A C function declared with an asm label (glibc's hidden_proto: `__open64_nocancel`
+ * is `__GI___open64_nocancel` to the assembler): its debuginfo has the C
+ * name and the assembler's as its linkage name. The function the
+ * debuginfo names is the assembler's, as binutils' addr2line and perf name
+ * it: the ELF symbol's, so the frame is not an inlined `labelled_fn`.
+ */
+Test(symbols_alias, debuginfo_names_a_c_function_by_its_asm_label, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	static const char source[] = "int labelled_fn(int x) __asm__(\"__GI_labelled_fn\");\n"
+				     "int labelled_fn(int x) { return x * 3 + 1; }\n";
+	char src[PATH_MAX], so[PATH_MAX], cmd[4 * PATH_MAX];
+	const uint64_t base = 0x10000000;
+	struct pev_symbols *s = NULL;
+	struct pev_symbol sym = PEV_SYMBOL_INIT;
+	struct value_of v = {.name = "__GI_labelled_fn"};
+	struct pev_error err;
+
+	need_cc();
+	dir = th_temp_dir("alias");
+	snprintf(src, sizeof(src), "%s/labelled.c", dir);
+	snprintf(so, sizeof(so), "%s/liblabelled.so", dir);
+	th_write_file(src, source);
+	snprintf(cmd, sizeof(cmd), "cc -g -O1 -shared -nostdlib -o '%s' '%s' 2>&1", so, src);
+	free(th_sh_ok(cmd));
+	cr_assert(each_symbol(so, note_value, &v) && v.value, "%s: no __GI_labelled_fn", so);
+	cr_assert_eq(pev_symbols_new(NULL, &s, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_symbols_add_mapping(s, 4242, base, 0x100000, 0, so, NULL, 0), 0);
+	cr_assert_eq(pev_symbols_resolve(s, 4242, base + v.value, &sym), 0);
+	cr_assert_eq(sym.status, PEV_SYMBOL_OK);
+	cr_expect_str_eq(sym.name, "__GI_labelled_fn");
+	cr_assert_eq(sym.nframes, 1, "one function, nothing inlined");
+	cr_expect_str_eq(sym.frames[0].function, "__GI_labelled_fn");
+	pev_symbols_free(s);
+}
+
 /* ---- the PLT of an AArch64 file ---------------------------------------------------- */
 
 /* Two calls through the PLT. */

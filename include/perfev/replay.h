@@ -68,6 +68,15 @@ struct pev_replay;
  * By default they are left out: no code runs at address 0.
  */
 #define PEV_REPLAY_ZERO_FRAMES (1u << 4)
+/**
+ * arm64 frame-pointer chains: the caller of a leaf that had not saved its
+ * link register is taken from it (PEV_FRAME_LINK_REGISTER) before the
+ * chain's second user frame. With this flag a leaf that is its chain's
+ * only user frame (the kernel's walk found no frame record) gets it too,
+ * as perf 6.1 does when it orders chains from the callers (its --children
+ * and -G views); without it, as perf's callee-ordered views and script.
+ */
+#define PEV_REPLAY_LONE_LEAF_CALLER (1u << 5)
 
 struct pev_replay_sample;
 

@@ -592,6 +592,30 @@ static bool known_context(uint64_t c)
 	       c == PEV_CONTEXT_GUEST_USER;
 }
 
+/*
+ * arm64 frame-pointer chains: pushes the caller of the user leaf taken from
+ * LR (pev__symbols_leaf_caller), marked PEV_FRAME_LINK_REGISTER, unless it
+ * is next (the frame the walk has after the leaf). Counts it in *addrs.
+ */
+static int push_leaf_caller(struct pev_replay *r, size_t *n, const struct pev_sample *s,
+			    const struct pev_replay_sample *out, uint64_t leaf, uint64_t next,
+			    size_t *addrs)
+{
+	uint64_t caller;
+	size_t from = *n;
+	int rc;
+
+	if (pev__symbols_leaf_caller(r->sym, out->pid, out->tid, leaf, &s->regs_user, &caller) != 1 ||
+	    caller == next)
+		return 0;
+	if ((rc = push_address(r, n, out->pid, caller, caller, false)))
+		return rc;
+	for (size_t k = from; k < *n; k++)
+		r->frames[k].flags |= PEV_FRAME_LINK_REGISTER;
+	(*addrs)++;
+	return 0;
+}
+
 /* Builds the stack of a sample into r->frames. */
 static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 			struct pev_replay_sample *out)
@@ -611,7 +635,7 @@ static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 		bool leaf_lr = (s->fields & PEV_SAMPLE_REGS_USER) &&
 			       !(s->fields & PEV_SAMPLE_STACK_USER);
 		unsigned user_frames = 0;
-		uint64_t leaf = 0, caller;
+		uint64_t leaf = 0;
 
 		pev_callchain_iter_init(&it, s->callchain, s->callchain_nr);
 		while (pev_callchain_iter_next(&it, &f)) {
@@ -644,22 +668,21 @@ static int sample_stack(struct pev_replay *r, const struct pev_record *rec,
 			if (f.context == PEV_CONTEXT_USER && leaf_lr && ++user_frames <= 2) {
 				if (user_frames == 1)
 					leaf = f.ip;
-				else if (pev__symbols_leaf_caller(r->sym, pid, out->tid, leaf,
-								  &s->regs_user, &caller) == 1 &&
-					 caller != f.ip) {
-					size_t from = n;
-					if ((rc = push_address(r, &n, pid, caller, caller, false)))
-						return rc;
-					for (size_t k = from; k < n; k++)
-						r->frames[k].flags |= PEV_FRAME_LINK_REGISTER;
-					addrs++;
-				}
+				else if ((rc = push_leaf_caller(r, &n, s, out, leaf, f.ip, &addrs)))
+					return rc;
 			}
 			rc = push_address(r, &n, pid, f.ip, as_is ? f.ip : f.ip - 1, kernel);
 			if (rc)
 				return rc;
 			addrs++;
 		}
+		/*
+		 * A leaf that is its chain's only user frame gets its caller
+		 * too where asked: perf 6.1 adds it so in caller order only.
+		 */
+		if (user_frames == 1 && (r->flags & PEV_REPLAY_LONE_LEAF_CALLER) &&
+		    (rc = push_leaf_caller(r, &n, s, out, leaf, leaf, &addrs)))
+			return rc;
 	}
 	/* As perf: no valid stack bytes (the kernel could not copy them) unwind nothing. */
 	if ((s->fields & PEV_SAMPLE_REGS_USER) && (s->fields & PEV_SAMPLE_STACK_USER) &&

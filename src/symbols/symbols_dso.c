@@ -485,17 +485,24 @@ static bool to_vaddr(const struct sym_dso *d, const struct sym_map *m, uint64_t 
 
 /* ---- DWARF: lines and inline frames -------------------------------------------- */
 
-/* A DIE's name for people: its linkage name demangled, else its name. */
+/*
+ * A DIE's name for people: its linkage name demangled, else its name. A
+ * linkage name that is no C++ name is the assembler's name of a C function
+ * (glibc's `__GI___open64_nocancel` for `__open64_nocancel`, declared with
+ * an asm label): that one, as binutils' addr2line and so perf name it.
+ */
 static const char *die_name(struct pev_symbols *s, Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
 	const char *name = NULL;
 
-	if (!(s->opts.flags & PEV_SYMBOLS_NO_DEMANGLE) &&
-	    (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
-	     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))) {
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr)) {
 		const char *linkage = dwarf_formstring(&attr);
-		if (linkage && (name = pev__sym_demangle(&s->arena, linkage, short_names(s))))
+		if (linkage && strncmp(linkage, "_Z", 2) != 0)
+			return linkage;
+		if (linkage && !(s->opts.flags & PEV_SYMBOLS_NO_DEMANGLE) &&
+		    (name = pev__sym_demangle(&s->arena, linkage, short_names(s))))
 			return name;
 	}
 	return dwarf_diename(die);
