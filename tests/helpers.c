@@ -1368,6 +1368,26 @@ static char *plt_as_one(const char *line, size_t n, char *out, size_t size)
 }
 
 /* See helpers.h. */
+char *th_plt_as_one_text(char *text)
+{
+	size_t len = strlen(text), w = 0;
+	char *out = malloc(len + 8);
+
+	cr_assert_not_null(out);
+	for (const char *l = text; *l;) {
+		size_t n = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+		/* "<plt>" is no longer than the name it stands for: the line fits
+		 * (plt_as_one wants a few bytes of room past it). */
+		plt_as_one(l, n, out + w, n + 8);
+		w += strlen(out + w);
+		l += n;
+	}
+	out[w] = '\0';
+	free(text);
+	return out;
+}
+
+/* See helpers.h. */
 bool th_plt_named_init(const char *x, size_t lx, const char *y, size_t ly)
 {
 	char a[4096], b[4096];

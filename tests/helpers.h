@@ -332,6 +332,13 @@ char *th_modules_as_kernel(char *text);
 bool th_plt_named_init(const char *x, size_t lx, const char *y, size_t ly);
 
 /*
+ * Text with every PLT stub's name and perf's "_init" stretched over the PLT
+ * written "<plt>" (the difference th_plt_named_init allows, in a whole
+ * output). Takes text (freed) and returns the new text (malloc'ed).
+ */
+char *th_plt_as_one_text(char *text);
+
+/*
  * The path of a program built next to the running test (tests/NAME in the
  * build directory); fails the test when it is not there. The string is
  * kept for the life of the process.

@@ -431,9 +431,23 @@ static bool same_output(const char *file, const char *perf_file, const char *vie
 	snprintf(cmd, sizeof(cmd), "'%s' %s --symbol-at-return --zero-frames -i '%s'", th_perfev_bin(), view,
 		 file);
 	ours = th_sh_ok(cmd);
-	theirs = normalize_known(theirs, strncmp(view, "report", 6) == 0);
-	ours = normalize_known(ours, strncmp(view, "report", 6) == 0);
+	bool report_view = strncmp(view, "report", 6) == 0;
+	char *theirs_raw = strdup(theirs), *ours_raw = strdup(ours);
+	cr_assert(theirs_raw && ours_raw);
+	theirs = normalize_known(theirs, report_view);
+	ours = normalize_known(ours, report_view);
 	same = strcmp(theirs, ours) == 0;
+	/* A PLT stub perf names "_init" (th_plt_named_init), in entries ordered again. */
+	if (!same && strstr(theirs, "_init") && strstr(ours, "@plt")) {
+		char *t = normalize_known(th_plt_as_one_text(theirs_raw), report_view);
+		char *o = normalize_known(th_plt_as_one_text(ours_raw), report_view);
+		theirs_raw = ours_raw = NULL;
+		same = strcmp(t, o) == 0;
+		free(t);
+		free(o);
+	}
+	free(theirs_raw);
+	free(ours_raw);
 	if (!same) {
 		char name[300];
 

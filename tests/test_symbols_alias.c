@@ -427,16 +427,22 @@ Test(symbols_alias, arm_mapping_symbols_name_nothing)
 static const char twin_asm[] = ".text\n.p2align 4\n.globl __twin_fn\n.globl twin_fn\n"
 			       ".type __twin_fn, %function\n.type twin_fn, %function\n"
 			       "__twin_fn:\ntwin_fn:\n" LOOP ".size __twin_fn, .-__twin_fn\n"
-			       ".size twin_fn, .-twin_fn\n";
+			       ".size twin_fn, .-twin_fn\n"
+			       /* The other order: twin_other first. */
+			       ".p2align 4\n.globl twin_other\n.globl __twin_other\n"
+			       ".type twin_other, %function\n.type __twin_other, %function\n"
+			       "twin_other:\n__twin_other:\n" LOOP ".size twin_other, .-twin_other\n"
+			       ".size __twin_other, .-__twin_other\n";
 #endif
 
 /*
  * GNU as (2.40) gives each name of an assembly function a DWARF subprogram
  * with the same range, in the order of the source: glibc's arm64 ld.so has
  * `__strlen` and then `strlen`. The function the debuginfo names at an
- * address is then the subprogram named as the ELF symbol that wins
- * (`twin_fn`, fewer underscores), as perf's names: not the first twin,
- * which would make the frame look like an inlined `__twin_fn`.
+ * address is then the last of them, as binutils' addr2line names it (so
+ * perf, which marks it inlined where it is not the ELF symbol's name):
+ * `twin_fn` for `__twin_fn` then `twin_fn`, `__twin_other` for
+ * `twin_other` then `__twin_other` (the ELF symbol is `twin_other`).
  */
 Test(symbols_alias, debuginfo_twins_named_as_the_symbol, .init = th_leak_init,
      .fini = th_leak_fini)
@@ -469,6 +475,13 @@ Test(symbols_alias, debuginfo_twins_named_as_the_symbol, .init = th_leak_init,
 	}
 	cr_expect_eq(sym.nframes, 1, "one function, nothing inlined");
 	cr_expect_str_eq(sym.frames[sym.nframes - 1].function, "twin_fn");
+	struct value_of other = {.name = "twin_other"};
+	cr_assert(each_symbol(so, note_value, &other) && other.value, "%s: no twin_other", so);
+	sym = (struct pev_symbol)PEV_SYMBOL_INIT;
+	cr_assert_eq(pev_symbols_resolve(s, 4242, base + other.value + 4, &sym), 0);
+	cr_expect_str_eq(sym.name, "twin_other");
+	cr_expect_eq(sym.nframes, 1);
+	cr_expect_str_eq(sym.frames[sym.nframes - 1].function, "__twin_other");
 	pev_symbols_free(s);
 }
 

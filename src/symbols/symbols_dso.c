@@ -532,24 +532,23 @@ static void call_site(Dwarf_Die *die, const char **file, unsigned *line, unsigne
 /*
  * The name of the subprogram fn, or where the assembler described one
  * function under each of its names (GNU as 2.40 gives `__strlen` and
- * `strlen` a subprogram each, with one range), the twin named as the ELF
- * symbol sym_name (NULL: none), which is the name perf shows.
+ * `strlen` a subprogram each, with one range, in the source's order), the
+ * last of those twins: binutils' addr2line keeps the last one read of
+ * subprograms over one range, and perf names the function as it does
+ * (marked inlined where that is not the ELF symbol's name).
  */
-static const char *subprogram_name(struct pev_symbols *s, Dwarf_Die *fn, const char *sym_name)
+static const char *subprogram_name(struct pev_symbols *s, Dwarf_Die *fn)
 {
-	const char *name = die_name(s, fn);
-	Dwarf_Addr lo, twin_lo;
-	Dwarf_Die twin = *fn;
+	Dwarf_Addr lo, hi, twin_lo, twin_hi;
+	Dwarf_Die twin = *fn, last = *fn;
 
-	if (!sym_name || !name || strcmp(name, sym_name) == 0 || dwarf_lowpc(fn, &lo) != 0)
-		return name;
+	if (dwarf_lowpc(fn, &lo) != 0 || dwarf_highpc(fn, &hi) != 0)
+		return die_name(s, fn);
 	while (dwarf_siblingof(&twin, &twin) == 0 && dwarf_tag(&twin) == DW_TAG_subprogram &&
-	       dwarf_lowpc(&twin, &twin_lo) == 0 && twin_lo == lo) {
-		const char *twin_name = die_name(s, &twin);
-		if (twin_name && strcmp(twin_name, sym_name) == 0)
-			return twin_name;
-	}
-	return name;
+	       dwarf_lowpc(&twin, &twin_lo) == 0 && twin_lo == lo &&
+	       dwarf_highpc(&twin, &twin_hi) == 0 && twin_hi == hi)
+		last = twin;
+	return die_name(s, &last);
 }
 
 /*
@@ -562,8 +561,7 @@ static const char *subprogram_name(struct pev_symbols *s, Dwarf_Die *fn, const c
  * the function that holds them all.
  */
 static int read_frames(struct pev_symbols *s, Dwarf_Die *cu, uint64_t bias, uint64_t vaddr,
-		       const char *sym_name, struct dso_addr *e, uint64_t *fn_lo,
-		       uint64_t *fn_hi)
+		       struct dso_addr *e, uint64_t *fn_lo, uint64_t *fn_hi)
 {
 	Dwarf_Die *scopes = NULL, *chain = NULL;
 	int n, nfun = 0, k = 0;
@@ -602,7 +600,7 @@ static int read_frames(struct pev_symbols *s, Dwarf_Die *cu, uint64_t bias, uint
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
 		fr[k].function = tag == DW_TAG_subprogram
-					 ? subprogram_name(s, &chain[i], sym_name)
+					 ? subprogram_name(s, &chain[i])
 					 : die_name(s, &chain[i]);
 		fr[k].file = file;
 		fr[k].line = line;
@@ -632,7 +630,7 @@ static int read_frames(struct pev_symbols *s, Dwarf_Die *cu, uint64_t bias, uint
  * from dwfl_module_getsrc, which knows only the units .debug_aranges lists.
  */
 static int read_dwarf(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr,
-		      const char *sym_name, struct dso_addr *e, uint64_t *fn_lo, uint64_t *fn_hi)
+		      struct dso_addr *e, uint64_t *fn_lo, uint64_t *fn_hi)
 {
 	Dwarf_Die cu;
 	Dwarf_Line *l;
@@ -664,7 +662,7 @@ static int read_dwarf(struct pev_symbols *s, struct sym_dso *d, uint64_t vaddr,
 	}
 	if (s->opts.flags & PEV_SYMBOLS_NO_INLINE)
 		return 0;
-	return read_frames(s, &cu, bias, vaddr, sym_name, e, fn_lo, fn_hi);
+	return read_frames(s, &cu, bias, vaddr, e, fn_lo, fn_hi);
 }
 
 /* ---- symbols ------------------------------------------------------------------ */
@@ -739,7 +737,7 @@ static struct dso_addr *lookup(struct pev_symbols *s, struct sym_dso *d, uint64_
 	uint64_t fn_lo = 0, fn_hi = 0;
 
 	if (!e || elf_symbol(s, d, vaddr, &e->sym) < 0 ||
-	    read_dwarf(s, d, vaddr, e->sym ? e->sym->name : NULL, e, &fn_lo, &fn_hi) < 0)
+	    read_dwarf(s, d, vaddr, e, &fn_lo, &fn_hi) < 0)
 		return NULL;
 	if (e->sym) {
 		/* named */
