@@ -1368,6 +1368,43 @@ static char *plt_as_one(const char *line, size_t n, char *out, size_t size)
 }
 
 /* See helpers.h. */
+double th_script_share(const char *script, const char *name)
+{
+	size_t samples = 0, with = 0, n = strlen(name);
+	bool inlined = n > 10 && strcmp(name + n - 10, " (inlined)") == 0, in_sample = false,
+	     seen = false, any = n > 6 && strcmp(name + n - 6, " (any)") == 0;
+
+	if (inlined)
+		n -= 10;
+	if (any)
+		n -= 6;
+	for (const char *l = script; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+		size_t len = strcspn(l, "\n");
+		if (!len) {
+			with += in_sample && seen;
+			in_sample = seen = false;
+			continue;
+		}
+		if (l[0] != '\t') {
+			samples += !in_sample;
+			in_sample = true;
+			continue;
+		}
+		const char *sym = l + strspn(l, "\t ");
+		sym += strspn(sym, "0123456789abcdef");
+		sym += strspn(sym, " ");
+		const char *end = l + len;
+		if ((size_t)(end - sym) > n + 3 && memcmp(sym, name, n) == 0 &&
+		    memcmp(sym + n, "+0x", 3) == 0 &&
+		    (any ||
+		     (strstr(sym, " (inlined)") != NULL && strstr(sym, " (inlined)") < end) == inlined))
+			seen = true;
+	}
+	with += in_sample && seen;
+	return samples ? 100.0 * (double)with / (double)samples : 0;
+}
+
+/* See helpers.h. */
 char *th_plt_as_one_text(char *text)
 {
 	size_t len = strlen(text), w = 0;

@@ -332,6 +332,13 @@ char *th_modules_as_kernel(char *text);
 bool th_plt_named_init(const char *x, size_t lx, const char *y, size_t ly);
 
 /*
+ * The share (%) of the samples of `perf script` output script that have a
+ * frame of function name ("name+0x..."; for "name (inlined)", an inlined
+ * frame of it; for "name (any)", any frame of it).
+ */
+double th_script_share(const char *script, const char *name);
+
+/*
  * Text with every PLT stub's name and perf's "_init" stretched over the PLT
  * written "<plt>" (the difference th_plt_named_init allows, in a whole
  * output). Takes text (freed) and returns the new text (malloc'ed).

@@ -57,7 +57,9 @@ volatile double sink;
 
 int main(int argc, char **argv)
 {
-	double ms = argc > 1 ? std::atof(argv[1]) : 100;
+	/* strtod, not atof: glibc's headers inline atof, which perf names otherwise
+	 * (docs/PERF_DIFFERENCES.md, "a C function inlined into C++ code"). */
+	double ms = argc > 1 ? std::strtod(argv[1], nullptr) : 100;
 	std::vector<std::unique_ptr<geo::Shape>> shapes;
 
 	for (int i = 0; i < 64; i++) {

@@ -244,44 +244,6 @@ static bool contains(char **v, const char *s)
 	return false;
 }
 
-/*
- * The share (%) of the samples of `perf script` output script that have a
- * frame of function name ("name+0x..."; for "name (inlined)", an inlined
- * frame of it).
- */
-static double script_share(const char *script, const char *name)
-{
-	size_t samples = 0, with = 0, n = strlen(name);
-	bool inlined = n > 10 && strcmp(name + n - 10, " (inlined)") == 0, in_sample = false,
-	     seen = false;
-
-	if (inlined)
-		n -= 10;
-	for (const char *l = script; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
-		size_t len = strcspn(l, "\n");
-		if (!len) {
-			with += in_sample && seen;
-			in_sample = seen = false;
-			continue;
-		}
-		if (l[0] != '\t') {
-			samples += !in_sample;
-			in_sample = true;
-			continue;
-		}
-		const char *sym = l + strspn(l, "\t ");
-		sym += strspn(sym, "0123456789abcdef");
-		sym += strspn(sym, " ");
-		const char *end = l + len;
-		if ((size_t)(end - sym) > n + 3 && memcmp(sym, name, n) == 0 &&
-		    memcmp(sym + n, "+0x", 3) == 0 &&
-		    (strstr(sym, " (inlined)") != NULL && strstr(sym, " (inlined)") < end) == inlined)
-			seen = true;
-	}
-	with += in_sample && seen;
-	return samples ? 100.0 * (double)with / (double)samples : 0;
-}
-
 /* The function an entry's head line names (after "] "), in buf. */
 static const char *entry_function(const char *line, char *buf, size_t size)
 {
@@ -309,7 +271,7 @@ static bool perf_children_off_its_script(const char *a, const char *b, const cha
 	    split_pcts(a, sa, pa, 8) != 2 || split_pcts(b, sb, pb, 8) != 2 || !same_line(sa, sb) ||
 	    pa[1] - pb[1] > tol + 0.0101 || pb[1] - pa[1] > tol + 0.0101)
 		return false;
-	double share = script_share(script, entry_function(a, fn, sizeof(fn)));
+	double share = th_script_share(script, entry_function(a, fn, sizeof(fn)));
 	if (share - pa[0] > tol + 0.6 || pa[0] - share > tol + 0.6)
 		return false;
 	th_skip_log("perf's --children counts %s in %.2f%% of the samples, its script in %.2f%%, "

@@ -413,6 +413,74 @@ static char *path_in(const char *name)
 }
 
 
+/* The end of the entry block (an entry line and its graph's lines) at l. */
+static char *block_end(char *l)
+{
+	char *e = l + strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+
+	while (*e && !entry_line(e) && e[0] != '#')
+		e += strcspn(e, "\n") + (e[strcspn(e, "\n")] == '\n');
+	return e;
+}
+
+/* The entry line of ours whose text after its two percentages is key's (klen bytes), or NULL. */
+static char *same_entry(char *text, const char *key, size_t klen)
+{
+	for (char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+		const char *k = entry_line(l) ? strchr(strchr(l, '%') + 1, '%') : NULL;
+		if (k && strncmp(k, key, klen) == 0 && (k[klen] == '\n' || !k[klen]))
+			return l;
+	}
+	return NULL;
+}
+
+/*
+ * In the normalized children tables theirs (perf's) and ours, drops the
+ * entry, with its graph, of each function whose Children share perf
+ * prints otherwise than its own script shows (script: `perf script` of the
+ * file) where perfev prints the script's: perf counts a function and one
+ * inlined into it so (docs/PERF_DIFFERENCES.md, "--children entries of a
+ * function and one inlined into it"; arm64 ld.so's `_dl_start`). In
+ * place; logs each. Returns whether it dropped any.
+ */
+static bool drop_entries_off_script(char *theirs, char *ours, const char *script)
+{
+	bool dropped = false;
+
+	for (char *l = theirs; *l;) {
+		char *end = block_end(l), *k, *o, *fn;
+		double pt, po;
+
+		if (!entry_line(l) || !(k = strchr(strchr(l, '%') + 1, '%')) ||
+		    !(fn = strstr(l, "] ")) || fn > l + strcspn(l, "\n")) {
+			l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+			continue;
+		}
+		size_t klen = strcspn(k, "\n");
+		char name[512];
+		snprintf(name, sizeof(name), "%.*s (any)", (int)strcspn(fn + 2, "\n"), fn + 2);
+		o = same_entry(ours, k, klen);
+		if (!o || sscanf(l, " %lf", &pt) != 1 || sscanf(o, " %lf", &po) != 1 ||
+		    strncmp(l, o, (size_t)(k - l)) == 0) {
+			l = end;
+			continue;
+		}
+		double share = th_script_share(script, name);
+		if (po - share > 0.6 || share - po > 0.6 || (pt - share <= 0.6 && share - pt <= 0.6)) {
+			l = end;
+			continue;
+		}
+		th_skip_log("perf's --children counts %.*s in %.2f%% of the samples, its script in "
+			    "%.2f%%, perfev in %.2f%%: the entry is left out",
+			    (int)strcspn(fn + 2, "\n"), fn + 2, pt, share, po);
+		char *oend = block_end(o);
+		memmove(o, oend, strlen(oend) + 1);
+		memmove(l, end, strlen(end) + 1);
+		dropped = true;
+	}
+	return dropped;
+}
+
 /*
  * Runs `perf VIEW` on perf_file and `perfev VIEW` on file (the same file, or
  * the one perf inject --jit made of it); on a difference, appends a unified
@@ -448,6 +516,14 @@ static bool same_output(const char *file, const char *perf_file, const char *vie
 	}
 	free(theirs_raw);
 	free(ours_raw);
+	if (!same && report_view && !strstr(view, "--no-children")) {
+		snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", perf_file);
+		char *script = th_sh_ok(cmd);
+		unalias_gi(script);
+		if (drop_entries_off_script(theirs, ours, script))
+			same = strcmp(theirs, ours) == 0;
+		free(script);
+	}
 	if (!same) {
 		char name[300];
 
