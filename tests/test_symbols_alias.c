@@ -361,13 +361,19 @@ static char *name_at_vaddr(const char *so, uint64_t vaddr)
 	return name;
 }
 
+/* Where symbol is in the file so (its st_value). */
+static uint64_t value_in(const char *so, const char *symbol)
+{
+	struct value_of v = {.name = symbol};
+
+	cr_assert(each_symbol(so, note_value, &v) && v.value, "%s: no %s", so, symbol);
+	return v.value;
+}
+
 /* The name pev_symbols gives the address of symbol `label` of so. */
 static char *name_at(const char *so, const char *label)
 {
-	struct value_of v = {.name = label};
-
-	cr_assert(each_symbol(so, note_value, &v) && v.value, "%s: no %s", so, label);
-	return name_at_vaddr(so, v.value);
+	return name_at_vaddr(so, value_in(so, label));
 }
 
 #if !defined(__aarch64__) && !defined(__arm__)
@@ -436,6 +442,31 @@ static const char twin_asm[] = ".text\n.p2align 4\n.globl __twin_fn\n.globl twin
 #endif
 
 /*
+ * Builds DIR/lib.so from source (in DIR/NAME: ".s" or ".c", built with -g
+ * and flags), its path in so (PATH_MAX bytes), and maps it at DEBUG_BASE
+ * as process 4242 of a new symbols object, which the caller frees.
+ */
+#define DEBUG_BASE UINT64_C(0x10000000)
+static struct pev_symbols *map_debug_so(const char *name, const char *source, const char *flags,
+					char *so)
+{
+	char src[PATH_MAX], cmd[4 * PATH_MAX];
+	struct pev_symbols *s = NULL;
+	struct pev_error err;
+
+	need_cc();
+	dir = th_temp_dir("alias");
+	snprintf(src, sizeof(src), "%s/%s", dir, name);
+	snprintf(so, PATH_MAX, "%s/lib.so", dir);
+	th_write_file(src, source);
+	snprintf(cmd, sizeof(cmd), "cc -g %s -shared -nostdlib -o '%s' '%s' 2>&1", flags, so, src);
+	free(th_sh_ok(cmd));
+	cr_assert_eq(pev_symbols_new(NULL, &s, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_symbols_add_mapping(s, 4242, DEBUG_BASE, 0x100000, 0, so, NULL, 0), 0);
+	return s;
+}
+
+/*
  * GNU as (2.40) gives each name of an assembly function a DWARF subprogram
  * with the same range, in the order of the source: glibc's arm64 ld.so has
  * `__strlen` and then `strlen`. The function the debuginfo names at an
@@ -447,26 +478,16 @@ static const char twin_asm[] = ".text\n.p2align 4\n.globl __twin_fn\n.globl twin
 Test(symbols_alias, debuginfo_twins_named_as_the_symbol, .init = th_leak_init,
      .fini = th_leak_fini)
 {
-	char src[PATH_MAX], so[PATH_MAX], cmd[4 * PATH_MAX];
-	const uint64_t base = 0x10000000;
-	struct pev_symbols *s = NULL;
 	struct pev_symbol sym = PEV_SYMBOL_INIT;
-	struct value_of v = {.name = "twin_fn"};
-	struct pev_error err;
-
-	need_cc();
-	dir = th_temp_dir("alias");
-	snprintf(src, sizeof(src), "%s/twin.s", dir);
-	snprintf(so, sizeof(so), "%s/libtwin.so", dir);
+	char so[PATH_MAX];
 #ifdef LOOP
-	th_write_file(src, twin_asm);
+	struct pev_symbols *s = map_debug_so("twin.s", twin_asm, "", so);
+#else
+	struct pev_symbols *s = NULL;
+	need_cc(); /* skips */
 #endif
-	snprintf(cmd, sizeof(cmd), "cc -g -shared -nostdlib -o '%s' '%s' 2>&1", so, src);
-	free(th_sh_ok(cmd));
-	cr_assert(each_symbol(so, note_value, &v) && v.value, "%s: no twin_fn", so);
-	cr_assert_eq(pev_symbols_new(NULL, &s, &err), 0, "%s", err.message);
-	cr_assert_eq(pev_symbols_add_mapping(s, 4242, base, 0x100000, 0, so, NULL, 0), 0);
-	cr_assert_eq(pev_symbols_resolve(s, 4242, base + v.value + 4, &sym), 0);
+
+	cr_assert_eq(pev_symbols_resolve(s, 4242, DEBUG_BASE + value_in(so, "twin_fn") + 4, &sym), 0);
 	cr_assert_eq(sym.status, PEV_SYMBOL_OK);
 	cr_expect_str_eq(sym.name, "twin_fn");
 	if (!sym.nframes) {
@@ -475,10 +496,9 @@ Test(symbols_alias, debuginfo_twins_named_as_the_symbol, .init = th_leak_init,
 	}
 	cr_expect_eq(sym.nframes, 1, "one function, nothing inlined");
 	cr_expect_str_eq(sym.frames[sym.nframes - 1].function, "twin_fn");
-	struct value_of other = {.name = "twin_other"};
-	cr_assert(each_symbol(so, note_value, &other) && other.value, "%s: no twin_other", so);
 	sym = (struct pev_symbol)PEV_SYMBOL_INIT;
-	cr_assert_eq(pev_symbols_resolve(s, 4242, base + other.value + 4, &sym), 0);
+	cr_assert_eq(pev_symbols_resolve(s, 4242, DEBUG_BASE + value_in(so, "twin_other") + 4, &sym),
+		     0);
 	cr_expect_str_eq(sym.name, "twin_other");
 	cr_expect_eq(sym.nframes, 1);
 	cr_expect_str_eq(sym.frames[sym.nframes - 1].function, "__twin_other");
@@ -497,24 +517,12 @@ Test(symbols_alias, debuginfo_names_a_c_function_by_its_asm_label, .init = th_le
 {
 	static const char source[] = "int labelled_fn(int x) __asm__(\"__GI_labelled_fn\");\n"
 				     "int labelled_fn(int x) { return x * 3 + 1; }\n";
-	char src[PATH_MAX], so[PATH_MAX], cmd[4 * PATH_MAX];
-	const uint64_t base = 0x10000000;
-	struct pev_symbols *s = NULL;
 	struct pev_symbol sym = PEV_SYMBOL_INIT;
-	struct value_of v = {.name = "__GI_labelled_fn"};
-	struct pev_error err;
+	char so[PATH_MAX];
+	struct pev_symbols *s = map_debug_so("labelled.c", source, "-O1", so);
 
-	need_cc();
-	dir = th_temp_dir("alias");
-	snprintf(src, sizeof(src), "%s/labelled.c", dir);
-	snprintf(so, sizeof(so), "%s/liblabelled.so", dir);
-	th_write_file(src, source);
-	snprintf(cmd, sizeof(cmd), "cc -g -O1 -shared -nostdlib -o '%s' '%s' 2>&1", so, src);
-	free(th_sh_ok(cmd));
-	cr_assert(each_symbol(so, note_value, &v) && v.value, "%s: no __GI_labelled_fn", so);
-	cr_assert_eq(pev_symbols_new(NULL, &s, &err), 0, "%s", err.message);
-	cr_assert_eq(pev_symbols_add_mapping(s, 4242, base, 0x100000, 0, so, NULL, 0), 0);
-	cr_assert_eq(pev_symbols_resolve(s, 4242, base + v.value, &sym), 0);
+	cr_assert_eq(pev_symbols_resolve(s, 4242, DEBUG_BASE + value_in(so, "__GI_labelled_fn"), &sym),
+		     0);
 	cr_assert_eq(sym.status, PEV_SYMBOL_OK);
 	cr_expect_str_eq(sym.name, "__GI_labelled_fn");
 	cr_assert_eq(sym.nframes, 1, "one function, nothing inlined");
