@@ -413,12 +413,22 @@ static char *path_in(const char *name)
 }
 
 
+/*
+ * Whether l is an entry's line in a normalized table: entry_line's
+ * percentage followed by a blank (canonical_graph's paths start with
+ * "NN.NN%:").
+ */
+static bool entry_head(const char *l)
+{
+	return entry_line(l) && strchr(l, '%')[1] == ' ';
+}
+
 /* The end of the entry block (an entry line and its graph's lines) at l. */
 static char *block_end(char *l)
 {
 	char *e = l + strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
 
-	while (*e && !entry_line(e) && e[0] != '#')
+	while (*e && !entry_head(e) && e[0] != '#')
 		e += strcspn(e, "\n") + (e[strcspn(e, "\n")] == '\n');
 	return e;
 }
@@ -427,7 +437,7 @@ static char *block_end(char *l)
 static char *same_entry(char *text, const char *key, size_t klen)
 {
 	for (char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
-		const char *k = entry_line(l) ? strchr(strchr(l, '%') + 1, '%') : NULL;
+		const char *k = entry_head(l) ? strchr(strchr(l, '%') + 1, '%') : NULL;
 		if (k && strncmp(k, key, klen) == 0 && (k[klen] == '\n' || !k[klen]))
 			return l;
 	}
@@ -451,7 +461,7 @@ static bool drop_entries_off_script(char *theirs, char *ours, const char *script
 		char *end = block_end(l), *k, *o, *fn;
 		double pt, po;
 
-		if (!entry_line(l) || !(k = strchr(strchr(l, '%') + 1, '%')) ||
+		if (!entry_head(l) || !(k = strchr(strchr(l, '%') + 1, '%')) ||
 		    !(fn = strstr(l, "] ")) || fn > l + strcspn(l, "\n")) {
 			l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
 			continue;
@@ -584,7 +594,7 @@ static bool perf_lost_a_chain(const char *script)
 }
 
 /*
- * Whether the first kernel address of script (`perf script -F ip`) lies in
+ * Whether the first kernel address of script (`script -F ip`) lies in
  * a loaded module: perf then reads that module's symbols from its file
  * before it reads the kernel's through kcore, and names the module's PLT
  * (arm64's veneers for calls into the kernel) [unknown], where with kcore
@@ -635,7 +645,9 @@ static char *record(const struct workload *w, const char *recorder, const char *
 		free(th_sh_ok(cmd));
 		if (attempt == 8)
 			break;
-		snprintf(cmd, sizeof(cmd), "perf script -F ip -i '%s' 2>/dev/null", file);
+		/* perfev's script: the same order, without perf's DWARF unwinding. */
+		snprintf(cmd, sizeof(cmd), "'%s' script -F ip -i '%s' 2>/dev/null", th_perfev_bin(),
+			 file);
 		char *ips = th_sh_ok(cmd);
 		bool module_first = first_kernel_frame_in_module(ips);
 		free(ips);
