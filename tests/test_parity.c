@@ -593,29 +593,67 @@ static bool perf_lost_a_chain(const char *script)
 	return false;
 }
 
-/*
- * Whether the first kernel address of script (`script -F ip`) lies in
- * a loaded module: perf then reads that module's symbols from its file
- * before it reads the kernel's through kcore, and names the module's PLT
- * (arm64's veneers for calls into the kernel) [unknown], where with kcore
- * it names it by the module's last function, as perfev does
- * (docs/PERF_DIFFERENCES.md, "an address in a module's PLT").
- */
-static bool first_kernel_frame_in_module(const char *script)
-{
-	unsigned long long ip = 0, start, size;
-	char name[256];
-	bool in = false;
+/* A loaded module: where /proc/modules puts it, and its last symbol in /proc/kallsyms. */
+struct kmod {
+	char name[64];
+	unsigned long long start, size, last;
+};
 
-	for (const char *l = script; *l && !ip; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n'))
+/* The loaded modules (at most max) into m; returns how many. */
+static size_t loaded_modules(struct kmod *m, size_t max)
+{
+	char line[512], mod[80];
+	unsigned long long a;
+	size_t n = 0;
+	FILE *f = fopen("/proc/modules", "re");
+
+	while (f && n < max && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", m[n].name, &m[n].size, &m[n].start) ==
+		    3)
+			m[n++].last = 0;
+	if (f)
+		fclose(f);
+	f = n ? fopen("/proc/kallsyms", "re") : NULL;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %*s %*s [%79[^]]]", &a, mod) == 2)
+			for (size_t i = 0; i < n; i++)
+				if (strcmp(m[i].name, mod) == 0 && a > m[i].last)
+					m[i].last = a;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * Whether perf's names of script's kernel addresses (`script -F ip`) depend
+ * on their order: the first kernel address lies in a loaded module, and an
+ * address lies past a module's last symbol (arm64's PLT veneers for calls
+ * into the kernel). perf then reads that module's symbols from its file
+ * before it reads the kernel's through kcore, and names the PLT [unknown],
+ * where with kcore it names it by the module's last function, as perfev
+ * does (docs/PERF_DIFFERENCES.md, "an address in a module's PLT").
+ */
+static bool module_names_by_order(const char *script)
+{
+	struct kmod m[256];
+	size_t n = loaded_modules(m, 256);
+	bool first = true, module_first = false, tail = false;
+
+	for (const char *l = script; *l && n && !tail;
+	     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+		unsigned long long ip;
+		size_t i;
 		if (sscanf(l, " %llx", &ip) != 1 || !(ip >> 63))
-			ip = 0;
-	FILE *m = ip ? fopen("/proc/modules", "re") : NULL;
-	while (m && !in && fscanf(m, "%255s %llu %*s %*s %*s %llx%*[^\n]", name, &size, &start) == 3)
-		in = ip >= start && ip - start < size;
-	if (m)
-		fclose(m);
-	return in;
+			continue;
+		for (i = 0; i < n && !(ip >= m[i].start && ip - m[i].start < m[i].size); i++)
+			;
+		if (first && i == n)
+			return false;
+		first = false;
+		module_first = true;
+		tail = i < n && m[i].last && ip > m[i].last;
+	}
+	return module_first && tail;
 }
 
 /*
@@ -626,8 +664,8 @@ static bool first_kernel_frame_in_module(const char *script)
  * in a hundred; perf 7.2 and perfev follow the return address to exit and
  * _start. Where perf is wrong there is nothing to compare with;
  * test_cmd_dwarf checks perfev's chains there (docs/PERF_DIFFERENCES.md).
- * So is a recording whose first kernel address is a module's
- * (first_kernel_frame_in_module): perf's names then depend on that order.
+ * So is a recording whose kernel addresses perf names by their order
+ * (module_names_by_order).
  */
 static char *record(const struct workload *w, const char *recorder, const char *tag)
 {
@@ -649,11 +687,12 @@ static char *record(const struct workload *w, const char *recorder, const char *
 		snprintf(cmd, sizeof(cmd), "'%s' script -F ip -i '%s' 2>/dev/null", th_perfev_bin(),
 			 file);
 		char *ips = th_sh_ok(cmd);
-		bool module_first = first_kernel_frame_in_module(ips);
+		bool by_order = module_names_by_order(ips);
 		free(ips);
-		if (module_first) {
+		if (by_order) {
 			th_skip_log("%s: recorded by %s again: its first kernel address is a "
-				    "module's (perf then names the module's PLT otherwise)",
+				    "module's, and it has addresses in a module's PLT (perf then "
+				    "names them otherwise)",
 				    w->name, tag);
 			continue;
 		}
