@@ -2,7 +2,9 @@
 # Runs the test suite of a build directory, then lists every test that
 # skipped (or ran only in part), grouped by the reason it gave. Tests log
 # their skips to $PERFEV_SKIP_LOG (tests/helpers.h: th_skip); programs that
-# exit 77 are skips in meson's own log. Exits with meson test's status.
+# exit 77 are skips in meson's own log. A test that left a process running
+# (tests/helpers.c kills it at the test's exit and logs it to
+# $PERFEV_LEFT_LOG) fails the run. Exits with meson test's status, or 1.
 #   scripts/test.sh [BUILD_DIR [MESON_TEST_OPTIONS...]]
 # PERFEV_TIMEOUT_MULTIPLIER=N multiplies every suite's timeout (the PMU lab's
 # emulated machine sets it: it runs 4-11 times slower than the host).
@@ -14,9 +16,11 @@ dir=${1:-build}
 mkdir -p "$dir/meson-logs"
 case $dir in /*) log="$dir/meson-logs/skips.log" ;; *) log="$PWD/$dir/meson-logs/skips.log" ;; esac
 : >"$log"
+left="${log%/*}/left-behind.log"
+: >"$left"
 
 set -- ${PERFEV_TIMEOUT_MULTIPLIER:+--timeout-multiplier "$PERFEV_TIMEOUT_MULTIPLIER"} "$@"
-PERFEV_SKIP_LOG="$log" meson test -C "$dir" --print-errorlogs "$@"
+PERFEV_SKIP_LOG="$log" PERFEV_LEFT_LOG="$left" meson test -C "$dir" --print-errorlogs "$@"
 status=$?
 
 python3 - "$log" "$dir/meson-logs/testlog.json" <<'PY'
@@ -46,4 +50,10 @@ else:
         for t in sorted(tests):
             print(f"         {t}")
 PY
+if [ -s "$left" ]; then
+	echo
+	echo "tests that left processes running (killed at the test's exit):"
+	sed 's/^/  /' "$left"
+	[ "$status" -ne 0 ] || status=1
+fi
 exit $status

@@ -79,6 +79,26 @@ static int count_fd_links(const char *match)
 	return count_fd_links_of(0, match);
 }
 
+/* Parent of process pid and its comm and state, from /proc/PID/stat; -1 if gone. */
+static pid_t parent_of(pid_t pid, char *comm, size_t size, char *state)
+{
+	char path[64], buf[512];
+	int ppid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+	if (!open || !close || close < open || sscanf(close + 1, " %c %d", state, &ppid) != 2)
+		return -1;
+	snprintf(comm, size, "%.*s", (int)(close - open - 1), open + 1);
+	return ppid;
+}
+
 /* Whether process pid has a child process that runs a program named comm. */
 static bool has_child_named(pid_t pid, const char *comm)
 {
@@ -89,24 +109,10 @@ static bool has_child_named(pid_t pid, const char *comm)
 	if (!d)
 		return false;
 	while (!found && (e = readdir(d))) {
-		char path[16 + sizeof(e->d_name)], line[512];
-		int ppid;
-		FILE *f;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		if (!(f = fopen(path, "re")))
-			continue;
-		if (fgets(line, sizeof(line), f)) {
-			/* pid (comm) state ppid: comm may hold spaces and ')' */
-			char *close = strrchr(line, ')'), *open = strchr(line, '(');
-			if (open && close && sscanf(close + 1, " %*c %d", &ppid) == 1 && ppid == pid &&
-			    (size_t)(close - open - 1) == strlen(comm) &&
-			    strncmp(open + 1, comm, strlen(comm)) == 0)
-				found = true;
-		}
-		fclose(f);
+		char name[64], state;
+		pid_t child = atoi(e->d_name);
+		found = child > 0 && parent_of(child, name, sizeof(name), &state) == pid &&
+			strcmp(name, comm) == 0;
 	}
 	closedir(d);
 	return found;
@@ -179,29 +185,101 @@ void th_leak_fini(void)
 
 /* ---- skips -------------------------------------------------------------- */
 
-void th_skip_log(const char *fmt, ...)
+/* Appends line (with its newline) to the file named by $env, if set. */
+static void append_line(const char *env, const char *line)
 {
-	const char *path = getenv("PERFEV_SKIP_LOG");
-	char line[1024];
-	va_list ap;
-	int fd, n;
+	const char *path = getenv(env);
+	size_t n = strlen(line);
+	int fd;
 
 	if (!path || !*path)
 		return;
+	/* One write with O_APPEND: lines of tests running in parallel do not mix. */
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) >= 0) {
+		if (write(fd, line, n) != (ssize_t)n)
+			fprintf(stderr, "cannot log to %s\n", path);
+		close(fd);
+	}
+}
+
+void th_skip_log(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
 	n = snprintf(line, sizeof(line), "%s::%s: ",
 		     criterion_current_suite ? criterion_current_suite->name : "?",
 		     criterion_current_test ? criterion_current_test->name : "?");
 	va_start(ap, fmt);
 	vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
-	n = (int)strlen(line);
-	line[n++] = '\n';
-	/* One write with O_APPEND: lines of tests running in parallel do not mix. */
-	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) >= 0) {
-		if (write(fd, line, (size_t)n) != n)
-			fprintf(stderr, "cannot log the skip to %s\n", path);
-		close(fd);
+	strcat(line, "\n");
+	append_line("PERFEV_SKIP_LOG", line);
+}
+
+/* ---- children left behind ------------------------------------------------- */
+
+/*
+ * SIGKILL every process descended from this one, naming those that were
+ * still running. A test that fails an assertion before it stops its
+ * children (a workload, a perfev it attached) would otherwise leave them to
+ * spin on a shared CI machine.
+ */
+static void kill_left_behind(void)
+{
+	enum { MAX = 4096 };
+	static pid_t pids[MAX], ppids[MAX];
+	pid_t tree[256];
+	int n = 0, ntree = 1;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && n < MAX) {
+		char comm[64], state;
+		pid_t pid = atoi(e->d_name);
+		if (pid > 0 && (ppids[n] = parent_of(pid, comm, sizeof(comm), &state)) > 0)
+			pids[n++] = pid;
 	}
+	closedir(d);
+	tree[0] = getpid();
+	/* Breadth first: tree[] grows as each member's children are found. */
+	for (int t = 0; t < ntree; t++)
+		for (int i = 0; i < n && ntree < (int)(sizeof(tree) / sizeof(tree[0])); i++)
+			if (ppids[i] == tree[t])
+				tree[ntree++] = pids[i];
+	/* Criterion's current test is gone by now: the log names the program. */
+	char exe[PATH_MAX] = "", line[PATH_MAX + 96];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[len > 0 ? len : 0] = '\0';
+	const char *program = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : "?";
+
+	for (int t = 1; t < ntree; t++) {
+		char comm[64] = "?", state = '?';
+		parent_of(tree[t], comm, sizeof(comm), &state);
+		if (state == 'Z' || kill(tree[t], SIGKILL) != 0)
+			continue;
+		fprintf(stderr, "test left process %d (%s) behind: killed\n", (int)tree[t], comm);
+		snprintf(line, sizeof(line), "%s: process %d (%s)\n", program, (int)tree[t], comm);
+		append_line("PERFEV_LEFT_LOG", line);
+	}
+}
+
+/*
+ * In each test's own process (Criterion's worker: BoxFort names its map
+ * after the worker's pid), kill at exit what the test left behind. Not in
+ * Criterion's runner, nor in a program a test starts that links these helpers.
+ */
+__attribute__((constructor)) static void watch_children(void)
+{
+	const char *map = getenv("BXFI_MAP");
+	char mine[32];
+
+	snprintf(mine, sizeof(mine), "/bxfi_%d", (int)getpid());
+	if (map && strcmp(map, mine) == 0)
+		atexit(kill_left_behind);
 }
 
 /* ---- processes -------------------------------------------------------------- */

@@ -137,6 +137,8 @@ int th_count_perf_maps(void);
  * Criterion .init/.fini pair: the fini asserts that the test left exactly as
  * many descriptors, perf descriptors and perf mappings as there were at init.
  * Use as Test(suite, name, .init = th_leak_init, .fini = th_leak_fini).
+ * Processes need no fini: every test's process kills at exit whatever it
+ * left running below it, and names each on stderr ("test left process ...").
  */
 void th_leak_init(void);
 void th_leak_fini(void);
