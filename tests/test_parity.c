@@ -17,6 +17,7 @@
  * does. A mismatch prints a unified diff. The tests skip, saying why,
  * where perf, tracefs or Python is missing.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,14 +58,29 @@ struct workload {
 
 /* ---- differences documented in docs/PERF_DIFFERENCES.md -------------------- */
 
+/*
+ * The percentage "N.NN%" at l (after blanks on its line): its value in *v and
+ * the text after the '%', or NULL. Not sscanf: glibc's measures the whole
+ * rest of the string at every call, and these texts are megabytes of lines.
+ */
+static const char *percentage(const char *l, double *v)
+{
+	char *end;
+
+	l += strspn(l, " ");
+	if (!(*l >= '0' && *l <= '9'))
+		return NULL;
+	*v = strtod(l, &end);
+	return *end == '%' ? end + 1 : NULL;
+}
+
 /* Whether line l (of a report) is an entry: "  12.34%  ..." (not a call-graph line). */
 static bool entry_line(const char *l)
 {
 	size_t sp = strspn(l, " ");
 	double pct;
-	char c;
 
-	return sp > 0 && sp < 8 && sscanf(l + sp, "%lf%c", &pct, &c) == 2 && c == '%';
+	return sp > 0 && sp < 8 && percentage(l + sp, &pct) != NULL;
 }
 
 /*
@@ -282,6 +298,7 @@ static void drop_chain_address_entries(char *text)
 	for (char *l = text; *l;) {
 		size_t n = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
 		double children, self;
+		const char *after;
 		/*
 		 * The blank line after its call graph; an entry printed with no
 		 * call graph has none, and a blank line right after it ends the
@@ -291,8 +308,8 @@ static void drop_chain_address_entries(char *text)
 		bool ends = dropping && l[0] == '\n' && !after_entry;
 
 		if (entry_line(l) || l[0] == '#' || l[0] == '\n')
-			dropping = entry_line(l) && sscanf(l, " %lf%% %lf%%", &children, &self) == 2 &&
-				   self == 0 && !memmem(l, n, "[unknown]", 9) &&
+			dropping = entry_line(l) && (after = percentage(l, &children)) &&
+				   percentage(after, &self) && self == 0 && !memmem(l, n, "[unknown]", 9) &&
 				   memmem(l, n, "  [.] 0x", 8);
 		after_entry = entry_line(l);
 		if (!dropping && !ends) {
@@ -338,13 +355,14 @@ static void unalias_gi(char *text)
 	char *w = text;
 
 	for (const char *r = text; *r;) {
-		size_t line = strcspn(r, "\n"), libc = strlen("/libc.so.6)");
+		size_t line, libc = strlen("/libc.so.6)");
 
 		if (strncmp(r, " (inlined)", 10) == 0) {
 			r += 10;
 			continue;
 		}
-		if (strncmp(r, " (/", 3) == 0 && line >= libc &&
+		/* The rest of the line measured only here: a script has millions of bytes. */
+		if (strncmp(r, " (/", 3) == 0 && (line = strcspn(r, "\n")) >= libc &&
 		    strncmp(r + line - libc, "/libc.so.6)", libc) == 0 &&
 		    !memchr(r + 3, ' ', line - 3)) {
 			r += line;
@@ -377,10 +395,10 @@ static void squeeze_padding(char *text)
 	for (char *l = text; *l;) {
 		size_t n = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
 		bool rule = strncmp(l, "# ..", 4) == 0;
+		/* Leading blanks stay: they are the call graphs' indentation. */
+		size_t lead = strspn(l, " ");
 		for (size_t i = 0; !rule && i < n; i++) {
-			/* Leading blanks stay: they are the call graphs' indentation. */
-			bool lead = i < strspn(l, " ");
-			if (l[i] == ' ' && i + 1 < n && l[i + 1] == ' ' && !lead)
+			if (l[i] == ' ' && i + 1 < n && l[i + 1] == ' ' && i >= lead)
 				continue;
 			*w++ = l[i];
 		}
@@ -458,19 +476,21 @@ static bool drop_entries_off_script(char *theirs, char *ours, const char *script
 	bool dropped = false;
 
 	for (char *l = theirs; *l;) {
-		char *end = block_end(l), *k, *o, *fn;
+		char *end, *k, *o, *fn;
 		double pt, po;
 
+		/* Only at an entry's line: a DWARF graph has thousands of lines an entry. */
 		if (!entry_head(l) || !(k = strchr(strchr(l, '%') + 1, '%')) ||
 		    !(fn = strstr(l, "] ")) || fn > l + strcspn(l, "\n")) {
 			l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
 			continue;
 		}
+		end = block_end(l);
 		size_t klen = strcspn(k, "\n");
 		char name[512];
 		snprintf(name, sizeof(name), "%.*s (any)", (int)strcspn(fn + 2, "\n"), fn + 2);
 		o = same_entry(ours, k, klen);
-		if (!o || sscanf(l, " %lf", &pt) != 1 || sscanf(o, " %lf", &po) != 1 ||
+		if (!o || !percentage(l, &pt) || !percentage(o, &po) ||
 		    strncmp(l, o, (size_t)(k - l)) == 0) {
 			l = end;
 			continue;
@@ -641,9 +661,14 @@ static bool module_names_by_order(const char *script)
 
 	for (const char *l = script; *l && n && !tail;
 	     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
-		unsigned long long ip;
+		const char *hex = l + strspn(l, " \t");
+		char *end;
 		size_t i;
-		if (sscanf(l, " %llx", &ip) != 1 || !(ip >> 63))
+		if (!isxdigit((unsigned char)*hex))
+			continue;
+		/* strtoull, not sscanf: see percentage(). */
+		unsigned long long ip = strtoull(hex, &end, 16);
+		if (end == hex || !(ip >> 63))
 			continue;
 		for (i = 0; i < n && !(ip >= m[i].start && ip - m[i].start < m[i].size); i++)
 			;
