@@ -1265,7 +1265,16 @@ char *th_modules_as_kernel(char *text)
 	cr_assert_not_null(out);
 	for (const char *r = text; *r;) {
 		size_t len = r[0] == '[' ? strcspn(r + 1, "]\n ") : 0;
-		if (len && r[1 + len] == ']' && modules && module_listed(modules, r + 1, len)) {
+		/* A module's file, as perf names it where it did not read kcore: "(/lib/modules/...ko)". */
+		size_t path = strncmp(r, "(/lib/modules/", 14) == 0 ? strcspn(r + 1, ")\n ") : 0;
+		if (path && r[1 + path] == ')' && memmem(r + 1, path, ".ko", 3)) {
+			out[n++] = *r++; /* the file's (...) becomes "([kernel.kallsyms])" */
+			len = path - 2;  /* r + len + 2 is then the ')' */
+		} else if (!(len && r[1 + len] == ']' && modules &&
+			     module_listed(modules, r + 1, len))) {
+			len = 0;
+		}
+		if (len) {
 			size += sizeof(kernel);
 			out = realloc(out, size);
 			cr_assert_not_null(out);

@@ -314,9 +314,11 @@ bool th_perf_lost_frame(const char *line);
 bool th_perf_signed_frame(const char *line);
 
 /*
- * text with every "[NAME]" that names a loaded kernel module (/proc/modules)
- * written "[kernel.kallsyms]": perf 6.1, as root on the recording's boot,
- * reads /proc/kcore and names module code as the kernel's, where perfev names
+ * text with every "[NAME]" that names a loaded kernel module (/proc/modules),
+ * and every module file "(/lib/modules/...ko)", written "[kernel.kallsyms]":
+ * perf 6.1, as root on the recording's boot, reads /proc/kcore and names
+ * module code as the kernel's (or, where the first kernel address it
+ * resolved was a module's, names the module's file), where perfev names
  * the module (docs/PERF_DIFFERENCES.md). Applied to both tools' output, the
  * comparison ignores that difference only. Takes text (malloc'ed) and
  * returns the new text (malloc'ed).

@@ -468,8 +468,11 @@ static char *same_entry(char *text, const char *key, size_t klen)
  * prints otherwise than its own script shows (script: `perf script` of the
  * file) where perfev prints the script's: perf counts a function and one
  * inlined into it so (docs/PERF_DIFFERENCES.md, "--children entries of a
- * function and one inlined into it"; arm64 ld.so's `_dl_start`). In
- * place; logs each. Returns whether it dropped any.
+ * function and one inlined into it"; arm64 ld.so's `_dl_start`), and perf's
+ * entry that perfev lacks, above its script's share (perf's report gives the
+ * samples of an inlined function to its holder, a GCC clone: ld.so's
+ * `open_verify.constprop.0`). In place; logs each. Returns whether it
+ * dropped any.
  */
 static bool drop_entries_off_script(char *theirs, char *ours, const char *script)
 {
@@ -490,6 +493,15 @@ static bool drop_entries_off_script(char *theirs, char *ours, const char *script
 		char name[512];
 		snprintf(name, sizeof(name), "%.*s (any)", (int)strcspn(fn + 2, "\n"), fn + 2);
 		o = same_entry(ours, k, klen);
+		if (!o && percentage(l, &pt) && pt - th_script_share(script, name) > 0.6) {
+			/* The holder perf gave an inlined function's samples to (a GCC clone). */
+			th_skip_log("perf's --children counts %.*s in %.2f%% of the samples, its script "
+				    "in %.2f%%, perfev has no entry: the entry is left out",
+				    (int)strcspn(fn + 2, "\n"), fn + 2, pt, th_script_share(script, name));
+			memmove(l, end, strlen(end) + 1);
+			dropped = true;
+			continue;
+		}
 		if (!o || !percentage(l, &pt) || !percentage(o, &po) ||
 		    strncmp(l, o, (size_t)(k - l)) == 0) {
 			l = end;
