@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -57,6 +58,14 @@ struct workload {
 };
 
 /* ---- differences documented in docs/PERF_DIFFERENCES.md -------------------- */
+
+/* The bytes of l's line, with its newline if it has one. */
+static size_t line_size(const char *l)
+{
+	size_t n = strcspn(l, "\n");
+
+	return n + (l[n] == '\n');
+}
 
 /*
  * The percentage "N.NN%" at l (after blanks on its line): its value in *v and
@@ -231,7 +240,7 @@ static char *sort_tied_entries(char *text)
 	 */
 	const char *prev = "";
 	for (char *l = text; *l;) {
-		size_t n = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+		size_t n = line_size(l);
 		bool blank = l[0] == '\n';
 
 		if (entry_line(l) || l[0] == '#' || nb == 0 ||
@@ -296,7 +305,7 @@ static void drop_chain_address_entries(char *text)
 	bool dropping = false, after_entry = false;
 
 	for (char *l = text; *l;) {
-		size_t n = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+		size_t n = line_size(l);
 		double children, self;
 		const char *after;
 		/*
@@ -393,7 +402,7 @@ static void squeeze_padding(char *text)
 	char *w = text;
 
 	for (char *l = text; *l;) {
-		size_t n = strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+		size_t n = line_size(l);
 		bool rule = strncmp(l, "# ..", 4) == 0;
 		/* Leading blanks stay: they are the call graphs' indentation. */
 		size_t lead = strspn(l, " ");
@@ -444,17 +453,17 @@ static bool entry_head(const char *l)
 /* The end of the entry block (an entry line and its graph's lines) at l. */
 static char *block_end(char *l)
 {
-	char *e = l + strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+	char *e = l + line_size(l);
 
 	while (*e && !entry_head(e) && e[0] != '#')
-		e += strcspn(e, "\n") + (e[strcspn(e, "\n")] == '\n');
+		e += line_size(e);
 	return e;
 }
 
 /* The entry line of ours whose text after its two percentages is key's (klen bytes), or NULL. */
 static char *same_entry(char *text, const char *key, size_t klen)
 {
-	for (char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+	for (char *l = text; *l; l += line_size(l)) {
 		const char *k = entry_head(l) ? strchr(strchr(l, '%') + 1, '%') : NULL;
 		if (k && strncmp(k, key, klen) == 0 && (k[klen] == '\n' || !k[klen]))
 			return l;
@@ -463,64 +472,142 @@ static char *same_entry(char *text, const char *key, size_t klen)
 }
 
 /*
+ * At an entry's line l: sets *key to its text after its two percentages and
+ * name to its function as th_script_share takes it ("NAME (any)"). Returns
+ * false at any other line.
+ */
+static bool entry_parts(char *l, char **key, char *name, size_t size)
+{
+	char *fn;
+
+	if (!entry_head(l) || !(*key = strchr(strchr(l, '%') + 1, '%')) || !(fn = strstr(l, "] ")) ||
+	    fn > l + strcspn(l, "\n"))
+		return false;
+	snprintf(name, size, "%.*s (any)", (int)strcspn(fn + 2, "\n"), fn + 2);
+	return true;
+}
+
+/* Whether two shares in percent are within one sample's worth of each other in these files. */
+static bool near_share(double a, double b)
+{
+	return a - b <= 0.6 && b - a <= 0.6;
+}
+
+/* Logs an entry left out: its function (name as entry_parts writes it) and why. */
+static void log_dropped(const char *name, const char *why)
+{
+	th_skip_log("perf's --children entry of %.*s: %s: the entry is left out",
+		    (int)(strlen(name) - strlen(" (any)")), name, why);
+}
+
+/*
  * In the normalized children tables theirs (perf's) and ours, drops the
- * entry, with its graph, of each function whose Children share perf
- * prints otherwise than its own script shows (script: `perf script` of the
- * file) where perfev prints the script's: perf counts a function and one
- * inlined into it so (docs/PERF_DIFFERENCES.md, "--children entries of a
- * function and one inlined into it"; arm64 ld.so's `_dl_start`), and perf's
- * entry that perfev lacks, above its script's share (perf's report gives the
- * samples of an inlined function to its holder, a GCC clone: ld.so's
- * `open_verify.constprop.0`). In place; logs each. Returns whether it
- * dropped any.
+ * entries, with their graphs, where perf's report and its own script
+ * disagree, logging each (script: `perf script` of the file):
+ * - a function whose Children share perf prints otherwise than its script
+ *   shows where perfev prints the script's: perf counts a function and one
+ *   inlined into it so (docs/PERF_DIFFERENCES.md, "--children entries of a
+ *   function and one inlined into it"; arm64 ld.so's `_dl_start`);
+ * - perf's entry that perfev lacks, above its script's share: perf's report
+ *   gives the samples of an inlined function to its holder, a GCC clone
+ *   (ld.so's `open_verify.constprop.0`);
+ * - perfev's entry that perf lacks, at perf's script share: that inlined
+ *   function, which perf's report has no entry for.
+ * In place. Returns whether it dropped any.
  */
 static bool drop_entries_off_script(char *theirs, char *ours, const char *script)
 {
 	bool dropped = false;
+	char name[512], why[256], *key;
 
 	for (char *l = theirs; *l;) {
-		char *end, *k, *o, *fn;
 		double pt, po;
 
 		/* Only at an entry's line: a DWARF graph has thousands of lines an entry. */
-		if (!entry_head(l) || !(k = strchr(strchr(l, '%') + 1, '%')) ||
-		    !(fn = strstr(l, "] ")) || fn > l + strcspn(l, "\n")) {
-			l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n');
+		if (!entry_parts(l, &key, name, sizeof(name))) {
+			l += line_size(l);
 			continue;
 		}
-		end = block_end(l);
-		size_t klen = strcspn(k, "\n");
-		char name[512];
-		snprintf(name, sizeof(name), "%.*s (any)", (int)strcspn(fn + 2, "\n"), fn + 2);
-		o = same_entry(ours, k, klen);
-		if (!o && percentage(l, &pt) && pt - th_script_share(script, name) > 0.6) {
-			/* The holder perf gave an inlined function's samples to (a GCC clone). */
-			th_skip_log("perf's --children counts %.*s in %.2f%% of the samples, its script "
-				    "in %.2f%%, perfev has no entry: the entry is left out",
-				    (int)strcspn(fn + 2, "\n"), fn + 2, pt, th_script_share(script, name));
-			memmove(l, end, strlen(end) + 1);
-			dropped = true;
-			continue;
-		}
-		if (!o || !percentage(l, &pt) || !percentage(o, &po) ||
-		    strncmp(l, o, (size_t)(k - l)) == 0) {
-			l = end;
-			continue;
-		}
+		char *end = block_end(l), *o = same_entry(ours, key, strcspn(key, "\n"));
 		double share = th_script_share(script, name);
-		if (po - share > 0.6 || share - po > 0.6 || (pt - share <= 0.6 && share - pt <= 0.6)) {
+		if (!o && percentage(l, &pt) && pt - share > 0.6) {
+			snprintf(why, sizeof(why), "%.2f%% of the samples, its script's %.2f%%, "
+				 "none in perfev's", pt, share);
+		} else if (o && percentage(l, &pt) && percentage(o, &po) &&
+			   strncmp(l, o, (size_t)(key - l)) != 0 && near_share(po, share) &&
+			   !near_share(pt, share)) {
+			snprintf(why, sizeof(why), "%.2f%% of the samples, its script's %.2f%%, "
+				 "perfev's %.2f%%", pt, share, po);
+			char *oend = block_end(o);
+			memmove(o, oend, strlen(oend) + 1);
+		} else {
 			l = end;
 			continue;
 		}
-		th_skip_log("perf's --children counts %.*s in %.2f%% of the samples, its script in "
-			    "%.2f%%, perfev in %.2f%%: the entry is left out",
-			    (int)strcspn(fn + 2, "\n"), fn + 2, pt, share, po);
-		char *oend = block_end(o);
-		memmove(o, oend, strlen(oend) + 1);
+		log_dropped(name, why);
+		memmove(l, end, strlen(end) + 1);
+		dropped = true;
+	}
+	for (char *l = ours; *l;) {
+		double po;
+
+		if (!entry_parts(l, &key, name, sizeof(name))) {
+			l += line_size(l);
+			continue;
+		}
+		char *end = block_end(l);
+		double share = th_script_share(script, name);
+		if (same_entry(theirs, key, strcspn(key, "\n")) || !percentage(l, &po) ||
+		    !near_share(po, share)) {
+			l = end;
+			continue;
+		}
+		snprintf(why, sizeof(why), "none, where its script and perfev's count %.2f%% and "
+			 "%.2f%% of the samples", share, po);
+		log_dropped(name, why);
 		memmove(l, end, strlen(end) + 1);
 		dropped = true;
 	}
 	return dropped;
+}
+
+/*
+ * `perf script -i file`'s output, a copy the caller frees. perf 6.1's script
+ * of a DWARF recording takes 30 to 60 s in the arm64 guest and several checks
+ * read it, so each file's is kept for the process: by path, inode, size and
+ * modification time, so that a file recorded again is read again.
+ */
+static char *perf_script(const char *file)
+{
+	static struct {
+		char *path, *text;
+		struct stat st;
+	} kept[8];
+	static size_t next;
+	struct stat st;
+	char *copy;
+	char cmd[8192];
+
+	cr_assert_eq(stat(file, &st), 0, "%s: %m", file);
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		if (kept[i].path && strcmp(kept[i].path, file) == 0 &&
+		    kept[i].st.st_ino == st.st_ino && kept[i].st.st_size == st.st_size &&
+		    kept[i].st.st_mtim.tv_sec == st.st_mtim.tv_sec &&
+		    kept[i].st.st_mtim.tv_nsec == st.st_mtim.tv_nsec) {
+			cr_assert_not_null(copy = strdup(kept[i].text));
+			return copy;
+		}
+	}
+	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
+	char *text = th_sh_ok(cmd);
+	size_t i = next++ % (sizeof(kept) / sizeof(kept[0]));
+	free(kept[i].path);
+	free(kept[i].text);
+	kept[i].path = strdup(file);
+	kept[i].text = strdup(text);
+	cr_assert(kept[i].path && kept[i].text);
+	kept[i].st = st;
+	return text;
 }
 
 /*
@@ -537,7 +624,7 @@ static bool same_output(const char *file, const char *perf_file, const char *vie
 	bool same;
 
 	snprintf(cmd, sizeof(cmd), "perf %s -i '%s' 2>/dev/null", view, perf_file);
-	theirs = th_sh_ok(cmd);
+	theirs = strcmp(view, "script") == 0 ? perf_script(perf_file) : th_sh_ok(cmd);
 	snprintf(cmd, sizeof(cmd), "'%s' %s --symbol-at-return --zero-frames -i '%s'", th_perfev_bin(), view,
 		 file);
 	ours = th_sh_ok(cmd);
@@ -559,8 +646,7 @@ static bool same_output(const char *file, const char *perf_file, const char *vie
 	free(theirs_raw);
 	free(ours_raw);
 	if (!same && report_view && !strstr(view, "--no-children")) {
-		snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", perf_file);
-		char *script = th_sh_ok(cmd);
+		char *script = perf_script(perf_file);
 		unalias_gi(script);
 		if (drop_entries_off_script(theirs, ours, script))
 			same = strcmp(theirs, ours) == 0;
@@ -600,11 +686,8 @@ static bool same_output(const char *file, const char *perf_file, const char *vie
  */
 static bool perf_kept_signed_frames(const char *file)
 {
-	char cmd[8192];
 	bool kept = false;
-
-	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
-	char *script = th_sh_ok(cmd);
+	char *script = perf_script(file);
 	for (char *l = strtok(script, "\n"); l && !kept; l = strtok(NULL, "\n"))
 		kept = l[0] == '\t' && th_perf_signed_frame(l);
 	free(script);
@@ -614,7 +697,7 @@ static bool perf_kept_signed_frames(const char *file)
 /* Whether perf's DWARF unwinder lost its way in a chain of `perf script` output. */
 static bool perf_lost_a_chain(const char *script)
 {
-	for (const char *l = script; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+	for (const char *l = script; *l; l += line_size(l)) {
 		size_t n = strcspn(l, "\n");
 		char line[512];
 
@@ -672,7 +755,7 @@ static bool module_names_by_order(const char *script)
 	bool first = true, module_first = false, tail = false;
 
 	for (const char *l = script; *l && n && !tail;
-	     l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+	     l += line_size(l)) {
 		const char *hex = l + strspn(l, " \t");
 		char *end;
 		size_t i;
@@ -735,8 +818,7 @@ static char *record(const struct workload *w, const char *recorder, const char *
 		}
 		if (!dwarf)
 			break;
-		snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
-		char *script = th_sh_ok(cmd);
+		char *script = perf_script(file);
 		bool lost = perf_lost_a_chain(script);
 		free(script);
 		if (!lost)
@@ -1073,8 +1155,7 @@ static void expect_jit_dwarf_like_perf(const char *record_cmd, const char *file,
 	free(th_sh_ok(record_cmd));
 	cr_expect(same_output(file, file, "report --stdio --no-children -g none", tag, &report),
 		  "%s", report ? report : "");
-	snprintf(cmd, sizeof(cmd), "perf script -i '%s' 2>/dev/null", file);
-	theirs = th_sh_ok(cmd);
+	theirs = perf_script(file);
 	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s'", th_perfev_bin(), file);
 	ours = th_sh_ok(cmd);
 	static char firsts[16384];
