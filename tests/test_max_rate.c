@@ -73,6 +73,13 @@ static long lower_limit(long want)
 		cr_assert_eq(errno, EINTR, "flock: %s", strerror(errno));
 	saved_limit = th_sysctl("perf_event_max_sample_rate");
 	long v = saved_limit < want ? saved_limit : want;
+	/* Whether the kernel takes a limit at all, before a restorer runs to put one back. */
+	int e = write_limit(saved_limit);
+	if (e == EINVAL)
+		/* The kernel takes no new limit while perf_cpu_time_max_percent is 0 or 100. */
+		th_skip("cannot lower " LIMIT_PATH " (kernel.perf_cpu_time_max_percent is %ld)",
+		        th_sysctl("perf_cpu_time_max_percent"));
+	cr_assert_eq(e, 0, "cannot write " LIMIT_PATH ": %s", strerror(e));
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
 	restorer = fork();
 	cr_assert_geq(restorer, 0, "fork: %s", strerror(errno));
@@ -85,11 +92,7 @@ static long lower_limit(long want)
 	}
 	close(p[0]);
 	guard_fd = p[1];
-	int e = write_limit(v);
-	if (e == EINVAL)
-		/* The kernel takes no new limit while perf_cpu_time_max_percent is 0 or 100. */
-		th_skip("cannot lower " LIMIT_PATH " (kernel.perf_cpu_time_max_percent is %ld)",
-		        th_sysctl("perf_cpu_time_max_percent"));
+	e = write_limit(v);
 	cr_assert_eq(e, 0, "cannot write " LIMIT_PATH ": %s", strerror(e));
 	return v;
 }

@@ -615,6 +615,8 @@ Test(perfdata, writer_output_from_real_records_is_read_by_perf)
 {
 	th_need_perf();
 	th_require_root();
+	unsigned char kmap[128];
+	size_t kmap_size = kernel_mmap(kmap, 16); /* trailer: TID, TIME; skips before the fork */
 	const char *spin = th_test_program("perfdata_spin"), *dir = th_temp_dir("pd");
 	char *path = th_path_join(dir, "w.data");
 	int go[2];
@@ -653,8 +655,7 @@ Test(perfdata, writer_output_from_real_records_is_read_by_perf)
 						   &err),
 		     0, "%s", err.message);
 	struct recorded rec = {0};
-	unsigned char kmap[128];
-	write_batch(w, &rec, kmap, kernel_mmap(kmap, 16)); /* trailer: TID, TIME */
+	write_batch(w, &rec, kmap, kmap_size);
 
 	cr_assert_eq(write(go[1], "x", 1), 1);
 	close(go[1]);
