@@ -511,6 +511,44 @@ Test(cmd_script, arm64_leaf_callers_from_the_link_register)
 #endif
 }
 
+/*
+ * arm64: signal_leaf's handler is a leaf whose caller, in LR only, is the
+ * vDSO's signal return trampoline. LR there is no return address after a
+ * call: the frame is named at LR itself (__kernel_rt_sigreturn+0x0), as
+ * perf 6.1 names it, not one byte before (the trampoline's leading nop).
+ */
+Test(cmd_script, arm64_signal_handler_returns_to_the_trampoline)
+{
+#if !defined(__aarch64__)
+	th_skip("arm64 only: the link register holds a leaf's caller there");
+#else
+	char work[PATH_MAX + 8], cmd[PATH_MAX + 256], *out;
+	int in_handler = 0, to_trampoline = 0;
+
+	snprintf(work, sizeof(work), "%s 300", th_test_program("signal_leaf"));
+	const char *f = perfev_record("sig.data", "-g -e cpu-clock", work);
+	snprintf(cmd, sizeof(cmd), "'%s' script -i '%s' -F ip,sym,symoff", th_perfev_bin(), f);
+	out = th_sh_ok(cmd);
+	for (char *b = out; *b;) {
+		size_t len = block_len(b);
+		char first[128] = "", second[128] = "";
+		sscanf(b, " %*s %127s %*s %127s", first, second);
+		if (strncmp(first, "signal_spin+", 12) == 0) {
+			in_handler++;
+			to_trampoline += strcmp(second, "__kernel_rt_sigreturn+0x0") == 0;
+		}
+		b += len;
+		while (*b == '\n')
+			b++;
+	}
+	cr_expect_gt(in_handler, 20, "only %d samples in the handler:\n%.3000s", in_handler, out);
+	cr_expect_eq(to_trampoline, in_handler,
+		     "%d of %d handler samples return to __kernel_rt_sigreturn+0x0:\n%.3000s",
+		     to_trampoline, in_handler, out);
+	free(out);
+#endif
+}
+
 static const char *const flat_opts[] = {"", "--ns", "-F +pid", "-F -dso,-period",
 					"-F comm,pid,tid,time,event,ip,sym,symoff",
 					"-F sw:-ip,-sym,-symoff,-dso"};

@@ -419,7 +419,8 @@ int pev__symbols_unwind(struct pev_symbols *s, int32_t pid, int32_t tid,
  * address is still in LR, sets *caller to LR - 1 (the call, as unwound
  * frames are given) and returns 1; LR - 1 too where no CFI covers leaf or
  * its CFA is built on the frame pointer, as perf's unwinder falls back to
- * LR there; returns 0 when there is none to add, PEV_ENOMEM, or
+ * LR there; LR itself where it is the signal return trampoline (a signal
+ * handler's return). Returns 0 when there is none to add, PEV_ENOMEM, or
  * PEV_EBADARG. perf 6.1 adds the same frame.
  */
 int pev__symbols_leaf_caller(struct pev_symbols *s, int32_t pid, int32_t tid, uint64_t leaf,

@@ -727,6 +727,27 @@ static bool caller_in_lr(struct sym_unwind *u, uint64_t pc)
 	return in_lr;
 }
 
+/*
+ * Whether pc starts arm64 Linux's signal return trampoline, `mov x8, #139`
+ * (rt_sigreturn) then `svc #0` (the vDSO's __kernel_rt_sigreturn), where a
+ * signal handler returns to. That address is no call's return address, so
+ * it is looked up as it is, as perf 6.1 does. Read from the file mapped at
+ * pc in pid (the vDSO's image), whether or not CFI marks a signal frame.
+ */
+static bool at_sigreturn(struct pev_symbols *s, int32_t pid, uint64_t pc)
+{
+	static const unsigned char code[8] = {0x68, 0x11, 0x80, 0xd2, 0x01, 0x00, 0x00, 0xd4};
+	struct sym_proc *p = pev__sym_proc(s, pid, false);
+	const struct sym_map *m = p ? pev__sym_map_find(p, pc) : NULL;
+	Elf *elf = m && m->dso ? pev__dso_elf(s, m->dso) : NULL;
+	size_t size;
+	const char *raw = elf ? elf_rawfile(elf, &size) : NULL;
+	uint64_t at = m ? pc - m->start + m->pgoff : 0; /* its offset in the file */
+
+	return raw && size >= sizeof(code) && at <= size - sizeof(code) &&
+	       memcmp(raw + at, code, sizeof(code)) == 0;
+}
+
 int pev__symbols_leaf_caller(struct pev_symbols *s, int32_t pid, int32_t tid, uint64_t leaf,
 			     const struct pev_sample_regs *regs, uint64_t *caller)
 {
@@ -760,10 +781,11 @@ int pev__symbols_leaf_caller(struct pev_symbols *s, int32_t pid, int32_t tid, ui
 		/* No caller from the CFI: LR itself where perf takes it (above). */
 		if (!lr || !u || !u->attached || !caller_in_lr(u, leaf))
 			return 0;
-		*caller = strip_pac(u->dwfl, lr) - 1;
+		lr = strip_pac(u->dwfl, lr);
+		*caller = at_sigreturn(s, pid, lr) ? lr : lr - 1;
 		return 1;
 	}
-	*caller = two[1].activation ? two[1].pc : two[1].pc - 1;
+	*caller = two[1].activation || at_sigreturn(s, pid, two[1].pc) ? two[1].pc : two[1].pc - 1;
 	return 1;
 }
 
