@@ -1492,6 +1492,21 @@ double th_script_share(const char *script, const char *name)
 }
 
 /* See helpers.h. */
+size_t th_script_samples(const char *script)
+{
+	size_t samples = 0;
+	bool in_sample = false;
+
+	for (const char *l = script; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+		if (*l == '\n')
+			in_sample = false;
+		else if (*l != '\t' && !in_sample)
+			samples++, in_sample = true;
+	}
+	return samples;
+}
+
+/* See helpers.h. */
 char *th_plt_as_one_text(char *text)
 {
 	size_t len = strlen(text), w = 0;

@@ -342,6 +342,9 @@ bool th_plt_named_init(const char *x, size_t lx, const char *y, size_t ly);
  */
 double th_script_share(const char *script, const char *name);
 
+/* How many samples `perf script` output script shows. */
+size_t th_script_samples(const char *script);
+
 /*
  * Text with every PLT stub's name and perf's "_init" stretched over the PLT
  * written "<plt>" (the difference th_plt_named_init allows, in a whole

@@ -833,6 +833,55 @@ Test(report, callgraph_self_frame_named_by_debuginfo)
 	pev_profile_free(p);
 }
 
+/*
+ * perf keeps an inlined function as one children entry per function it is
+ * inlined into (its range is its holder's): glibc's tcache_init, inlined
+ * into __libc_malloc and the debuginfo name of its clone tcache_init.part.0,
+ * is two entries of one sample each. The same function inlined at another
+ * address of the same holder is the same entry. Seen in the arm64 guest
+ * (parity::cxx_dwarf_call_graph).
+ */
+Test(report, children_entry_of_an_inlined_function_per_holder)
+{
+	struct pev_profile *p = NULL;
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	struct pev_profile_frame clone = F("tcache_init.part.0", "libc.so.6"),
+				 inl = F("tcache_init", "libc.so.6"),
+				 malloc1 = F("__libc_malloc", "libc.so.6"), malloc2;
+	char *text, *second;
+
+	clone.address = 0x9000, clone.offset = 0x10, clone.debug_name = "tcache_init";
+	inl.flags = PEV_FRAME_INLINED;
+	malloc1.address = 0x5040, malloc1.offset = 0x40;
+	malloc2 = malloc1;
+	malloc2.address = 0x5080, malloc2.offset = 0x80;
+	cr_assert_eq(pev_profile_new(&p), 0);
+	cr_assert_eq(add_event(p, "cpu-clock", PEV_PROFILE_UNIT_NANOSECONDS), 0);
+	ADD(p, 0, 1, 100, "w", 10, 10, 0, F("_int_malloc", "libc.so.6"), clone, inl, malloc1,
+	    F("main", "w"));
+	ADD(p, 0, 1, 100, "w", 10, 10, 0, F("_int_malloc", "libc.so.6"), clone, inl, malloc2,
+	    F("main", "w"));
+	o.flags = PEV_REPORT_NO_HEADER | PEV_REPORT_CHILDREN | PEV_REPORT_INLINE_MARKS;
+	o.callgraph = PEV_REPORT_CALLGRAPH_NONE;
+	o.sort = "sym";
+	text = write_ok(pev_profile_write_table, p, &o);
+	/* Two entries, each with both samples: one per holder, not one per address. */
+	const char *line = "   100.00%     0.00%  [.] tcache_init (inlined)\n";
+	char *first = strstr(text, line);
+	cr_assert_not_null(first, "%s", text);
+	second = strstr(first + 1, line);
+	cr_expect_not_null(second, "%s", text);
+	cr_expect_null(second ? strstr(second + 1, line) : NULL, "%s", text);
+	cr_expect_null(strstr(text, "50.00%"), "%s", text);
+	free(text);
+	/* Without inline marks, no entry of an inlined function at all. */
+	o.flags = PEV_REPORT_NO_HEADER | PEV_REPORT_CHILDREN;
+	text = write_ok(pev_profile_write_table, p, &o);
+	cr_expect_null(strstr(text, "tcache_init (inlined)"), "%s", text);
+	free(text);
+	pev_profile_free(p);
+}
+
 Test(report, callgraph_print_types)
 {
 	struct pev_profile *p = basic();

@@ -202,7 +202,7 @@ static bool frame_eq(const void *owner, uint32_t id, const void *key)
 	const struct pev__frame *a = &p->frames[id], *b = key;
 
 	return a->address == b->address && a->sym == b->sym && a->gsym == b->gsym &&
-	       a->offset == b->offset &&
+	       a->esym == b->esym && a->offset == b->offset &&
 	       a->file == b->file && a->line == b->line && a->flags == b->flags &&
 	       a->dso_offset == b->dso_offset;
 }
@@ -264,7 +264,7 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 	if (sym_intern(p, &sk, &k.sym))
 		return -ENOMEM;
 	/* The function as its debuginfo names it, where that differs: an "inlined" symbol of its own. */
-	k.gsym = k.sym;
+	k.gsym = k.esym = k.sym;
 	/* As perf: an inlined function named as the symbol holding it is that symbol. */
 	if (sk.inlined && sk.name && holder && holder->symbol &&
 	    strcmp(f->symbol, holder->symbol) == 0) {
@@ -272,9 +272,18 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 		sk.address = function_start(holder, frame_sz);
 		if (sym_intern(p, &sk, &k.gsym))
 			return -ENOMEM;
-		sk.inlined = 1;
-		sk.address = 0;
+		k.esym = k.gsym;
+	} else if (sk.inlined && sk.name) {
+		/*
+		 * perf gives an inlined function the range of the function holding
+		 * it, and two of one name are one entry where the ranges meet: an
+		 * entry per holder (its start standing for its range).
+		 */
+		sk.address = holder ? function_start(holder, frame_sz) : 0;
+		if (sym_intern(p, &sk, &k.esym))
+			return -ENOMEM;
 	}
+	sk.inlined = (k.flags & PEV_FRAME_INLINED) ? 1 : 0;
 	if (frame_sz >= offsetof(struct pev_profile_frame, debug_name) + sizeof(f->debug_name) &&
 	    f->debug_name && sk.name && !sk.inlined &&
 	    (!f->symbol || strcmp(f->debug_name, f->symbol) != 0)) {
@@ -284,11 +293,15 @@ static int frame_intern(struct pev_profile *p, const struct pev_profile_frame *f
 		sk.address = 0;
 		if (sym_intern(p, &sk, &k.gsym))
 			return -ENOMEM;
+		/* Its entry: the name with the symbol's range (perf's). */
+		sk.address = function_start(f, frame_sz);
+		if (sym_intern(p, &sk, &k.esym))
+			return -ENOMEM;
 	}
 
 	h = pev__hash_u64(PEV__HASH_SEED, k.address);
 	h = pev__hash_u64(h, (uint64_t)k.sym << 32 | k.file);
-	h = pev__hash_u64(h, (k.offset ^ k.dso_offset) + k.gsym);
+	h = pev__hash_u64(h, (k.offset ^ k.dso_offset) + k.gsym + ((uint64_t)k.esym << 32));
 	h = pev__hash_u64(h, (uint64_t)k.line << 32 | k.flags);
 	k.hash = (uint32_t)h;
 	*id = pev__idset_find(&p->frame_set, k.hash, frame_eq, p, &k);

@@ -137,6 +137,12 @@ struct pev__frame {
 	uint64_t dso_offset; /* with PEV_FRAME_DSO_OFFSET: the offset in the DSO's file */
 	uint32_t sym;  /* index into syms */
 	uint32_t gsym; /* the symbol call graphs show with PEV_REPORT_INLINE_MARKS (debug_name's) */
+	/*
+	 * The entry children mode gives the frame with PEV_REPORT_INLINE_MARKS:
+	 * gsym, but an inlined function (or a debuginfo name) is one entry per
+	 * function holding it, as perf keeps them.
+	 */
+	uint32_t esym;
 	uint32_t file; /* string id */
 	uint32_t line;
 	uint32_t flags; /* PEV_FRAME_* */

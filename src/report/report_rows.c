@@ -175,7 +175,7 @@ static uint32_t row_get(struct pev__rows *r, const struct row_key *k, const stru
 /*
  * The symbol a frame of a sample's chain gives an entry of children mode:
  * with PEV_REPORT_INLINE_MARKS, as perf, every frame's, inlined ones and
- * debuginfo names included; else the symbol of every frame not inlined
+ * debuginfo names included (one entry per function holding them); else the symbol of every frame not inlined
  * (PEV__SYM_NONE for an inlined one: none).
  */
 static uint32_t chain_sym(const struct pev_profile *p, uint32_t frame, unsigned flags)
@@ -183,7 +183,7 @@ static uint32_t chain_sym(const struct pev_profile *p, uint32_t frame, unsigned 
 	const struct pev__frame *f = &p->frames[frame];
 
 	if (flags & PEV_REPORT_INLINE_MARKS)
-		return f->gsym;
+		return f->esym;
 	return (f->flags & PEV_FRAME_INLINED) ? UINT32_MAX : f->sym;
 }
 
