@@ -30,6 +30,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -1075,8 +1076,17 @@ char *th_path_join(const char *dir, const char *name)
 int th_sh(const char *cmd, char **out, char **err)
 {
 	char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+	struct timespec t0, t1;
+	int st;
 
-	return th_run(argv, false, out, err);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st = th_run(argv, false, out, err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* Where a slow machine's time goes: each command's wall time, on request. */
+	if (getenv("PERFEV_TEST_TRACE"))
+		fprintf(stderr, "PERFEV_TEST_TRACE: %.1f s: %.300s\n",
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, cmd);
+	return st;
 }
 
 char *th_sh_ok(const char *cmd)

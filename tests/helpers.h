@@ -388,7 +388,10 @@ int th_remove_tree(const char *dir);
 /* dir + "/" + name, malloc'ed (the caller frees). */
 char *th_path_join(const char *dir, const char *name);
 
-/* Runs a shell command line; returns its exit status, output and errors (caller frees both). */
+/*
+ * Runs a shell command line; returns its exit status, output and errors
+ * (caller frees both). With PERFEV_TEST_TRACE set, logs its wall time.
+ */
 int th_sh(const char *cmd, char **out, char **err);
 
 /* Runs cmd, which must exit 0; returns its output (the caller frees). */
