@@ -1082,8 +1082,8 @@ int th_sh(const char *cmd, char **out, char **err)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	st = th_run(argv, false, out, err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	/* Where a slow machine's time goes: each command's wall time, on request. */
-	if (getenv("PERFEV_TEST_TRACE"))
+	/* Where a slow machine's time goes: each command's wall time, on request and in the lab. */
+	if (getenv("PERFEV_TEST_TRACE") || getenv("PERFEV_LAB"))
 		fprintf(stderr, "PERFEV_TEST_TRACE: %.1f s: %.300s\n",
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, cmd);
 	return st;

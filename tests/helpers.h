@@ -390,7 +390,8 @@ char *th_path_join(const char *dir, const char *name);
 
 /*
  * Runs a shell command line; returns its exit status, output and errors
- * (caller frees both). With PERFEV_TEST_TRACE set, logs its wall time.
+ * (caller frees both). With PERFEV_TEST_TRACE set, or in the emulated
+ * machine (PERFEV_LAB), logs its wall time.
  */
 int th_sh(const char *cmd, char **out, char **err);
 
