@@ -1166,6 +1166,18 @@ static int jit_first_user_frames(const char *script, char *firsts, size_t size)
 }
 
 /*
+ * The sampling frequency of a JIT's --call-graph dwarf recording: hz, or
+ * hz / th_time_scale() where the machine is slower. A JIT's startup runs
+ * tens of times slower under QEMU than the rest, and every sample carries
+ * 16 KB of stack that perf unwinds with DWARF: at full rate perf 6.1's
+ * `perf script` of one such file took over 10 minutes in the arm64 guest.
+ */
+static int jit_dwarf_frequency(int hz)
+{
+	return hz / th_time_scale();
+}
+
+/*
  * Runs record_cmd (perf record --call-graph dwarf of a JIT's program, into
  * file) and expects perfev's flat table of the file to be perf's (tag
  * names the comparison), and as many samples whose user part starts in
@@ -1228,10 +1240,10 @@ Test(parity, node_perf_map_dwarf)
 	file = path_in("nodedwarf.data");
 	out = path_in("nodedwarf.out");
 	snprintf(cmd, sizeof(cmd),
-		 "perf record -q --call-graph dwarf,16384 -e cpu-clock -F 1000 -o '%s' -- "
+		 "perf record -q --call-graph dwarf,16384 -e cpu-clock -F %d -o '%s' -- "
 		 "sh -c 'echo $$ >> %s; cd %s && exec node --perf-basic-prof %s >%s 2>&1' "
 		 ">/dev/null 2>&1",
-		 file, pids, dir, js, out);
+		 jit_dwarf_frequency(1000), file, pids, dir, js, out);
 	expect_jit_dwarf_like_perf(cmd, file, "nodedwarf.flat");
 	/* The program ran to its end (a node that died early shows no JIT code). */
 	said = th_slurp(out, NULL);
@@ -1286,10 +1298,10 @@ Test(parity, java_perf_map_dwarf)
 	pids = path_in("java.pids");
 	file = path_in("javadwarf.data");
 	snprintf(cmd, sizeof(cmd),
-		 "perf record -q --call-graph dwarf,16384 -e cpu-clock -F 500 -o '%s' -- "
+		 "perf record -q --call-graph dwarf,16384 -e cpu-clock -F %d -o '%s' -- "
 		 "sh -c 'echo $$ >> %s; cd %s && exec java -XX:+UnlockDiagnosticVMOptions "
 		 "-XX:+DumpPerfMapAtExit Hot %d' >/dev/null 2>&1",
-		 file, pids, dir, 3000 / th_time_scale() + 1);
+		 jit_dwarf_frequency(500), file, pids, dir, 3000 / th_time_scale() + 1);
 	expect_jit_dwarf_like_perf(cmd, file, "javadwarf.flat");
 	remove_perf_maps(pids);
 	free(file);
