@@ -460,17 +460,6 @@ static char *block_end(char *l)
 	return e;
 }
 
-/* The entry line of ours whose text after its two percentages is key's (klen bytes), or NULL. */
-static char *same_entry(char *text, const char *key, size_t klen)
-{
-	for (char *l = text; *l; l += line_size(l)) {
-		const char *k = entry_head(l) ? strchr(strchr(l, '%') + 1, '%') : NULL;
-		if (k && strncmp(k, key, klen) == 0 && (k[klen] == '\n' || !k[klen]))
-			return l;
-	}
-	return NULL;
-}
-
 /*
  * At an entry's line l: sets *key to its text after its two percentages and
  * name to its function as th_script_share takes it ("NAME (any)"). Returns
@@ -508,6 +497,112 @@ static void log_dropped(const char *name, const char *why)
 		    (int)(strlen(name) - strlen(" (any)")), name, why);
 }
 
+/* An entry of a normalized children table with its graph: [at, end), its key, whether dropped. */
+struct entry_block {
+	char *at, *end, *key;
+	size_t klen;
+	bool drop;
+};
+
+/* A table's entry blocks in order, and their indexes by key (then by position). */
+struct entry_index {
+	struct entry_block *e;
+	size_t n, *by_key;
+};
+
+static const struct entry_index *sorting;
+
+static int cmp_key(const char *a, size_t la, const char *b, size_t lb)
+{
+	int c = memcmp(a, b, la < lb ? la : lb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
+static int cmp_by_key(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	const struct entry_block *x = &sorting->e[a], *y = &sorting->e[b];
+	int c = cmp_key(x->key, x->klen, y->key, y->klen);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+/* Indexes the entries of text (a normalized children table). */
+static void index_entries(char *text, struct entry_index *ix)
+{
+	size_t cap = 0;
+
+	memset(ix, 0, sizeof(*ix));
+	for (char *l = text; *l;) {
+		if (!entry_head(l)) {
+			l += line_size(l);
+			continue;
+		}
+		if (ix->n == cap) {
+			cap = cap ? 2 * cap : 256;
+			ix->e = realloc(ix->e, cap * sizeof(*ix->e));
+			cr_assert_not_null(ix->e);
+		}
+		struct entry_block *b = &ix->e[ix->n++];
+		b->at = l;
+		b->end = block_end(l);
+		b->key = strchr(strchr(l, '%') + 1, '%');
+		b->klen = strcspn(b->key, "\n");
+		b->drop = false;
+		l = b->end;
+	}
+	ix->by_key = malloc((ix->n + 1) * sizeof(*ix->by_key));
+	cr_assert_not_null(ix->by_key);
+	for (size_t i = 0; i < ix->n; i++)
+		ix->by_key[i] = i;
+	sorting = ix;
+	qsort(ix->by_key, ix->n, sizeof(*ix->by_key), cmp_by_key);
+	sorting = NULL;
+}
+
+/* The first entry of ix not dropped whose key is key's (klen bytes), or NULL. */
+static struct entry_block *find_entry(const struct entry_index *ix, const char *key, size_t klen)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct entry_block *m = &ix->e[ix->by_key[mid]];
+
+		if (cmp_key(m->key, m->klen, key, klen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < ix->n; lo++) {
+		struct entry_block *m = &ix->e[ix->by_key[lo]];
+
+		if (cmp_key(m->key, m->klen, key, klen) != 0)
+			return NULL;
+		if (!m->drop)
+			return m;
+	}
+	return NULL;
+}
+
+/* Leaves the dropped entries of ix out of its text, in place; frees the index. */
+static void compact_entries(char *text, struct entry_index *ix)
+{
+	char *w = text, *r = text;
+
+	for (size_t i = 0; i < ix->n; i++) {
+		if (!ix->e[i].drop)
+			continue;
+		memmove(w, r, (size_t)(ix->e[i].at - r));
+		w += ix->e[i].at - r;
+		r = ix->e[i].end;
+	}
+	memmove(w, r, strlen(r) + 1);
+	free(ix->e);
+	free(ix->by_key);
+}
+
 /*
  * In the normalized children tables theirs (perf's) and ours, drops the
  * entries, with their graphs, where perf's report and its own script
@@ -528,55 +623,54 @@ static bool drop_entries_off_script(char *theirs, char *ours, const char *script
 	bool dropped = false;
 	char name[512], why[256], *key;
 	size_t samples = th_script_samples(script);
+	struct entry_index ti, oi;
 
-	for (char *l = theirs; *l;) {
+	/*
+	 * Indexed, and each share read only where the tables differ: a
+	 * children table of node has thousands of entries and its script
+	 * millions of bytes (most of node's 16 minutes in the arm64 guest went to searching them).
+	 */
+	index_entries(theirs, &ti);
+	index_entries(ours, &oi);
+	for (size_t i = 0; i < ti.n; i++) {
+		struct entry_block *t = &ti.e[i], *o = find_entry(&oi, t->key, t->klen);
 		double pt, po;
 
-		/* Only at an entry's line: a DWARF graph has thousands of lines an entry. */
-		if (!entry_parts(l, &key, name, sizeof(name))) {
-			l += line_size(l);
+		if ((o && strncmp(t->at, o->at, (size_t)(t->key - t->at)) == 0) ||
+		    !entry_parts(t->at, &key, name, sizeof(name)) || !percentage(t->at, &pt))
 			continue;
-		}
-		char *end = block_end(l), *o = same_entry(ours, key, strcspn(key, "\n"));
 		double share = th_script_share(script, name);
-		if (!o && percentage(l, &pt) && pt > share && !near_share(pt, share, samples)) {
+		if (!o && pt > share && !near_share(pt, share, samples)) {
 			snprintf(why, sizeof(why), "%.2f%% of the samples, its script's %.2f%%, "
 				 "none in perfev's", pt, share);
-		} else if (o && percentage(l, &pt) && percentage(o, &po) &&
-			   strncmp(l, o, (size_t)(key - l)) != 0 && near_share(po, share, samples) &&
+		} else if (o && percentage(o->at, &po) && near_share(po, share, samples) &&
 			   !near_share(pt, share, samples)) {
 			snprintf(why, sizeof(why), "%.2f%% of the samples, its script's %.2f%%, "
 				 "perfev's %.2f%%", pt, share, po);
-			char *oend = block_end(o);
-			memmove(o, oend, strlen(oend) + 1);
+			o->drop = true;
 		} else {
-			l = end;
 			continue;
 		}
 		log_dropped(name, why);
-		memmove(l, end, strlen(end) + 1);
-		dropped = true;
+		t->drop = dropped = true;
 	}
-	for (char *l = ours; *l;) {
+	for (size_t i = 0; i < oi.n; i++) {
+		struct entry_block *o = &oi.e[i];
 		double po;
 
-		if (!entry_parts(l, &key, name, sizeof(name))) {
-			l += line_size(l);
+		if (o->drop || find_entry(&ti, o->key, o->klen) || !percentage(o->at, &po) ||
+		    !entry_parts(o->at, &key, name, sizeof(name)))
 			continue;
-		}
-		char *end = block_end(l);
 		double share = th_script_share(script, name);
-		if (same_entry(theirs, key, strcspn(key, "\n")) || !percentage(l, &po) ||
-		    !near_share(po, share, samples)) {
-			l = end;
+		if (!near_share(po, share, samples))
 			continue;
-		}
 		snprintf(why, sizeof(why), "none, where its script and perfev's count %.2f%% and "
 			 "%.2f%% of the samples", share, po);
 		log_dropped(name, why);
-		memmove(l, end, strlen(end) + 1);
-		dropped = true;
+		o->drop = dropped = true;
 	}
+	compact_entries(theirs, &ti);
+	compact_entries(ours, &oi);
 	return dropped;
 }
 
