@@ -1148,7 +1148,10 @@ Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults)
 		return;
 	}
 	const char *dir = th_temp_dir("prometheus");
-	const char *rate = "5000", *seconds = "12";
+	const char *rate = "5000";
+	char seconds[16];
+	/* Longer where the machine is slower: prometheus takes seconds to start there. */
+	snprintf(seconds, sizeof(seconds), "%d", 12 * th_time_scale());
 	double start = now_unix();
 	const char *args[] = {"-e", "page-faults", "--", th_test_program("fault_pacer"), rate,
 			      seconds, NULL};
@@ -1158,7 +1161,7 @@ Test(stat_serve, prometheus_scrapes_the_rate_of_page_faults)
 	int web;
 	pid_t ppid = start_prometheus(dir, s.port, "1s", &web);
 
-	/* The workload runs its 12 s; perfev ends with it. */
+	/* The workload runs its 12 s (times the scale); perfev ends with it. */
 	int status;
 	waitpid(s.pid, &status, 0);
 	close(s.err_fd);

@@ -14,7 +14,11 @@
 
 /* ---- work ---------------------------------------------------------------- */
 
-/* Burns roughly `ms` milliseconds of this thread's CPU time. */
+/*
+ * Burns `ms` milliseconds of this thread's CPU time, and at least the work
+ * that takes ms at the fastest this process has seen it done (so that a CPU
+ * its host stopped meanwhile still runs that long: as many samples).
+ */
 void th_spin_ms(long ms);
 
 /* Sleeps briefly (0.1 ms) n times: a voluntary context switch each. */
