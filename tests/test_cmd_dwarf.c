@@ -293,6 +293,26 @@ static bool at_script_share(const char *e, const char *script, double tol, doubl
 }
 
 /*
+ * Whether perf's entry b[k] names a function another of perf's entries,
+ * already matched to perfev's (used), names too. perf 6.1 sorts entries by
+ * name where one is an inlined function's and by address otherwise, an
+ * order that is not total: a search of its tree can miss a function's entry
+ * and add a second. Seen in the arm64 lab: `_dl_start` at 11.24% and at
+ * 19.82%, where its script has it in 18.93% of the samples
+ * (docs/PERF_DIFFERENCES.md).
+ */
+static bool perf_listed_twice(char **b, size_t nb, const bool *used, size_t k)
+{
+	char fn[512], other[512];
+
+	entry_function(b[k], fn, sizeof(fn));
+	for (size_t j = 0; j < nb; j++)
+		if (j != k && used[j] && strcmp(entry_function(b[j], other, sizeof(other)), fn) == 0)
+			return true;
+	return false;
+}
+
+/*
  * Children mode's entries, perfev's (a) and perf's (b), as sets: each of
  * perfev's is one of perf's, inlined functions' entries ("(inlined)")
  * included, and perf's of 5% and more are all perfev's. An entry perf
@@ -336,6 +356,11 @@ static void expect_same_heads(char **a, size_t na, char **b, size_t nb, double t
 		    share < strtod(b[k], NULL)) {
 			th_skip_log("perf's --children counts more than its script (%.2f%%) in %s",
 				    share, b[k]);
+			continue;
+		}
+		if (perf_listed_twice(b, nb, used, k)) {
+			th_skip_log("perf's --children lists %s twice; perfev's one entry matched "
+				    "the other", b[k]);
 			continue;
 		}
 		cr_expect_fail("perf's entry is missing: %s", b[k]);
