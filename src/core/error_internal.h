@@ -4,7 +4,9 @@
  *
  * pev__error_start() resets the error and records the code and context;
  * pev__error_msg() and pev__error_hint() append sentences. All of them accept
- * a NULL error, so callers never need to check whether the user asked for one.
+ * a NULL error and fill this thread's last error instead (pev_last_error()),
+ * so callers never check whether the user asked for one, and a function
+ * that takes no struct pev_error passes NULL to say why it failed.
  */
 #ifndef PERFEV_ERROR_INTERNAL_H
 #define PERFEV_ERROR_INTERNAL_H

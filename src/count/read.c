@@ -7,6 +7,8 @@
  * and with PEV_FORMAT_GROUP
  *   nr, [time_enabled], [time_running], nr x { value, [id], [lost] }.
  */
+#include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -329,6 +331,45 @@ static size_t group_entry(const struct pev_counter *c, int i, size_t k, uint64_t
 	return nr;
 }
 
+/* The arguments of pev_counter_read_group, each refusal saying which and why. */
+static int read_group_check(const struct pev_counter *leader, const struct pev_count *out,
+			    int max)
+{
+	static const char fn[] = "pev_counter_read_group";
+
+	if (!leader)
+		return pev__bad_arg(NULL, fn, "leader", "NULL");
+	if (!out)
+		return pev__bad_arg(NULL, fn, "out", "NULL");
+	if (max < 1)
+		return pev__bad_arg(NULL, fn, "max", "%d: out needs room for the leader's count at "
+				    "least", max);
+	if (leader->leader && leader->leader != leader)
+		return pev__bad_arg(NULL, fn, "leader",
+				    "'%s' is a member of the group led by '%s': read the group "
+				    "through its leader",
+				    leader->name, leader->leader->name);
+	if (!(leader->attr.read_format & PEV_FORMAT_GROUP))
+		return pev__bad_arg(NULL, fn, "leader",
+				    "'%s' was opened without PEV_FORMAT_GROUP in opts.read_format: "
+				    "add it to read the group in one call, or read each counter "
+				    "with pev_counter_read()",
+				    leader->name);
+	return 0;
+}
+
+/* A group read whose length or count is not the group's: PEV_EFORMAT, said why. */
+static int group_read_mismatch(const struct pev_counter *leader, ssize_t n, size_t words,
+			       uint64_t nr_read, size_t nr)
+{
+	pev__error_start(NULL, PEV_EFORMAT, 0, "read", leader->name, false);
+	pev__error_msg(NULL,
+		       "the group read of '%s' gave %zd bytes for %" PRIu64 " counters; "
+		       "perfev expected %zu bytes for %zu (a member opened outside perfev?)",
+		       leader->name, n, nr_read, words * 8, nr);
+	return PEV_EFORMAT;
+}
+
 PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_count *out,
 				   int max)
 {
@@ -336,17 +377,18 @@ PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_
 	size_t nr, words, per, lost_at;
 	int r = 0;
 
-	if (!leader || !out || max < 1 || (leader->leader && leader->leader != leader))
-		return PEV_EBADARG;
+	if ((r = read_group_check(leader, out, max)) < 0)
+		return r;
 	rf = leader->attr.read_format;
-	if (!(rf & PEV_FORMAT_GROUP))
-		return PEV_EBADARG;
 	nr = 1 + (size_t)leader->nr_members;
 	words = read_size_words(rf, nr);
 	per = value_words(rf);
 	lost_at = 1 + !!(rf & PEV_FORMAT_ID);
-	if (words > STACK_WORDS && !(buf = malloc(words * 8)))
+	if (words > STACK_WORDS && !(buf = malloc(words * 8))) {
+		pev__error_start(NULL, PEV_ENOMEM, ENOMEM, NULL, leader->name, true);
+		pev__error_msg(NULL, "no memory for a group read of %zu counters", nr);
 		return PEV_ENOMEM;
+	}
 	int filled = (int)nr < max ? (int)nr : max;
 	/*
 	 * Decoded in place: the layout is known (header, then nr entries), so
@@ -357,10 +399,13 @@ PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_
 		ssize_t n = read_words(leader->slots[i].fd, buf, words);
 		if (n < 0) {
 			r = (int)n;
+			pev__error_start(NULL, r, -r, "read", leader->name, false);
+			pev__error_msg(NULL, "cannot read the group of '%s' (descriptor %d): %s",
+				       leader->name, leader->slots[i].fd, pev_strerror(r));
 			break;
 		}
 		if ((size_t)n != words * 8 || buf[0] != nr) {
-			r = PEV_EFORMAT;
+			r = group_read_mismatch(leader, n, words, buf[0], nr);
 			break;
 		}
 		size_t at = 1;
@@ -371,7 +416,11 @@ PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_
 			const struct pev_counter *c = k == 0 ? leader : leader->members[k - 1];
 			size_t e = group_entry(c, i, (size_t)k, rf, entries, per, nr);
 			if (e >= nr) {
-				r = PEV_EFORMAT;
+				r = pev__error_start(NULL, PEV_EFORMAT, 0, "read", c->name, false);
+				pev__error_msg(NULL,
+					       "the group read of '%s' has no entry with the id of "
+					       "its member '%s'",
+					       leader->name, c->name);
 				break;
 			}
 			const uint64_t *entry = entries + e * per;
