@@ -124,6 +124,40 @@ for link in shared static; do
 		build "adopter_cxx_$link" "$cxx" "$link" "$as_cxx" "$src/tests/adopter_cxx.cc"
 done
 
+# ---- the version promise (docs/API.md, "Symbol versions") ---------------------
+# A program that calls a PERFEV_0.2 function, built against the installed
+# library, refuses to load on a libperfev.so.0 that has PERFEV_0.1 alone (a
+# stand-in with one function of that node), naming the node it lacks; one
+# that calls PERFEV_0.1 functions alone loads on both.
+mkdir "$tmp/old"
+printf 'const char *pev_version(void);\nconst char *pev_version(void) { return "0.1.0"; }\n' \
+	>"$tmp/old/old.c"
+printf 'PERFEV_0.1 { global: pev_version; local: *; };\n' >"$tmp/old/old.map"
+"$cc" -shared -fPIC -Wl,-soname,libperfev.so.0 -Wl,--version-script="$tmp/old/old.map" \
+	"$tmp/old/old.c" -o "$tmp/old/libperfev.so.0" || fail "cannot build a PERFEV_0.1-only library"
+printf '#include <perfev.h>\n#include <stdio.h>\nint main(void) {\n%s\n\treturn 0;\n}\n' \
+	'	puts(pev_version());' >"$tmp/v01.c"
+printf '#include <perfev.h>\n#include <stdio.h>\nint main(void) {\n%s\n\treturn 0;\n}\n' \
+	'	puts(pev_version()); printf("%d\\n", pev_last_error()->code);' >"$tmp/v02.c"
+for v in v01 v02; do
+	# shellcheck disable=SC2086
+	"$cc" -std=c11 $common $cflags "$tmp/$v.c" $shared_libs -o "$tmp/$v" ||
+		fail "$v.c does not build against the installed libperfev"
+	(cd "$tmp" && LD_LIBRARY_PATH=$libdir "./$v") >/dev/null 2>&1 ||
+		fail "$v does not run on the installed libperfev $version"
+done
+readelf -V "$tmp/v02" | grep -q 'Name: PERFEV_0.2' ||
+	fail "a program calling pev_last_error does not require the version node PERFEV_0.2"
+(cd "$tmp" && LD_LIBRARY_PATH=$tmp/old ./v01) >"$tmp/run.log" 2>&1 ||
+	{ cat "$tmp/run.log" >&2; fail "a PERFEV_0.1 program does not load on a PERFEV_0.1 library"; }
+if (cd "$tmp" && LD_LIBRARY_PATH=$tmp/old ./v02) >"$tmp/run.log" 2>&1; then
+	fail "a program calling a PERFEV_0.2 function loaded on a PERFEV_0.1 library"
+fi
+grep -q "PERFEV_0.2.*not found" "$tmp/run.log" ||
+	{ cat "$tmp/run.log" >&2; fail "the loader's refusal does not name PERFEV_0.2"; }
+echo "adopter: version nodes: a PERFEV_0.2 program refused by a PERFEV_0.1 library:" \
+	"$(head -1 "$tmp/run.log")"
+
 echo "adopter: libperfev $version installed by meson under DESTDIR; $built programs built" \
 	"against it alone (shared and pkg-config --static; C11 and C++17;" \
 	"-Wall -Wextra -pedantic -Werror), $ran ran and succeeded"
