@@ -17,7 +17,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -673,25 +672,6 @@ Test(read_injected, group_matched_by_id_not_position, .init = th_leak_init, .fin
 	trio_close(&t);
 }
 
-/*
- * Expects pev_last_error() to hold code, with field (or "") at fault and a
- * message that has each of the NULL-ended texts.
- */
-static void expect_last_error(int code, const char *field, ...)
-{
-	const struct pev_error *e = pev_last_error();
-	const char *text;
-	va_list ap;
-
-	cr_assert_not_null(e);
-	cr_expect_eq(e->code, code, "%d: %s", e->code, e->message);
-	cr_expect_str_eq(e->field, field, "%s", e->message);
-	va_start(ap, field);
-	while ((text = va_arg(ap, const char *)))
-		cr_expect(strstr(e->message, text), "`%s` in: %s", text, e->message);
-	va_end(ap);
-}
-
 Test(read_injected, group_with_an_unknown_id_is_refused, .init = th_leak_init,
      .fini = th_leak_fini)
 {
@@ -703,7 +683,7 @@ Test(read_injected, group_with_an_unknown_id_is_refused, .init = th_leak_init,
 	inject_read(3, 10, t.id[0], 20, t.id[1], 30, t.id[2] + 1000);
 	cr_expect_eq(pev_counter_read_group(t.c[0], out, 3), PEV_EFORMAT,
 		     "a member whose id is not in the read has no value there");
-	expect_last_error(PEV_EFORMAT, "", "has no entry with the id of its member", NULL);
+	th_expect_last_error(PEV_EFORMAT, "", "has no entry with the id of its member", NULL);
 	cr_expect_eq(pev_counter_read(t.c[2], &v), PEV_EFORMAT);
 	cr_expect_eq(pev_counter_read(t.c[1], &v), 0);
 	cr_expect_eq(v.value, 20);
@@ -737,7 +717,7 @@ Test(read_injected, group_without_ids_matched_by_position, .init = th_leak_init,
 	/* The kernel listing fewer events than the group has. */
 	inject_read(2, 900, 300, 10, 20);
 	cr_expect_eq(pev_counter_read_group(t.c[0], out, 3), PEV_EFORMAT);
-	expect_last_error(PEV_EFORMAT, "", "for 2 counters", "for 3", NULL);
+	th_expect_last_error(PEV_EFORMAT, "", "for 2 counters", "for 3", NULL);
 	cr_expect_eq(pev_counter_read(t.c[2], &v), PEV_EFORMAT);
 	/* Bytes that do not match their nr. */
 	inject_read(3, 900, 300, 10, 20);
@@ -754,21 +734,21 @@ Test(read_injected, group_read_arguments, .init = th_leak_init, .fini = th_leak_
 
 	trio_open(&t, GR | ID, true);
 	cr_expect_eq(pev_counter_read_group(NULL, out, 3), PEV_EBADARG);
-	expect_last_error(PEV_EBADARG, "leader", "pev_counter_read_group", "NULL", NULL);
+	th_expect_last_error(PEV_EBADARG, "leader", "pev_counter_read_group", "NULL", NULL);
 	cr_expect_eq(pev_counter_read_group(t.c[0], NULL, 3), PEV_EBADARG);
-	expect_last_error(PEV_EBADARG, "out", "NULL", NULL);
+	th_expect_last_error(PEV_EBADARG, "out", "NULL", NULL);
 	cr_expect_eq(pev_counter_read_group(t.c[0], out, 0), PEV_EBADARG);
-	expect_last_error(PEV_EBADARG, "max", "room for the leader", NULL);
+	th_expect_last_error(PEV_EBADARG, "max", "room for the leader", NULL);
 	cr_expect_eq(pev_counter_read_group(t.c[1], out, 3), PEV_EBADARG, "a member is no leader");
-	expect_last_error(PEV_EBADARG, "leader", "is a member of the group led by",
+	th_expect_last_error(PEV_EBADARG, "leader", "is a member of the group led by",
 			  "read the group through its leader", NULL);
 	cr_expect_eq(pev_counter_read_group(alone, out, 3), PEV_EBADARG,
 		     "a leader without PEV_FORMAT_GROUP");
-	expect_last_error(PEV_EBADARG, "leader", "opened without PEV_FORMAT_GROUP",
+	th_expect_last_error(PEV_EBADARG, "leader", "opened without PEV_FORMAT_GROUP",
 			  "pev_counter_read()", NULL);
 	th_inject_call_errno("read", EIO);
 	cr_expect_eq(pev_counter_read_group(t.c[0], out, 3), -EIO);
-	expect_last_error(-EIO, "", "cannot read the group of", pev_strerror(-EIO), NULL);
+	th_expect_last_error(-EIO, "", "cannot read the group of", pev_strerror(-EIO), NULL);
 	cr_expect_str_eq(pev_last_error()->syscall, "read");
 	th_inject_reset();
 	cr_expect_eq(pev_counter_read_fd(t.c[0], 1, out), PEV_EBADARG);
