@@ -15,12 +15,22 @@
 
 #include "perfev.h"
 #include "helpers.h"
+#include "core/error_internal.h"
 
+/*
+ * A refusal names the function and the argument, in the caller's struct
+ * pev_error or, given none, in pev_last_error(): a call made with a bad
+ * argument is refused saying so, whichever argument it was.
+ */
 #define EXPECT_BADARG(fn, args)                                                                    \
 	do {                                                                                       \
 		long r_ = (long)fn args;                                                           \
+		const struct pev_error *e_ = pev_last_error();                                     \
 		cr_expect_eq(r_, PEV_EBADARG, #fn ": %ld (%s), not PEV_EBADARG", r_,               \
 		             pev_strerror((int)r_));                                               \
+		cr_expect(e_->code == PEV_EBADARG && strstr(e_->message, #fn ": bad argument '"),  \
+		          #fn " did not say why in pev_last_error(): %s", e_->message);           \
+		pev__error_start(NULL, 0, 0, NULL, NULL, false);                                   \
 	} while (0)
 #define EXPECT_NULL(fn, args)  cr_expect_null((const void *)fn args, #fn ": not NULL")
 #define EXPECT_FALSE(fn, args) cr_expect(!fn args, #fn ": true")
@@ -409,6 +419,12 @@ Test(null_args, version)
 {
 	NO_POINTER(pev_version);
 	NO_POINTER(pev_version_number);
+}
+
+Test(null_args, last_error)
+{
+	NO_POINTER(pev_last_error);
+	cr_expect_not_null(pev_last_error());
 }
 
 /* ---- every export is called above -------------------------------------------------- */
