@@ -140,6 +140,15 @@ void pev__error_hint(struct pev_error *err, const char *fmt, ...)
 	pev__appendf(err->hint, sizeof(err->hint), "%s%s", err->hint[0] ? "\n" : "", text);
 }
 
+int pev__bad_index(const char *func, const void *obj, const char *obj_name, int i, int n)
+{
+	if (!obj)
+		return pev__bad_arg(NULL, func, obj_name, "NULL");
+	if (n < 1)
+		return pev__bad_arg(NULL, func, "i", "%d: '%s' has none", i, obj_name);
+	return pev__bad_arg(NULL, func, "i", "%d: '%s' has 0 to %d", i, obj_name, n - 1);
+}
+
 int pev__opts_copy_sized(void *dst, size_t dst_size, const void *src, const char *func,
 			 const char *init, struct pev_error *err)
 {

@@ -38,6 +38,12 @@ int pev__bad_arg(struct pev_error *err, const char *func, const char *arg, const
 	PEV_PRINTF(4, 5);
 
 /*
+ * Refuses an index of func: obj (named obj_name) NULL, or i outside 0..n-1.
+ * Returns PEV_EBADARG.
+ */
+int pev__bad_index(const char *func, const void *obj, const char *obj_name, int i, int n);
+
+/*
  * Copies a caller's options struct, which begins with its own size (`size_t
  * sz`), into dst: dst_size bytes, zeroed first, dst's sz set to dst_size. A
  * NULL src gives the defaults. A sz too small to hold sz itself, or a larger

@@ -382,22 +382,25 @@ PEV_API int pev_counter_open_attr(const void *user_attr, size_t attr_len,
 
 PEV_API int pev_counter_nr_fds(const struct pev_counter *c)
 {
-	return c ? c->nr : PEV_EBADARG;
+	return c ? c->nr : pev__bad_arg(NULL, "pev_counter_nr_fds", "c", "NULL");
 }
 
 PEV_API int pev_counter_fd(const struct pev_counter *c, int i)
 {
-	return c && i >= 0 && i < c->nr ? c->slots[i].fd : PEV_EBADARG;
+	return c && i >= 0 && i < c->nr ? c->slots[i].fd
+					: pev__bad_index("pev_counter_fd", c, "c", i, c ? c->nr : 0);
 }
 
 PEV_API int pev_counter_cpu(const struct pev_counter *c, int i)
 {
-	return c && i >= 0 && i < c->nr ? c->slots[i].cpu : PEV_EBADARG;
+	return c && i >= 0 && i < c->nr ? c->slots[i].cpu
+					: pev__bad_index("pev_counter_cpu", c, "c", i, c ? c->nr : 0);
 }
 
 PEV_API pid_t pev_counter_tid(const struct pev_counter *c, int i)
 {
-	return c && i >= 0 && i < c->nr ? c->slots[i].tid : PEV_EBADARG;
+	return c && i >= 0 && i < c->nr ? c->slots[i].tid
+					: pev__bad_index("pev_counter_tid", c, "c", i, c ? c->nr : 0);
 }
 
 PEV_API const struct pev_attr *pev_counter_attr(const struct pev_counter *c)
@@ -417,8 +420,10 @@ PEV_API struct pev_counter *pev_counter_leader(const struct pev_counter *c)
 
 PEV_API int pev_counter_id(const struct pev_counter *c, int i, uint64_t *id)
 {
-	if (!c || i < 0 || i >= c->nr || !id)
-		return PEV_EBADARG;
+	if (!c || i < 0 || i >= c->nr)
+		return pev__bad_index("pev_counter_id", c, "c", i, c ? c->nr : 0);
+	if (!id)
+		return pev__bad_arg(NULL, "pev_counter_id", "id", "NULL");
 	if (c->slots[i].id) {
 		*id = c->slots[i].id;
 		return 0;

@@ -766,7 +766,7 @@ out:
 
 PEV_API int pev_pmus_count(const struct pev_pmus *pmus)
 {
-	return pmus ? pmus->nr : PEV_EBADARG;
+	return pmus ? pmus->nr : pev__bad_arg(NULL, "pev_pmus_count", "pmus", "NULL");
 }
 
 PEV_API const struct pev_pmu *pev_pmus_at(const struct pev_pmus *pmus, int i)

@@ -867,7 +867,7 @@ PEV_API const struct pev_perfdata_layout *pev_perfdata_layout(const struct pev_p
 
 PEV_API int pev_perfdata_nr_events(const struct pev_perfdata *pd)
 {
-	return pd ? pd->nr_events : PEV_EBADARG;
+	return pd ? pd->nr_events : pev__bad_arg(NULL, "pev_perfdata_nr_events", "pd", "NULL");
 }
 
 PEV_API const struct pev_perfdata_event *pev_perfdata_event(const struct pev_perfdata *pd, int i)

@@ -12,9 +12,11 @@
  * CGROUP) or in bytes (TEXT_POKE) may carry padding after it, which the
  * kernel adds to reach a whole word.
  */
+#include <inttypes.h>
 #include <stdint.h>
 
 #include "sample/record_internal.h"
+#include "core/error_internal.h"
 
 /* ---- the format ---------------------------------------------------------------- */
 
@@ -83,15 +85,14 @@ PEV_API int pev_record_format_init(struct pev_record_format *fmt,
 {
 	struct pev_record_config c;
 
-	if (!fmt || !cfg || cfg->sz < sizeof(cfg->sz))
-		return PEV_EBADARG;
+	static const char fn[] = "pev_record_format_init";
+	int r;
+
+	if (!fmt || !cfg)
+		return pev__bad_arg(NULL, fn, fmt ? "cfg" : "fmt", "NULL");
 	/* A newer caller's fields must be zero; an older caller's missing ones are. */
-	if (cfg->sz > sizeof(c))
-		for (size_t i = sizeof(c); i < cfg->sz; i++)
-			if (((const unsigned char *)cfg)[i])
-				return PEV_EBADARG;
-	memset(&c, 0, sizeof(c));
-	memcpy(&c, cfg, cfg->sz < sizeof(c) ? cfg->sz : sizeof(c));
+	if ((r = pev__opts_copy_sized(&c, sizeof(c), cfg, fn, "PEV_RECORD_CONFIG_INIT", NULL)) < 0)
+		return r;
 	return format_build(fmt, &c);
 }
 
@@ -101,7 +102,8 @@ PEV_API int pev_record_format_from_attr(const struct pev_attr *attr,
 	struct pev_record_config c = PEV_RECORD_CONFIG_INIT;
 
 	if (!attr || !fmt)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_record_format_from_attr", attr ? "fmt" : "attr",
+				    "NULL");
 	c.sample_type = attr->sample_type;
 	c.read_format = attr->read_format;
 	c.sample_id_all = !!(attr->flags & PEV_ATTR_SAMPLE_ID_ALL);
@@ -386,7 +388,8 @@ __attribute__((aligned(64))) PEV_API int pev_record_decode(const struct pev_reco
 
 	if (__builtin_expect(!fmt, 0) || __builtin_expect(!out, 0) ||
 	    __builtin_expect(!bytes || ((uintptr_t)bytes & 7), 0))
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_record_decode", !fmt ? "fmt" : !out ? "out" : "bytes",
+				    "%s", bytes || !fmt || !out ? "not 8-byte aligned" : "NULL");
 	out->bytes = bytes;
 	if (__builtin_expect(len < sizeof(h), 0)) {
 		memset(&h, 0, sizeof(h));
@@ -413,14 +416,14 @@ __attribute__((aligned(64))) PEV_API int pev_record_decode(const struct pev_reco
  * end of another record (0: the format has no such field). Returns 1, 0 or
  * a code.
  */
-static int peek(const struct pev_record_format *fmt, const void *bytes, size_t len,
-		uint16_t sample_at, uint16_t back, uint64_t *out)
+static int peek(const char *func, const struct pev_record_format *fmt, const void *bytes,
+		size_t len, uint16_t sample_at, uint16_t back, uint64_t *out)
 {
 	const unsigned char *p = bytes;
 	struct pev_event_header h;
 
 	if (!fmt || !bytes || !out)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, func, !fmt ? "fmt" : !bytes ? "bytes" : "out", "NULL");
 	if (len < sizeof(h))
 		return PEV_EFORMAT;
 	memcpy(&h, p, sizeof(h));
@@ -445,15 +448,15 @@ static int peek(const struct pev_record_format *fmt, const void *bytes, size_t l
 PEV_API int pev_record_time(const struct pev_record_format *fmt, const void *bytes, size_t len,
 			    uint64_t *time)
 {
-	return peek(fmt, bytes, len, fmt ? fmt->sample_time_at : 0,
+	return peek("pev_record_time", fmt, bytes, len, fmt ? fmt->sample_time_at : 0,
 		    fmt ? fmt->trailer_time_back : 0, time);
 }
 
 PEV_API int pev_record_id(const struct pev_record_format *fmt, const void *bytes, size_t len,
 			  uint64_t *id)
 {
-	return peek(fmt, bytes, len, fmt ? fmt->sample_id_at : 0, fmt ? fmt->trailer_id_back : 0,
-		    id);
+	return peek("pev_record_id", fmt, bytes, len, fmt ? fmt->sample_id_at : 0,
+		    fmt ? fmt->trailer_id_back : 0, id);
 }
 
 /* ---- names and misc flags ------------------------------------------------------------ */

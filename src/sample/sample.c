@@ -15,7 +15,10 @@
  * are the rest, read_format blocks (shared with READ records), callchain
  * walking and branch flags.
  */
+#include <inttypes.h>
+
 #include "sample/record_internal.h"
+#include "core/error_internal.h"
 
 /* ---- read_format blocks ---------------------------------------------------- */
 
@@ -73,8 +76,15 @@ PEV_API int pev_read_data_value(const struct pev_read_data *rd, uint64_t i,
 	size_t per, value_at, rest_at;
 	uint64_t rf;
 
-	if (!rd || !out || !rd->words || i >= rd->nr || i >= rd->nr_words)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_read_data_value";
+
+	if (!rd || !out)
+		return pev__bad_arg(NULL, fn, rd ? "out" : "rd", "NULL");
+	if (!rd->words)
+		return pev__bad_arg(NULL, fn, "rd", "holds no words");
+	if (i >= rd->nr || i >= rd->nr_words)
+		return pev__bad_arg(NULL, fn, "i", "%" PRIu64 ": the read holds %" PRIu64 " values",
+				    i, (uint64_t)rd->nr);
 	rf = rd->read_format;
 	per = entry_words(rf);
 	if (rf & PEV_FORMAT_GROUP) {
@@ -87,7 +97,8 @@ PEV_API int pev_read_data_value(const struct pev_read_data *rd, uint64_t i,
 	}
 	/* Never past the block, even for a hand-made rd. */
 	if (rest_at + per - 1 > rd->nr_words)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, fn, "rd", "value %" PRIu64 " ends past its %" PRIu64
+				    " words", i, (uint64_t)rd->nr_words);
 	out->value = rd->words[value_at];
 	out->id = rf & PEV_FORMAT_ID ? rd->words[rest_at++] : 0;
 	out->lost = rf & PEV_FORMAT_LOST ? rd->words[rest_at] : 0;
