@@ -497,7 +497,7 @@ PEV_API int pev_session_disable(struct pev_session *s)
 	int rc = 0;
 
 	if (!s)
-		return pev__bad_arg(NULL, "pev_session_enable", "s", "NULL");
+		return pev__bad_arg(NULL, "pev_session_disable", "s", "NULL");
 	for (int i = 0; i < s->nr_events; i++) {
 		int r = control(s->ev[i].c, false);
 		if (r < 0 && rc == 0)
@@ -514,7 +514,7 @@ PEV_API int pev_session_poll(struct pev_session *s, int timeout_ms)
 	int r;
 
 	if (!s)
-		return pev__bad_arg(NULL, "pev_session_enable", "s", "NULL");
+		return pev__bad_arg(NULL, "pev_session_poll", "s", "NULL");
 	for (int i = 0; i < s->nr_rings && !held; i++)
 		held = s->rings[i].count > 0;
 	r = pev_ring_poll(s->ring_ptrs, (size_t)s->nr_rings, held ? 0 : timeout_ms, s->ready);
