@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check/capability_internal.h"
+#include "core/error_internal.h"
 #include "core/util.h"
 #include "perfev/tracepoint.h"
 
@@ -594,8 +595,14 @@ PEV_API int pev_capability_probe(enum pev_cap cap, const struct pev_machine *m,
 	uint64_t start;
 	size_t sz;
 
-	if (!out || out->sz < sizeof(struct pev_capability) || (unsigned)cap >= PEV_CAP_COUNT)
-		return PEV_EBADARG;
+	if (!out)
+		return pev__bad_arg(NULL, "pev_capability_probe", "out", "NULL");
+	if (out->sz < sizeof(struct pev_capability))
+		return pev__bad_arg(NULL, "pev_capability_probe", "out", "out->sz is %zu: "
+				    "initialize it with PEV_CAPABILITY_INIT", out->sz);
+	if ((unsigned)cap >= PEV_CAP_COUNT)
+		return pev__bad_arg(NULL, "pev_capability_probe", "cap", "%d is not a pev_cap",
+				    (int)cap);
 	if (!m) {
 		if (!(own = calloc(1, sizeof(*own))))
 			return PEV_ENOMEM;

@@ -868,7 +868,7 @@ int pev_pfm_foreach(pev_pfm_fn fn, void *ctx)
 	int ret;
 
 	if (!fn)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_pfm_foreach", "fn", "NULL");
 	ret = pfm_ready(NULL, NULL);
 	if (ret)
 		return ret;
