@@ -271,6 +271,7 @@ def _fn(name, restype, *argtypes):
 
 strerror = _fn("pev_strerror", c_char_p, c_int)
 error_name = _fn("pev_error_name", c_char_p, c_int)
+last_error = _fn("pev_last_error", ctypes.POINTER(Error))
 
 event_parse = _fn("pev_event_parse", c_int, c_char_p, c_void_p, POINTER(c_void_p), POINTER(Error))
 event_list_count = _fn("pev_event_list_count", c_int, c_void_p)
