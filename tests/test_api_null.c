@@ -414,6 +414,19 @@ Test(null_args, tracepoint)
 	EXPECT_BADARG(pev_tracefs_path, (0, NULL, 0, NULL));
 	EXPECT_BADARG(pev_tracepoints_foreach, (NULL, NULL, NULL, NULL, NULL, NULL));
 	EXPECT_BADARG(pev_tracepoint_id, (NULL, NULL, NULL, NULL, NULL));
+	EXPECT_BADARG(pev_tp_format_parse, (NULL, 0, NULL, NULL));
+	EXPECT_BADARG(pev_tp_format_load, (NULL, NULL, NULL, NULL, NULL));
+	EXPECT_VOID(pev_tp_format_free, (NULL));
+	EXPECT_NULL(pev_tp_format_name, (NULL));
+	EXPECT_ZERO(pev_tp_format_id, (NULL));
+	EXPECT_NULL(pev_tp_format_print_fmt, (NULL));
+	EXPECT_ZERO(pev_tp_format_nr_fields, (NULL));
+	EXPECT_NULL(pev_tp_format_field_at, (NULL, 0));
+	EXPECT_NULL(pev_tp_format_field, (NULL, NULL));
+	EXPECT_BADARG(pev_tp_field_int, (NULL, NULL, 0, NULL));
+	EXPECT_BADARG(pev_tp_field_uint, (NULL, NULL, 0, NULL));
+	EXPECT_BADARG(pev_tp_field_bytes, (NULL, NULL, 0, NULL, NULL));
+	EXPECT_BADARG(pev_tp_format_print, (NULL, NULL, 0, NULL, 0));
 }
 Test(null_args, version)
 {
