@@ -37,3 +37,33 @@ def test_session_errors():
         assert isinstance(e, perfev.PerfevError)
     else:
         raise AssertionError("a session on a process that does not exist opened")
+
+
+def test_tracepoint_fields_by_name():
+    import threading
+    import time
+
+    import pytest
+
+    try:
+        s = perfev.Session("sched:sched_switch", period=1)
+    except perfev.PerfevError as e:
+        pytest.skip(f"no sched:sched_switch to sample here: {e}")
+    with s:
+        for _ in range(5):
+            time.sleep(0.001)  # each sleep switches this thread out
+    samples = [r for r in s if r.type == "SAMPLE"]
+    s.close()
+    # The kernel's name of this thread (prev_comm), not Python's.
+    with open(f"/proc/self/task/{threading.get_native_id()}/comm") as f:
+        comm = f.read().strip()
+    assert len(samples) >= 5, f"{len(samples)} switches for 5 sleeps"
+    for r in samples:
+        assert r.fields is not None and "common_pid" not in r.fields
+        assert r.fields["prev_comm"] == comm and r.fields["prev_pid"] == threading.get_native_id()
+        assert isinstance(r.fields["next_comm"], str) and isinstance(r.fields["next_pid"], int)
+    # Other events' samples have no fields.
+    with perfev.Session("task-clock", freq=1000) as t:
+        spin()
+    assert all(r.fields is None for r in t)
+    t.close()
