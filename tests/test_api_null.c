@@ -401,6 +401,7 @@ Test(null_args, symbols)
 	EXPECT_BADARG(pev_symbols_exit, (NULL, 0));
 	EXPECT_BADARG(pev_symbols_thread, (NULL, 0, 0));
 	EXPECT_BADARG(pev_symbols_exit_thread, (NULL, 0, 0));
+	EXPECT_BADARG(pev_symbols_feed, (NULL, NULL));
 	EXPECT_BADARG(pev_symbols_resolve, (NULL, 0, 0, NULL));
 	EXPECT_BADARG(pev_symbols_read_kernel, (NULL, NULL));
 	EXPECT_NULL(pev_symbols_kernel_message, (NULL));
