@@ -205,6 +205,36 @@ class AttrPrefix(ctypes.Structure):
     _fields_ = [("type", ctypes.c_uint32), ("size", ctypes.c_uint32), ("config", c_uint64)]
 
 
+class SymbolsOpts(ctypes.Structure):
+    """struct pev_symbols_opts."""
+    _fields_ = [
+        ("sz", c_size_t),
+        ("flags", ctypes.c_uint),
+        ("kallsyms", c_char_p),
+        ("jit_dir", c_char_p),
+        ("debug_dir", c_char_p),
+        ("buildid_cache", c_char_p),
+    ]
+
+
+SYMBOLS_NO_SRCLINE = 1 << 1
+SYMBOLS_PROC = 1 << 4
+
+
+class SymbolPrefix(ctypes.Structure):
+    """struct pev_symbol up to dso: its sz says the library fills no more."""
+    _fields_ = [
+        ("sz", c_size_t),
+        ("status", c_int),
+        ("flags", ctypes.c_uint),
+        ("name", c_char_p),
+        ("offset", c_uint64),
+        ("start", c_uint64),
+        ("size", c_uint64),
+        ("dso", c_char_p),
+    ]
+
+
 class TpField(ctypes.Structure):
     """struct pev_tp_field (library-owned, read only)."""
     _fields_ = [
@@ -329,6 +359,13 @@ tp_field_uint = _fn("pev_tp_field_uint", c_int, POINTER(TpField), c_void_p, c_si
                     POINTER(c_uint64))
 tp_field_bytes = _fn("pev_tp_field_bytes", c_int, POINTER(TpField), c_void_p, c_size_t,
                      POINTER(c_void_p), POINTER(c_size_t))
+
+symbols_new = _fn("pev_symbols_new", c_int, POINTER(SymbolsOpts), POINTER(c_void_p),
+                  POINTER(Error))
+symbols_free = _fn("pev_symbols_free", None, c_void_p)
+symbols_feed = _fn("pev_symbols_feed", c_int, c_void_p, c_void_p)
+symbols_resolve = _fn("pev_symbols_resolve", c_int, c_void_p, ctypes.c_int32, c_uint64,
+                      POINTER(SymbolPrefix))
 
 session_open = _fn("pev_session_open", c_int, POINTER(SessionOpts), POINTER(c_void_p),
                    POINTER(Error))

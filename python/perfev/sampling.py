@@ -31,7 +31,8 @@ class Record:
     left out). raw: the record's bytes, as the kernel wrote them. fields: a
     tracepoint sample's fields by name (common_* ones left out): integers,
     pointers as integers, strings as str, other arrays as lists of integers
-    (bytes for dynamic ones); None for other records.
+    (bytes for dynamic ones); None for other records. frames: with
+    symbolize=True, the sample's call chain (or its ip) as Frames.
     """
     type: str
     event: Optional[str]
@@ -45,6 +46,17 @@ class Record:
     period: int = 0
     callchain: List[int] = field(default_factory=list)
     fields: Optional[Dict[str, Any]] = None
+    frames: Optional[List["Frame"]] = None
+
+
+@dataclass
+class Frame:
+    """A sample's address, symbolized: the function (or "[unknown]"), the
+    offset into it, and the file that holds it (None when no mapping does)."""
+    address: int
+    name: str
+    offset: int
+    dso: Optional[str]
 
 
 class _TracepointFormat:
@@ -98,14 +110,17 @@ class Session:
     freq or period sets how often events without their own rate sample
     (1000 Hz by default); pid / cpu / all_threads choose the target as for
     Counters (the calling thread by default); track adds MMAP2, COMM and
-    FORK/EXIT records. Entering the context enables the events, leaving it
+    FORK/EXIT records; symbolize names each sample's frames (Record.frames)
+    from the records and /proc. Entering the context enables the events, leaving it
     disables them; iterating drains what the rings hold, in time order
     across CPUs (poll() waits for more). close() releases everything.
     """
 
     def __init__(self, events, freq=0, period=0, pid=None, cpu=None, all_threads=False,
-                 callchain=False, track=False, pages=0):
+                 callchain=False, track=False, pages=0, symbolize=False):
         self._s = ctypes.c_void_p()
+        self._sym = ctypes.c_void_p()
+        self._formats = []
         self._target = make_target(pid, cpu, all_threads)
         self._events = events.encode()
         o = _lib.SessionOpts()
@@ -121,8 +136,15 @@ class Session:
         o.track = track
         err = _lib.Error()
         check(_lib.session_open(ctypes.byref(o), ctypes.byref(self._s), ctypes.byref(err)), err)
+        if symbolize:
+            # Every record is fed to the symbolizer; a process no MMAP record
+            # described (one running before the session) is read from /proc.
+            so = _lib.SymbolsOpts()
+            so.sz = ctypes.sizeof(so)
+            so.flags = _lib.SYMBOLS_PROC | _lib.SYMBOLS_NO_SRCLINE
+            check(_lib.symbols_new(ctypes.byref(so), ctypes.byref(self._sym), ctypes.byref(err)),
+                  err)
         self._names = []
-        self._formats = []
         for i in range(_lib.session_nr_events(self._s)):
             c = _lib.session_counter(self._s, i)
             self._names.append(_lib.text(_lib.counter_name(c)))
@@ -153,8 +175,17 @@ class Session:
         while check(_lib.session_read(self._s, ctypes.byref(r))) == 1:
             yield self._record(r)
 
+    def _frame(self, pid, address):
+        sym = _lib.SymbolPrefix()
+        sym.sz = ctypes.sizeof(sym)
+        check(_lib.symbols_resolve(self._sym, pid, address, ctypes.byref(sym)))
+        return Frame(address, _lib.text(sym.name), sym.offset,
+                     _lib.text(sym.dso) if sym.dso else None)
+
     def _record(self, r):
         rec = r.rec
+        if self._sym:
+            check(_lib.symbols_feed(self._sym, ctypes.byref(rec)))
         out = Record(
             type=RECORD_TYPES.get(rec.type, str(rec.type)),
             event=self._names[r.event] if 0 <= r.event < len(self._names) else None,
@@ -165,6 +196,9 @@ class Session:
             out.ip, out.addr, out.period = s.ip, s.addr, s.period
             out.callchain = [s.callchain[i] for i in range(s.callchain_nr)
                              if s.callchain[i] < _lib.CONTEXT_MAX]
+            if self._sym:
+                addresses = out.callchain if out.callchain else [out.ip]
+                out.frames = [self._frame(out.pid, a) for a in addresses]
             fmt = self._formats[r.event] if 0 <= r.event < len(self._formats) else None
             if fmt is not None and s.raw:
                 out.fields = fmt.decode(s.raw, s.raw_size)
@@ -177,6 +211,9 @@ class Session:
         for fmt in getattr(self, "_formats", []):
             if fmt is not None:
                 fmt.close()
+        if getattr(self, "_sym", None):
+            _lib.symbols_free(self._sym)
+            self._sym = ctypes.c_void_p()
 
     def __enter__(self):
         self.enable()

@@ -67,3 +67,38 @@ def test_tracepoint_fields_by_name():
         spin()
     assert all(r.fields is None for r in t)
     t.close()
+
+
+def test_samples_symbolized_from_the_records_and_proc():
+    import subprocess
+    import sys
+    import time
+
+    # This thread: frames named from /proc/self/maps (no MMAP record of python itself).
+    with perfev.Session("task-clock", freq=1000, callchain=True, symbolize=True) as s:
+        spin()
+    samples = [r for r in s if r.type == "SAMPLE"]
+    s.close()
+    assert len(samples) >= 20
+    named = [r for r in samples if r.frames and r.frames[0].name != "[unknown]"]
+    assert len(named) * 2 > len(samples), [r.frames[:1] for r in samples[:5]]
+    assert any(f.name == "_PyEval_EvalFrameDefault" for r in samples for f in r.frames)
+
+    # A process that runs before the session: tracked, it writes no MMAP2 of its program;
+    # its maps are read from /proc, so its records are read while it runs.
+    child = subprocess.Popen([sys.executable, "-c",
+                              "import time\nend = time.time() + 0.6\nwhile time.time() < end: pass"])
+    time.sleep(0.2)
+    records = []
+    with perfev.Session("task-clock", freq=1000, pid=child.pid, track=True,
+                        symbolize=True) as s:
+        while child.poll() is None:
+            s.poll(50)
+            records += list(s)
+    records += list(s)
+    s.close()
+    samples = [r for r in records if r.type == "SAMPLE"]
+    assert not any(r.type == "MMAP2" and "python" in str(r.raw) for r in records)
+    assert len(samples) >= 20, f"{len(samples)} samples of 0.4 s at 1000 Hz"
+    named = [r for r in samples if r.frames[0].name != "[unknown]" and r.frames[0].dso]
+    assert len(named) * 2 > len(samples), [r.frames for r in samples[:5]]
