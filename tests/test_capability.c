@@ -342,7 +342,12 @@ Test(capability, sampling_whose_first_sample_comes_late_is_not_silent, .init = t
 	cr_expect_geq(c.expected, 300, "30 ms of spinning at least: %s", c.detail);
 }
 
-/* A timer that never fires is silence after 200 ms of spinning, not sooner, not much later. */
+/*
+ * A timer that never fires is silence after 200 ms of spinning, not sooner,
+ * and not without end. The last 5 ms round may end late: a thread's CPU
+ * clock in an emulated machine also runs while the host holds its vCPU
+ * back (224.5 ms in the arm64 guest's README run), so the bound is 300 ms.
+ */
 Test(capability, sampling_that_never_fires_is_silent_after_200_ms, .init = th_leak_init,
      .fini = th_leak_fini)
 {
@@ -351,7 +356,7 @@ Test(capability, sampling_that_never_fires_is_silent_after_200_ms, .init = th_le
 	cr_expect_eq(c.verdict, PEV_CAP_SILENT, "%s", c.detail);
 	cr_expect(strstr(c.detail, "task-clock:u every 100 us opens but delivered no sample"), "%s",
 	          c.detail);
-	cr_expect(c.expected >= 2000 && c.expected < 2200, "about 200 ms of spinning: %s",
+	cr_expect(c.expected >= 2000 && c.expected < 3000, "200 to 300 ms of spinning: %s",
 	          c.detail);
 }
 
