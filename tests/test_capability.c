@@ -119,11 +119,15 @@ Test(capability, breakpoint_verdict_agrees_with_a_raw_watchpoint)
 
 /* ---- the seam: events that open and then count what the test says ------- */
 
-/* The event type whose reads are faked, the count they return, and its fds. */
+/*
+ * The event type whose reads are faked, the count they return, and its fds;
+ * a sampling period put in place of the one asked for (0: none).
+ */
 static struct {
 	uint32_t type;
 	uint64_t count;
 	int refuse_errno;
+	uint64_t period;
 	bool fds[1024];
 } fake;
 
@@ -133,6 +137,9 @@ static int fake_open(struct pev_attr *attr, pid_t pid, int cpu, int group_fd, un
 
 	if (attr->type == fake.type && fake.refuse_errno)
 		return -fake.refuse_errno;
+	if (attr->type == fake.type && fake.period && !(attr->flags & PEV_ATTR_FREQ) &&
+	    attr->sample_period)
+		attr->sample_period = fake.period;
 	fd = pev__sys_real.perf_event_open(attr, pid, cpu, group_fd, flags);
 	if (fd >= 0 && fd < 1024)
 		fake.fds[fd] = attr->type == fake.type;
@@ -163,7 +170,8 @@ static struct pev_capability probe_faked(enum pev_cap cap, uint32_t type, uint64
 	static struct pev_sys sys;
 	struct pev_capability c = PEV_CAPABILITY_INIT;
 
-	memset(&fake, 0, sizeof(fake));
+	if (!fake.period)
+		memset(&fake, 0, sizeof(fake));
 	fake.type = type;
 	fake.count = count;
 	fake.refuse_errno = refuse_errno;
@@ -308,6 +316,48 @@ Test(capability, a_uprobe_that_counts_one_too_many_is_partial, .init = th_leak_i
 
 	cr_expect_eq(c.verdict, PEV_CAP_PARTIAL, "%s", c.detail);
 	cr_expect(strstr(c.detail, "counted 101 for 100 calls"), "%s", c.detail);
+}
+
+/*
+ * Probes sampling with task-clock overflowing every period ns instead of the
+ * probe's 100 us: the timer of a loaded or emulated machine held back.
+ */
+static struct pev_capability probe_sampling_every(uint64_t period)
+{
+	memset(&fake, 0, sizeof(fake));
+	fake.period = period;
+	struct pev_capability c = probe_faked(PEV_CAP_SAMPLING, PEV_TYPE_SOFTWARE, 0, 0);
+	fake.period = 0;
+	return c;
+}
+
+/* No sample in the first 5 ms is not yet silence: the probe goes on until one comes. */
+Test(capability, sampling_whose_first_sample_comes_late_is_not_silent, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	struct pev_capability c = probe_sampling_every(30000000);
+
+	cr_expect_neq(c.verdict, PEV_CAP_SILENT, "%s", c.detail);
+	cr_expect_geq(c.measured, 1, "%s", c.detail);
+	cr_expect_geq(c.expected, 300, "30 ms of spinning at least: %s", c.detail);
+}
+
+/*
+ * A timer that never fires is silence after 200 ms of spinning, not sooner,
+ * and not without end. The last 5 ms round may end late: a thread's CPU
+ * clock in an emulated machine also runs while the host holds its vCPU
+ * back (224.5 ms in the arm64 guest's README run), so the bound is 300 ms.
+ */
+Test(capability, sampling_that_never_fires_is_silent_after_200_ms, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	struct pev_capability c = probe_sampling_every(60000000000ULL);
+
+	cr_expect_eq(c.verdict, PEV_CAP_SILENT, "%s", c.detail);
+	cr_expect(strstr(c.detail, "task-clock:u every 100 us opens but delivered no sample"), "%s",
+	          c.detail);
+	cr_expect(c.expected >= 2000 && c.expected < 3000, "200 to 300 ms of spinning: %s",
+	          c.detail);
 }
 
 /* Software counting that reads 0 ns for 2 ms of work. */

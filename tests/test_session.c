@@ -1101,9 +1101,19 @@ Test(session, a_process_target_has_a_ring_per_thread_and_drains_after_the_exit)
 	}
 	cr_assert(pev_session_finished(c.s), "every thread's ring hangs up");
 	read_all(c.s, on_thread_sample, &c);
+	/*
+	 * 20 ms at 0.2 ms is 100 samples a thread, unless the kernel's limit
+	 * allows fewer: an emulated machine lowers perf_event_max_sample_rate
+	 * (1,750 a second seen in the arm64 guest: 35 in 20 ms, and one thread
+	 * had 11). A fifth of what the machine allows.
+	 */
+	long rate = th_sysctl("perf_event_max_sample_rate");
+	size_t allowed = rate > 0 && rate < 5000 ? (size_t)rate / 50 : 100;
 	for (int i = 0; i < 4; i++) {
-		cr_expect_gt(c.per_ring[i], 20, "20 ms at 0.2 ms in thread %d: %zu samples",
-			     (int)pev_session_ring_tid(c.s, i), c.per_ring[i]);
+		cr_expect_gt(c.per_ring[i], allowed / 5,
+			     "20 ms at 0.2 ms in thread %d (%zu samples allowed at %ld a second): "
+			     "%zu samples",
+			     (int)pev_session_ring_tid(c.s, i), allowed, rate, c.per_ring[i]);
 		cr_expect_eq(stats(c.s, PEV_SESSION_RING, i).samples, c.per_ring[i]);
 	}
 	cr_expect_eq(c.other, 0, "each ring holds its own thread's samples");
