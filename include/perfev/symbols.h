@@ -133,10 +133,10 @@ enum pev_symbol_status {
  * owned by the symbolizer; any may be NULL (line 0) when DWARF lacks it.
  */
 struct pev_symbol_frame {
-	const char *function;
-	const char *file;
-	unsigned line;
-	unsigned column;
+	const char *function; /**< the function's name, or NULL */
+	const char *file;     /**< its source file, or NULL */
+	unsigned line;        /**< the line in file, or 0 */
+	unsigned column;      /**< the column in that line, or 0 */
 };
 
 /**
@@ -179,7 +179,7 @@ struct pev_symbol {
 	 * equals `name`). 1 entry when nothing is inlined; 0 without DWARF.
 	 */
 	const struct pev_symbol_frame *frames;
-	unsigned nframes;
+	unsigned nframes;                /**< entries of frames */
 	/** The separate debuginfo file DWARF came from, or NULL (none, or in the DSO itself). */
 	const char *debug_file;
 	/**

@@ -101,7 +101,7 @@ struct pev_tp_field {
 	bool is_signed;            /**< the integer (or element) is signed */
 	bool is_common;            /**< a common_* field every tracepoint has */
 	bool is_string;            /**< chars: a fixed char array, or a __data_loc / __rel_loc char[] */
-	enum pev_tp_field_kind kind;
+	enum pev_tp_field_kind kind; /**< how its bytes are laid out in the payload */
 	uint32_t elem_size;        /**< arrays: one element's size (from the type); others: size */
 	uint32_t nr_elems;         /**< fixed arrays: elements; dynamic ones: 0; others: 1 */
 };

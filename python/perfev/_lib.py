@@ -51,9 +51,21 @@ FRAME_KERNEL = 1 << 0
 FRAME_INLINED = 1 << 1
 
 
+def _installed_library():
+    """The library `meson install` installed this package with (its full path), or None."""
+    try:
+        from ._install import LIBRARY
+    except ImportError:  # the source tree, or a wheel: the library is found by name
+        return None
+    return LIBRARY
+
+
 def _load():
     path = os.environ.get("PERFEV_LIBRARY")
     candidates = [path] if path else []
+    installed = _installed_library()
+    if installed:
+        candidates.append(installed)
     found = ctypes.util.find_library("perfev")
     if found:
         candidates.append(found)

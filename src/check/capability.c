@@ -118,7 +118,11 @@ int pev__cap_open(struct pev_capability *out, const struct pev_event *ev, struct
                   const struct pev_target *target, bool user_retry, struct pev_counter **c)
 {
 	struct pev_error err, first;
-	int r = pev_counter_open(ev, opts, target, NULL, c, &err);
+	int r;
+
+	/* A probe reports what it asked for: libperfev's fallback to user space is done here. */
+	opts->open_flags |= PEV_OPEN_EXACT_LEVELS;
+	r = pev_counter_open(ev, opts, target, NULL, c, &err);
 
 	if (r == 0)
 		return 0;

@@ -39,6 +39,11 @@ static struct pev_error *target(struct pev_error *err)
 	return err ? err : &last_error;
 }
 
+struct pev_error *pev__error_of(struct pev_error *err)
+{
+	return target(err);
+}
+
 PEV_API const struct pev_error *pev_last_error(void)
 {
 	return &last_error;

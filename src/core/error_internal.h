@@ -21,6 +21,13 @@
 int pev__error_start(struct pev_error *err, int code, int sys_errno, const char *syscall,
 		     const char *event, bool before_syscall);
 
+/*
+ * The error a helper fills for err: err itself, or this thread's last error
+ * when err is NULL. For fields the helpers do not set (sys_errno, syscall,
+ * position), so a caller that passed no error reads them in pev_last_error().
+ */
+struct pev_error *pev__error_of(struct pev_error *err);
+
 /* Names the attribute or argument at fault. */
 void pev__error_field(struct pev_error *err, const char *field);
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "count/counter_internal.h"
+#include "count/levels.h"
 #include "core/diag_internal.h"
 #include "core/machine_internal.h"
 #include "core/opts_internal.h"
@@ -277,6 +278,8 @@ static int open_counter(const union attr_buf *attr, const char *name,
 		c->slots[i].tid = plan.tids[i % plan.nr_tids];
 	}
 	if (!(open_flags & PEV_OPEN_NO_VALIDATE)) {
+		if ((r = pev__check_kernel_only(&attr->attr, name, err)) < 0)
+			goto out;
 		for (int i = 0; i < n; i++) {
 			struct pev_open_request req = {
 				.attr = &attr->attr,
@@ -312,6 +315,33 @@ out:
 	return r;
 }
 
+/*
+ * The fallback of an event whose caller chose no privilege level, refused
+ * (first, err) for counting the kernel: user space only, as perf does. A
+ * refusal of that for privilege too leaves the first diagnosis, which says
+ * what counting the kernel needs; a refusal for another reason replaces it.
+ */
+static int open_user_space_only(union attr_buf *attr, const char *name,
+				const struct pev_target *target, struct pev_counter *group,
+				unsigned open_flags, struct pev_counter **out, int first,
+				struct pev_error *err)
+{
+	struct pev_error user_err;
+	int r;
+
+	attr->attr.flags |= PEV_ATTR_EXCLUDE_KERNEL | PEV_ATTR_EXCLUDE_HV;
+	r = open_counter(attr, name, target, group, open_flags, out, err ? &user_err : NULL);
+	if (r == 0) {
+		pev__error_clear(err);
+		return 0;
+	}
+	if (r == PEV_EACCES || r == PEV_EPERM)
+		return first;
+	if (err)
+		*err = user_err;
+	return r;
+}
+
 PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *opts,
 			     const struct pev_target *target, struct pev_counter *group,
 			     struct pev_counter **out, struct pev_error *err)
@@ -339,7 +369,11 @@ PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *
 	if (!(o.open_flags & PEV_OPEN_EXACT_READ_FORMAT))
 		attr.attr.read_format |= PEV_FORMAT_TOTAL_TIME_ENABLED | PEV_FORMAT_TOTAL_TIME_RUNNING;
 	pev_event_describe(ev, name, sizeof(name));
-	return open_counter(&attr, name, target, group, o.open_flags, out, err);
+	r = open_counter(&attr, name, target, group, o.open_flags, out, err);
+	if ((r == PEV_EACCES || r == PEV_EPERM) && !(o.open_flags & PEV_OPEN_EXACT_LEVELS) &&
+	    !pev__levels_chosen(&o) && pev__event_side(&attr.attr, name) == PEV__SIDE_USER_TOO)
+		r = open_user_space_only(&attr, name, target, group, o.open_flags, out, r, err);
+	return r;
 }
 
 PEV_API int pev_counter_open_attr(const void *user_attr, size_t attr_len,

@@ -318,9 +318,7 @@ static int open_event(struct pev_selfmon *s, const struct pev_event_spec *spec,
 	void *page;
 
 	o.sz = sizeof(o);
-	/* No privilege level named: user space only, which needs no privileges. */
-	if (!o.exclude_user && !o.exclude_kernel && !o.exclude_hv)
-		o.exclude_kernel = o.exclude_hv = true;
+	/* No privilege level named: pev_counter_open counts what the caller may (API.md). */
 	/* The leader starts disabled, and the whole group is enabled once complete (see below). */
 	o.disabled = s->n == 0;
 	o.enable_on_exec = false;

@@ -53,11 +53,10 @@ int64_t pev__pd_fetch(struct pev_perfdata *pd, uint64_t off, void *buf, size_t l
 			int code = pev__pd_fail(pd, err, pev_error_from_errno(e), "data",
 						"cannot read at offset 0x%" PRIx64 ": %s",
 						off + got, strerror(e));
-			if (err) {
-				err->sys_errno = e;
-				pev__strlcpy(err->syscall, pd->kind == PD_SRC_FILE ? "pread" : "read",
-					     sizeof(err->syscall));
-			}
+			pev__error_of(err)->sys_errno = e;
+			pev__strlcpy(pev__error_of(err)->syscall,
+				     pd->kind == PD_SRC_FILE ? "pread" : "read",
+				     sizeof(err->syscall));
 			return code;
 		}
 		if (n == 0)

@@ -42,11 +42,9 @@ int pev__pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int code,
 
 	pev__error_start(err, code, sys_errno, sys_errno ? "pwrite" : NULL, NULL, false);
 	pev__error_msg(err, "%s: ", w->name);
-	if (err) {
-		va_start(ap, fmt);
-		pev__vappendf(err->message, sizeof(err->message), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	pev__vappendf(pev__error_of(err)->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
 	return code;
 }
 
@@ -284,8 +282,7 @@ static int pw_new(int fd, bool own, const char *name, unsigned flags,
 		int e = errno;
 		rc = pev__pw_fail(w, err, pev_error_from_errno(e), e, "cannot truncate: %s",
 				  strerror(e));
-		if (err)
-			pev__strlcpy(err->syscall, "ftruncate", sizeof(err->syscall));
+		pev__strlcpy(pev__error_of(err)->syscall, "ftruncate", sizeof(err->syscall));
 	}
 	if (rc) {
 		w->failed = rc;
