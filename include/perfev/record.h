@@ -446,7 +446,10 @@ struct pev_record {
  *
  * Returns the bytes consumed (header.size) on success. On failure returns
  * PEV_EBADARG (NULL argument, unaligned bytes) or PEV_EFORMAT (malformed or
- * truncated record, or one that does not match fmt). fmt must come from
+ * truncated record, or one that does not match fmt), pev_last_error()
+ * saying which record and why ("MMAP2 record of 32 bytes: its body is 24
+ * bytes, at least 64 expected"; its field names the sample_type bit at
+ * fault); a success writes no error. fmt must come from
  * pev_record_format_init() or pev_record_format_from_attr(). Whenever the header could be read (len >= 8), out->type, misc,
  * size and bytes are set even on failure: a record with 8 <= size <= len can
  * be skipped by size bytes, one with size < 8 or size > len cannot (the
