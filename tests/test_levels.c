@@ -96,7 +96,7 @@ Test(levels, user_only_context_switches_read_0_so_they_are_refused, .init = th_l
 	struct pev_error err;
 	struct pev_count v;
 
-	for (size_t i = 0; i < PEV_ARRAY_SIZE(ids); i++) {
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		cr_expect_eq(open_user_only(pev_event_software(ids[i]), 0, &c, &err), PEV_EINVAL,
 			     "%s:u", pev_sw_name(ids[i]));
 		cr_expect_null(c);
@@ -163,7 +163,7 @@ Test(levels, user_only_tracepoints_are_refused_but_syscalls_count, .init = th_le
 }
 
 /* What the uprobe event probes. */
-__attribute__((noinline, used)) int levels_probed(int i)
+__attribute__((noinline, used)) static int levels_probed(int i)
 {
 	__asm__ volatile("" : : "r"(i) : "memory");
 	return i + 1;
@@ -300,4 +300,26 @@ Test(levels, nobody_is_told_why_kernel_only_events_cannot_count, .init = th_leak
 	cr_expect_eq(r.selfmon, PEV_EACCES, "selfmon with context-switches: %s",
 		     pev_error_name(r.selfmon));
 	cr_expect(strstr(r.selfmon_err.message, "context switches"), "%s", r.selfmon_err.message);
+}
+
+/* ---- the command line: the same rule, and ":u" on the names -------------- */
+
+Test(levels, stat_as_nobody_says_why_context_switches_are_not_counted, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	expect_paranoid_2();
+	th_require_root();
+	struct th_output r =
+	    th_perfev_nobody("stat", "-x", ",", "-e", "task-clock,context-switches", "--", "true");
+
+	cr_expect_eq(r.status, 0, "one event counts, so stat succeeds: %s", r.err);
+	cr_expect(strstr(r.err, ",task-clock:u,"), "task-clock counted in user space only: %s",
+		  r.err);
+	cr_expect(strstr(r.err, "<not counted>,,context-switches"), "%s", r.err);
+	cr_expect(strstr(r.err, "only inside the kernel"), "the reason: %s", r.err);
+	th_output_free(&r);
+	/* ':u' on it is refused, not counted as 0. */
+	r = th_perfev("stat", "-x", ",", "-e", "task-clock,context-switches:u", "--", "true");
+	cr_expect(strstr(r.err, "always read 0"), "%s", r.err);
+	th_output_free(&r);
 }

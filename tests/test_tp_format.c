@@ -330,3 +330,94 @@ Test(tp_format, a_live_sched_switch_read_by_name, .init = th_leak_init, .fini = 
 	pev_counter_close(c);
 	pev_tp_format_free(f);
 }
+
+/* ---- printing through the print fmt (struct pev_tp_printer) ------------------ */
+
+/* A printer, or a skip where libtraceevent cannot be loaded (saying why). */
+static struct pev_tp_printer *printer(void)
+{
+	struct pev_tp_printer *p;
+	struct pev_error err;
+
+	if (pev_tp_printer_new(&p, &err) == PEV_EUNSUPPORTED)
+		th_skip("no libtraceevent here: %s", err.message);
+	cr_assert_not_null(p, "%s", err.message);
+	return p;
+}
+
+Test(tp_format, printed_through_the_print_fmt_as_perf_script_does, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	struct pev_tp_printer *p = printer();
+	struct pev_error err;
+	unsigned char payload[64];
+	uint16_t type = 372;
+	char buf[512];
+
+	cr_assert_eq(pev_tp_printer_load(p, fixture_tracefs(), "sched", "sched_switch", &err), 0,
+		     "%s", err.message);
+	cr_expect_eq(pev_tp_printer_nr_formats(p), 1);
+	sched_switch_payload(payload, sizeof(payload));
+	memcpy(payload, &type, 2); /* common_type: the format's id */
+	int n = pev_tp_printer_print(p, 372, payload, sizeof(payload), 1, 1000, buf, sizeof(buf));
+	/* prev_state 1 is "S" through __print_flags; "==>" is the print fmt's own text. */
+	cr_expect_str_eq(buf, "prev_comm=perfev prev_pid=7 prev_prio=0 prev_state=S ==> "
+			      "next_comm=swapper/1\x01zz next_pid=-3 next_prio=0");
+	cr_expect_eq(n, (int)strlen(buf));
+	char small[10];
+	cr_expect_eq(pev_tp_printer_print(p, 372, payload, sizeof(payload), 1, 1000, small,
+					  sizeof(small)),
+		     n, "snprintf's rule");
+	cr_expect_str_eq(small, "prev_comm");
+
+	cr_expect_eq(pev_tp_printer_print(p, 371, payload, sizeof(payload), 1, 0, buf, sizeof(buf)),
+		     PEV_ENOTFOUND);
+	th_expect_last_error(PEV_ENOTFOUND, "", "no format of tracepoint id 371", NULL);
+	cr_expect_eq(pev_tp_printer_print(p, 372, payload, 30, 1, 0, buf, sizeof(buf)), PEV_EFORMAT,
+		     "a payload too short for next_comm is never read past");
+	pev_tp_printer_free(p);
+}
+
+Test(tp_format, the_printer_drops_formats_libtraceevent_must_not_see, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	/* __print_flags of a field the format does not declare: libtraceevent's parser crashes. */
+	static const char bad[] = "name: bad\nID: 5\nformat:\n"
+				  "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+				  "\tfield:long state;\toffset:8;\tsize:8;\tsigned:1;\n\n"
+				  "print fmt: \"%s\", __print_flags(REC->statx, \"|\", { 1, \"S\" })\n";
+	struct pev_tp_printer *p = printer();
+	struct pev_error err;
+
+	cr_expect_eq(pev_tp_printer_add_format(p, "test", bad, sizeof(bad) - 1, &err), PEV_EFORMAT);
+	cr_expect(strstr(err.message, "names a field the format does not"), "%s", err.message);
+	cr_expect_eq(pev_tp_printer_nr_dropped(p), 1);
+	cr_expect_eq(pev_tp_printer_nr_formats(p), 0);
+	cr_expect_eq(pev_tp_printer_add_tracing_data(p, "not tracing data", 16, &err), PEV_EFORMAT);
+	cr_expect(strstr(err.message, "magic"), "%s", err.message);
+	pev_tp_printer_free(p);
+}
+
+/* perf's own recording: its TRACING_DATA gives every format perf saw. */
+Test(tp_format, the_printer_reads_a_perf_data_files_tracing_data, .init = th_leak_init,
+     .fini = th_leak_fini)
+{
+	char *path = th_path_join(th_fixtures(), "tracing/sched.data");
+	struct pev_perfdata *pd;
+	struct pev_error err;
+	int added = -1;
+
+	cr_assert_eq(pev_perfdata_open(path, 0, &pd, &err), 0, "%s", err.message);
+	struct pev_tp_printer *p = printer();
+	const struct pev_perfdata_features *f = pev_perfdata_features(pd);
+	for (size_t i = 0; i < f->nr_sections; i++)
+		if (f->sections[i].feature == PEV_HEADER_TRACING_DATA)
+			added = pev_tp_printer_add_tracing_data(p, f->sections[i].data,
+								f->sections[i].size, &err);
+	cr_expect_gt(added, 0, "formats of perf's file: %d (%s)", added, err.message);
+	cr_expect_eq(pev_tp_printer_nr_formats(p), added);
+	cr_expect_eq(pev_tp_printer_nr_dropped(p), 0);
+	pev_tp_printer_free(p);
+	pev_perfdata_close(pd);
+	free(path);
+}

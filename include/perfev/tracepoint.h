@@ -179,13 +179,88 @@ PEV_API int pev_tp_field_bytes(const struct pev_tp_field *field, const void *raw
  * separated by spaces into buf (size bytes, always terminated): integers in
  * decimal, pointers in hex, strings as text (non-printing bytes as \xHH),
  * other arrays as {a,b,...} of their elements. This is what perf script
- * prints for a tracepoint without its print fmt; perfev's own script prints
- * the print fmt through libtraceevent. Returns the length it would have
+ * prints for a tracepoint without its print fmt; struct pev_tp_printer
+ * prints the print fmt as perf script does. Returns the length it would have
  * written (snprintf's rule), PEV_EFORMAT when a field lies outside the
  * payload, or PEV_EBADARG.
  */
 PEV_API int pev_tp_format_print(const struct pev_tp_format *f, const void *raw, size_t size,
 				char *buf, size_t bufsize);
+
+/* ---- printing as perf script does ---------------------------------------- */
+
+/**
+ * Prints tracepoint payloads through their formats' "print fmt", as perf
+ * script does ("prev_comm=sh prev_pid=12 prev_prio=120 prev_state=S ==>
+ * next_comm=swapper/1 ..."), with libtraceevent, which perfev loads with
+ * dlopen (libtraceevent.so.1) on the first pev_tp_printer_new(). Formats
+ * from a perf.data file are untrusted and libtraceevent trusts what it
+ * parses: each is checked first (printable text, an id, at most 256 fields
+ * within 64 KiB, every field its print fmt names declared), then parsed once
+ * in a forked child, and dropped when either fails; each payload is checked
+ * against its format (every field, and every __data_loc string with its NUL,
+ * inside it) before it is printed. Opaque; one thread at a time.
+ */
+struct pev_tp_printer;
+
+/**
+ * Makes a printer with no formats in *out. Returns 0; PEV_EUNSUPPORTED when
+ * libtraceevent cannot be loaded (err says why and how to install it;
+ * pev_tp_format_print() needs no library); PEV_ENOMEM; PEV_EBADARG.
+ */
+PEV_API int pev_tp_printer_new(struct pev_tp_printer **out, struct pev_error *err);
+
+/**
+ * Adds one event's format: text (len bytes, a tracefs events/SYSTEM/NAME/
+ * format file) of tracepoint system `system`. Returns 0; PEV_EFORMAT when
+ * the text fails the checks or libtraceevent cannot parse it (err says
+ * which); PEV_ENOMEM; PEV_EBADARG.
+ */
+PEV_API int pev_tp_printer_add_format(struct pev_tp_printer *p, const char *system,
+				      const char *text, size_t len, struct pev_error *err);
+
+/**
+ * Adds the format of tracepoint system:name from <tracefs>/events/system/
+ * name/format (tracefs NULL: where pev_tracefs_path() finds it, never
+ * mounting). Returns 0, or as pev_tp_format_load() and
+ * pev_tp_printer_add_format() fail.
+ */
+PEV_API int pev_tp_printer_load(struct pev_tp_printer *p, const char *tracefs, const char *system,
+				const char *name, struct pev_error *err);
+
+/**
+ * Adds the formats of a perf.data file's TRACING_DATA feature section
+ * (size bytes at data, as perf writes it: the tracefs header page, the
+ * ftrace and event formats per system, the printk formats and the saved
+ * command lines; little-endian files only). A format that fails the checks
+ * is dropped and the others are kept. Returns how many formats were added
+ * (>= 0); PEV_EFORMAT when the section itself is malformed or big-endian
+ * (err says where), with nothing added; PEV_EBADARG.
+ */
+PEV_API int pev_tp_printer_add_tracing_data(struct pev_tp_printer *p, const void *data,
+					    size_t size, struct pev_error *err);
+
+/** How many formats p holds; PEV_EBADARG for NULL. */
+PEV_API int pev_tp_printer_nr_formats(const struct pev_tp_printer *p);
+
+/** How many formats p refused (the checks or libtraceevent's parser); PEV_EBADARG for NULL. */
+PEV_API int pev_tp_printer_nr_dropped(const struct pev_tp_printer *p);
+
+/**
+ * Writes the payload raw (size bytes: a sample's PEV_SAMPLE_RAW data) of
+ * the tracepoint whose id is `id` as perf script prints it, into buf
+ * (bufsize bytes, always terminated). cpu and time are the sample's (some
+ * print fmts show them). Strings come out as the payload holds them:
+ * escape them before showing them on a terminal (pev_text_escape()).
+ * Returns the length it would have written (snprintf's rule);
+ * PEV_ENOTFOUND when p has no format of that id; PEV_EFORMAT when the
+ * payload does not fit its format; PEV_EBADARG.
+ */
+PEV_API int pev_tp_printer_print(struct pev_tp_printer *p, uint64_t id, const void *raw,
+				 size_t size, int cpu, uint64_t time, char *buf, size_t bufsize);
+
+/** Frees p and its formats. NULL is ignored. */
+PEV_API void pev_tp_printer_free(struct pev_tp_printer *p);
 
 #ifdef __cplusplus
 }

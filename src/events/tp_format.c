@@ -30,6 +30,7 @@
 #include "perfev/tracepoint.h"
 #include "core/error_internal.h"
 #include "core/util.h"
+#include "events/tp_format_internal.h"
 
 /* The most fields a format may declare, the largest record, the longest name. */
 #define TP_MAX_FIELDS 256
@@ -351,18 +352,15 @@ PEV_API int pev_tp_format_parse(const char *text, size_t len, struct pev_tp_form
 	return 0;
 }
 
-PEV_API int pev_tp_format_load(const char *tracefs, const char *system, const char *name,
-			       struct pev_tp_format **out, struct pev_error *err)
+int pev__tp_format_read(const char *tracefs, const char *system, const char *name,
+			const char *fn, char **text, size_t *len, uint64_t *id_out,
+			struct pev_error *err)
 {
-	static const char fn[] = "pev_tp_format_load";
 	char found[PATH_MAX], path[PATH_MAX];
 	uint64_t id;
-	int r, fd;
+	int r, fd, n;
 
-	pev__error_clear(err);
-	if (!out)
-		return pev__bad_arg(err, fn, "out", "NULL");
-	*out = NULL;
+	*text = NULL;
 	if (!tracefs) {
 		if ((r = pev_tracefs_path(false, found, sizeof(found), err)) < 0)
 			return r;
@@ -374,28 +372,52 @@ PEV_API int pev_tp_format_load(const char *tracefs, const char *system, const ch
 	if ((size_t)snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracefs, system,
 			     name) >= sizeof(path))
 		return pev__bad_arg(err, fn, "tracefs", "path too long");
-	char *text = malloc(TP_MAX_TEXT);
-	if (!text)
+	char *buf = malloc(TP_MAX_TEXT);
+	if (!buf)
 		return pev__error_start(err, PEV_ENOMEM, ENOMEM, NULL, NULL, true);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		r = pev__error_start(err, pev_error_from_errno(errno), errno, "open", name, true);
 		pev__error_msg(err, "cannot read %s: %s", path, strerror(errno));
-	} else {
-		int n = pev__read_fd(fd, text, TP_MAX_TEXT);
-		close(fd);
-		if (n < 0) {
-			r = pev__error_start(err, pev_error_from_errno(-n), -n, "read", name, true);
-			pev__error_msg(err, "cannot read %s: %s", path, strerror(-n));
-		} else if (n >= TP_MAX_TEXT - 1) {
-			r = pev__error_start(err, PEV_EFORMAT, 0, NULL, name, true);
-			pev__error_msg(err, "%s is larger than %d KiB: not a tracepoint format", path,
-				       TP_MAX_TEXT / 1024);
-		} else {
-			r = pev_tp_format_parse(text, (size_t)n, out, err);
-			if (r == 0 && !(*out)->id)
-				(*out)->id = id;
-		}
+		free(buf);
+		return r;
 	}
+	n = pev__read_fd(fd, buf, TP_MAX_TEXT);
+	close(fd);
+	if (n < 0) {
+		r = pev__error_start(err, pev_error_from_errno(-n), -n, "read", name, true);
+		pev__error_msg(err, "cannot read %s: %s", path, strerror(-n));
+	} else if (n >= TP_MAX_TEXT - 1) {
+		r = pev__error_start(err, PEV_EFORMAT, 0, NULL, name, true);
+		pev__error_msg(err, "%s is larger than %d KiB: not a tracepoint format", path,
+			       TP_MAX_TEXT / 1024);
+	} else {
+		*text = buf;
+		*len = (size_t)n;
+		*id_out = id;
+		return 0;
+	}
+	free(buf);
+	return r;
+}
+
+PEV_API int pev_tp_format_load(const char *tracefs, const char *system, const char *name,
+			       struct pev_tp_format **out, struct pev_error *err)
+{
+	static const char fn[] = "pev_tp_format_load";
+	uint64_t id;
+	size_t len;
+	char *text;
+	int r;
+
+	pev__error_clear(err);
+	if (!out)
+		return pev__bad_arg(err, fn, "out", "NULL");
+	*out = NULL;
+	if ((r = pev__tp_format_read(tracefs, system, name, fn, &text, &len, &id, err)) < 0)
+		return r;
+	r = pev_tp_format_parse(text, len, out, err);
+	if (r == 0 && !(*out)->id)
+		(*out)->id = id;
 	free(text);
 	return r;
 }
