@@ -43,9 +43,16 @@ static void fini(void)
 TestSuite(cmd_top, .fini = fini, .timeout = 60);
 
 /* Starts report_work burning ms of CPU time; returns its pid (killed by fini). */
+/*
+ * Starts report_work and returns once it runs its own program: top -p
+ * attached during the exec would read the test's maps from /proc while the
+ * exec's MMAP2 records come before its events are on (a CI run showed every
+ * user sample as [unknown]).
+ */
 static pid_t start_work(const char *ms)
 {
 	const char *prog = th_test_program("report_work");
+	char path[64], comm[32] = "";
 	pid_t pid = fork();
 
 	cr_assert_geq(pid, 0);
@@ -54,6 +61,18 @@ static pid_t start_work(const char *ms)
 		_exit(127);
 	}
 	work_pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	for (int i = 0; i < 10000 && strcmp(comm, "report_work\n") != 0; i++) {
+		FILE *f = fopen(path, "re");
+		if (f) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			fclose(f);
+		}
+		if (strcmp(comm, "report_work\n") != 0)
+			usleep(1000);
+	}
+	cr_assert_str_eq(comm, "report_work\n", "report_work did not start");
 	return pid;
 }
 
