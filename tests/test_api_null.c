@@ -428,6 +428,14 @@ Test(null_args, tracepoint)
 	EXPECT_BADARG(pev_tp_field_uint, (NULL, NULL, 0, NULL));
 	EXPECT_BADARG(pev_tp_field_bytes, (NULL, NULL, 0, NULL, NULL));
 	EXPECT_BADARG(pev_tp_format_print, (NULL, NULL, 0, NULL, 0));
+	EXPECT_BADARG(pev_tp_printer_new, (NULL, NULL));
+	EXPECT_BADARG(pev_tp_printer_add_format, (NULL, NULL, NULL, 0, NULL));
+	EXPECT_BADARG(pev_tp_printer_load, (NULL, NULL, NULL, NULL, NULL));
+	EXPECT_BADARG(pev_tp_printer_add_tracing_data, (NULL, NULL, 0, NULL));
+	EXPECT_BADARG(pev_tp_printer_nr_formats, (NULL));
+	EXPECT_BADARG(pev_tp_printer_nr_dropped, (NULL));
+	EXPECT_BADARG(pev_tp_printer_print, (NULL, 0, NULL, 0, 0, 0, NULL, 0));
+	EXPECT_VOID(pev_tp_printer_free, (NULL));
 }
 Test(null_args, version)
 {

@@ -5,6 +5,7 @@
  * order); and the window records are read through, so that a record is
  * always whole and 8-aligned however the source hands it over.
  */
+#include "core/error_internal.h"
 #include "perfdata/perfdata_internal.h"
 
 #include <errno.h>

@@ -173,7 +173,7 @@ static int take_word(const unsigned char *p, size_t size, size_t *at, const char
 static int decode_rare(const struct pev_record_format *f, uint64_t st, const unsigned char *p,
 		       size_t size, size_t *at, struct pev_sample *s)
 {
-	uint64_t v;
+	uint64_t v = 0;
 
 	if (st & PEV_SAMPLE_RAW) {
 		if (size - *at < 4)
