@@ -77,7 +77,8 @@ man=$tmp/root$prefix/share/man
 # What an installed document or manual page names must be installed too:
 # examples/X.c beside the documents, and every X.md.
 for f in "$doc"/*.md "$man"/man3/perfev_*.3 "$man"/man3/libperfev.3; do
-	for e in $(grep -oE '\bexamples/[A-Za-z0-9_]+\.c' "$f" | sort -u); do
+	# (docs/man/examples/X.c are the manual pages' own examples, printed in them.)
+	for e in $(grep -oE '(man/)?examples/[a-z0-9_]+\.c' "$f" | grep -v '^man/' | sort -u); do
 		[ -f "$doc/$e" ] || fail "${f#"$tmp/root"} names $e, which is not installed"
 	done
 	for d in $(grep -oE '\b[A-Z][A-Z0-9_]+\.md\b' "$f" | sort -u); do

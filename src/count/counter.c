@@ -317,9 +317,14 @@ out:
 
 /*
  * The fallback of an event whose caller chose no privilege level, refused
- * (first, err) for counting the kernel: user space only, as perf does. A
- * refusal of that for privilege too leaves the first diagnosis, which says
- * what counting the kernel needs; a refusal for another reason replaces it.
+ * (first, err) for counting the kernel: user space only, as perf does. The
+ * kernel checks privilege before it looks at the event, so a retry refused
+ * as absent (no such PMU or event: ENOENT, ENODEV) or for its target or
+ * resources is the more basic refusal and replaces the first diagnosis. A
+ * retry refused for privilege again, or with EINVAL or EOPNOTSUPP, which is
+ * what a PMU that cannot filter by privilege level (msr) says of the
+ * exclusion bits the retry added, leaves the first: it says what counting
+ * the kernel, which the caller asked for, needs.
  */
 static int open_user_space_only(union attr_buf *attr, const char *name,
 				const struct pev_target *target, struct pev_counter *group,
@@ -330,15 +335,14 @@ static int open_user_space_only(union attr_buf *attr, const char *name,
 	int r;
 
 	attr->attr.flags |= PEV_ATTR_EXCLUDE_KERNEL | PEV_ATTR_EXCLUDE_HV;
-	r = open_counter(attr, name, target, group, open_flags, out, err ? &user_err : NULL);
+	r = open_counter(attr, name, target, group, open_flags, out, &user_err);
 	if (r == 0) {
 		pev__error_clear(err);
 		return 0;
 	}
-	if (r == PEV_EACCES || r == PEV_EPERM)
+	if (r == PEV_EACCES || r == PEV_EPERM || r == PEV_EINVAL || r == PEV_EOPNOTSUPP)
 		return first;
-	if (err)
-		*err = user_err;
+	*pev__error_of(err) = user_err;
 	return r;
 }
 
