@@ -320,7 +320,6 @@ PEV_API int pev_tp_printer_add_tracing_data(struct pev_tp_printer *p, const void
 					    size_t size, struct pev_error *err)
 {
 	static const unsigned char magic[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
-	struct cursor c = {data, (const unsigned char *)data + size, false};
 	const char *version, *label;
 	const unsigned char *m, *b;
 	int before;
@@ -330,6 +329,7 @@ PEV_API int pev_tp_printer_add_tracing_data(struct pev_tp_printer *p, const void
 	if (!p || !data)
 		return pev__bad_arg(err, "pev_tp_printer_add_tracing_data", !p ? "p" : "data",
 				    "must not be NULL");
+	struct cursor c = {data, (const unsigned char *)data + size, false};
 	before = p->nr_formats;
 	m = take(&c, sizeof(magic));
 	if (!m || memcmp(m, magic, sizeof(magic)) != 0)
