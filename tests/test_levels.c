@@ -269,14 +269,20 @@ static void open_as_nobody(void *ctx)
 		pev_selfmon_close(s);
 }
 
+/* Runs open_as_nobody at perf_event_paranoid 2 (else skips) into *r. */
+static void run_as_nobody(struct nobody_result *r)
+{
+	memset(r, 0xff, sizeof(*r));
+	expect_paranoid_2();
+	cr_assert(th_as_nobody(open_as_nobody, r, sizeof(*r)), "the child did not run");
+}
+
 Test(levels, nobody_counts_user_space_only_unless_the_levels_were_chosen, .init = th_leak_init,
      .fini = th_leak_fini)
 {
 	struct nobody_result r;
 
-	memset(&r, 0xff, sizeof(r));
-	expect_paranoid_2();
-	cr_assert(th_as_nobody(open_as_nobody, &r, sizeof(r)), "the child did not run");
+	run_as_nobody(&r);
 	cr_expect_eq(r.plain, 0, "no level chosen: user space only, %s", pev_error_name(r.plain));
 	cr_expect_eq(r.plain_flags & (PEV_ATTR_EXCLUDE_KERNEL | PEV_ATTR_EXCLUDE_HV),
 		     PEV_ATTR_EXCLUDE_KERNEL | PEV_ATTR_EXCLUDE_HV);
@@ -290,9 +296,7 @@ Test(levels, nobody_is_told_why_kernel_only_events_cannot_count, .init = th_leak
 {
 	struct nobody_result r;
 
-	memset(&r, 0xff, sizeof(r));
-	expect_paranoid_2();
-	cr_assert(th_as_nobody(open_as_nobody, &r, sizeof(r)), "the child did not run");
+	run_as_nobody(&r);
 	cr_expect_eq(r.cs, PEV_EACCES, "context-switches: %s", pev_error_name(r.cs));
 	cr_expect(strstr(r.cs_err.message, "context switches, which happen only inside the kernel"),
 		  "%s", r.cs_err.message);

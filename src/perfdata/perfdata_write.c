@@ -561,10 +561,9 @@ PEV_API int pev_perfdata_writer_set_sample_time(struct pev_perfdata_writer *w, u
 	return 0;
 }
 
-PEV_API int pev_perfdata_writer_set_feature(struct pev_perfdata_writer *w, unsigned feature,
-					    const void *data, size_t size)
+/* The checks of a call fn that overrides a feature of w: an open writer, a feature bit. */
+static int feature_call_check(struct pev_perfdata_writer *w, unsigned feature, const char *fn)
 {
-	static const char fn[] = "pev_perfdata_writer_set_feature";
 	int r;
 
 	if (!w)
@@ -574,6 +573,17 @@ PEV_API int pev_perfdata_writer_set_feature(struct pev_perfdata_writer *w, unsig
 	if (feature == 0 || feature >= PEV_HEADER_FEAT_BITS)
 		return pev__bad_arg(NULL, fn, "feature", "%u: features are 1 to %d", feature,
 				    PEV_HEADER_FEAT_BITS - 1);
+	return 0;
+}
+
+PEV_API int pev_perfdata_writer_set_feature(struct pev_perfdata_writer *w, unsigned feature,
+					    const void *data, size_t size)
+{
+	static const char fn[] = "pev_perfdata_writer_set_feature";
+	int r;
+
+	if ((r = feature_call_check(w, feature, fn)) < 0)
+		return r;
 	if (!data && size)
 		return pev__bad_arg(NULL, fn, "data", "NULL with size %zu", size);
 	if (size > PD_SECTION_MAX)
@@ -598,13 +608,8 @@ PEV_API int pev_perfdata_writer_drop_feature(struct pev_perfdata_writer *w, unsi
 	static const char fn[] = "pev_perfdata_writer_drop_feature";
 	int r;
 
-	if (!w)
-		return pev__bad_arg(NULL, fn, "w", "NULL");
-	if ((r = writer_closed(w, false, fn)) < 0)
+	if ((r = feature_call_check(w, feature, fn)) < 0)
 		return r;
-	if (feature == 0 || feature >= PEV_HEADER_FEAT_BITS)
-		return pev__bad_arg(NULL, fn, "feature", "%u: features are 1 to %d", feature,
-				    PEV_HEADER_FEAT_BITS - 1);
 	struct pw_override *o = &w->overrides[feature];
 	free(o->data);
 	o->data = NULL;
