@@ -239,13 +239,34 @@ void cli_warn_unfinished(struct pev_perfdata *pd, const char *path)
 			    path, CLI_STATUS_UNFINISHED);
 }
 
+const char *cli_hint(const struct pev_error *err)
+{
+	if (err->code == PEV_ESRCH)
+		return "check the id with ps; to measure a command from its start, let perfev "
+		       "start it: perfev stat -- COMMAND (or perfev record -- COMMAND)";
+	return err->hint;
+}
+
 void cli_print_error(const struct pev_error *err)
 {
 	char buf[2 * PEV_ERROR_MESSAGE_MAX + 256];
+	struct pev_error e = *err;
 
-	pev_error_format(err, buf, sizeof(buf));
+	snprintf(e.hint, sizeof(e.hint), "%s", cli_hint(err));
+	pev_error_format(&e, buf, sizeof(buf));
 	fputs("perfev: error: ", stderr);
 	put_lines(buf, stderr);
+}
+
+void cli_name_user_only(char *name, size_t size, const struct pev_opts *levels,
+			const struct pev_counter *c)
+{
+	const struct pev_attr *a = pev_counter_attr(c);
+
+	if (levels->exclude_user || levels->exclude_kernel || levels->exclude_hv || !a ||
+	    !(a->flags & PEV_ATTR_EXCLUDE_KERNEL) || strstr(name, ":u"))
+		return;
+	strncat(name, ":u", size - strlen(name) - 1);
 }
 
 int cli_check_ids(const char *opt, const char *list)

@@ -142,8 +142,25 @@ void cli_log_warnings(void);
  */
 void cli_warn_unfinished(struct pev_perfdata *pd, const char *path);
 
-/* Prints a library error: "perfev: error: <message>" then "hint: ..." lines. */
+/*
+ * Prints a library error: "perfev: error: <message>" then "hint: ..." lines
+ * (cli_hint's wording where the command line has a better fix).
+ */
 void cli_print_error(const struct pev_error *err);
+
+/*
+ * The hint to print for err: the library's, or one in the command line's
+ * terms (ESRCH: let perfev start the command). Points into err or static text.
+ */
+const char *cli_hint(const struct pev_error *err);
+
+/*
+ * Appends ":u" to name (size bytes) when counter c counts user space only
+ * though its event string (levels) chose no privilege level: libperfev fell
+ * back to user space because counting the kernel was refused, as perf does.
+ */
+void cli_name_user_only(char *name, size_t size, const struct pev_opts *levels,
+			const struct pev_counter *c);
 
 /*
  * The wake pipe (cli/wake.c): SIGCHLD, SIGTERM, SIGHUP and SIGINT (unless

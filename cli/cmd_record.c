@@ -448,12 +448,17 @@ static int record(struct rec_state *s)
 	/* A pipe's reader needs the tracepoints' formats before the first record. */
 	if (s->cfg.pipe && rec_tracing_data(s) != 0)
 		return 1;
+	/*
+	 * Running processes: enabled before /proc is read, so that one that
+	 * execs between the two has its new mappings in the ring (a disabled
+	 * event writes no MMAP2), as perf's events, opened enabled, do.
+	 */
+	if (s->cfg.target != REC_TARGET_COMMAND)
+		rec_enable(s);
 	if (rec_synthesize(s) != 0)
 		return 1;
 	if (s->cfg.pipe && rec_finished_init(s) != 0)
 		return 1;
-	if (s->cfg.target != REC_TARGET_COMMAND)
-		rec_enable(s);
 	if (s->cfg.argv) {
 		int e = s->command.pid > 0 ? cli_spawn_resume(&s->command, &child)
 		                           : cli_spawn_command(s->cfg.argv, s->cfg.path, &child);

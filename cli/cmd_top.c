@@ -486,8 +486,6 @@ int cmd_top(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
-	/* What runs already: its names and mappings, as record writes them. */
-	rec_synth_tasks(c.rec.target, c.rec.ids, c.rec.nids, 0, top_model_synth_sink, m);
 	if ((status = cli_wake_setup(false)) != 0)
 		goto out;
 	v.event = names[0];
@@ -502,6 +500,12 @@ int cmd_top(int argc, char **argv)
 		cli_error("cannot enable the events: %s", pev_strerror(status));
 		status = 1;
 	} else {
+		/*
+		 * What runs already: its names and mappings, as record writes them.
+		 * Read after enabling, so that a process that execs meanwhile has
+		 * its new mappings in the ring (a disabled event writes no MMAP2).
+		 */
+		rec_synth_tasks(c.rec.target, c.rec.ids, c.rec.nids, 0, top_model_synth_sink, m);
 		if (!c.stdio)
 			top_screen_draw(&v);
 		status = run(&c, s, m, &v);

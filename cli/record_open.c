@@ -191,12 +191,6 @@ static bool is_cycles(const struct pev_event_spec *spec)
 	return spec->ev.type == PEV_TYPE_HARDWARE && spec->ev.config == PEV_HW_CPU_CYCLES;
 }
 
-/* Whether the event string chose privilege levels (":u", ":k", ...). */
-static bool chose_levels(const struct pev_opts *o)
-{
-	return o->exclude_user || o->exclude_kernel || o->exclude_hv;
-}
-
 /*
  * Says why --off-cpu cannot record here. The kernel takes a switch-out's
  * sample in the kernel (in schedule()): with kernel sampling refused, a
@@ -223,8 +217,8 @@ static void offcpu_denied(void)
 /*
  * Opens event e (spec) on every unit: cycles falls back to cpu-clock where
  * there is no hardware PMU, and an event whose string chose no privilege
- * levels to user space only where sampling the kernel is not allowed (its
- * name gets ":u"), both as perf does. Returns 0 or 1 (the error printed).
+ * levels samples user space only where sampling the kernel is not allowed
+ * (libperfev's rule; its name gets ":u"), both as perf does. Returns 0 or 1 (the error printed).
  */
 static int open_event(struct rec_state *s, int e, const struct pev_event_spec *spec)
 {
@@ -241,7 +235,7 @@ static int open_event(struct rec_state *s, int e, const struct pev_event_spec *s
 		int r = PEV_EBADARG;
 		struct pev_counter *group =
 		    ev->leader >= 0 ? s->events[ev->leader].counters[u] : NULL;
-		for (int attempt = 0; attempt < 3; attempt++) {
+		for (int attempt = 0; attempt < 2; attempt++) {
 			r = pev_counter_open(&what, &o, &s->units[u], group, &ev->counters[u], &err);
 			if ((r == PEV_ENOENT || r == PEV_EOPNOTSUPP || r == PEV_ENODEV) &&
 			    is_cycles(spec) && what.type == PEV_TYPE_HARDWARE) {
@@ -254,17 +248,7 @@ static int open_event(struct rec_state *s, int e, const struct pev_event_spec *s
 					    spec->text);
 				what = pev_event_software(PEV_SW_CPU_CLOCK);
 				what.name = "cpu-clock";
-				snprintf(ev->name, sizeof(ev->name), "cpu-clock%s%s",
-				         mods ? mods : "", o.exclude_kernel && !mods ? ":u" : "");
-				continue;
-			}
-			if ((r == PEV_EACCES || r == PEV_EPERM) && !chose_levels(&spec->opts) &&
-			    !o.exclude_kernel && what.type != PEV_TYPE_TRACEPOINT && e != s->offcpu) {
-				/* Not allowed to sample the kernel: user space only. */
-				o.exclude_kernel = o.exclude_hv = true;
-				if (!strstr(ev->name, ":u"))
-					strncat(ev->name, ":u",
-					        sizeof(ev->name) - strlen(ev->name) - 1);
+				snprintf(ev->name, sizeof(ev->name), "cpu-clock%s", mods ? mods : "");
 				continue;
 			}
 			break;
@@ -277,6 +261,7 @@ static int open_event(struct rec_state *s, int e, const struct pev_event_spec *s
 			cli_print_error(&err);
 			return 1;
 		}
+		cli_name_user_only(ev->name, sizeof(ev->name), &spec->opts, ev->counters[u]);
 	}
 	return 0;
 }

@@ -94,19 +94,13 @@ static bool unsupported_here(int code)
 	return code == PEV_ENOENT || code == PEV_ENODEV || code == PEV_EOPNOTSUPP;
 }
 
-/* Whether the event string chose privilege levels itself. */
-static bool chose_levels(const struct pev_opts *o)
-{
-	return o->exclude_user || o->exclude_kernel || o->exclude_hv;
-}
-
 /*
  * Opens event e on unit u (in its leader's group there). Every counter
  * starts disabled: group leaders and lone events are enabled at the
  * command's exec (command targets) or by stat_enable_all(); members follow their
- * leader. Like perf, an event whose string chose no privilege levels falls
- * back to user space only when counting the kernel is refused; tracepoints
- * do not, since they fire in the kernel. Returns 0 or the error code.
+ * leader. An event whose string chose no privilege levels counts user space
+ * only where counting the kernel is refused (libperfev's rule, as perf
+ * does): its name gets ":u". Returns 0 or the error code.
  */
 static int open_on_unit(struct stat_state *s, int e, int u, struct pev_error *err)
 {
@@ -149,22 +143,8 @@ static int open_on_unit(struct stat_state *s, int e, int u, struct pev_error *er
 	if (ev->has_members)
 		o.read_format |= PEV_FORMAT_GROUP;
 	int r = pev_counter_open(&spec->ev, &o, target, group, &ev->counters[u], err);
-	if ((r == PEV_EACCES || r == PEV_EPERM) && !chose_levels(&spec->opts) &&
-	    spec->ev.type != PEV_TYPE_TRACEPOINT) {
-		struct pev_error user_err;
-		o.exclude_kernel = true;
-		o.exclude_hv = true;
-		int ru = pev_counter_open(&spec->ev, &o, target, group, &ev->counters[u], &user_err);
-		if (ru == 0) {
-			if (!strstr(ev->name, ":u"))
-				strncat(ev->name, ":u", sizeof(ev->name) - strlen(ev->name) - 1);
-			r = 0;
-		} else if (ru != PEV_EACCES && ru != PEV_EPERM) {
-			/* Refused for another reason too (no PMU): that one is what to fix. */
-			*err = user_err;
-			r = ru;
-		}
-	}
+	if (r == 0)
+		cli_name_user_only(ev->name, sizeof(ev->name), &spec->opts, ev->counters[u]);
 	return r;
 }
 

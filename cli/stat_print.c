@@ -667,7 +667,7 @@ void stat_print_notes(const struct stat_report *r)
 		if (ev->open == STAT_OPEN_FAILED) {
 			/* A failure in full: the message and every hint. */
 			fprintf(out, " could not be counted: %s\n", reason_of(&ev->err));
-			for (const char *h = ev->err.hint; *h;) {
+			for (const char *h = cli_hint(&ev->err); *h;) {
 				size_t n = strcspn(h, "\n");
 				fprintf(out, " hint: %.*s\n", (int)n, h);
 				h += n + (h[n] == '\n');
@@ -743,7 +743,7 @@ static json_object *json_error(const struct pev_error *err)
 
 	json_object_object_add(o, "name", json_object_new_string(pev_error_name(err->code)));
 	json_object_object_add(o, "message", json_object_new_string(reason_of(err)));
-	json_object_object_add(o, "hint", json_object_new_string(err->hint));
+	json_object_object_add(o, "hint", json_object_new_string(cli_hint(err)));
 	return o;
 }
 

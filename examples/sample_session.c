@@ -170,26 +170,6 @@ static void add_sample(struct profile *p, const struct pev_record *r)
 	p->below_workload += under;
 }
 
-/* Keeps the symbolizer's view of the processes in step with the task records. */
-static void track(struct profile *p, const struct pev_record *r)
-{
-	switch (r->type) {
-	case PEV_RECORD_MMAP2:
-		pev_symbols_add_mapping(p->sym, (int32_t)r->mmap2.pid, r->mmap2.addr, r->mmap2.len,
-					r->mmap2.pgoff, r->mmap2.filename, NULL, 0);
-		break;
-	case PEV_RECORD_COMM:
-		if (pev_record_comm_exec(r))
-			pev_symbols_exec(p->sym, (int32_t)r->comm.pid);
-		break;
-	case PEV_RECORD_FORK:
-		pev_symbols_fork(p->sym, (int32_t)r->task.ppid, (int32_t)r->task.pid);
-		break;
-	default:
-		break;
-	}
-}
-
 static int by_self(const void *a, const void *b)
 {
 	const struct func *x = (const struct func *)a, *y = (const struct func *)b;
@@ -197,12 +177,12 @@ static int by_self(const void *a, const void *b)
 	return x->self < y->self ? 1 : x->self > y->self ? -1 : strcmp(x->name, y->name);
 }
 
+/* Each record keeps the symbolizer's view of the processes in step (mmaps, execs, forks). */
 static void handle(struct profile *p, const struct pev_session_record *r)
 {
+	pev_symbols_feed(p->sym, &r->rec);
 	if (r->rec.type == PEV_RECORD_SAMPLE)
 		add_sample(p, &r->rec);
-	else
-		track(p, &r->rec);
 }
 
 int main(int argc, char **argv)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_tracing.c - libFuzzer harness for what `perfev script` does with a
- * file's tracing data: cli/script_trace.c's checks and libtraceevent's
- * parsing of a TRACING_DATA feature, then printing one tracepoint payload
- * with the formats that survived.
+ * fuzz_tracing.c - libFuzzer harness for struct pev_tp_printer, which
+ * `perfev script` uses on a file's tracing data: its checks and
+ * libtraceevent's parsing of a TRACING_DATA feature, then printing one
+ * tracepoint payload with the formats that survived.
  *
  * Input:
  *
@@ -16,7 +16,9 @@
  * length, so the sanitizer sees a read past them. libtraceevent is the
  * system's, loaded with dlopen as perfev loads it: it is not instrumented,
  * but a crash in it is a crash here, and an out-of-bounds read of the
- * harness's buffers is caught when it lands in a redzone.
+ * harness's buffers is caught when it lands in a redzone. (A format that
+ * crashes libtraceevent's parser is caught by the printer's child parse:
+ * the harness forks once per format.)
  *
  * Seeds (fuzz/corpus/tracing/): fuzz/make_tracing_corpus.py from a
  * `perf record -e sched:...` recording.
@@ -27,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/script.h"
+#include "perfev/tracepoint.h"
 
 /* libtraceevent 1.7 leaks on some parse errors; only its own leaks are not ours. */
 const char *__lsan_default_suppressions(void);
@@ -40,18 +42,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static FILE *sink;
-	struct script_trace *t;
+	static char text[4096];
+	struct pev_tp_printer *t = NULL;
 	uint32_t n;
-	char why[256] = "";
 
 	if (size < 4)
 		return 0;
 	memcpy(&n, data, 4);
 	if (n > size - 4)
 		return 0;
-	if (!sink && !(sink = fopen("/dev/null", "we")))
-		abort();
 
 	unsigned char *blob = malloc(n ? n : 1);
 	size_t raw_size = size - 4 - n;
@@ -61,13 +60,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(blob, data + 4, n);
 	memcpy(raw, data + 4 + n, raw_size);
 
-	t = script_trace_from_data(blob, n, why, sizeof(why));
-	if (t && raw_size >= 2) {
+	if (pev_tp_printer_new(&t, NULL) < 0)
+		abort(); /* libtraceevent is needed to fuzz it */
+	pev_tp_printer_add_tracing_data(t, blob, n, NULL);
+	if (raw_size >= 2) {
 		uint16_t type;
 		memcpy(&type, raw, 2);
-		script_trace_print_raw(t, sink, type, raw, (uint32_t)raw_size, 0, 1000);
+		pev_tp_printer_print(t, type, raw, raw_size, 0, 1000, text, sizeof(text));
 	}
-	script_trace_free(t);
+	pev_tp_printer_free(t);
 	free(raw);
 	free(blob);
 	return 0;

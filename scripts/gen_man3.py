@@ -4,11 +4,14 @@
 
     gen_man3.py VERSION HEADER EXAMPLE OUT      one header: perfev_<name>(3)
     gen_man3.py VERSION --index UMBRELLA EXAMPLE OUT HEADER...   libperfev(3)
+    gen_man3.py --install-links MANDIR HEADER...   (meson install) NAME(3)
+                                                   links to their header's page
 
 The page is built from the header itself, so it cannot drift from the API:
 NAME and DESCRIPTION from the header's opening comment, SYNOPSIS from every
-function declaration (PEV_API and static inline), FUNCTIONS, TYPES and
-MACROS from the doc comment (/** ... */) before each declaration, and
+function declaration (PEV_API and static inline), FUNCTIONS, TYPES (with
+each member's meaning) and MACROS from the doc comment (/** ... */) before
+each declaration (a member's: before it, or /**< ... */ after it), and
 EXAMPLE from a hand-written program (docs/man/examples/), which the test
 suite compiles. Markdown documents a header mentions are named by their
 installed path (share/doc/perfev).
@@ -126,8 +129,16 @@ class Header:
                 m = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", decl)
                 if m:
                     self.functions.append((m.group(1), decl + ";", doc or []))
-            elif re.match(r"^(struct|enum|union) pev_[a-z0-9_]+ \{", line) and doc is not None:
-                self.types.append((line.split("{")[0].strip(), doc))
+            elif re.match(r"^(struct|enum|union) pev_[a-z0-9_]+ \{", line):
+                start = i
+                depth = 0
+                while True:
+                    depth += lines[i].count("{") - lines[i].count("}")
+                    if depth <= 0:
+                        break
+                    i += 1
+                self.types.append((line.split("{")[0].strip(), doc or [],
+                                   members(lines[start + 1:i])))
             elif line.startswith("typedef ") and doc is not None:
                 start = i
                 while ";" not in lines[i]:
@@ -136,13 +147,67 @@ class Header:
                 m = re.search(r"\(\s*\*\s*([A-Za-z0-9_]+)\)", decl) or \
                     re.search(r"([A-Za-z0-9_]+)\s*;", decl)
                 if m:
-                    self.types.append(("typedef " + m.group(1), doc))
+                    self.types.append(("typedef " + m.group(1), doc, []))
             elif line.startswith("#define ") and doc is not None:
                 m = re.match(r"#define ([A-Z0-9_]+(\([^)]*\))?)", line)
                 if m and not m.group(1).startswith("PERFEV_"):
                     self.macros.append((m.group(1), doc))
             doc = None
             i += 1
+
+
+def strip_comments(text):
+    return re.sub(r"/\*.*?\*/", "", text).strip()
+
+
+def members(body):
+    """(declaration, doc lines) of each member of a struct, union or enum
+    body: its doc comment is a /** */ block before it or a /**< */ after it
+    (plain /* */ comments are headings, not descriptions). The members of a
+    nested struct or union are left to their own declaration's line."""
+    out = []
+    doc = []
+    depth = 0
+    i = 0
+    while i < len(body):
+        line = body[i].strip()
+        if depth == 0 and line.startswith("/**") and not line.startswith("/**<"):
+            start = i
+            while "*/" not in body[i]:
+                i += 1
+            doc = comment_lines("\n".join(body[start:i + 1]))
+            i += 1
+            continue
+        if depth == 0 and line.startswith("/*"):
+            while "*/" not in body[i]:
+                i += 1
+            i += 1
+            continue
+        text = line
+        # A trailing /**< */ may run on over the next lines.
+        if "/**<" in text and "*/" not in text.split("/**<", 1)[1]:
+            while "*/" not in body[i]:
+                i += 1
+                text += " " + body[i].strip()
+        opens, closes = text.count("{"), text.count("}")
+        if depth == 0 and opens > closes:
+            depth += opens - closes
+            i += 1
+            continue
+        if depth > 0:
+            depth += opens - closes
+            if depth > 0:
+                i += 1
+                continue
+            text = text.lstrip("} ")
+        trailing = re.search(r"/\*\*<(.*?)\*/", text, re.S)
+        decl = strip_comments(text).rstrip(";,").strip()
+        if decl and not decl.startswith("#"):
+            note = comment_lines("/*" + trailing.group(1) + "*/") if trailing else doc
+            out.append((re.sub(r"\s+", " ", decl), note))
+        doc = []
+        i += 1
+    return out
 
 
 def page_name(header):
@@ -157,6 +222,28 @@ def section(out, title, entries):
         out.append(".TP")
         out.append(".B " + roff_escape(name))
         out += roff_paragraphs(doc) or ["(no description)"]
+
+
+def types_section(out, types):
+    """TYPES: each type's description, then each member with its meaning."""
+    if not types:
+        return
+    out.append(".SH TYPES")
+    for name, doc, fields in types:
+        out.append(".TP")
+        out.append(".B " + roff_escape(name))
+        out += roff_paragraphs(doc) or ["(no description)"]
+        if not fields:
+            continue
+        out.append(".RS")
+        out.append("Members:" if not name.startswith("enum") else "Values:")
+        for decl, note in fields:
+            out.append(".TP")
+            out.append(".I " + roff_escape(decl))
+            # An enum value's name says what it is; a struct member needs a doc comment.
+            out += roff_paragraphs(note) or (["\\&"] if name.startswith("enum") else
+                                             ["(undocumented)"])
+        out.append(".RE")
 
 
 def example(out, path):
@@ -220,7 +307,7 @@ def header_page(version, path, example_path):
     out.append("code; see")
     out.append(".BR perfev_error (3).")
     section(out, "FUNCTIONS", [(name + "()", doc) for name, _, doc in h.functions])
-    section(out, "TYPES", h.types)
+    types_section(out, h.types)
     section(out, "MACROS", h.macros)
     example(out, example_path)
     pages = [("libperfev", 3)] + [("perfev_" + i, 3) for i in h.includes if i != "common"]
@@ -282,7 +369,38 @@ def index_page(version, umbrella, example_path, headers):
     return "\n".join(out) + "\n"
 
 
+def link_names(header):
+    """The names that get a page of their own, each a link to the header's
+    page: every function and type ("pev_opts" for struct pev_opts)."""
+    h = Header(header)
+    names = [name for name, _, _ in h.functions]
+    names += [t[0].split()[-1] for t in h.types]
+    return names
+
+
+def install_links(mandir, headers):
+    """Writes, under $MESON_INSTALL_DESTDIR_PREFIX/MANDIR/man3, a page NAME.3
+    holding ".so man3/perfev_HEADER.3" for every function and type, so that
+    `man 3 pev_counter_open` opens <perfev/counter.h>'s page."""
+    root = os.environ.get("MESON_INSTALL_DESTDIR_PREFIX", "")
+    man3 = os.path.join(root, mandir, "man3") if not os.path.isabs(mandir) else \
+        os.path.join(os.environ.get("DESTDIR", ""), mandir.lstrip("/"), "man3")
+    os.makedirs(man3, exist_ok=True)
+    seen = set()
+    for header in headers:
+        page = page_name(Header(header))
+        for name in link_names(header):
+            if name in seen:
+                continue
+            seen.add(name)
+            with open(os.path.join(man3, name + ".3"), "w", encoding="utf-8") as f:
+                f.write(".so man3/%s.3\n" % page)
+    return 0
+
+
 def main(argv):
+    if len(argv) >= 3 and argv[1] == "--install-links":
+        return install_links(argv[2], argv[3:])
     if len(argv) >= 6 and argv[2] == "--index":
         page = index_page(argv[1], argv[3], argv[4], argv[6:])
         out = argv[5]

@@ -699,6 +699,22 @@ void th_inject_reset(void)
 	pev__sys_set(NULL);
 }
 
+void th_expect_last_error(int code, const char *field, ...)
+{
+	const struct pev_error *e = pev_last_error();
+	const char *text;
+	va_list ap;
+
+	cr_assert_not_null(e);
+	cr_expect_eq(e->code, code, "%s: %s", pev_error_name(e->code), e->message);
+	cr_expect_str_eq(e->field, field, "%s", e->message);
+	va_start(ap, field);
+	while ((text = va_arg(ap, const char *)))
+		cr_expect(strstr(e->message, text) || strstr(e->hint, text),
+			  "`%s` in: %s / hint: %s", text, e->message, e->hint);
+	va_end(ap);
+}
+
 /* ---- opening counters --------------------------------------------------- */
 
 struct pev_opts th_opts(void)

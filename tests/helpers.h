@@ -210,6 +210,12 @@ int th_open_calls(void);
 /* Restores the real kernel behind the seam. */
 void th_inject_reset(void);
 
+/*
+ * Expects pev_last_error() to hold code, with field (or "") at fault, and
+ * each of the NULL-ended texts in its message or hint.
+ */
+void th_expect_last_error(int code, const char *field, ...);
+
 /* ---- opening counters --------------------------------------------------- */
 
 /* PEV_OPTS_INIT as a value, for where the initializer cannot go (assignments, members). */

@@ -15,12 +15,22 @@
 
 #include "perfev.h"
 #include "helpers.h"
+#include "core/error_internal.h"
 
+/*
+ * A refusal names the function and the argument, in the caller's struct
+ * pev_error or, given none, in pev_last_error(): a call made with a bad
+ * argument is refused saying so, whichever argument it was.
+ */
 #define EXPECT_BADARG(fn, args)                                                                    \
 	do {                                                                                       \
 		long r_ = (long)fn args;                                                           \
+		const struct pev_error *e_ = pev_last_error();                                     \
 		cr_expect_eq(r_, PEV_EBADARG, #fn ": %ld (%s), not PEV_EBADARG", r_,               \
 		             pev_strerror((int)r_));                                               \
+		cr_expect(e_->code == PEV_EBADARG && strstr(e_->message, #fn ": bad argument '"),  \
+		          #fn " did not say why in pev_last_error(): %s", e_->message);           \
+		pev__error_start(NULL, 0, 0, NULL, NULL, false);                                   \
 	} while (0)
 #define EXPECT_NULL(fn, args)  cr_expect_null((const void *)fn args, #fn ": not NULL")
 #define EXPECT_FALSE(fn, args) cr_expect(!fn args, #fn ": true")
@@ -391,6 +401,7 @@ Test(null_args, symbols)
 	EXPECT_BADARG(pev_symbols_exit, (NULL, 0));
 	EXPECT_BADARG(pev_symbols_thread, (NULL, 0, 0));
 	EXPECT_BADARG(pev_symbols_exit_thread, (NULL, 0, 0));
+	EXPECT_BADARG(pev_symbols_feed, (NULL, NULL));
 	EXPECT_BADARG(pev_symbols_resolve, (NULL, 0, 0, NULL));
 	EXPECT_BADARG(pev_symbols_read_kernel, (NULL, NULL));
 	EXPECT_NULL(pev_symbols_kernel_message, (NULL));
@@ -404,11 +415,38 @@ Test(null_args, tracepoint)
 	EXPECT_BADARG(pev_tracefs_path, (0, NULL, 0, NULL));
 	EXPECT_BADARG(pev_tracepoints_foreach, (NULL, NULL, NULL, NULL, NULL, NULL));
 	EXPECT_BADARG(pev_tracepoint_id, (NULL, NULL, NULL, NULL, NULL));
+	EXPECT_BADARG(pev_tp_format_parse, (NULL, 0, NULL, NULL));
+	EXPECT_BADARG(pev_tp_format_load, (NULL, NULL, NULL, NULL, NULL));
+	EXPECT_VOID(pev_tp_format_free, (NULL));
+	EXPECT_NULL(pev_tp_format_name, (NULL));
+	EXPECT_ZERO(pev_tp_format_id, (NULL));
+	EXPECT_NULL(pev_tp_format_print_fmt, (NULL));
+	EXPECT_ZERO(pev_tp_format_nr_fields, (NULL));
+	EXPECT_NULL(pev_tp_format_field_at, (NULL, 0));
+	EXPECT_NULL(pev_tp_format_field, (NULL, NULL));
+	EXPECT_BADARG(pev_tp_field_int, (NULL, NULL, 0, NULL));
+	EXPECT_BADARG(pev_tp_field_uint, (NULL, NULL, 0, NULL));
+	EXPECT_BADARG(pev_tp_field_bytes, (NULL, NULL, 0, NULL, NULL));
+	EXPECT_BADARG(pev_tp_format_print, (NULL, NULL, 0, NULL, 0));
+	EXPECT_BADARG(pev_tp_printer_new, (NULL, NULL));
+	EXPECT_BADARG(pev_tp_printer_add_format, (NULL, NULL, NULL, 0, NULL));
+	EXPECT_BADARG(pev_tp_printer_load, (NULL, NULL, NULL, NULL, NULL));
+	EXPECT_BADARG(pev_tp_printer_add_tracing_data, (NULL, NULL, 0, NULL));
+	EXPECT_BADARG(pev_tp_printer_nr_formats, (NULL));
+	EXPECT_BADARG(pev_tp_printer_nr_dropped, (NULL));
+	EXPECT_BADARG(pev_tp_printer_print, (NULL, 0, NULL, 0, 0, 0, NULL, 0));
+	EXPECT_VOID(pev_tp_printer_free, (NULL));
 }
 Test(null_args, version)
 {
 	NO_POINTER(pev_version);
 	NO_POINTER(pev_version_number);
+}
+
+Test(null_args, last_error)
+{
+	NO_POINTER(pev_last_error);
+	cr_expect_not_null(pev_last_error());
 }
 
 /* ---- every export is called above -------------------------------------------------- */

@@ -228,6 +228,7 @@ Test(control, group_forms_on_a_lone_counter, .init = th_leak_init, .fini = th_le
 	cr_assert_eq(pev_counter_reset_group(c), 0);
 	cr_expect_eq(th_value(c), 0);
 	cr_expect_eq(pev_counter_enable_group(NULL), PEV_EBADARG);
+	th_expect_last_error(PEV_EBADARG, "c", "pev_counter_enable_group", "NULL", NULL);
 	cr_expect_eq(pev_counter_disable_group(NULL), PEV_EBADARG);
 	cr_expect_eq(pev_counter_reset_group(NULL), PEV_EBADARG);
 	pev_counter_close(c);
@@ -270,10 +271,13 @@ Test(control, refresh_refusals, .init = th_leak_init, .fini = th_leak_fini)
 	struct pev_opts o = th_opts();
 
 	cr_expect_eq(pev_counter_refresh(sampling, 0), PEV_EBADARG);
+	th_expect_last_error(PEV_EBADARG, "n", "pev_counter_refresh", "1 overflow or more", NULL);
 	cr_expect_eq(pev_counter_refresh(sampling, -1), PEV_EBADARG);
 	cr_expect_eq(pev_counter_refresh(NULL, 1), PEV_EBADARG);
 	cr_expect_eq(pev_counter_refresh(counting, 1), PEV_EINVAL,
 		     "the kernel refreshes sampling events only");
+	th_expect_last_error(PEV_EINVAL, "", "ioctl(REFRESH) on 'page-faults' failed",
+			     "does not sample", NULL);
 
 	o.sample_period = 1;
 	o.inherit = PEV_INHERIT_ALL;
@@ -281,6 +285,7 @@ Test(control, refresh_refusals, .init = th_leak_init, .fini = th_leak_fini)
 	struct pev_counter *inherited = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL,
 						NULL);
 	cr_expect_eq(pev_counter_refresh(inherited, 1), PEV_EINVAL, "nor inherited events");
+	th_expect_last_error(PEV_EINVAL, "", "ioctl(REFRESH)", "PEV_INHERIT_NONE", NULL);
 	pev_counter_close(inherited);
 	pev_counter_close(counting);
 	pev_counter_close(sampling);
@@ -310,6 +315,7 @@ Test(control, set_period_refusals, .init = th_leak_init, .fini = th_leak_fini)
 	cr_expect_eq(pev_counter_set_period(c, 0), PEV_EINVAL, "period 0");
 	cr_expect_eq(pev_counter_set_period(c, UINT64_C(1) << 63), PEV_EINVAL, "bit 63 set");
 	cr_expect_eq(pev_counter_set_period(counting, 1000), PEV_EINVAL, "a counting event");
+	th_expect_last_error(PEV_EINVAL, "", "ioctl(PERIOD)", "only a sampling event", NULL);
 	cr_expect_eq(pev_counter_set_period(NULL, 1000), PEV_EBADARG);
 	cr_expect_eq(pev_counter_set_period(c, 2000), 0);
 
@@ -318,6 +324,7 @@ Test(control, set_period_refusals, .init = th_leak_init, .fini = th_leak_fini)
 	struct pev_counter *freq = th_open_ok(pev_event_software(PEV_SW_CPU_CLOCK), &o, NULL, NULL);
 	cr_expect_eq(pev_counter_set_period(freq, 200), 0);
 	cr_expect_eq(pev_counter_set_period(freq, 0), PEV_EINVAL);
+	th_expect_last_error(PEV_EINVAL, "", "perf_event_max_sample_rate", NULL);
 	pev_counter_close(freq);
 	pev_counter_close(counting);
 	pev_counter_close(c);
@@ -429,6 +436,8 @@ Test(control, set_filter_refusals, .init = th_leak_init, .fini = th_leak_fini)
 	cr_expect_eq(pev_counter_set_filter(tp, "id =="), PEV_EINVAL);
 	cr_expect_eq(pev_counter_set_filter(sw, "id == 1"), PEV_EINVAL,
 		     "a software event has no ftrace filter");
+	th_expect_last_error(PEV_EINVAL, "", "ioctl(SET_FILTER) on 'task-clock'",
+			     "tracepoint, kprobe and uprobe events", NULL);
 	cr_expect_eq(pev_counter_set_filter(tp, NULL), PEV_EBADARG);
 	cr_expect_eq(pev_counter_set_filter(NULL, "id == 1"), PEV_EBADARG);
 	pev_counter_close(sw);
@@ -459,6 +468,7 @@ Test(control, set_bpf_refuses_what_is_no_program, .init = th_leak_init, .fini = 
 	cr_expect_eq(r, PEV_EINVAL, "a pipe as a BPF program: %s", pev_error_name(r));
 
 	cr_expect_eq(pev_counter_set_bpf(sw, p[0]), PEV_EINVAL, "a software event alike");
+	th_expect_last_error(PEV_EINVAL, "", "ioctl(SET_BPF)", "matching program type", NULL);
 	pev_counter_close(sw);
 	close(p[0]);
 	close(p[1]);
@@ -511,6 +521,7 @@ Test(control, pause_output_stops_the_ring, .init = th_leak_init, .fini = th_leak
 	struct pev_counter *c = th_open_ok(pev_event_software(PEV_SW_PAGE_FAULTS), &o, NULL, NULL);
 
 	cr_expect_eq(pev_counter_pause_output(c, true), PEV_EINVAL, "no ring to pause yet");
+	th_expect_last_error(PEV_EINVAL, "", "ioctl(PAUSE_OUTPUT)", "pev_ring_open", NULL);
 	cr_assert_eq(pev_ring_open(c, 0, 1, &ring, &err), 0, "%s", err.message);
 	cr_assert_eq(pev_counter_enable(c), 0);
 
@@ -630,6 +641,7 @@ Test(control, modify_refusals, .init = th_leak_init, .fini = th_leak_fini)
 	cr_expect(r == PEV_EINVAL || r == PEV_EOPNOTSUPP, "modify task-clock: %s",
 		  pev_error_name(r));
 	cr_expect_eq(pev_counter_modify(bp, &attr), PEV_EINVAL, "another type");
+	th_expect_last_error(PEV_EINVAL, "", "ioctl(MODIFY_ATTRIBUTES)", "same kind", NULL);
 	cr_expect_eq(pev_counter_modify(bp, NULL), PEV_EBADARG);
 	cr_expect_eq(pev_counter_modify(NULL, &attr), PEV_EBADARG);
 

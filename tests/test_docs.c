@@ -571,6 +571,30 @@ Test(docs, every_exported_function_is_on_a_man3_page)
 	names_free(&pages);
 }
 
+/* The TYPES sections give each struct member its meaning: scripts/gen_man3.py reads them. */
+Test(docs, every_public_struct_member_has_a_doc_comment)
+{
+	char cmd[2048], *scripts = source_path("scripts"), *inc = source_path("include/perfev");
+
+	if (!th_have_program("python3"))
+		th_skip("python3 is not installed");
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import sys, glob; sys.path.insert(0, sys.argv[1]); import gen_man3\n"
+		 "for h in sorted(glob.glob(sys.argv[2] + \"/*.h\")):\n"
+		 "    for name, doc, fields in gen_man3.Header(h).types:\n"
+		 "        bare = [d for d, n in fields if not n and not name.startswith(\"enum\")]\n"
+		 "        if bare: print(h.rsplit(\"/\", 1)[1], name + \":\", \", \".join(bare))' "
+		 "'%s' '%s'",
+		 scripts, inc);
+	char *out = th_sh_ok(cmd);
+	cr_expect_str_eq(out, "", "members without a doc comment (/**< ... */ after, or /** */ "
+				  "before; their man page's TYPES says \"(undocumented)\"):\n%s",
+			 out);
+	free(out);
+	free(inc);
+	free(scripts);
+}
+
 Test(docs, every_man3_example_compiles)
 {
 	char *dir = source_path("docs/man/examples"), *inc = source_path("include");

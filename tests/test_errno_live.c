@@ -462,6 +462,8 @@ Test(errno_live, eacces_nobody_counting_the_kernel, .init = th_leak_init, .fini 
 			       .opts = th_opts(),
 			       .target = pev_target_self()};
 
+	/* Exact levels: with none chosen, pev_counter_open would count user space only. */
+	c.opts.open_flags = PEV_OPEN_EXACT_LEVELS;
 	expect_paranoid_2();
 	cr_assert(th_as_nobody(child_open, &c, sizeof(c)), "the child did not run");
 	cr_assert_eq(c.code, PEV_EACCES, "got %s: %s", pev_error_name(c.code), c.err.message);

@@ -733,7 +733,7 @@ Test(perfdata, writer_output_from_real_records_is_read_by_perf)
 	expect_has(out, want);
 	snprintf(want, sizeof(want), "# cmdline : perfev record -e cpu-clock:u %s", spin);
 	expect_has(out, want);
-	expect_has(out, "# perf version : perfev 0.1.0\n");
+	expect_has(out, "# perf version : perfev " PEV_VERSION_STRING "\n");
 	snprintf(want, sizeof(want), "# event : name = cpu-clock:u, , id = { %" PRIu64 " }", id);
 	expect_has(out, want);
 	expect_has(out, "# total memory : ");
@@ -764,7 +764,7 @@ Test(perfdata, writer_output_from_real_records_is_read_by_perf)
 	struct pev_perfdata *pd = open_ok(path);
 	const struct pev_perfdata_features *f = pev_perfdata_features(pd);
 	expect_machine_features(f, "record");
-	cr_expect_str_eq(f->version, "perfev 0.1.0");
+	cr_expect_str_eq(f->version, "perfev " PEV_VERSION_STRING);
 	cr_assert_eq(f->nr_cmdline, 5);
 	for (int i = 0; i < 5; i++)
 		cr_expect_str_eq(f->cmdline[i], argv[i]);

@@ -683,6 +683,7 @@ Test(read_injected, group_with_an_unknown_id_is_refused, .init = th_leak_init,
 	inject_read(3, 10, t.id[0], 20, t.id[1], 30, t.id[2] + 1000);
 	cr_expect_eq(pev_counter_read_group(t.c[0], out, 3), PEV_EFORMAT,
 		     "a member whose id is not in the read has no value there");
+	th_expect_last_error(PEV_EFORMAT, "", "has no entry with the id of its member", NULL);
 	cr_expect_eq(pev_counter_read(t.c[2], &v), PEV_EFORMAT);
 	cr_expect_eq(pev_counter_read(t.c[1], &v), 0);
 	cr_expect_eq(v.value, 20);
@@ -716,6 +717,7 @@ Test(read_injected, group_without_ids_matched_by_position, .init = th_leak_init,
 	/* The kernel listing fewer events than the group has. */
 	inject_read(2, 900, 300, 10, 20);
 	cr_expect_eq(pev_counter_read_group(t.c[0], out, 3), PEV_EFORMAT);
+	th_expect_last_error(PEV_EFORMAT, "", "for 2 counters", "for 3", NULL);
 	cr_expect_eq(pev_counter_read(t.c[2], &v), PEV_EFORMAT);
 	/* Bytes that do not match their nr. */
 	inject_read(3, 900, 300, 10, 20);
@@ -732,13 +734,23 @@ Test(read_injected, group_read_arguments, .init = th_leak_init, .fini = th_leak_
 
 	trio_open(&t, GR | ID, true);
 	cr_expect_eq(pev_counter_read_group(NULL, out, 3), PEV_EBADARG);
+	th_expect_last_error(PEV_EBADARG, "leader", "pev_counter_read_group", "NULL", NULL);
 	cr_expect_eq(pev_counter_read_group(t.c[0], NULL, 3), PEV_EBADARG);
+	th_expect_last_error(PEV_EBADARG, "out", "NULL", NULL);
 	cr_expect_eq(pev_counter_read_group(t.c[0], out, 0), PEV_EBADARG);
+	th_expect_last_error(PEV_EBADARG, "max", "room for the leader", NULL);
 	cr_expect_eq(pev_counter_read_group(t.c[1], out, 3), PEV_EBADARG, "a member is no leader");
+	th_expect_last_error(PEV_EBADARG, "leader", "is a member of the group led by",
+			  "read the group through its leader", NULL);
 	cr_expect_eq(pev_counter_read_group(alone, out, 3), PEV_EBADARG,
 		     "a leader without PEV_FORMAT_GROUP");
+	th_expect_last_error(PEV_EBADARG, "leader", "opened without PEV_FORMAT_GROUP",
+			  "pev_counter_read()", NULL);
 	th_inject_call_errno("read", EIO);
 	cr_expect_eq(pev_counter_read_group(t.c[0], out, 3), -EIO);
+	th_expect_last_error(-EIO, "", "read on 'task-clock' failed", "Input/output error",
+			     "(descriptor ", NULL);
+	cr_expect_str_eq(pev_last_error()->syscall, "read");
 	th_inject_reset();
 	cr_expect_eq(pev_counter_read_fd(t.c[0], 1, out), PEV_EBADARG);
 	cr_expect_eq(pev_counter_read_fd(t.c[0], -1, out), PEV_EBADARG);

@@ -1023,6 +1023,228 @@ Test(record, bodies_of_the_wrong_size)
 	cr_expect_eq(pev_record_id(&f, b.w, b.n * 8, &v), PEV_EFORMAT);
 }
 
+/* ---- why a record is malformed ------------------------------------------------------------ */
+
+/*
+ * Decodes the first len bytes of the record built in b with format f:
+ * PEV_EFORMAT, and pev_last_error() names field ("" for none) and holds each
+ * of the texts after it.
+ */
+#define EXPECT_REASON_LEN(f, b, len, field, ...)                                                   \
+	do {                                                                                       \
+		struct pev_record r_;                                                              \
+		void *copy_;                                                                       \
+		int n_ = decode_copy((f), (b)->w, (len), &r_, &copy_);                             \
+		cr_expect_eq(n_, PEV_EFORMAT, "decode gave %d, want PEV_EFORMAT", n_);             \
+		free(copy_);                                                                       \
+		th_expect_last_error(PEV_EFORMAT, (field), __VA_ARGS__, NULL);                     \
+	} while (0)
+
+/* The same for the whole record. */
+#define EXPECT_REASON(f, b, field, ...) EXPECT_REASON_LEN(f, b, (b)->n * 8, field, __VA_ARGS__)
+
+/* Records other than SAMPLE, and headers: the type, the size and the fault. */
+Test(record, malformed_records_say_why)
+{
+	struct pev_record_format f;
+	struct rec b;
+
+	format_of(&f, PEV_SAMPLE_IP, 0, false);
+
+	/* An MMAP2 body cut short. */
+	begin(&b, PEV_RECORD_MMAP2, 0);
+	put(&b, u32x2(1, 2));
+	put(&b, 0x400000);
+	put(&b, 0x1000);
+	finish(&b);
+	EXPECT_REASON(&f, &b, "", "pev_record_decode: MMAP2 record of 32 bytes: ",
+		      "its body is 24 bytes, at least 64 expected");
+
+	/* An MMAP2 build id longer than the kernel's 20 bytes. */
+	begin(&b, PEV_RECORD_MMAP2, PEV_RECORD_MISC_MMAP_BUILD_ID);
+	put(&b, u32x2(1, 2));
+	for (int k = 0; k < 3; k++)
+		put(&b, 0);
+	put(&b, 40); /* build_id_size, then 3 bytes of padding and the id */
+	for (int k = 0; k < 3; k++)
+		put(&b, 0);
+	put(&b, 0); /* NUL-terminated filename "" */
+	finish(&b);
+	EXPECT_REASON(&f, &b, "", "MMAP2 record of 80 bytes: build id size 40 is above 20");
+
+	/* A COMM whose name has no NUL. */
+	begin(&b, PEV_RECORD_COMM, 0);
+	put(&b, u32x2(1, 2));
+	put(&b, NO_NUL);
+	put(&b, NO_NUL);
+	finish(&b);
+	EXPECT_REASON(&f, &b, "", "pev_record_decode: COMM record of 32 bytes: ",
+		      "its comm has no NUL in its 16 bytes");
+
+	/* A fixed-size body of the wrong size. */
+	begin(&b, PEV_RECORD_LOST, 0);
+	put(&b, 1);
+	finish(&b);
+	EXPECT_REASON(&f, &b, "", "LOST record of 16 bytes: ",
+		      "its body is 8 bytes, exactly 16 expected");
+
+	/* Header sizes that lie: below 8, above the bytes given, not whole words. */
+	begin(&b, PEV_RECORD_LOST, 0);
+	put(&b, 1);
+	put(&b, 2);
+	b.w[0] = (uint64_t)PEV_RECORD_LOST | (uint64_t)4 << 48;
+	EXPECT_REASON(&f, &b, "", "pev_record_decode: LOST record: header size 4 is below 8");
+	b.w[0] = (uint64_t)PEV_RECORD_LOST | (uint64_t)512 << 48;
+	EXPECT_REASON(&f, &b, "", "LOST record: header size 512 is above the 24 bytes given");
+	b.w[0] = (uint64_t)PEV_RECORD_LOST | (uint64_t)20 << 48;
+	EXPECT_REASON(&f, &b, "", "LOST record: header size 20 is not a multiple of 8");
+	EXPECT_REASON_LEN(&f, &b, 5, "",
+			  "pev_record_decode: 5 bytes given, fewer than the 8 of a record header");
+
+	/* A record shorter than the sample_id trailer of its format. */
+	format_of(&f, ID_BITS, 0, true);
+	begin(&b, PEV_RECORD_SWITCH, 0);
+	put(&b, 1);
+	put(&b, 2);
+	finish(&b);
+	EXPECT_REASON(&f, &b, "", "SWITCH record of 24 bytes: ",
+		      "its 16 bytes after the header cannot hold the 48-byte sample_id trailer");
+	/* A body that is wrong once the trailer is set aside. */
+	begin(&b, PEV_RECORD_LOST, 0);
+	for (int k = 0; k < 7; k++)
+		put(&b, (uint64_t)k);
+	finish(&b);
+	EXPECT_REASON(&f, &b, "", "LOST record of 64 bytes: ",
+		      "its body is 8 bytes besides its 48-byte sample_id trailer, exactly 16 "
+		      "expected");
+}
+
+/* SAMPLEs: the field at fault is named, as the error's field and in the message. */
+Test(record, malformed_samples_name_the_field)
+{
+	struct pev_record_format f;
+	struct rec b;
+
+	/* A callchain count running past the record (the inline path hands it on). */
+	format_of(&f, PEV_SAMPLE_IP | PEV_SAMPLE_CALLCHAIN, 0, false);
+	begin(&b, PEV_RECORD_SAMPLE, 0);
+	put(&b, 0x401000);
+	put(&b, 900);
+	put(&b, 1);
+	put(&b, 2);
+	put(&b, 3);
+	finish(&b);
+	EXPECT_REASON(&f, &b, "callchain", "pev_record_decode: SAMPLE record of 48 bytes: ",
+		      "PEV_SAMPLE_CALLCHAIN: 900 entries need 7200 bytes, 24 remain");
+	/* A count whose bytes do not fit in 64 bits. */
+	b.w[2] = UINT64_MAX;
+	EXPECT_REASON(&f, &b, "callchain", "PEV_SAMPLE_CALLCHAIN: 18446744073709551615 entries",
+		      "2^64 bytes or more, 24 remain");
+	/* A count too small: words left over. */
+	b.w[2] = 2;
+	EXPECT_REASON(&f, &b, "",
+		      "SAMPLE record of 48 bytes: 8 bytes are left over after the fields of "
+		      "sample_type 0x21");
+
+	/* Shorter than the fixed-size fields. */
+	format_of(&f, PEV_SAMPLE_IP | PEV_SAMPLE_TID | PEV_SAMPLE_TIME, 0, false);
+	begin(&b, PEV_RECORD_SAMPLE, 0);
+	put(&b, 0x401000);
+	finish(&b);
+	EXPECT_REASON(&f, &b, "", "SAMPLE record of 16 bytes: ",
+		      "sample_type 0x7 needs at least 32 bytes");
+
+	/* A field after CALLCHAIN, on the general path. */
+	format_of(&f, PEV_SAMPLE_BRANCH_STACK, 0, false);
+	begin(&b, PEV_RECORD_SAMPLE, 0);
+	put(&b, 2);
+	put(&b, 1);
+	finish(&b);
+	EXPECT_REASON(&f, &b, "branch_stack",
+		      "PEV_SAMPLE_BRANCH_STACK: 2 entries need 48 bytes, 8 remain");
+
+	/* A read_format block: under READ in a SAMPLE, under no field in a READ record. */
+	format_of(&f, PEV_SAMPLE_READ, PEV_FORMAT_GROUP, false);
+	begin(&b, PEV_RECORD_SAMPLE, 0);
+	put(&b, 0);
+	finish(&b);
+	EXPECT_REASON(&f, &b, "read", "SAMPLE record of 16 bytes: PEV_SAMPLE_READ: group count 0");
+	begin(&b, PEV_RECORD_READ, 0);
+	put(&b, u32x2(1, 2));
+	put(&b, 0);
+	finish(&b);
+	EXPECT_REASON(&f, &b, "", "READ record of 24 bytes: group count 0");
+}
+
+/* The fast reads say why too, under their own names. */
+Test(record, time_and_id_say_why)
+{
+	struct pev_record_format f;
+	struct rec b;
+	uint64_t v;
+
+	format_of(&f, PEV_SAMPLE_TIME | PEV_SAMPLE_IDENTIFIER, 0, false);
+	begin(&b, PEV_RECORD_SAMPLE, 0);
+	put(&b, 7); /* the identifier; no room for the time */
+	finish(&b);
+	cr_expect_eq(pev_record_time(&f, b.w, b.n * 8, &v), PEV_EFORMAT);
+	th_expect_last_error(PEV_EFORMAT, "time", "pev_record_time: SAMPLE record of 16 bytes: ",
+			     "PEV_SAMPLE_TIME: its word at bytes 16..23 lies past the record's end",
+			     NULL);
+	begin(&b, PEV_RECORD_SAMPLE, 0);
+	finish(&b);
+	cr_expect_eq(pev_record_id(&f, b.w, b.n * 8, &v), PEV_EFORMAT);
+	th_expect_last_error(PEV_EFORMAT, "identifier", "pev_record_id: SAMPLE record of 8 bytes: ",
+			     "PEV_SAMPLE_IDENTIFIER: its word at bytes 8..15", NULL);
+
+	b.w[0] = (uint64_t)PEV_RECORD_LOST | (uint64_t)4 << 48;
+	cr_expect_eq(pev_record_time(&f, b.w, 8, &v), PEV_EFORMAT);
+	th_expect_last_error(PEV_EFORMAT, "", "pev_record_time: LOST record: ",
+			     "header size 4 is below 8", NULL);
+	cr_expect_eq(pev_record_id(&f, b.w, 3, &v), PEV_EFORMAT);
+	th_expect_last_error(PEV_EFORMAT, "", "pev_record_id: 3 bytes given", NULL);
+
+	format_of(&f, ID_BITS, 0, true);
+	begin(&b, PEV_RECORD_SWITCH, 0);
+	put(&b, 1);
+	finish(&b);
+	cr_expect_eq(pev_record_id(&f, b.w, b.n * 8, &v), PEV_EFORMAT);
+	th_expect_last_error(PEV_EFORMAT, "", "pev_record_id: SWITCH record of 16 bytes: ",
+			     "cannot hold the 48-byte sample_id trailer", NULL);
+}
+
+/* Success writes nothing: the last error of an earlier failure stays as it was. */
+Test(record, a_record_that_decodes_leaves_the_last_error_alone)
+{
+	static char before[PEV_ERROR_MESSAGE_MAX];
+	struct pev_record_format f;
+	struct pev_record r;
+	struct rec b;
+	uint64_t v;
+
+	format_of(&f, PEV_SAMPLE_IP | PEV_SAMPLE_TIME | PEV_SAMPLE_CALLCHAIN, 0, false);
+	begin(&b, PEV_RECORD_SAMPLE, 0);
+	put(&b, 0x401000);
+	put(&b, 123);
+	put(&b, 5);
+	finish(&b);
+	cr_assert_eq(pev_record_decode(&f, b.w, b.n * 8, &r), PEV_EFORMAT);
+	snprintf(before, sizeof(before), "%s", pev_last_error()->message);
+	cr_assert(strstr(before, "PEV_SAMPLE_CALLCHAIN"), "%s", before);
+
+	b.w[3] = 0;
+	finish(&b);
+	cr_expect_eq(pev_record_decode(&f, b.w, b.n * 8, &r), (int)(b.n * 8));
+	cr_expect_eq(pev_record_time(&f, b.w, b.n * 8, &v), 1);
+	begin(&b, PEV_RECORD_LOST, 0);
+	put(&b, 1);
+	put(&b, 2);
+	finish(&b);
+	cr_expect_eq(pev_record_decode(&f, b.w, b.n * 8, &r), 24);
+	cr_expect_eq(pev_last_error()->code, PEV_EFORMAT);
+	cr_expect_str_eq(pev_last_error()->message, before);
+}
+
 /* ---- arguments ---------------------------------------------------------------------------- */
 
 Test(record, bad_arguments)

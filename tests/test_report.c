@@ -1750,7 +1750,7 @@ Test(report, pprof_decoded_back)
 	cr_expect_eq(prof->time_nanos, 1700000000000000000LL);
 	cr_expect_eq(prof->duration_nanos, 5000000000LL);
 	cr_assert_geq(prof->n_comment, 1);
-	cr_expect_str_eq(pstr(prof, prof->comment[0]), "perfev 0.1.0");
+	cr_expect_str_eq(pstr(prof, prof->comment[0]), "perfev " PEV_VERSION_STRING);
 
 	/* Distinct (stack, comm, pid): leaf<-a<-main, leaf<-main, b<-a<-main, memcpy<-main,
 	 * schedule<-write<-main, 0x1234<-main. */

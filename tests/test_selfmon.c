@@ -449,7 +449,7 @@ static void open_as_nobody(void *ctx)
 		pev_selfmon_close(s);
 }
 
-Test(selfmon, user_space_only_by_default_so_it_opens_unprivileged, .init = th_leak_init,
+Test(selfmon, falls_back_to_user_space_so_it_opens_unprivileged, .init = th_leak_init,
      .fini = th_leak_fini)
 {
 	int r[6] = {1, 1, 1, 1, 1, 1};

@@ -735,6 +735,91 @@ Test(session, a_child_is_sampled_from_its_exec_on_and_symbolized_from_the_record
 	pev_symbols_free(c.sym);
 }
 
+/* ---- a running process: symbolized by pev_symbols_feed and its /proc maps ----------------- */
+
+struct feed_ctx {
+	struct pev_symbols *sym;
+	size_t samples, hot, mmaps;
+};
+
+static void on_fed_record(const struct pev_session_record *r, void *p)
+{
+	struct feed_ctx *c = p;
+	struct pev_symbol sym = PEV_SYMBOL_INIT;
+
+	cr_assert_eq(pev_symbols_feed(c->sym, &r->rec), 0);
+	c->mmaps += r->rec.type == PEV_RECORD_MMAP2;
+	if (r->rec.type != PEV_RECORD_SAMPLE)
+		return;
+	c->samples++;
+	cr_assert_eq(pev_symbols_resolve(c->sym, (int32_t)r->rec.sample_id.pid, r->rec.sample.ip,
+					 &sym),
+		     0);
+	c->hot += !strcmp(sym.name, "perfdata_spin_hot");
+}
+
+/*
+ * Attached to a process that already runs, a tracking session sees no MMAP
+ * record of its program: the symbolizer (PEV_SYMBOLS_PROC) reads its maps
+ * from /proc at the first lookup, and pev_symbols_feed routes every record.
+ */
+Test(session, a_running_process_is_symbolized_by_feeding_the_records)
+{
+	struct pev_session_event e = {pev_event_software(PEV_SW_CPU_CLOCK), PEV_OPTS_INIT};
+	struct pev_session_opts o = PEV_SESSION_OPTS_INIT;
+	struct pev_symbols_opts so = PEV_SYMBOLS_OPTS_INIT;
+	struct feed_ctx c = {0};
+	struct pev_error err;
+	char *path = (char *)th_test_program("perfdata_spin"), comm[32] = "", file[64];
+	pid_t child = fork();
+
+	cr_assert_geq(child, 0);
+	if (child == 0) {
+		char *argv[] = {path, "300", NULL};
+		execv(path, argv);
+		_exit(127);
+	}
+	/* Attach once it runs its own program. */
+	snprintf(file, sizeof(file), "/proc/%d/comm", (int)child);
+	for (int i = 0; i < 2000 && strcmp(comm, "perfdata_spin\n") != 0; i++) {
+		FILE *f = fopen(file, "re");
+		if (f) {
+			if (!fgets(comm, sizeof(comm), f))
+				comm[0] = '\0';
+			fclose(f);
+		}
+		usleep(1000);
+	}
+	cr_assert_str_eq(comm, "perfdata_spin\n");
+	struct pev_target t = pev_target_process(child);
+	e.opts.sample_period = 200000;
+	e.opts.sample_type = PEV_SAMPLE_IP | PEV_SAMPLE_TID;
+	e.opts.exclude_kernel = true;
+	o.events = &e;
+	o.nr_events = 1;
+	o.target = &t;
+	o.track = true;
+	struct pev_session *s = open_ok(&o);
+	so.flags = PEV_SYMBOLS_PROC | PEV_SYMBOLS_NO_SRCLINE | PEV_SYMBOLS_NO_KERNEL;
+	cr_assert_eq(pev_symbols_new(&so, &c.sym, &err), 0, "%s", err.message);
+	cr_assert_eq(pev_session_enable(s), 0);
+	for (int i = 0; i < 200 && !pev_session_finished(s); i++) {
+		cr_assert_geq(pev_session_poll(s, 100), 0);
+		read_all(s, on_fed_record, &c);
+	}
+	cr_assert(pev_session_finished(s), "the ring hangs up when the process exits");
+	read_all(s, on_fed_record, &c);
+	int status;
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	fprintf(stderr, "feed: %zu samples, %zu in perfdata_spin_hot, %zu MMAP2\n", c.samples,
+		c.hot, c.mmaps);
+	cr_expect_gt(c.samples, 10, "%zu samples", c.samples);
+	cr_expect_gt(c.hot * 2, c.samples, "%zu of %zu samples in perfdata_spin_hot", c.hot,
+		     c.samples);
+	pev_session_close(s);
+	pev_symbols_free(c.sym);
+}
+
 /* ---- two CPUs merged in time order --------------------------------------------------------- */
 
 struct pinned {

@@ -26,3 +26,10 @@ Test(threads, distinct_objects_open_and_close_concurrently, .init = th_leak_init
 
 	cr_expect_eq(failed, 0, "%d calls failed", failed);
 }
+
+Test(threads, each_thread_has_its_own_last_error)
+{
+	int wrong = tw_last_errors_per_thread();
+
+	cr_expect_eq(wrong, 0, "%d diagnoses named another thread's call or none", wrong);
+}

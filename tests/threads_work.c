@@ -194,3 +194,55 @@ int tw_open_concurrently(void)
 	pev_event_list_free(s.events);
 	return atomic_load(&s.failures);
 }
+
+/* ---- pev_last_error, one per thread ------------------------------------------ */
+
+/* The call thread i fails, and the name its diagnosis must carry. */
+static int fail_one(int i)
+{
+	switch (i) {
+	case 0:
+		return pev_counter_enable(NULL);
+	case 1:
+		return pev_ring_begin(NULL);
+	case 2:
+		return pev_session_flush(NULL);
+	default:
+		return pev_cpulist_parse(NULL, NULL, 0);
+	}
+}
+
+static const char *const fail_names[] = {"pev_counter_enable", "pev_ring_begin",
+					 "pev_session_flush", "pev_cpulist_parse"};
+
+static void *fail_repeatedly(void *arg)
+{
+	int i = (int)(intptr_t)arg, wrong = 0;
+
+	for (int k = 0; k < 200; k++) {
+		const struct pev_error *e;
+		if (fail_one(i) != PEV_EBADARG)
+			wrong++;
+		e = pev_last_error();
+		if (e->code != PEV_EBADARG || strncmp(e->message, fail_names[i],
+						      strlen(fail_names[i])) != 0)
+			wrong++;
+	}
+	return (void *)(intptr_t)wrong;
+}
+
+int tw_last_errors_per_thread(void)
+{
+	pthread_t t[4];
+	int started = 0, wrong = 0;
+
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&t[started], NULL, fail_repeatedly, (void *)(intptr_t)i) == 0)
+			started++;
+	for (int i = 0; i < started; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		wrong += (int)(intptr_t)r;
+	}
+	return wrong + (started != 4);
+}

@@ -25,4 +25,11 @@ int tw_share_counters(char *why, size_t size);
  */
 int tw_open_concurrently(void);
 
+/*
+ * Four threads each fail a different call 200 times and check that
+ * pev_last_error() names their own call each time, never another
+ * thread's. Returns the number of wrong or missing diagnoses.
+ */
+int tw_last_errors_per_thread(void);
+
 #endif /* PERFEV_TEST_THREADS_WORK_H */

@@ -20,7 +20,9 @@ int main(void)
 		return 77;
 	}
 	int opened = tw_open_concurrently();
-	printf("shared counters: %d failed calls; concurrent opens: %d failed calls\n", shared,
-	       opened);
-	return shared || opened ? 1 : 0;
+	int wrong = tw_last_errors_per_thread();
+	printf("shared counters: %d failed calls; concurrent opens: %d failed calls; "
+	       "last errors: %d wrong\n",
+	       shared, opened, wrong);
+	return shared || opened || wrong ? 1 : 0;
 }

@@ -375,7 +375,7 @@ enum pev_txn_bit {
 struct pev_attr {
 	uint32_t type; /**< enum pev_type or a dynamic PMU type */
 	uint32_t size; /**< bytes the kernel should read (PEV_ATTR_SIZE_*) */
-	uint64_t config;
+	uint64_t config; /**< which event, read according to type */
 	union {
 		uint64_t sample_period; /**< sample every N events */
 		uint64_t sample_freq;   /**< samples per second, with PEV_ATTR_FREQ */
@@ -389,29 +389,29 @@ struct pev_attr {
 	};
 	uint32_t bp_type; /**< enum pev_bp_type */
 	union {
-		uint64_t bp_addr;
+		uint64_t bp_addr;     /**< breakpoint: address watched */
 		uint64_t kprobe_func; /**< kprobe PMU: pointer to a function name */
 		uint64_t uprobe_path; /**< uprobe PMU: pointer to a file path */
-		uint64_t config1;
+		uint64_t config1;     /**< more event bits, beyond config */
 	};
 	union {
-		uint64_t bp_len;
+		uint64_t bp_len;       /**< breakpoint: bytes watched (enum pev_bp_len) */
 		uint64_t kprobe_addr;  /**< kprobe PMU: address when kprobe_func is 0 */
 		uint64_t probe_offset; /**< kprobe/uprobe PMU: offset */
-		uint64_t config2;
+		uint64_t config2;      /**< more event bits, beyond config1 */
 	};
 	uint64_t branch_sample_type; /**< PEV_BRANCH_* */
 	uint64_t sample_regs_user;   /**< arch register mask */
 	uint32_t sample_stack_user;  /**< bytes of user stack per sample */
 	int32_t clockid;             /**< with PEV_ATTR_USE_CLOCKID */
 	uint64_t sample_regs_intr;   /**< arch register mask */
-	uint32_t aux_watermark;
+	uint32_t aux_watermark;      /**< AUX area: wake up every N bytes */
 	uint16_t sample_max_stack; /**< callchain depth limit */
 	uint16_t reserved_2;       /**< must be zero */
-	uint32_t aux_sample_size;
+	uint32_t aux_sample_size;  /**< bytes of AUX data wanted per sample */
 	uint32_t aux_action; /**< PEV_AUX_* */
 	uint64_t sig_data;   /**< si_perf_data of the SIGTRAP */
-	uint64_t config3;
+	uint64_t config3;    /**< more event bits, beyond config2 */
 };
 
 /** The precise_ip value (0..3) packed in attr flags. */
@@ -473,28 +473,28 @@ struct pev_mmap_page {
 	uint32_t lock;           /**< seqlock: re-read when it changed */
 	uint32_t index;          /**< rdpmc index + 1, 0 when not readable */
 	int64_t offset;          /**< add to the rdpmc value */
-	uint64_t time_enabled;
-	uint64_t time_running;
+	uint64_t time_enabled;   /**< ns the event was enabled */
+	uint64_t time_running;   /**< ns the event was on the PMU */
 	uint64_t capabilities; /**< PEV_CAP_* */
 	uint16_t pmc_width;    /**< bits of the rdpmc value */
-	uint16_t time_shift;
-	uint32_t time_mult;
-	uint64_t time_offset;
-	uint64_t time_zero;
+	uint16_t time_shift;   /**< cycles to ns: right shift after time_mult */
+	uint32_t time_mult;    /**< cycles to ns: multiplier */
+	uint64_t time_offset;  /**< ns to add to the converted cycles */
+	uint64_t time_zero;    /**< perf clock at cycle 0, with PEV_CAP_USER_TIME_ZERO */
 	uint32_t size; /**< bytes of this header up to reserved[] */
-	uint32_t reserved_1;
-	uint64_t time_cycles;
-	uint64_t time_mask;
-	uint8_t reserved[116 * 8];
+	uint32_t reserved_1;  /**< padding */
+	uint64_t time_cycles; /**< base of a short cycle counter (PEV_CAP_USER_TIME_SHORT) */
+	uint64_t time_mask;   /**< width mask of a short cycle counter */
+	uint8_t reserved[116 * 8]; /**< padding up to the ring control words */
 	/* Ring control at offset 1024. */
 	uint64_t data_head;   /**< written by the kernel; read with acquire */
 	uint64_t data_tail;   /**< written by the reader; store with release */
 	uint64_t data_offset; /**< where the data area starts in the mapping */
 	uint64_t data_size;   /**< bytes of the data area */
-	uint64_t aux_head;
-	uint64_t aux_tail;
+	uint64_t aux_head;   /**< AUX area: written by the kernel; read with acquire */
+	uint64_t aux_tail;   /**< AUX area: written by the reader; store with release */
 	uint64_t aux_offset; /**< set by the reader before mapping the AUX area */
-	uint64_t aux_size;
+	uint64_t aux_size;   /**< set by the reader: bytes of the AUX area */
 };
 
 /* ---- records ----------------------------------------------------------- */
@@ -564,8 +564,8 @@ enum pev_ns_index {
 
 /** One namespace of a NAMESPACES record: the device and inode of its nsfs file. */
 struct pev_ns_link_info {
-	uint64_t dev;
-	uint64_t ino;
+	uint64_t dev; /**< device number of the nsfs file */
+	uint64_t ino; /**< inode number: the namespace's identity */
 };
 
 /** Bytes of the build id area of an MMAP2 record (PEV_RECORD_MISC_MMAP_BUILD_ID). */

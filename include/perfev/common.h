@@ -20,12 +20,12 @@
 /** Major version: changes when the ABI breaks. */
 #define PEV_VERSION_MAJOR 0
 /** Minor version: grows when functions or struct fields are added. */
-#define PEV_VERSION_MINOR 1
+#define PEV_VERSION_MINOR 2
 /** Patch version: fixes only. */
 #define PEV_VERSION_PATCH 0
 /** The headers' version as text, "MAJOR.MINOR.PATCH". */
-#define PEV_VERSION_STRING "0.1.0"
-/** The headers' version as one number, MAJOR * 10000 + MINOR * 100 + PATCH (100 is 0.1.0). */
+#define PEV_VERSION_STRING "0.2.0"
+/** The headers' version as one number, MAJOR * 10000 + MINOR * 100 + PATCH (200 is 0.2.0). */
 #define PEV_VERSION_NUMBER                                                                         \
 	(PEV_VERSION_MAJOR * 10000 + PEV_VERSION_MINOR * 100 + PEV_VERSION_PATCH)
 

@@ -123,6 +123,14 @@ struct pev_counter;
  * leader on each of its descriptors (target must expand to the same CPUs
  * and threads) and is read with it by pev_counter_read_group(). A thread of
  * an all_threads target that exits before its descriptor opens is left out.
+ * Privilege levels: where opts exclude none, the event counts the kernel
+ * too when the caller may, and user space only when the kernel refuses
+ * that (pev_counter_attr() shows exclude_kernel then; PEV_OPEN_EXACT_LEVELS
+ * turns this off). An event that counts only in the kernel
+ * (context-switches, cpu-migrations, cgroup-switches, tracepoints but
+ * syscalls:* and uprobes) never falls back: it fails with PEV_EACCES saying
+ * so, and with exclude_kernel set by the caller it is refused (PEV_EINVAL,
+ * field exclude_kernel) because it would always read 0.
  * Before the syscall the request is checked against this machine
  * (pev_attr_check); when the kernel refuses, err receives a diagnosis.
  * On success stores the handle in *out and returns 0; on failure nothing
@@ -300,9 +308,9 @@ PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_
 
 /** One counter's value in a read(2) result. */
 struct pev_read_value {
-	uint64_t value;
-	uint64_t id;   /**< with PEV_FORMAT_ID, else 0 */
-	uint64_t lost; /**< with PEV_FORMAT_LOST, else 0 */
+	uint64_t value; /**< the count as read, not scaled */
+	uint64_t id;    /**< with PEV_FORMAT_ID, else 0 */
+	uint64_t lost;  /**< with PEV_FORMAT_LOST, else 0 */
 };
 
 /**

@@ -7,7 +7,8 @@
  * errno (PEV_EINVAL == -EINVAL); codes perfev adds sit below -4000.
  * Functions that open something also fill an optional struct pev_error
  * with a message written for the person at the keyboard: what failed, why
- * on this machine, and what to do about it.
+ * on this machine, and what to do about it. A call with no struct pev_error
+ * to fill leaves the same diagnosis in pev_last_error().
  */
 #ifndef PERFEV_ERROR_H
 #define PERFEV_ERROR_H
@@ -96,6 +97,16 @@ struct pev_error {
 	 */
 	uint64_t reserved[8];
 };
+
+/**
+ * Returns the diagnosis of this thread's most recent failed call that had no
+ * struct pev_error to fill: every function that takes none (the ioctls, the
+ * reads, the ring and writer calls, ...) and every one given NULL. Like errno,
+ * it is meaningful only right after a call that failed, and a success does
+ * not clear it. Never NULL; owned by the library, valid in this thread until
+ * its next failing call.
+ */
+PEV_API const struct pev_error *pev_last_error(void);
 
 /**
  * Returns a short, lowercase description of a code (e.g. "no such process");

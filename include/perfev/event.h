@@ -31,10 +31,10 @@ extern "C" {
 struct pev_event {
 	uint32_t type;    /**< enum pev_type or a PMU's dynamic type */
 	uint32_t bp_type; /**< breakpoints: enum pev_bp_type */
-	uint64_t config;
-	uint64_t config1;
-	uint64_t config2;
-	uint64_t config3;
+	uint64_t config;  /**< which event of that type (e.g. enum pev_hw_id) */
+	uint64_t config1; /**< more event bits; breakpoint address; probe path or function */
+	uint64_t config2; /**< more event bits; breakpoint length; probe offset */
+	uint64_t config3; /**< more event bits, beyond config2 */
 	const char *name; /**< how the user named it, for messages; may be NULL */
 	const char *pmu;  /**< the PMU's sysfs name, for messages; may be NULL */
 	/**

@@ -34,8 +34,8 @@ extern "C" {
 
 /** One PMU under /sys/bus/event_source/devices. */
 struct pev_machine_pmu {
-	char name[48];
-	uint32_t type;
+	char name[48]; /**< its directory name, e.g. "cpu" or "uprobe" */
+	uint32_t type; /**< its type number, for pev_attr.type */
 };
 
 /** What perfev knows about the machine. Filled by pev_machine_read(). */
@@ -59,13 +59,13 @@ struct pev_machine {
 	int nmi_watchdog;         /**< kernel.nmi_watchdog (holds a hardware counter when 1) */
 
 	/* The calling process. */
-	uid_t euid;
+	uid_t euid;          /**< effective user id, (uid_t)-1 if unknown */
 	bool cap_perfmon;    /**< effective CAP_PERFMON */
 	bool cap_sys_admin;  /**< effective CAP_SYS_ADMIN */
 	bool cap_sys_ptrace; /**< effective CAP_SYS_PTRACE */
 	bool cap_ipc_lock;   /**< effective CAP_IPC_LOCK (lifts the mlock limit) */
 	int seccomp;         /**< 0 none, 1 strict, 2 filter, PEV_UNKNOWN */
-	bool no_new_privs;
+	bool no_new_privs;   /**< prctl no_new_privs is set: exec gains no privileges */
 	bool in_container;   /**< looks like a container (docker, podman, lxc, k8s) */
 	uint64_t nofile_soft, nofile_hard;   /**< RLIMIT_NOFILE */
 	uint64_t memlock_soft, memlock_hard; /**< RLIMIT_MEMLOCK, bytes */
@@ -81,7 +81,7 @@ struct pev_machine {
 	bool hybrid;             /**< more than one core PMU (cpu_core / cpu_atom) */
 	char core_pmus[96];      /**< their names, comma-separated */
 	int debug_registers;     /**< hardware breakpoint slots per task/CPU, 0 if unknown */
-	int page_size;
+	int page_size;           /**< bytes of a memory page */
 
 	/* CPUs. */
 	int cpus_online;         /**< count */
@@ -89,14 +89,14 @@ struct pev_machine {
 	char cpus_possible_list[256]; /**< e.g. "0-7" */
 
 	/* PMUs. */
-	int nr_pmus;
-	struct pev_machine_pmu pmus[PEV_MACHINE_MAX_PMUS];
-	bool has_uprobe_pmu;
-	bool has_kprobe_pmu;
+	int nr_pmus;             /**< entries used in pmus[] */
+	struct pev_machine_pmu pmus[PEV_MACHINE_MAX_PMUS]; /**< the PMUs, sorted by name */
+	bool has_uprobe_pmu;     /**< the "uprobe" PMU exists */
+	bool has_kprobe_pmu;     /**< the "kprobe" PMU exists */
 
 	/* Tracing. */
 	bool tracefs_supported;  /**< the kernel knows tracefs */
-	bool tracefs_mounted;
+	bool tracefs_mounted;    /**< tracefs is mounted somewhere */
 	char tracefs_path[128];  /**< where it is mounted, or "" */
 };
 

@@ -4,7 +4,8 @@
  * translation to and from the kernel's attribute block.
  *
  * Zero means "the kernel's default" for every field, so a zeroed struct with
- * only .sz set opens a plain counter that counts everything. Set .sz to
+ * only .sz set opens a plain counter that counts every privilege level the
+ * caller may count (see PEV_OPEN_EXACT_LEVELS). Set .sz to
  * sizeof(struct pev_opts) (PEV_OPTS_INIT does): fields added in later perfev
  * versions go at the end, and a library newer than the caller treats them as
  * zero; a library older than the caller refuses non-zero fields it does not
@@ -52,6 +53,16 @@ enum pev_inherit {
  * every read is scaled for multiplexing and tells a counter that never ran.
  */
 #define PEV_OPEN_EXACT_READ_FORMAT 0x4U
+/**
+ * Count exactly the privilege levels opts names (PERFEV_0.2). Without it,
+ * an event whose opts exclude no level (exclude_user, exclude_kernel and
+ * exclude_hv all false) counts every level where the caller may count the
+ * kernel, and user space only where the kernel refuses that (EACCES or EPERM:
+ * perf_event_paranoid 2 or more without CAP_PERFMON) -- the rule of every
+ * perfev entry point, share/doc/perfev/API.md "Privilege levels". With it,
+ * such an event counts every level or fails.
+ */
+#define PEV_OPEN_EXACT_LEVELS 0x8U
 
 /**
  * Options for opening an event. Every field maps to one perf_event_attr

@@ -170,15 +170,15 @@ struct pev_perfdata_build_id {
 	int32_t pid;        /**< the machine: -1 for the host (perf's HOST_KERNEL_ID), a guest's pid */
 	uint16_t cpumode;   /**< PEV_RECORD_MISC_KERNEL, _USER, _GUEST_KERNEL or _GUEST_USER */
 	uint8_t size;       /**< bytes of build_id that are the id (20 for SHA-1) */
-	uint8_t build_id[PEV_PERFDATA_BUILD_ID_MAX];
+	uint8_t build_id[PEV_PERFDATA_BUILD_ID_MAX]; /**< the id, in its first size bytes */
 	const char *filename; /**< the binary's path ("[kernel.kallsyms]" for the kernel) */
 };
 
 /** One CPU of the CPU_TOPOLOGY feature. */
 struct pev_perfdata_cpu_topo {
-	uint32_t core_id;
-	uint32_t socket_id;
-	uint32_t die_id; /**< 0 when the file has no die information */
+	uint32_t core_id;   /**< the CPU's core number */
+	uint32_t socket_id; /**< the CPU's socket (physical package) number */
+	uint32_t die_id;    /**< 0 when the file has no die information */
 };
 
 /** One PMU of the PMU_MAPPINGS feature. */
@@ -248,7 +248,7 @@ struct pev_perfdata_features {
 	uint32_t nr_core_cpus;             /**< CPU lists of the cores (SMT siblings) */
 	const char *const *core_cpus;      /**< e.g. "0,2" */
 	uint32_t nr_die_cpus;              /**< CPU lists of the dies (0 when the file has none) */
-	const char *const *die_cpus;
+	const char *const *die_cpus;       /**< e.g. "0-7" */
 	uint32_t nr_topology_cpus;         /**< entries of cpu_topology (nr_cpus_avail, or 0) */
 	const struct pev_perfdata_cpu_topo *cpu_topology; /**< per CPU number */
 
@@ -285,15 +285,15 @@ static inline bool pev_perfdata_has_feature(const struct pev_perfdata_features *
 struct pev_perfdata_layout {
 	uint64_t header_size;  /**< header.size: 104, 72 for the oldest files, 16 in pipe mode */
 	uint64_t attr_size;    /**< header.attr_size: bytes of one attr entry (block + ids section) */
-	uint64_t attrs_offset, attrs_size;
-	uint64_t data_offset, data_size;
+	uint64_t attrs_offset, attrs_size; /**< offset and bytes of the attrs section */
+	uint64_t data_offset, data_size;   /**< offset and bytes of the data section (records) */
 	uint64_t feat_offset;  /**< the feature section table (data_offset + data_size) */
 	uint64_t file_size;    /**< bytes of the file, UINT64_MAX when unknown (a pipe) */
 };
 
 /** One entry of an ID_INDEX record: where a sample id came from. */
 struct pev_perfdata_id_entry {
-	uint64_t id;
+	uint64_t id;  /**< the sample id (PEV_SAMPLE_ID, PEV_FORMAT_ID) */
 	uint64_t idx; /**< perf's index of the descriptor's mmap */
 	uint64_t cpu; /**< the CPU, or UINT64_MAX for any */
 	uint64_t tid; /**< the thread, or UINT64_MAX for any */
@@ -307,10 +307,10 @@ struct pev_perfdata_thread {
 
 /** A TIME_CONV record: how TSC values convert to perf time. */
 struct pev_perfdata_time_conv {
-	uint64_t time_shift, time_mult, time_zero;
+	uint64_t time_shift, time_mult, time_zero; /**< TSC to perf time, as in pev_mmap_page */
 	uint64_t time_cycles, time_mask;  /**< 0 in records from before Linux 5.12's perf */
-	bool cap_user_time_zero;
-	bool cap_user_time_short;
+	bool cap_user_time_zero;          /**< time_zero is valid */
+	bool cap_user_time_short;         /**< time_cycles and time_mask are valid */
 };
 
 /* ---- reading ------------------------------------------------------------------ */

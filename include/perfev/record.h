@@ -123,8 +123,8 @@ struct pev_sample_id {
 	uint32_t pid;        /**< PEV_SAMPLE_TID: process id */
 	uint32_t tid;        /**< PEV_SAMPLE_TID: thread id */
 	uint64_t time;       /**< PEV_SAMPLE_TIME: timestamp (perf clock or attr.clockid) */
-	uint64_t id;         /**< PEV_SAMPLE_ID: id of the event that wrote the record */
-	uint64_t stream_id;  /**< PEV_SAMPLE_STREAM_ID: id of the event's parent when inherited */
+	uint64_t id;         /**< PEV_SAMPLE_ID: the opened event's id (an inherited copy's parent's) */
+	uint64_t stream_id;  /**< PEV_SAMPLE_STREAM_ID: the writing event's id (an inherited copy's own) */
 	uint32_t cpu;        /**< PEV_SAMPLE_CPU: the CPU */
 	uint32_t cpu_res;    /**< PEV_SAMPLE_CPU: the reserved word after it (0 from the kernel) */
 	uint64_t identifier; /**< PEV_SAMPLE_IDENTIFIER: the event id at a fixed position */
@@ -260,7 +260,7 @@ struct pev_sample {
 
 /** PERF_RECORD_MMAP: an executable (or, with MISC_MMAP_DATA, data) mapping. */
 struct pev_record_mmap {
-	uint32_t pid, tid;
+	uint32_t pid, tid;     /**< the process and thread that mapped it */
 	uint64_t addr;         /**< start of the mapping */
 	uint64_t len;          /**< its length */
 	uint64_t pgoff;        /**< file offset */
@@ -270,8 +270,8 @@ struct pev_record_mmap {
 
 /** PERF_RECORD_MMAP2: MMAP with the file's identity (inode or build id) and protection. */
 struct pev_record_mmap2 {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
+	uint32_t pid, tid;       /**< the process and thread that mapped it */
+	uint64_t addr, len, pgoff; /**< start, length and file offset of the mapping */
 	bool has_build_id;       /**< PEV_RECORD_MISC_MMAP_BUILD_ID: build id instead of inode */
 	uint32_t maj, min;       /**< device (inode form; 0 in the build-id form) */
 	uint64_t ino;            /**< inode (inode form) */
@@ -292,7 +292,7 @@ struct pev_record_lost {
 
 /** PERF_RECORD_COMM: a task's name changed (exec, prctl). */
 struct pev_record_comm {
-	uint32_t pid, tid;
+	uint32_t pid, tid; /**< the task renamed: process and thread */
 	const char *comm;  /**< NUL-terminated, in the bytes */
 	uint16_t comm_len; /**< strlen(comm) */
 };
@@ -301,19 +301,19 @@ struct pev_record_comm {
 struct pev_record_task {
 	uint32_t pid, ppid; /**< the task's process, and its parent's */
 	uint32_t tid, ptid; /**< the task's thread, and its parent's */
-	uint64_t time;
+	uint64_t time;      /**< when, in the event's clock */
 };
 
 /** PERF_RECORD_THROTTLE and PERF_RECORD_UNTHROTTLE: sampling throttled or resumed. */
 struct pev_record_throttle {
-	uint64_t time;
-	uint64_t id;
-	uint64_t stream_id;
+	uint64_t time;      /**< when, in the event's clock */
+	uint64_t id;        /**< the event, as PEV_SAMPLE_ID identifies it */
+	uint64_t stream_id; /**< the event, as PEV_SAMPLE_STREAM_ID identifies it */
 };
 
 /** PERF_RECORD_READ: the counts of an inherited event at a task's exit (inherit_stat). */
 struct pev_record_read {
-	uint32_t pid, tid;
+	uint32_t pid, tid;           /**< the task that exited: process and thread */
 	struct pev_read_data values; /**< laid out by the event's read_format */
 };
 
@@ -326,12 +326,12 @@ struct pev_record_aux {
 
 /** PERF_RECORD_ITRACE_START: instruction tracing started for a task. */
 struct pev_record_itrace_start {
-	uint32_t pid, tid;
+	uint32_t pid, tid; /**< the task traced: process and thread */
 };
 
 /** PERF_RECORD_LOST_SAMPLES: samples the PMU or the kernel dropped. */
 struct pev_record_lost_samples {
-	uint64_t lost;
+	uint64_t lost; /**< how many samples may be missing */
 };
 
 /**
@@ -341,20 +341,20 @@ struct pev_record_lost_samples {
  */
 struct pev_record_switch {
 	uint32_t next_prev_pid; /**< switching out: the next task; in: the previous one */
-	uint32_t next_prev_tid;
+	uint32_t next_prev_tid; /**< the thread of that task */
 };
 
 /** PERF_RECORD_NAMESPACES: the namespaces of a new task. */
 struct pev_record_namespaces {
-	uint32_t pid, tid;
+	uint32_t pid, tid;                    /**< the new task: process and thread */
 	uint64_t nr;                          /**< entries of link (PEV_NS_COUNT from Linux 4.17 on) */
 	const struct pev_ns_link_info *link;  /**< indexed by enum pev_ns_index; NULL when nr is 0 */
 };
 
 /** PERF_RECORD_KSYMBOL: a kernel symbol (a BPF program, a trampoline) came or went. */
 struct pev_record_ksymbol {
-	uint64_t addr;
-	uint32_t len;
+	uint64_t addr;       /**< where the symbol starts */
+	uint32_t len;        /**< its bytes */
 	uint16_t ksym_type;  /**< enum pev_ksymbol_type */
 	uint16_t flags;      /**< PEV_KSYMBOL_FLAGS_UNREGISTER */
 	const char *name;    /**< NUL-terminated, in the bytes */
@@ -364,7 +364,7 @@ struct pev_record_ksymbol {
 /** PERF_RECORD_BPF_EVENT: a BPF program was loaded or unloaded. */
 struct pev_record_bpf_event {
 	uint16_t type;       /**< enum pev_bpf_event_type */
-	uint16_t flags;
+	uint16_t flags;      /**< none defined: 0 */
 	uint32_t id;         /**< the program id */
 	const uint8_t *tag;  /**< PEV_BPF_TAG_SIZE bytes, in the record */
 };
@@ -378,7 +378,7 @@ struct pev_record_cgroup {
 
 /** PERF_RECORD_TEXT_POKE: the kernel changed its own text. */
 struct pev_record_text_poke {
-	uint64_t addr;
+	uint64_t addr;              /**< where the text changed */
 	uint16_t old_len, new_len;  /**< bytes of old_bytes and new_bytes */
 	const uint8_t *old_bytes;   /**< the text before, in the record (NULL when old_len is 0) */
 	const uint8_t *new_bytes;   /**< the text after, in the record (NULL when new_len is 0) */
@@ -386,13 +386,13 @@ struct pev_record_text_poke {
 
 /** PERF_RECORD_AUX_OUTPUT_HW_ID: the hardware id of an aux_output event. */
 struct pev_record_aux_output_hw_id {
-	uint64_t hw_id;
+	uint64_t hw_id; /**< the id the hardware gives this event's output in the AUX data */
 };
 
 /** A record of a type this perfev does not decode: its bytes after the header. */
 struct pev_record_unknown {
 	const void *data; /**< header.size - 8 bytes, in the record */
-	size_t size;
+	size_t size;      /**< bytes of data */
 };
 
 /**
@@ -446,7 +446,10 @@ struct pev_record {
  *
  * Returns the bytes consumed (header.size) on success. On failure returns
  * PEV_EBADARG (NULL argument, unaligned bytes) or PEV_EFORMAT (malformed or
- * truncated record, or one that does not match fmt). fmt must come from
+ * truncated record, or one that does not match fmt), pev_last_error()
+ * saying which record and why ("MMAP2 record of 32 bytes: its body is 24
+ * bytes, at least 64 expected"; its field names the sample_type bit at
+ * fault); a success writes no error. fmt must come from
  * pev_record_format_init() or pev_record_format_from_attr(). Whenever the header could be read (len >= 8), out->type, misc,
  * size and bytes are set even on failure: a record with 8 <= size <= len can
  * be skipped by size bytes, one with size < 8 or size > len cannot (the

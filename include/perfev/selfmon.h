@@ -71,9 +71,13 @@ struct pev_selfmon;
  * the event is read with read(2)). Braces in `events` are ignored: every
  * event joins the one group, so they must be able to share one (events of
  * one hardware PMU, plus any software events). An event without a privilege
- * modifier counts user space only, as with ":u", so that it opens without
- * privileges; write ":uk" or ":k" to count the kernel too. Sampling terms
- * are kept, inherit and enable-on-exec are dropped.
+ * modifier counts the kernel too where the caller may, and user space only
+ * where it may not (pev_counter_open()'s rule, API.md "Privilege levels"):
+ * write ":u" for user space only everywhere, ":uk" to require the kernel.
+ * An event that counts only in the kernel (context-switches,
+ * cpu-migrations) fails with PEV_EACCES where the kernel may not be counted,
+ * and with ":u" it is refused (PEV_EINVAL): it would always read 0. Sampling
+ * terms are kept, inherit and enable-on-exec are dropped.
  *
  * Use the set from the thread that opened it. Stores the set in *out and
  * returns 0; on failure nothing stays open, err (optional) says why, and

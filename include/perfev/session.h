@@ -78,7 +78,7 @@ struct pev_session_opts {
 	 * The array is walked event_sz bytes at a time.
 	 */
 	const struct pev_session_event *events;
-	int nr_events;
+	int nr_events; /**< entries of events */
 	/** Events in perf's syntax ("cpu-clock,sched:sched_switch"), after `events`; or NULL. */
 	const char *event_text;
 	const struct pev_parse_opts *parse_opts; /**< for event_text; NULL: defaults */
@@ -87,7 +87,7 @@ struct pev_session_opts {
 	 * every sample_period events, or sample_freq times a second; both 0: 1000 Hz.
 	 */
 	uint64_t sample_period;
-	uint64_t sample_freq;
+	uint64_t sample_freq; /**< samples per second; not with sample_period */
 	/** PEV_SAMPLE_* bits added to every event (IDENTIFIER and TIME always are). */
 	uint64_t sample_type;
 	/** Where to sample; NULL: the calling thread. Copied. */

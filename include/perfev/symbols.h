@@ -133,10 +133,10 @@ enum pev_symbol_status {
  * owned by the symbolizer; any may be NULL (line 0) when DWARF lacks it.
  */
 struct pev_symbol_frame {
-	const char *function;
-	const char *file;
-	unsigned line;
-	unsigned column;
+	const char *function; /**< the function's name, or NULL */
+	const char *file;     /**< its source file, or NULL */
+	unsigned line;        /**< the line in file, or 0 */
+	unsigned column;      /**< the column in that line, or 0 */
 };
 
 /**
@@ -179,7 +179,7 @@ struct pev_symbol {
 	 * equals `name`). 1 entry when nothing is inlined; 0 without DWARF.
 	 */
 	const struct pev_symbol_frame *frames;
-	unsigned nframes;
+	unsigned nframes;                /**< entries of frames */
 	/** The separate debuginfo file DWARF came from, or NULL (none, or in the DSO itself). */
 	const char *debug_file;
 	/**
@@ -323,6 +323,23 @@ PEV_API int pev_symbols_thread(struct pev_symbols *s, int32_t pid, int32_t tid);
  * address space was forgotten, 0 when it lives on, or PEV_EBADARG.
  */
 PEV_API int pev_symbols_exit_thread(struct pev_symbols *s, int32_t pid, int32_t tid);
+
+struct pev_record;
+
+/**
+ * Feeds one record of a live session (or any decoded record) to the
+ * symbolizer: MMAP and MMAP2 (data mappings skipped; MMAP2's build id
+ * used) add mappings, a COMM with the exec flag starts the process afresh,
+ * FORK copies the parent's map into a new process, EXIT ends a thread (and
+ * the address space with the last one), and COMM and FORK name the thread.
+ * Every other record changes nothing. Call it for every record in the order
+ * the session delivers them, before resolving a sample's addresses. With
+ * PEV_SYMBOLS_PROC, a process no record described yet is read from
+ * /proc/PID/maps on its first lookup, so a session attached to a running
+ * process resolves its samples without MMAP records. Returns 0, PEV_EBADARG
+ * or PEV_ENOMEM.
+ */
+PEV_API int pev_symbols_feed(struct pev_symbols *s, const struct pev_record *rec);
 
 /**
  * Resolves address addr of process pid into *out (see struct pev_symbol).

@@ -16,4 +16,4 @@ from .perfdata import samples
 from .sampling import Record, Session
 
 __all__ = ["Count", "Counters", "PerfevError", "Record", "Session", "errors", "samples"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -35,6 +35,8 @@ SAMPLE_ADDR = 1 << 3
 SAMPLE_CALLCHAIN = 1 << 5
 SAMPLE_CPU = 1 << 7
 SAMPLE_PERIOD = 1 << 8
+SAMPLE_RAW = 1 << 10
+TYPE_TRACEPOINT = 2
 
 PID_SELF = 0
 CPU_ANY = -1
@@ -49,9 +51,21 @@ FRAME_KERNEL = 1 << 0
 FRAME_INLINED = 1 << 1
 
 
+def _installed_library():
+    """The library `meson install` installed this package with (its full path), or None."""
+    try:
+        from ._install import LIBRARY
+    except ImportError:  # the source tree, or a wheel: the library is found by name
+        return None
+    return LIBRARY
+
+
 def _load():
     path = os.environ.get("PERFEV_LIBRARY")
     candidates = [path] if path else []
+    installed = _installed_library()
+    if installed:
+        candidates.append(installed)
     found = ctypes.util.find_library("perfev")
     if found:
         candidates.append(found)
@@ -193,7 +207,63 @@ class SamplePrefix(ctypes.Structure):
         ("read", ReadData),
         ("callchain_nr", c_uint64),
         ("callchain", POINTER(c_uint64)),
+        ("raw_size", ctypes.c_uint32),
+        ("raw", c_void_p),
     ]
+
+
+class AttrPrefix(ctypes.Structure):
+    """The start of struct pev_attr: the event's type and config."""
+    _fields_ = [("type", ctypes.c_uint32), ("size", ctypes.c_uint32), ("config", c_uint64)]
+
+
+class SymbolsOpts(ctypes.Structure):
+    """struct pev_symbols_opts."""
+    _fields_ = [
+        ("sz", c_size_t),
+        ("flags", ctypes.c_uint),
+        ("kallsyms", c_char_p),
+        ("jit_dir", c_char_p),
+        ("debug_dir", c_char_p),
+        ("buildid_cache", c_char_p),
+    ]
+
+
+SYMBOLS_NO_SRCLINE = 1 << 1
+SYMBOLS_PROC = 1 << 4
+
+
+class SymbolPrefix(ctypes.Structure):
+    """struct pev_symbol up to dso: its sz says the library fills no more."""
+    _fields_ = [
+        ("sz", c_size_t),
+        ("status", c_int),
+        ("flags", ctypes.c_uint),
+        ("name", c_char_p),
+        ("offset", c_uint64),
+        ("start", c_uint64),
+        ("size", c_uint64),
+        ("dso", c_char_p),
+    ]
+
+
+class TpField(ctypes.Structure):
+    """struct pev_tp_field (library-owned, read only)."""
+    _fields_ = [
+        ("name", c_char_p),
+        ("type", c_char_p),
+        ("offset", ctypes.c_uint32),
+        ("size", ctypes.c_uint32),
+        ("is_signed", c_bool),
+        ("is_common", c_bool),
+        ("is_string", c_bool),
+        ("kind", c_int),
+        ("elem_size", ctypes.c_uint32),
+        ("nr_elems", ctypes.c_uint32),
+    ]
+
+
+TP_FIELD_INTEGER, TP_FIELD_POINTER, TP_FIELD_ARRAY, TP_FIELD_DATA_LOC, TP_FIELD_REL_LOC = range(5)
 
 
 # struct pev_record: the header and sample_id, then a union of every record's
@@ -271,6 +341,7 @@ def _fn(name, restype, *argtypes):
 
 strerror = _fn("pev_strerror", c_char_p, c_int)
 error_name = _fn("pev_error_name", c_char_p, c_int)
+last_error = _fn("pev_last_error", ctypes.POINTER(Error))
 
 event_parse = _fn("pev_event_parse", c_int, c_char_p, c_void_p, POINTER(c_void_p), POINTER(Error))
 event_list_count = _fn("pev_event_list_count", c_int, c_void_p)
@@ -288,6 +359,26 @@ counter_list_disable = _fn("pev_counter_list_disable", c_int, c_void_p)
 counter_list_reset = _fn("pev_counter_list_reset", c_int, c_void_p)
 counter_list_read = _fn("pev_counter_list_read", c_int, c_void_p, POINTER(Count), c_int)
 
+tp_format_load = _fn("pev_tp_format_load", c_int, c_char_p, c_char_p, c_char_p,
+                     POINTER(c_void_p), POINTER(Error))
+tp_format_free = _fn("pev_tp_format_free", None, c_void_p)
+tp_format_id = _fn("pev_tp_format_id", c_uint64, c_void_p)
+tp_format_nr_fields = _fn("pev_tp_format_nr_fields", c_int, c_void_p)
+tp_format_field_at = _fn("pev_tp_format_field_at", POINTER(TpField), c_void_p, c_int)
+tp_field_int = _fn("pev_tp_field_int", c_int, POINTER(TpField), c_void_p, c_size_t,
+                   POINTER(ctypes.c_int64))
+tp_field_uint = _fn("pev_tp_field_uint", c_int, POINTER(TpField), c_void_p, c_size_t,
+                    POINTER(c_uint64))
+tp_field_bytes = _fn("pev_tp_field_bytes", c_int, POINTER(TpField), c_void_p, c_size_t,
+                     POINTER(c_void_p), POINTER(c_size_t))
+
+symbols_new = _fn("pev_symbols_new", c_int, POINTER(SymbolsOpts), POINTER(c_void_p),
+                  POINTER(Error))
+symbols_free = _fn("pev_symbols_free", None, c_void_p)
+symbols_feed = _fn("pev_symbols_feed", c_int, c_void_p, c_void_p)
+symbols_resolve = _fn("pev_symbols_resolve", c_int, c_void_p, ctypes.c_int32, c_uint64,
+                      POINTER(SymbolPrefix))
+
 session_open = _fn("pev_session_open", c_int, POINTER(SessionOpts), POINTER(c_void_p),
                    POINTER(Error))
 session_close = _fn("pev_session_close", None, c_void_p)
@@ -295,6 +386,7 @@ session_enable = _fn("pev_session_enable", c_int, c_void_p)
 session_disable = _fn("pev_session_disable", c_int, c_void_p)
 session_nr_events = _fn("pev_session_nr_events", c_int, c_void_p)
 session_counter = _fn("pev_session_counter", c_void_p, c_void_p, c_int)
+counter_attr = _fn("pev_counter_attr", POINTER(AttrPrefix), c_void_p)
 session_poll = _fn("pev_session_poll", c_int, c_void_p, c_int)
 session_read = _fn("pev_session_read", c_int, c_void_p, POINTER(SessionRecord))
 session_flush = _fn("pev_session_flush", c_int, c_void_p)

@@ -62,7 +62,11 @@ class Counters:
     open disabled, through libperfev's counter lists (groups read in one
     go); entering the context resets and enables them, leaving it disables
     them; enable() / disable() / reset() do the same by hand. close()
-    releases them (safe to call twice).
+    releases them (safe to call twice). An event without a privilege
+    modifier counts the kernel too where this user may, and user space only
+    where it may not (libperfev's rule, docs/API.md "Privilege levels");
+    context-switches and cpu-migrations, which happen only in the kernel,
+    raise PermissionDenied there instead of reading 0.
     """
 
     def __init__(self, events, pid=None, cpu=None, all_threads=False, inherit=False):

@@ -67,9 +67,16 @@ def error_class(code):
 
 
 def from_code(code, err=None):
-    """The exception for a negative code and, if given, a filled struct pev_error."""
+    """The exception for a negative code and, if given, a filled struct pev_error.
+
+    Without one, the library's diagnosis of this thread's last failed call
+    (pev_last_error: every call that takes no struct pev_error leaves one) when
+    it is of this code.
+    """
     cls = error_class(code)
-    if err is not None and err.code == code:
+    if err is None:
+        err = _lib.last_error().contents
+    if err.code == code:
         return cls(code, _lib.text(err.message), _lib.text(err.hint), err.sys_errno,
                    _lib.text(err.event), _lib.text(err.field), err.position)
     return cls(code, errno=-code if -4000 < code < 0 else 0)

@@ -85,6 +85,17 @@ def test_errors_are_typed_and_explained():
     assert e.value.hint or e.value.message
 
 
+def test_a_call_without_an_error_struct_still_says_why():
+    # Reading a closed list fails in a call that takes no struct pev_error:
+    # the message is the library's pev_last_error(), naming call and argument.
+    c = perfev.Counters("task-clock")
+    c.close()
+    with pytest.raises(ValueError) as e:
+        c.read()
+    assert isinstance(e.value, perfev.PerfevError) and e.value.name == "BadArgument"
+    assert "pev_counter_list_read: bad argument 'l'" in e.value.message, e.value.message
+
+
 def test_a_failed_group_leaves_nothing_open():
     before = open_fds()
     with pytest.raises(perfev.PerfevError):

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check/capability_internal.h"
+#include "core/error_internal.h"
 #include "core/util.h"
 #include "perfev/tracepoint.h"
 
@@ -117,7 +118,11 @@ int pev__cap_open(struct pev_capability *out, const struct pev_event *ev, struct
                   const struct pev_target *target, bool user_retry, struct pev_counter **c)
 {
 	struct pev_error err, first;
-	int r = pev_counter_open(ev, opts, target, NULL, c, &err);
+	int r;
+
+	/* A probe reports what it asked for: libperfev's fallback to user space is done here. */
+	opts->open_flags |= PEV_OPEN_EXACT_LEVELS;
+	r = pev_counter_open(ev, opts, target, NULL, c, &err);
 
 	if (r == 0)
 		return 0;
@@ -594,8 +599,14 @@ PEV_API int pev_capability_probe(enum pev_cap cap, const struct pev_machine *m,
 	uint64_t start;
 	size_t sz;
 
-	if (!out || out->sz < sizeof(struct pev_capability) || (unsigned)cap >= PEV_CAP_COUNT)
-		return PEV_EBADARG;
+	if (!out)
+		return pev__bad_arg(NULL, "pev_capability_probe", "out", "NULL");
+	if (out->sz < sizeof(struct pev_capability))
+		return pev__bad_arg(NULL, "pev_capability_probe", "out", "out->sz is %zu: "
+				    "initialize it with PEV_CAPABILITY_INIT", out->sz);
+	if ((unsigned)cap >= PEV_CAP_COUNT)
+		return pev__bad_arg(NULL, "pev_capability_probe", "cap", "%d is not a pev_cap",
+				    (int)cap);
 	if (!m) {
 		if (!(own = calloc(1, sizeof(*own))))
 			return PEV_ENOMEM;

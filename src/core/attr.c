@@ -214,8 +214,12 @@ PEV_API int pev_attr_decode(const void *bytes, size_t len, struct pev_event *ev,
 	struct pev_attr a;
 	size_t n, keep;
 
-	if (!bytes || !ev || !o || o->sz < sizeof(o->sz))
-		return PEV_EBADARG;
+	if (!bytes || !ev || !o)
+		return pev__bad_arg(NULL, "pev_attr_decode", !bytes ? "bytes" : !ev ? "ev" : "out_opts",
+				    "NULL");
+	if (o->sz < sizeof(o->sz))
+		return pev__bad_arg(NULL, "pev_attr_decode", "out_opts", "out_opts->sz is %zu: "
+				    "initialize it with PEV_OPTS_INIT", o->sz);
 	if (len < PEV_ATTR_SIZE_VER0)
 		return PEV_EFORMAT;
 	memcpy(&a, bytes, PEV_ATTR_SIZE_VER0);

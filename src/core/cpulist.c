@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "core/error_internal.h"
+
 /* Reads a non-negative decimal number; returns false when none is there. */
 static bool read_number(const char **s, long *out)
 {
@@ -30,7 +32,7 @@ PEV_API int pev_cpulist_parse(const char *list, int *cpus, int max)
 	int n = 0;
 
 	if (!s)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_cpulist_parse", "list", "NULL");
 	while (*s == ' ' || *s == '\n')
 		s++;
 	if (!*s)

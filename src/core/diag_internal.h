@@ -28,6 +28,14 @@ int pev__open_error(struct pev_error *err, const struct pev_machine *m,
 const char *pev__request_event(const struct pev_machine *m, const struct pev_open_request *req,
 			       char *buf, size_t size);
 
+/*
+ * What a software event that fires only in kernel context counts
+ * ("context switches", "CPU migrations", "cgroup switches"), or NULL for
+ * every other event. The kernel takes such an event with the registers of
+ * kernel code, so with exclude_kernel set it opens and always reads 0.
+ */
+const char *pev__kernel_only_software(const struct pev_attr *a);
+
 /* True when the caller may do what perf_event_paranoid forbids (CAP_PERFMON or CAP_SYS_ADMIN). */
 bool pev__privileged(const struct pev_machine *m);
 

@@ -172,7 +172,16 @@ static void diagnose_access(const struct pev_machine *m, const struct pev_open_r
 	    a->type == PEV_TYPE_TRACEPOINT) {
 		pev__error_msg(err, " Tracepoints fire inside the kernel, so counting one needs "
 				    "kernel-side access (level 1 or less); with ':u' it opens but "
-				    "counts nothing.");
+				    "counts nothing (only syscalls:* and uprobe events count user "
+				    "space).");
+		need_level(&need, 1);
+		explained = true;
+	} else if (!priv && p >= 2 && !(a->flags & PEV_ATTR_EXCLUDE_KERNEL) &&
+		   pev__kernel_only_software(a)) {
+		pev__error_msg(err, " This event counts %s, which happen only inside the kernel: "
+				    "counting them needs kernel-side access (level 1 or less), and "
+				    "user space alone (':u') would always read 0.",
+			       pev__kernel_only_software(a));
 		need_level(&need, 1);
 		explained = true;
 	} else if (!priv && p >= 2 && !(a->flags & PEV_ATTR_EXCLUDE_KERNEL)) {
@@ -566,8 +575,10 @@ static void diagnose_srch(const struct pev_machine *m, const struct pev_open_req
 		pev__error_msg(err, "thread %d does not exist, or has exited and been reaped.",
 			       (int)req->pid);
 	}
-	pev__error_hint(err, "check the id with ps; to measure a command from its start, let "
-			     "perfev start it (perfev stat -- COMMAND)");
+	pev__error_hint(err, "check the id (ps -p %d); to count a program from its first "
+			     "instruction, fork it, open the counter on the child "
+			     "(pev_target_process) with opts.enable_on_exec, then let the child exec",
+			(int)req->pid);
 }
 
 static void diagnose_badf(const struct pev_machine *m, const struct pev_open_request *req,
@@ -783,8 +794,7 @@ PEV_API int pev_diagnose_open(const struct pev_machine *m, const struct pev_open
 		return pev__bad_arg(err, "pev_diagnose_open", !m ? "m" : "req",
 				    "needs machine facts and a request with an attr");
 	pev__open_error(err, m, req, code, false);
-	if (err)
-		err->sys_errno = errnum;
+	pev__error_of(err)->sys_errno = errnum;
 	switch (errnum) {
 	case EACCES:
 	case EPERM:

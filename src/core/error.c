@@ -27,6 +27,28 @@ static const struct error_entry *find_entry(int code)
 	return NULL;
 }
 
+/*
+ * The diagnosis of this thread's last failed call that was given no struct
+ * pev_error: every helper below writes here when its err is NULL.
+ */
+static __thread struct pev_error last_error;
+
+/* The error to fill: the caller's, or this thread's last one. */
+static struct pev_error *target(struct pev_error *err)
+{
+	return err ? err : &last_error;
+}
+
+struct pev_error *pev__error_of(struct pev_error *err)
+{
+	return target(err);
+}
+
+PEV_API const struct pev_error *pev_last_error(void)
+{
+	return &last_error;
+}
+
 PEV_API const char *pev_strerror(int code)
 {
 	const struct error_entry *e = find_entry(code);
@@ -77,8 +99,7 @@ PEV_API char *pev_error_format(const struct pev_error *err, char *buf, size_t si
 int pev__error_start(struct pev_error *err, int code, int sys_errno, const char *syscall,
 		     const char *event, bool before_syscall)
 {
-	if (!err)
-		return code;
+	err = target(err);
 	memset(err, 0, sizeof(*err));
 	err->code = code;
 	err->sys_errno = sys_errno;
@@ -93,7 +114,8 @@ int pev__error_start(struct pev_error *err, int code, int sys_errno, const char 
 
 void pev__error_field(struct pev_error *err, const char *field)
 {
-	if (err && field)
+	err = target(err);
+	if (field)
 		pev__strlcpy(err->field, field, sizeof(err->field));
 }
 
@@ -101,8 +123,7 @@ void pev__error_msg(struct pev_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err)
-		return;
+	err = target(err);
 	va_start(ap, fmt);
 	pev__vappendf(err->message, sizeof(err->message), fmt, ap);
 	va_end(ap);
@@ -114,8 +135,7 @@ void pev__error_hint(struct pev_error *err, const char *fmt, ...)
 	const char *text = line;
 	va_list ap;
 
-	if (!err)
-		return;
+	err = target(err);
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
@@ -123,6 +143,15 @@ void pev__error_hint(struct pev_error *err, const char *fmt, ...)
 	if (!err->hint[0] && strncmp(line, "or ", 3) == 0)
 		text += 3;
 	pev__appendf(err->hint, sizeof(err->hint), "%s%s", err->hint[0] ? "\n" : "", text);
+}
+
+int pev__bad_index(const char *func, const void *obj, const char *obj_name, int i, int n)
+{
+	if (!obj)
+		return pev__bad_arg(NULL, func, obj_name, "NULL");
+	if (n < 1)
+		return pev__bad_arg(NULL, func, "i", "%d: '%s' has none", i, obj_name);
+	return pev__bad_arg(NULL, func, "i", "%d: '%s' has 0 to %d", i, obj_name, n - 1);
 }
 
 int pev__opts_copy_sized(void *dst, size_t dst_size, const void *src, const char *func,
@@ -186,10 +215,9 @@ int pev__bad_arg(struct pev_error *err, const char *func, const char *arg, const
 	pev__error_start(err, PEV_EBADARG, 0, NULL, NULL, true);
 	pev__error_field(err, arg);
 	pev__error_msg(err, "%s: bad argument '%s': ", func ? func : "perfev", arg ? arg : "?");
-	if (err) {
-		va_start(ap, fmt);
-		pev__vappendf(err->message, sizeof(err->message), fmt, ap);
-		va_end(ap);
-	}
+	err = target(err);
+	va_start(ap, fmt);
+	pev__vappendf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
 	return PEV_EBADARG;
 }

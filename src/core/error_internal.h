@@ -4,7 +4,9 @@
  *
  * pev__error_start() resets the error and records the code and context;
  * pev__error_msg() and pev__error_hint() append sentences. All of them accept
- * a NULL error, so callers never need to check whether the user asked for one.
+ * a NULL error and fill this thread's last error instead (pev_last_error()),
+ * so callers never check whether the user asked for one, and a function
+ * that takes no struct pev_error passes NULL to say why it failed.
  */
 #ifndef PERFEV_ERROR_INTERNAL_H
 #define PERFEV_ERROR_INTERNAL_H
@@ -18,6 +20,13 @@
  */
 int pev__error_start(struct pev_error *err, int code, int sys_errno, const char *syscall,
 		     const char *event, bool before_syscall);
+
+/*
+ * The error a helper fills for err: err itself, or this thread's last error
+ * when err is NULL. For fields the helpers do not set (sys_errno, syscall,
+ * position), so a caller that passed no error reads them in pev_last_error().
+ */
+struct pev_error *pev__error_of(struct pev_error *err);
 
 /* Names the attribute or argument at fault. */
 void pev__error_field(struct pev_error *err, const char *field);
@@ -34,6 +43,12 @@ void pev__error_hint(struct pev_error *err, const char *fmt, ...) PEV_PRINTF(2, 
  */
 int pev__bad_arg(struct pev_error *err, const char *func, const char *arg, const char *fmt, ...)
 	PEV_PRINTF(4, 5);
+
+/*
+ * Refuses an index of func: obj (named obj_name) NULL, or i outside 0..n-1.
+ * Returns PEV_EBADARG.
+ */
+int pev__bad_index(const char *func, const void *obj, const char *obj_name, int i, int n);
 
 /*
  * Copies a caller's options struct, which begins with its own size (`size_t

@@ -205,7 +205,7 @@ PEV_API int pev_event_foreach_name(pev_event_name_fn fn, void *ctx)
 	int count = 0, r;
 
 	if (!fn)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_event_foreach_name", "fn", "NULL");
 	if ((r = walk_names(hw_names, PEV_ARRAY_SIZE(hw_names), PEV_TYPE_HARDWARE, fn, ctx, &count)) ||
 	    (r = walk_names(sw_names, PEV_ARRAY_SIZE(sw_names), PEV_TYPE_SOFTWARE, fn, ctx, &count)))
 		return r;
@@ -231,7 +231,7 @@ PEV_API int pev_event_lookup(const char *name, struct pev_event *ev)
 	uint64_t config;
 
 	if (!name || !ev)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_event_lookup", name ? "ev" : "name", "NULL");
 	for (size_t i = 0; i < PEV_ARRAY_SIZE(hw_names); i++)
 		if (strcmp(name, hw_names[i].name) == 0) {
 			*ev = pev_event_hardware((enum pev_hw_id)hw_names[i].id);

@@ -434,7 +434,7 @@ static void read_container(struct pev_machine *m, const char *root)
 PEV_API int pev_machine_read(struct pev_machine *m, const char *root)
 {
 	if (!m)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_machine_read", "m", "NULL");
 	memset(m, 0, sizeof(*m));
 	if (root && !*root)
 		root = NULL;
@@ -459,7 +459,7 @@ PEV_API int pev_machine_probe_attr_size(struct pev_machine *m)
 	} probe;
 
 	if (!m)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_machine_probe_attr_size", "m", "NULL");
 	memset(&probe, 0, sizeof(probe));
 	probe.attr.type = PEV_TYPE_SOFTWARE;
 	probe.attr.config = PEV_SW_DUMMY;

@@ -18,6 +18,22 @@ bool pev__privileged(const struct pev_machine *m)
 	return m && (m->cap_perfmon || m->cap_sys_admin);
 }
 
+const char *pev__kernel_only_software(const struct pev_attr *a)
+{
+	if (a->type != PEV_TYPE_SOFTWARE)
+		return NULL;
+	switch (a->config) {
+	case PEV_SW_CONTEXT_SWITCHES:
+		return "context switches";
+	case PEV_SW_CPU_MIGRATIONS:
+		return "CPU migrations";
+	case PEV_SW_CGROUP_SWITCHES:
+		return "cgroup switches";
+	default:
+		return NULL;
+	}
+}
+
 /* The architecture of m, or of the running program when m has none. */
 static const char *arch_of(const struct pev_machine *m)
 {

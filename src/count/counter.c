@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "count/counter_internal.h"
+#include "count/levels.h"
 #include "core/diag_internal.h"
 #include "core/machine_internal.h"
 #include "core/opts_internal.h"
@@ -277,6 +278,8 @@ static int open_counter(const union attr_buf *attr, const char *name,
 		c->slots[i].tid = plan.tids[i % plan.nr_tids];
 	}
 	if (!(open_flags & PEV_OPEN_NO_VALIDATE)) {
+		if ((r = pev__check_kernel_only(&attr->attr, name, err)) < 0)
+			goto out;
 		for (int i = 0; i < n; i++) {
 			struct pev_open_request req = {
 				.attr = &attr->attr,
@@ -312,6 +315,37 @@ out:
 	return r;
 }
 
+/*
+ * The fallback of an event whose caller chose no privilege level, refused
+ * (first, err) for counting the kernel: user space only, as perf does. The
+ * kernel checks privilege before it looks at the event, so a retry refused
+ * as absent (no such PMU or event: ENOENT, ENODEV) or for its target or
+ * resources is the more basic refusal and replaces the first diagnosis. A
+ * retry refused for privilege again, or with EINVAL or EOPNOTSUPP, which is
+ * what a PMU that cannot filter by privilege level (msr) says of the
+ * exclusion bits the retry added, leaves the first: it says what counting
+ * the kernel, which the caller asked for, needs.
+ */
+static int open_user_space_only(union attr_buf *attr, const char *name,
+				const struct pev_target *target, struct pev_counter *group,
+				unsigned open_flags, struct pev_counter **out, int first,
+				struct pev_error *err)
+{
+	struct pev_error user_err;
+	int r;
+
+	attr->attr.flags |= PEV_ATTR_EXCLUDE_KERNEL | PEV_ATTR_EXCLUDE_HV;
+	r = open_counter(attr, name, target, group, open_flags, out, &user_err);
+	if (r == 0) {
+		pev__error_clear(err);
+		return 0;
+	}
+	if (r == PEV_EACCES || r == PEV_EPERM || r == PEV_EINVAL || r == PEV_EOPNOTSUPP)
+		return first;
+	*pev__error_of(err) = user_err;
+	return r;
+}
+
 PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *opts,
 			     const struct pev_target *target, struct pev_counter *group,
 			     struct pev_counter **out, struct pev_error *err)
@@ -339,7 +373,11 @@ PEV_API int pev_counter_open(const struct pev_event *ev, const struct pev_opts *
 	if (!(o.open_flags & PEV_OPEN_EXACT_READ_FORMAT))
 		attr.attr.read_format |= PEV_FORMAT_TOTAL_TIME_ENABLED | PEV_FORMAT_TOTAL_TIME_RUNNING;
 	pev_event_describe(ev, name, sizeof(name));
-	return open_counter(&attr, name, target, group, o.open_flags, out, err);
+	r = open_counter(&attr, name, target, group, o.open_flags, out, err);
+	if ((r == PEV_EACCES || r == PEV_EPERM) && !(o.open_flags & PEV_OPEN_EXACT_LEVELS) &&
+	    !pev__levels_chosen(&o) && pev__event_side(&attr.attr, name) == PEV__SIDE_USER_TOO)
+		r = open_user_space_only(&attr, name, target, group, o.open_flags, out, r, err);
+	return r;
 }
 
 PEV_API int pev_counter_open_attr(const void *user_attr, size_t attr_len,
@@ -382,22 +420,25 @@ PEV_API int pev_counter_open_attr(const void *user_attr, size_t attr_len,
 
 PEV_API int pev_counter_nr_fds(const struct pev_counter *c)
 {
-	return c ? c->nr : PEV_EBADARG;
+	return c ? c->nr : pev__bad_arg(NULL, "pev_counter_nr_fds", "c", "NULL");
 }
 
 PEV_API int pev_counter_fd(const struct pev_counter *c, int i)
 {
-	return c && i >= 0 && i < c->nr ? c->slots[i].fd : PEV_EBADARG;
+	return c && i >= 0 && i < c->nr ? c->slots[i].fd
+					: pev__bad_index("pev_counter_fd", c, "c", i, c ? c->nr : 0);
 }
 
 PEV_API int pev_counter_cpu(const struct pev_counter *c, int i)
 {
-	return c && i >= 0 && i < c->nr ? c->slots[i].cpu : PEV_EBADARG;
+	return c && i >= 0 && i < c->nr ? c->slots[i].cpu
+					: pev__bad_index("pev_counter_cpu", c, "c", i, c ? c->nr : 0);
 }
 
 PEV_API pid_t pev_counter_tid(const struct pev_counter *c, int i)
 {
-	return c && i >= 0 && i < c->nr ? c->slots[i].tid : PEV_EBADARG;
+	return c && i >= 0 && i < c->nr ? c->slots[i].tid
+					: pev__bad_index("pev_counter_tid", c, "c", i, c ? c->nr : 0);
 }
 
 PEV_API const struct pev_attr *pev_counter_attr(const struct pev_counter *c)
@@ -417,8 +458,10 @@ PEV_API struct pev_counter *pev_counter_leader(const struct pev_counter *c)
 
 PEV_API int pev_counter_id(const struct pev_counter *c, int i, uint64_t *id)
 {
-	if (!c || i < 0 || i >= c->nr || !id)
-		return PEV_EBADARG;
+	if (!c || i < 0 || i >= c->nr)
+		return pev__bad_index("pev_counter_id", c, "c", i, c ? c->nr : 0);
+	if (!id)
+		return pev__bad_arg(NULL, "pev_counter_id", "id", "NULL");
 	if (c->slots[i].id) {
 		*id = c->slots[i].id;
 		return 0;

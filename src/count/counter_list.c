@@ -163,7 +163,7 @@ PEV_API int pev_counter_list_open(const struct pev_event_list *events,
 
 PEV_API int pev_counter_list_count(const struct pev_counter_list *l)
 {
-	return l ? l->n : PEV_EBADARG;
+	return l ? l->n : pev__bad_arg(NULL, "pev_counter_list_count", "l", "NULL");
 }
 
 PEV_API struct pev_counter *pev_counter_list_at(const struct pev_counter_list *l, int i)
@@ -173,10 +173,10 @@ PEV_API struct pev_counter *pev_counter_list_at(const struct pev_counter_list *l
 
 /* Runs each group's form of an operation on its leader, the plain form on lone events. */
 static int each(struct pev_counter_list *l, int (*one)(struct pev_counter *),
-		int (*group)(struct pev_counter *))
+		int (*group)(struct pev_counter *), const char *func)
 {
 	if (!l)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, func, "l", "NULL");
 	for (int i = 0; i < l->n; i++) {
 		int r = 0;
 		if (l->e[i].leader < 0)
@@ -191,17 +191,17 @@ static int each(struct pev_counter_list *l, int (*one)(struct pev_counter *),
 
 PEV_API int pev_counter_list_enable(struct pev_counter_list *l)
 {
-	return each(l, pev_counter_enable, pev_counter_enable_group);
+	return each(l, pev_counter_enable, pev_counter_enable_group, "pev_counter_list_enable");
 }
 
 PEV_API int pev_counter_list_disable(struct pev_counter_list *l)
 {
-	return each(l, pev_counter_disable, pev_counter_disable_group);
+	return each(l, pev_counter_disable, pev_counter_disable_group, "pev_counter_list_disable");
 }
 
 PEV_API int pev_counter_list_reset(struct pev_counter_list *l)
 {
-	return each(l, pev_counter_reset, pev_counter_reset_group);
+	return each(l, pev_counter_reset, pev_counter_reset_group, "pev_counter_list_reset");
 }
 
 /* Reads the group led by entry g and spreads its counts over out (room for max). */
@@ -235,8 +235,12 @@ static int read_group(const struct pev_counter_list *l, int g, struct pev_count 
 PEV_API int pev_counter_list_read(const struct pev_counter_list *l, struct pev_count *out,
 				  int max)
 {
-	if (!l || !out || max < 1)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_counter_list_read";
+
+	if (!l || !out)
+		return pev__bad_arg(NULL, fn, l ? "out" : "l", "NULL");
+	if (max < 1)
+		return pev__bad_arg(NULL, fn, "max", "%d: out needs room for one count at least", max);
 	int filled = l->n < max ? l->n : max;
 	for (int i = 0; i < filled; i++) {
 		int r = 0;

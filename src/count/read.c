@@ -7,8 +7,14 @@
  * and with PEV_FORMAT_GROUP
  *   nr, [time_enabled], [time_running], nr x { value, [id], [lost] }.
  */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "perfev/machine.h"
 
 #include "count/counter_internal.h"
 #include "core/error_internal.h"
@@ -35,32 +41,57 @@ static uint64_t load64(const unsigned char *p)
 	return v;
 }
 
+/* Says why pev_read_decode refused its bytes (this thread's last error); returns PEV_EFORMAT. */
+static int PEV_PRINTF(1, 2) undecodable(const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	pev__error_start(NULL, PEV_EFORMAT, 0, NULL, NULL, true);
+	pev__error_msg(NULL, "pev_read_decode: %s", why);
+	return PEV_EFORMAT;
+}
+
 PEV_API int pev_read_decode(const void *buf, size_t len, uint64_t rf, uint64_t *time_enabled,
 			    uint64_t *time_running, struct pev_read_value *values, size_t max)
 {
+	static const char fn[] = "pev_read_decode";
 	const unsigned char *p = buf;
 	size_t words = len / 8, per = value_words(rf), at = 0;
 	uint64_t nr = 1, te = 0, tr = 0;
 
 	if (!buf)
-		return PEV_EBADARG;
-	if (!buf || len % 8 || (rf & ~PEV_FORMAT_ALL) || (max && !values))
-		return PEV_EFORMAT;
+		return pev__bad_arg(NULL, fn, "buf", "NULL");
+	if (max && !values)
+		return undecodable("values is NULL with room for %zu", max);
+	if (rf & ~PEV_FORMAT_ALL)
+		return undecodable("read_format %#" PRIx64 " has bits perfev does not know",
+				   rf & ~PEV_FORMAT_ALL);
+	if (len % 8)
+		return undecodable("%zu bytes are not whole 8-byte words", len);
 	if (rf & PEV_FORMAT_GROUP) {
 		if (words < 1)
-			return PEV_EFORMAT;
+			return undecodable("a group read of 0 bytes has no count of values");
 		nr = load64(p);
 		at = 1;
 	}
 	if (words < header_words(rf))
-		return PEV_EFORMAT;
+		return undecodable("%zu bytes are too few for read_format %#" PRIx64 "'s header",
+				   len, rf);
 	/* The values after the header must fill the rest exactly. */
 	size_t rest = words - header_words(rf);
 	if (!(rf & PEV_FORMAT_GROUP)) {
 		if (rest != per)
-			return PEV_EFORMAT;
+			return undecodable("%zu bytes are not one value of read_format %#" PRIx64
+					   " (%zu bytes)",
+					   len, rf, 8 * (header_words(rf) + per));
 	} else if (nr == 0 || nr > rest / per || nr * per != rest || nr > INT32_MAX) {
-		return PEV_EFORMAT;
+		return undecodable("a group read of %zu bytes says it holds %" PRIu64
+				   " values of %zu bytes each",
+				   len, nr, 8 * per);
 	}
 	if (!(rf & PEV_FORMAT_GROUP)) {
 		/* value comes first, then the times. */
@@ -178,6 +209,28 @@ static int group_position(const struct pev_counter *c)
 	return 0;
 }
 
+/* Says why reading descriptor i of c failed with code (this thread's last error); returns it. */
+static int read_failed(const struct pev_counter *c, int i, int code)
+{
+	if (code == PEV_ENOMEM) {
+		pev__error_start(NULL, code, ENOMEM, NULL, c->name, true);
+		pev__error_msg(NULL, "no memory to read '%s'", c->name);
+		return code;
+	}
+	pev_diagnose_call("read", c->name, -code, NULL);
+	pev__error_msg(NULL, " (descriptor %d)", c->slots[i].fd);
+	return code;
+}
+
+/* Says a read of c returned n bytes, not the want its read_format gives; returns PEV_EFORMAT. */
+static int read_mismatch(const struct pev_counter *c, ssize_t n, size_t want)
+{
+	pev__error_start(NULL, PEV_EFORMAT, 0, "read", c->name, false);
+	pev__error_msg(NULL, "reading '%s' gave %zd bytes; its read_format gives %zu", c->name,
+		       n, want);
+	return PEV_EFORMAT;
+}
+
 /* Adds descriptor i of c to out. */
 static int add_fd(const struct pev_counter *c, int i, struct pev_count *out)
 {
@@ -188,23 +241,23 @@ static int add_fd(const struct pev_counter *c, int i, struct pev_count *out)
 	int nr, r = 0;
 
 	if (words > STACK_WORDS && !(buf = malloc(words * 8)))
-		return PEV_ENOMEM;
+		return read_failed(c, i, PEV_ENOMEM);
 	ssize_t n = read_words(c->slots[i].fd, buf, words);
 	if (n < 0) {
-		r = (int)n;
+		r = read_failed(c, i, (int)n);
 		goto out;
 	}
 	if (rf & PEV_FORMAT_GROUP) {
 		values = calloc(group_size(c) + 1, sizeof(*values));
 		if (!values) {
-			r = PEV_ENOMEM;
+			r = read_failed(c, i, PEV_ENOMEM);
 			goto out;
 		}
 	}
 	nr = pev_read_decode(buf, (size_t)n, rf, &te, &tr, values,
 			     rf & PEV_FORMAT_GROUP ? group_size(c) + 1 : 1);
 	if (nr < 0) {
-		r = nr;
+		r = read_mismatch(c, n, words * 8);
 		goto out;
 	}
 	/* Our entry: by id when the kernel gives ids, else by position. */
@@ -217,7 +270,8 @@ static int add_fd(const struct pev_counter *c, int i, struct pev_count *out)
 				k = j;
 	}
 	if (k >= nr) {
-		r = PEV_EFORMAT;
+		r = pev__error_start(NULL, PEV_EFORMAT, 0, "read", c->name, false);
+		pev__error_msg(NULL, "the group read of '%s' has no entry with its id", c->name);
 		goto out;
 	}
 	out->value += values[k].value;
@@ -253,7 +307,7 @@ void pev__single_read_init(struct pev_counter *c)
 PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out)
 {
 	if (!c || !out)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_counter_read", c ? "out" : "c", "NULL");
 	if (c->single.words) {
 		/*
 		 * The common case: one descriptor, one event, the layout known
@@ -265,7 +319,8 @@ PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out)
 		ssize_t n = pev__sys_read(c->slots[0].fd, buf, s->words * 8u);
 		if (n != s->words * 8) {
 			memset(out, 0, sizeof(*out));
-			return n < 0 ? pev_error_from_errno((int)-n) : PEV_EFORMAT;
+			return n < 0 ? read_failed(c, 0, pev_error_from_errno((int)-n))
+				     : read_mismatch(c, n, s->words * 8u);
 		}
 		buf[SINGLE_READ_ZERO] = 0;
 		out->value = buf[0];
@@ -297,8 +352,13 @@ PEV_API int pev_counter_read(const struct pev_counter *c, struct pev_count *out)
 
 PEV_API int pev_counter_read_fd(const struct pev_counter *c, int i, struct pev_count *out)
 {
-	if (!c || !out || i < 0 || i >= c->nr)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_counter_read_fd";
+
+	if (!c || !out)
+		return pev__bad_arg(NULL, fn, c ? "out" : "c", "NULL");
+	if (i < 0 || i >= c->nr)
+		return pev__bad_arg(NULL, fn, "i", "%d: '%s' has descriptors 0 to %d", i, c->name,
+				    c->nr - 1);
 	memset(out, 0, sizeof(*out));
 	int r = add_fd(c, i, out);
 	if (r < 0)
@@ -329,6 +389,45 @@ static size_t group_entry(const struct pev_counter *c, int i, size_t k, uint64_t
 	return nr;
 }
 
+/* The arguments of pev_counter_read_group, each refusal saying which and why. */
+static int read_group_check(const struct pev_counter *leader, const struct pev_count *out,
+			    int max)
+{
+	static const char fn[] = "pev_counter_read_group";
+
+	if (!leader)
+		return pev__bad_arg(NULL, fn, "leader", "NULL");
+	if (!out)
+		return pev__bad_arg(NULL, fn, "out", "NULL");
+	if (max < 1)
+		return pev__bad_arg(NULL, fn, "max", "%d: out needs room for the leader's count at "
+				    "least", max);
+	if (leader->leader && leader->leader != leader)
+		return pev__bad_arg(NULL, fn, "leader",
+				    "'%s' is a member of the group led by '%s': read the group "
+				    "through its leader",
+				    leader->name, leader->leader->name);
+	if (!(leader->attr.read_format & PEV_FORMAT_GROUP))
+		return pev__bad_arg(NULL, fn, "leader",
+				    "'%s' was opened without PEV_FORMAT_GROUP in opts.read_format: "
+				    "add it to read the group in one call, or read each counter "
+				    "with pev_counter_read()",
+				    leader->name);
+	return 0;
+}
+
+/* A group read whose length or count is not the group's: PEV_EFORMAT, said why. */
+static int group_read_mismatch(const struct pev_counter *leader, ssize_t n, size_t words,
+			       uint64_t nr_read, size_t nr)
+{
+	pev__error_start(NULL, PEV_EFORMAT, 0, "read", leader->name, false);
+	pev__error_msg(NULL,
+		       "the group read of '%s' gave %zd bytes for %" PRIu64 " counters; "
+		       "perfev expected %zu bytes for %zu (a member opened outside perfev?)",
+		       leader->name, n, nr_read, words * 8, nr);
+	return PEV_EFORMAT;
+}
+
 PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_count *out,
 				   int max)
 {
@@ -336,17 +435,15 @@ PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_
 	size_t nr, words, per, lost_at;
 	int r = 0;
 
-	if (!leader || !out || max < 1 || (leader->leader && leader->leader != leader))
-		return PEV_EBADARG;
+	if ((r = read_group_check(leader, out, max)) < 0)
+		return r;
 	rf = leader->attr.read_format;
-	if (!(rf & PEV_FORMAT_GROUP))
-		return PEV_EBADARG;
 	nr = 1 + (size_t)leader->nr_members;
 	words = read_size_words(rf, nr);
 	per = value_words(rf);
 	lost_at = 1 + !!(rf & PEV_FORMAT_ID);
 	if (words > STACK_WORDS && !(buf = malloc(words * 8)))
-		return PEV_ENOMEM;
+		return read_failed(leader, 0, PEV_ENOMEM);
 	int filled = (int)nr < max ? (int)nr : max;
 	/*
 	 * Decoded in place: the layout is known (header, then nr entries), so
@@ -356,11 +453,11 @@ PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_
 	for (int i = 0; i < leader->nr && r == 0; i++) {
 		ssize_t n = read_words(leader->slots[i].fd, buf, words);
 		if (n < 0) {
-			r = (int)n;
+			r = read_failed(leader, i, (int)n);
 			break;
 		}
 		if ((size_t)n != words * 8 || buf[0] != nr) {
-			r = PEV_EFORMAT;
+			r = group_read_mismatch(leader, n, words, buf[0], nr);
 			break;
 		}
 		size_t at = 1;
@@ -371,7 +468,11 @@ PEV_API int pev_counter_read_group(const struct pev_counter *leader, struct pev_
 			const struct pev_counter *c = k == 0 ? leader : leader->members[k - 1];
 			size_t e = group_entry(c, i, (size_t)k, rf, entries, per, nr);
 			if (e >= nr) {
-				r = PEV_EFORMAT;
+				r = pev__error_start(NULL, PEV_EFORMAT, 0, "read", c->name, false);
+				pev__error_msg(NULL,
+					       "the group read of '%s' has no entry with the id of "
+					       "its member '%s'",
+					       leader->name, c->name);
 				break;
 			}
 			const uint64_t *entry = entries + e * per;

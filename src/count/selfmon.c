@@ -148,7 +148,7 @@ PEV_API int pev_mmap_read(const struct pev_mmap_page *pc, struct pev_count *out)
 	const struct pev__pmc_ops *ops = pmc_test;
 
 	if (!pc || !out)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_mmap_read", pc ? "out" : "pc", "NULL");
 	if (ops ? !ops->rdpmc : !HAVE_RDPMC)
 		return PEV_EAGAIN;
 	for (int tries = 0; tries < SEQ_TRIES; tries++) {
@@ -318,9 +318,7 @@ static int open_event(struct pev_selfmon *s, const struct pev_event_spec *spec,
 	void *page;
 
 	o.sz = sizeof(o);
-	/* No privilege level named: user space only, which needs no privileges. */
-	if (!o.exclude_user && !o.exclude_kernel && !o.exclude_hv)
-		o.exclude_kernel = o.exclude_hv = true;
+	/* No privilege level named: pev_counter_open counts what the caller may (API.md). */
 	/* The leader starts disabled, and the whole group is enabled once complete (see below). */
 	o.disabled = s->n == 0;
 	o.enable_on_exec = false;
@@ -404,7 +402,7 @@ PEV_API int pev_selfmon_open(const char *events, struct pev_selfmon **out, struc
 
 PEV_API int pev_selfmon_count(const struct pev_selfmon *s)
 {
-	return s ? s->n : PEV_EBADARG;
+	return s ? s->n : pev__bad_arg(NULL, "pev_selfmon_count", "s", "NULL");
 }
 
 PEV_API const char *pev_selfmon_name(const struct pev_selfmon *s, int i)
@@ -559,7 +557,7 @@ PEV_API int pev_selfmon_start(struct pev_selfmon *s)
 	int r;
 
 	if (!s)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_selfmon_start", "s", "NULL");
 	r = snapshot(s, 0);
 	s->state = r < 0 ? IDLE : STARTED;
 	return r;
@@ -569,8 +567,11 @@ PEV_API int pev_selfmon_stop(struct pev_selfmon *s)
 {
 	int r;
 
-	if (!s || s->state == IDLE)
-		return PEV_EBADARG;
+	if (!s)
+		return pev__bad_arg(NULL, "pev_selfmon_stop", "s", "NULL");
+	if (s->state == IDLE)
+		return pev__bad_arg(NULL, "pev_selfmon_stop", "s", "not started: call "
+				    "pev_selfmon_start() first");
 	r = snapshot(s, 1);
 	if (r < 0)
 		return r;
@@ -588,8 +589,15 @@ PEV_API int pev_selfmon_read(const struct pev_selfmon *s, struct pev_count *out,
 {
 	int n;
 
-	if (!s || !out || max < 1 || s->state != STOPPED)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_selfmon_read";
+
+	if (!s || !out)
+		return pev__bad_arg(NULL, fn, s ? "out" : "s", "NULL");
+	if (max < 1)
+		return pev__bad_arg(NULL, fn, "max", "%d: out needs room for one count at least", max);
+	if (s->state != STOPPED)
+		return pev__bad_arg(NULL, fn, "s", "%s: read between pev_selfmon_stop() and the next "
+				    "start", s->state == IDLE ? "never started" : "still counting");
 	n = s->n < max ? s->n : max;
 	for (int i = 0; i < n; i++) {
 		const struct pev_count *a = &s->ev[i].snap[0], *b = &s->ev[i].snap[1];

@@ -84,7 +84,7 @@ PEV_API void pev_event_list_free(struct pev_event_list *l)
 
 PEV_API int pev_event_list_count(const struct pev_event_list *l)
 {
-	return l ? l->n : PEV_EBADARG;
+	return l ? l->n : pev__bad_arg(NULL, "pev_event_list_count", "list", "NULL");
 }
 
 PEV_API const struct pev_event_spec *pev_event_list_at(const struct pev_event_list *l, int i)

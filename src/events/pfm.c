@@ -708,11 +708,9 @@ static int explain_failure(struct pev_error *err, const char *name, const char *
 			                bad);
 		else
 			suggest_attrs(idx, event_name, bad, err);
-		if (err) {
-			char umasks[512];
-			if (list_umasks(idx, umasks, sizeof(umasks)))
-				pev__error_hint(err, "its unit masks: %s", umasks);
-		}
+		char umasks[512];
+		if (list_umasks(idx, umasks, sizeof(umasks)))
+			pev__error_hint(err, "its unit masks: %s", umasks);
 		return PEV_ENOTFOUND;
 	}
 
@@ -868,7 +866,7 @@ int pev_pfm_foreach(pev_pfm_fn fn, void *ctx)
 	int ret;
 
 	if (!fn)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_pfm_foreach", "fn", "NULL");
 	ret = pfm_ready(NULL, NULL);
 	if (ret)
 		return ret;

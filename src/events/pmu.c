@@ -295,7 +295,7 @@ PEV_API int pev_pmu_format_parse(const char *text, struct pev_pmu_format *f)
 	uint64_t used = 0;
 
 	if (!text || !f)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_pmu_format_parse", text ? "f" : "text", "NULL");
 	memset(&tmp, 0, sizeof(tmp));
 	while (is_space(*s))
 		s++;
@@ -346,9 +346,11 @@ PEV_API int pev_pmu_format_apply(const struct pev_pmu_format *f, uint64_t value,
 	unsigned width = 0;
 	uint64_t word;
 
-	if (!f || !config || f->word < 0 || f->word > 3 || f->nr_ranges < 1 ||
-	    f->nr_ranges > PEV_FORMAT_MAX_RANGES)
-		return PEV_EBADARG;
+	if (!f || !config)
+		return pev__bad_arg(NULL, "pev_pmu_format_apply", f ? "config" : "f", "NULL");
+	if (f->word < 0 || f->word > 3 || f->nr_ranges < 1 || f->nr_ranges > PEV_FORMAT_MAX_RANGES)
+		return pev__bad_arg(NULL, "pev_pmu_format_apply", "f", "word %d, %d ranges: not "
+				    "a format pev_pmu_format_parse() made", f->word, f->nr_ranges);
 	for (int i = 0; i < f->nr_ranges; i++) {
 		if (f->ranges[i].lo > f->ranges[i].hi || f->ranges[i].hi > 63)
 			return PEV_EBADARG;
@@ -766,7 +768,7 @@ out:
 
 PEV_API int pev_pmus_count(const struct pev_pmus *pmus)
 {
-	return pmus ? pmus->nr : PEV_EBADARG;
+	return pmus ? pmus->nr : pev__bad_arg(NULL, "pev_pmus_count", "pmus", "NULL");
 }
 
 PEV_API const struct pev_pmu *pev_pmus_at(const struct pev_pmus *pmus, int i)
@@ -801,7 +803,7 @@ PEV_API int pev_pmus_core_count(const struct pev_pmus *pmus)
 	int n = 0;
 
 	if (!pmus)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_pmus_core_count", "pmus", "NULL");
 	for (int i = 0; i < pmus->nr; i++)
 		n += pmus->pmus[i].core;
 	return n;

@@ -21,7 +21,8 @@ PEV_API int pev_pmu_type(const char *name, const char *sysfs_root)
 	long long type;
 
 	if (!name || !*name || strchr(name, '/'))
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_pmu_type", "name", "%s", !name ? "NULL"
+				    : !*name ? "empty" : "has a '/': give a PMU's name alone");
 	pev__path(path, sizeof(path), sysfs_root ? sysfs_root : "/sys",
 	          "/bus/event_source/devices/%s/type", name);
 	/* The type is returned as an int: one above INT_MAX would read as an error code. */

@@ -867,7 +867,7 @@ PEV_API const struct pev_perfdata_layout *pev_perfdata_layout(const struct pev_p
 
 PEV_API int pev_perfdata_nr_events(const struct pev_perfdata *pd)
 {
-	return pd ? pd->nr_events : PEV_EBADARG;
+	return pd ? pd->nr_events : pev__bad_arg(NULL, "pev_perfdata_nr_events", "pd", "NULL");
 }
 
 PEV_API const struct pev_perfdata_event *pev_perfdata_event(const struct pev_perfdata *pd, int i)
@@ -904,7 +904,7 @@ PEV_API int pev_perfdata_id_index(const struct pev_perfdata *pd, uint64_t id,
 	size_t lo = 0, hi;
 
 	if (!pd || !out)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_perfdata_id_index", pd ? "out" : "pd", "NULL");
 	hi = pd->nr_id_index;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -5,6 +5,7 @@
  * order); and the window records are read through, so that a record is
  * always whole and 8-aligned however the source hands it over.
  */
+#include "core/error_internal.h"
 #include "perfdata/perfdata_internal.h"
 
 #include <errno.h>
@@ -53,11 +54,10 @@ int64_t pev__pd_fetch(struct pev_perfdata *pd, uint64_t off, void *buf, size_t l
 			int code = pev__pd_fail(pd, err, pev_error_from_errno(e), "data",
 						"cannot read at offset 0x%" PRIx64 ": %s",
 						off + got, strerror(e));
-			if (err) {
-				err->sys_errno = e;
-				pev__strlcpy(err->syscall, pd->kind == PD_SRC_FILE ? "pread" : "read",
-					     sizeof(err->syscall));
-			}
+			pev__error_of(err)->sys_errno = e;
+			pev__strlcpy(pev__error_of(err)->syscall,
+				     pd->kind == PD_SRC_FILE ? "pread" : "read",
+				     sizeof(err->syscall));
 			return code;
 		}
 		if (n == 0)

@@ -42,11 +42,9 @@ int pev__pw_fail(struct pev_perfdata_writer *w, struct pev_error *err, int code,
 
 	pev__error_start(err, code, sys_errno, sys_errno ? "pwrite" : NULL, NULL, false);
 	pev__error_msg(err, "%s: ", w->name);
-	if (err) {
-		va_start(ap, fmt);
-		pev__vappendf(err->message, sizeof(err->message), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	pev__vappendf(pev__error_of(err)->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
 	return code;
 }
 
@@ -74,6 +72,20 @@ static int pw_check(struct pev_perfdata_writer *w, struct pev_error *err, const 
 	}
 	if (w->finished)
 		return pev__bad_arg(err, func, "w", "the file is finished already");
+	return 0;
+}
+
+/*
+ * For the calls that take no struct pev_error: refuses a writer that is
+ * finished, or (unless only the finish counts) failed, saying which.
+ * Returns 0 or PEV_EBADARG.
+ */
+static int writer_closed(const struct pev_perfdata_writer *w, bool failed_too, const char *func)
+{
+	if (failed_too && w->failed)
+		return pev__bad_arg(NULL, func, "w", "an earlier write failed: %s", w->fail_msg);
+	if (w->finished)
+		return pev__bad_arg(NULL, func, "w", "the file is finished already");
 	return 0;
 }
 
@@ -270,8 +282,7 @@ static int pw_new(int fd, bool own, const char *name, unsigned flags,
 		int e = errno;
 		rc = pev__pw_fail(w, err, pev_error_from_errno(e), e, "cannot truncate: %s",
 				  strerror(e));
-		if (err)
-			pev__strlcpy(err->syscall, "ftruncate", sizeof(err->syscall));
+		pev__strlcpy(pev__error_of(err)->syscall, "ftruncate", sizeof(err->syscall));
 	}
 	if (rc) {
 		w->failed = rc;
@@ -422,11 +433,16 @@ PEV_API int pev_perfdata_writer_add_group(struct pev_perfdata_writer *w, const c
 
 	if (!w)
 		return pev__bad_arg(NULL, func, "w", "must not be NULL");
-	if (w->finished || w->failed)
-		return PEV_EBADARG;
-	if (nr_members < 2 || leader >= (uint32_t)w->nr_events ||
-	    nr_members > (uint32_t)w->nr_events - leader)
-		return PEV_EBADARG;
+	int r;
+
+	if ((r = writer_closed(w, true, func)) < 0)
+		return r;
+	if (nr_members < 2)
+		return pev__bad_arg(NULL, func, "nr_members", "%u: a group has 2 events or more",
+				    nr_members);
+	if (leader >= (uint32_t)w->nr_events || nr_members > (uint32_t)w->nr_events - leader)
+		return pev__bad_arg(NULL, func, "leader", "events %u to %u: the file has %d",
+				    leader, leader + nr_members - 1, w->nr_events);
 	if (w->nr_groups == w->cap_groups) {
 		size_t cap = w->cap_groups ? 2 * w->cap_groups : 4;
 		struct pw_group *n = realloc(w->groups, cap * sizeof(*n));
@@ -446,11 +462,22 @@ PEV_API int pev_perfdata_writer_add_build_id(struct pev_perfdata_writer *w, int3
 					     uint16_t cpumode, const void *build_id, size_t size,
 					     const char *filename)
 {
-	if (!w || !build_id || !filename || size == 0 || size > PEV_PERFDATA_BUILD_ID_MAX ||
-	    (cpumode & ~PEV_RECORD_MISC_CPUMODE_MASK) || w->finished || w->failed)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_perfdata_writer_add_build_id";
+	int r;
+
+	if (!w || !build_id || !filename)
+		return pev__bad_arg(NULL, fn, !w ? "w" : !build_id ? "build_id" : "filename", "NULL");
+	if ((r = writer_closed(w, true, fn)) < 0)
+		return r;
+	if (size == 0 || size > PEV_PERFDATA_BUILD_ID_MAX)
+		return pev__bad_arg(NULL, fn, "size", "%zu: a build id has 1 to %d bytes", size,
+				    PEV_PERFDATA_BUILD_ID_MAX);
+	if (cpumode & ~PEV_RECORD_MISC_CPUMODE_MASK)
+		return pev__bad_arg(NULL, fn, "cpumode", "%#x has bits outside the cpumode mask",
+				    (unsigned)cpumode);
 	if (strlen(filename) > 4096)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, fn, "filename", "%zu bytes; 4096 at most",
+				    strlen(filename));
 	if (w->nr_build_ids == w->cap_build_ids) {
 		size_t cap = w->cap_build_ids ? 2 * w->cap_build_ids : 16;
 		struct pw_build_id *n = realloc(w->build_ids, cap * sizeof(*n));
@@ -484,11 +511,19 @@ static void free_cmdline(struct pev_perfdata_writer *w)
 PEV_API int pev_perfdata_writer_set_cmdline(struct pev_perfdata_writer *w, int argc,
 					    const char *const *argv)
 {
-	if (!w || argc < 0 || (argc && !argv) || w->finished || w->failed)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_perfdata_writer_set_cmdline";
+	int r;
+
+	if (!w)
+		return pev__bad_arg(NULL, fn, "w", "NULL");
+	if (argc < 0 || (argc && !argv))
+		return pev__bad_arg(NULL, fn, argc < 0 ? "argc" : "argv", "argc %d, argv %p", argc,
+				    (const void *)argv);
+	if ((r = writer_closed(w, true, fn)) < 0)
+		return r;
 	for (int i = 0; i < argc; i++)
 		if (!argv[i])
-			return PEV_EBADARG;
+			return pev__bad_arg(NULL, fn, "argv", "argv[%d] of %d is NULL", i, argc);
 	char **words = calloc((size_t)argc + 1, sizeof(*words));
 	if (!words)
 		return PEV_ENOMEM;
@@ -510,20 +545,50 @@ PEV_API int pev_perfdata_writer_set_cmdline(struct pev_perfdata_writer *w, int a
 PEV_API int pev_perfdata_writer_set_sample_time(struct pev_perfdata_writer *w, uint64_t first,
 						uint64_t last)
 {
-	if (!w || first > last || w->finished)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_perfdata_writer_set_sample_time";
+	int r;
+
+	if (!w)
+		return pev__bad_arg(NULL, fn, "w", "NULL");
+	if ((r = writer_closed(w, false, fn)) < 0)
+		return r;
+	if (first > last)
+		return pev__bad_arg(NULL, fn, "first", "%" PRIu64 " is after last (%" PRIu64 ")",
+				    first, last);
 	w->time_set = true;
 	w->time_first = first;
 	w->time_last = last;
 	return 0;
 }
 
+/* The checks of a call fn that overrides a feature of w: an open writer, a feature bit. */
+static int feature_call_check(struct pev_perfdata_writer *w, unsigned feature, const char *fn)
+{
+	int r;
+
+	if (!w)
+		return pev__bad_arg(NULL, fn, "w", "NULL");
+	if ((r = writer_closed(w, false, fn)) < 0)
+		return r;
+	if (feature == 0 || feature >= PEV_HEADER_FEAT_BITS)
+		return pev__bad_arg(NULL, fn, "feature", "%u: features are 1 to %d", feature,
+				    PEV_HEADER_FEAT_BITS - 1);
+	return 0;
+}
+
 PEV_API int pev_perfdata_writer_set_feature(struct pev_perfdata_writer *w, unsigned feature,
 					    const void *data, size_t size)
 {
-	if (!w || feature == 0 || feature >= PEV_HEADER_FEAT_BITS || (!data && size) ||
-	    w->finished || size > PD_SECTION_MAX)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_perfdata_writer_set_feature";
+	int r;
+
+	if ((r = feature_call_check(w, feature, fn)) < 0)
+		return r;
+	if (!data && size)
+		return pev__bad_arg(NULL, fn, "data", "NULL with size %zu", size);
+	if (size > PD_SECTION_MAX)
+		return pev__bad_arg(NULL, fn, "size", "%zu bytes; %" PRIu64 " at most", size,
+				    PD_SECTION_MAX);
 	unsigned char *copy = malloc(size ? size : 1);
 	if (!copy)
 		return PEV_ENOMEM;
@@ -540,8 +605,11 @@ PEV_API int pev_perfdata_writer_set_feature(struct pev_perfdata_writer *w, unsig
 
 PEV_API int pev_perfdata_writer_drop_feature(struct pev_perfdata_writer *w, unsigned feature)
 {
-	if (!w || feature == 0 || feature >= PEV_HEADER_FEAT_BITS || w->finished)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_perfdata_writer_drop_feature";
+	int r;
+
+	if ((r = feature_call_check(w, feature, fn)) < 0)
+		return r;
 	struct pw_override *o = &w->overrides[feature];
 	free(o->data);
 	o->data = NULL;

@@ -5,6 +5,7 @@
  * for the layout).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@ int pev_profile_new(struct pev_profile **out)
 	struct pev_profile *p;
 
 	if (!out)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_profile_new", "out", "NULL");
 	*out = NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -95,37 +96,30 @@ uint32_t pev__profile_thread_name(const struct pev_profile *p, int32_t tid)
 		       p->thread_names[at].comm : 0;
 }
 
-/* Copies a caller's struct of `known` bytes that says it has src_sz. */
-static int copy_sized(void *dst, size_t known, const void *src, size_t src_sz)
-{
-	memset(dst, 0, known);
-	if (src_sz < sizeof(size_t))
-		return PEV_EBADARG;
-	if (src_sz > known) {
-		const unsigned char *tail = (const unsigned char *)src + known;
-		for (size_t i = 0; i < src_sz - known; i++)
-			if (tail[i])
-				return PEV_EBADARG;
-	}
-	memcpy(dst, src, src_sz < known ? src_sz : known);
-	return 0;
-}
-
 int pev_profile_add_event(struct pev_profile *p, const struct pev_profile_event *ev)
 {
 	struct pev_profile_event e;
 	struct pev__event *d;
 	uint32_t name, vt;
 
-	if (!p || !ev || copy_sized(&e, sizeof(e), ev, ev->sz) < 0)
-		return PEV_EBADARG;
-	if (!e.name || !e.name[0] || (unsigned)e.unit > PEV_PROFILE_UNIT_BYTES)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_profile_add_event";
+	int r;
+
+	if (!p || !ev)
+		return pev__bad_arg(NULL, fn, p ? "ev" : "p", "NULL");
+	if ((r = pev__opts_copy_sized(&e, sizeof(e), ev, fn, "PEV_PROFILE_EVENT_INIT", NULL)) < 0)
+		return r;
+	if (!e.name || !e.name[0])
+		return pev__bad_arg(NULL, fn, "ev", "the event has no name");
+	if ((unsigned)e.unit > PEV_PROFILE_UNIT_BYTES)
+		return pev__bad_arg(NULL, fn, "ev", "'%s' has unit %u, not a pev_profile_unit",
+				    e.name, (unsigned)e.unit);
 	if (p->nr_events >= PEV__PROFILE_MAX_EVENTS)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, fn, "ev", "'%s' would be event %u; a profile holds %u",
+				    e.name, p->nr_events + 1, PEV__PROFILE_MAX_EVENTS);
 	for (unsigned i = 0; i < p->nr_events; i++)
 		if (strcmp(pev__event_name(p, i), e.name) == 0)
-			return PEV_EBADARG;
+			return pev__bad_arg(NULL, fn, "ev", "'%s' is event %u already", e.name, i);
 	if (pev__strtab_intern_str(&p->str, e.name, &name) ||
 	    pev__strtab_intern_str(&p->str, e.value_type && e.value_type[0] ? e.value_type : NULL,
 				   &vt) ||
@@ -146,14 +140,20 @@ int pev_profile_add_event(struct pev_profile *p, const struct pev_profile_event 
 int pev_profile_set_group(struct pev_profile *p, unsigned leader, unsigned nr_members,
 			  const char *name)
 {
+	static const char fn[] = "pev_profile_set_group";
 	uint32_t id;
 
-	if (!p || nr_members < 2 || leader >= p->nr_events ||
-	    nr_members > p->nr_events - leader)
-		return PEV_EBADARG;
+	if (!p)
+		return pev__bad_arg(NULL, fn, "p", "NULL");
+	if (nr_members < 2)
+		return pev__bad_arg(NULL, fn, "nr_members", "%u: a group has 2 events or more",
+				    nr_members);
+	if (leader >= p->nr_events || nr_members > p->nr_events - leader)
+		return pev__bad_arg(NULL, fn, "leader", "events %u to %u: the profile has %u",
+				    leader, leader + nr_members - 1, p->nr_events);
 	for (unsigned i = leader; i < leader + nr_members; i++)
 		if (p->events[i].leader != i || p->events[i].nr_members != 1)
-			return PEV_EBADARG;
+			return pev__bad_arg(NULL, fn, "leader", "event %u is in a group already", i);
 	if (pev__strtab_intern_str(&p->str, name, &id))
 		return PEV_ENOMEM;
 	for (unsigned i = leader; i < leader + nr_members; i++)
@@ -404,12 +404,28 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 	size_t base;
 	uint64_t h;
 
-	if (!p || !s || copy_sized(&c, sizeof(c), s, s->sz) < 0)
-		return PEV_EBADARG;
-	if (c.event >= p->nr_events || (c.nr_frames && !c.frames) ||
-	    c.nr_frames > PEV__PROFILE_MAX_FRAMES || (c.nr_frames && c.frame_sz < min_frame) ||
-	    c.period > UINT64_MAX - p->events[c.event].total)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_profile_add_sample";
+	int r;
+
+	if (!p || !s)
+		return pev__bad_arg(NULL, fn, p ? "s" : "p", "NULL");
+	if ((r = pev__opts_copy_sized(&c, sizeof(c), s, fn, "PEV_PROFILE_SAMPLE_INIT", NULL)) < 0)
+		return r;
+	if (c.event >= p->nr_events)
+		return pev__bad_arg(NULL, fn, "s", "event %u: the profile has %u", c.event,
+				    p->nr_events);
+	if (c.nr_frames && !c.frames)
+		return pev__bad_arg(NULL, fn, "s", "frames is NULL with nr_frames %u",
+				    (unsigned)c.nr_frames);
+	if (c.nr_frames > PEV__PROFILE_MAX_FRAMES)
+		return pev__bad_arg(NULL, fn, "s", "%u frames; a sample holds %u",
+				    (unsigned)c.nr_frames, PEV__PROFILE_MAX_FRAMES);
+	if (c.nr_frames && c.frame_sz < min_frame)
+		return pev__bad_arg(NULL, fn, "s", "frame_sz %zu is smaller than a frame (%zu): "
+				    "initialize with PEV_PROFILE_SAMPLE_INIT", c.frame_sz, min_frame);
+	if (c.period > UINT64_MAX - p->events[c.event].total)
+		return pev__bad_arg(NULL, fn, "s", "period %" PRIu64 " overflows the event's total",
+				    c.period);
 	if (p->nr_samples == UINT32_MAX || p->nr_stack + c.nr_frames > UINT32_MAX)
 		return PEV_ENOMEM;
 	if (pev__grow((void **)&p->stack, &p->cap_stack, p->nr_stack + c.nr_frames,
@@ -467,8 +483,13 @@ void pev__profile_add_wall(struct pev_profile *p, uint32_t slot, uint64_t ns)
 
 int pev_profile_event_flags(const struct pev_profile *p, unsigned event, uint32_t *flags)
 {
-	if (!p || !flags || event >= p->nr_events)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_profile_event_flags";
+
+	if (!p || !flags)
+		return pev__bad_arg(NULL, fn, p ? "flags" : "p", "NULL");
+	if (event >= p->nr_events)
+		return pev__bad_arg(NULL, fn, "event", "%u: the profile has %u", event,
+				    p->nr_events);
 	*flags = p->events[event].flags;
 	return 0;
 }
@@ -481,7 +502,7 @@ int pev_profile_add_wall_clock(struct pev_profile *p, unsigned *event)
 	int w;
 
 	if (!p)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_profile_add_wall_clock", "p", "NULL");
 	for (unsigned e = 0; e < p->nr_events; e++)
 		offcpu |= (p->events[e].flags & PEV_PROFILE_EVENT_OFFCPU) != 0;
 	if (!offcpu)
@@ -520,7 +541,7 @@ int pev_profile_add_wall_clock(struct pev_profile *p, unsigned *event)
 int pev_profile_set_lost(struct pev_profile *p, uint64_t lost)
 {
 	if (!p)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_profile_set_lost", "p", "NULL");
 	p->lost = lost;
 	return 0;
 }
@@ -528,7 +549,7 @@ int pev_profile_set_lost(struct pev_profile *p, uint64_t lost)
 int pev_profile_set_time(struct pev_profile *p, uint64_t start_ns, uint64_t duration_ns)
 {
 	if (!p)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_profile_set_time", "p", "NULL");
 	p->start_ns = start_ns;
 	p->duration_ns = duration_ns;
 	p->time_set = true;
@@ -563,11 +584,24 @@ int pev_profile_add_mapping(struct pev_profile *p, const struct pev_profile_mapp
 	char hex[2 * 64 + 1];
 	uint32_t dso, id;
 
-	if (!p || !m || copy_sized(&c, sizeof(c), m, m->sz) < 0)
-		return PEV_EBADARG;
-	if (!c.dso || !c.dso[0] || c.limit < c.start || c.build_id_size > 64 ||
-	    (c.build_id_size && !c.build_id) || (c.flags & ~PEV_PROFILE_MAPPING_MAIN))
-		return PEV_EBADARG;
+	static const char fn[] = "pev_profile_add_mapping";
+	int r;
+
+	if (!p || !m)
+		return pev__bad_arg(NULL, fn, p ? "m" : "p", "NULL");
+	if ((r = pev__opts_copy_sized(&c, sizeof(c), m, fn, "PEV_PROFILE_MAPPING_INIT", NULL)) < 0)
+		return r;
+	if (!c.dso || !c.dso[0])
+		return pev__bad_arg(NULL, fn, "m", "the mapping has no dso");
+	if (c.limit < c.start)
+		return pev__bad_arg(NULL, fn, "m", "'%s' ends (%#" PRIx64 ") before it starts (%#"
+				    PRIx64 ")", c.dso, c.limit, c.start);
+	if (c.build_id_size > 64 || (c.build_id_size && !c.build_id))
+		return pev__bad_arg(NULL, fn, "m", "'%s': a build id of %zu bytes at %p", c.dso,
+				    (size_t)c.build_id_size, (const void *)c.build_id);
+	if (c.flags & ~PEV_PROFILE_MAPPING_MAIN)
+		return pev__bad_arg(NULL, fn, "m", "'%s': flags %#x perfev does not know", c.dso,
+				    (unsigned)(c.flags & ~PEV_PROFILE_MAPPING_MAIN));
 	if (pev__strtab_intern_str(&p->str, c.dso, &dso))
 		return PEV_ENOMEM;
 	id = pev__idset_find(&p->map_set, map_hash(dso), map_eq, p, &dso);
@@ -603,7 +637,7 @@ int pev_profile_add_mapping(struct pev_profile *p, const struct pev_profile_mapp
 int pev_profile_time(const struct pev_profile *p, uint64_t *start_ns, uint64_t *duration_ns)
 {
 	if (!p)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_profile_time", "p", "NULL");
 	if (start_ns)
 		*start_ns = p->time_set ? p->start_ns : 0;
 	if (duration_ns)
@@ -621,8 +655,11 @@ unsigned pev_profile_nr_events(const struct pev_profile *p)
 int pev_profile_totals(const struct pev_profile *p, unsigned event, uint64_t *samples,
 		       uint64_t *period)
 {
-	if (!p || event >= p->nr_events)
-		return PEV_EBADARG;
+	if (!p)
+		return pev__bad_arg(NULL, "pev_profile_totals", "p", "NULL");
+	if (event >= p->nr_events)
+		return pev__bad_arg(NULL, "pev_profile_totals", "event", "%u: the profile has %u",
+				    event, p->nr_events);
 	if (samples)
 		*samples = p->events[event].samples;
 	if (period)

@@ -79,10 +79,10 @@ struct pev_read_periods {
 int pev_read_periods_new(struct pev_perfdata *pd, struct pev_read_periods **out)
 {
 	if (!out)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_read_periods_new", "out", "NULL");
 	*out = NULL;
 	if (!pd)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_read_periods_new", "pd", "NULL");
 	if (!(*out = calloc(1, sizeof(**out))))
 		return PEV_ENOMEM;
 	(*out)->pd = pd;
@@ -115,8 +115,13 @@ int pev_read_periods_take(struct pev_read_periods *rp, const struct pev_replay_s
 	struct pev_read_value v;
 	uint64_t *last, before, sub;
 
-	if (!rp || !s || !s->event || !s->record || !out)
-		return PEV_EBADARG;
+	if (!rp || !s || !out)
+		return pev__bad_arg(NULL, "pev_read_periods_take", !rp ? "rp" : !s ? "s" : "out",
+				    "NULL");
+	if (!s->event || !s->record)
+		return pev__bad_arg(NULL, "pev_read_periods_take", "s", "a sample without %s: "
+				    "give one pev_replay_next() returned",
+				    !s->event ? "its event" : "its record");
 	rd = &s->record->sample.read;
 	if (!(s->record->sample.fields & PEV_SAMPLE_READ) || i >= rd->nr ||
 	    pev_read_data_value(rd, i, &v) || !v.id ||

@@ -48,10 +48,8 @@ int pev__keys_parse(const char *sort, struct pev__keys *keys, const char *func,
 		if (i == PEV_ARRAY_SIZE(key_names) || keys->n == PEV__MAX_KEYS) {
 			pev__error_start(err, PEV_EPARSE, 0, NULL, NULL, true);
 			pev__error_field(err, "opts.sort");
-			if (err) {
-				err->position = (int)(s - (sort ? sort : ""));
-				err->length = (int)len;
-			}
+			pev__error_of(err)->position = (int)(s - (sort ? sort : ""));
+			pev__error_of(err)->length = (int)len;
 			if (i == PEV_ARRAY_SIZE(key_names)) {
 				pev__error_msg(err, "%s: unknown sort key '%.*s'", func, (int)len, s);
 				pev__error_hint(err, "sort keys are comm, pid, process, tid, cpu, dso, "

@@ -11,10 +11,18 @@
  * match it exactly; bodies that end in a string (MMAP, MMAP2, COMM, KSYMBOL,
  * CGROUP) or in bytes (TEXT_POKE) may carry padding after it, which the
  * kernel adds to reach a whole word.
+ *
+ * A malformed record gives PEV_EFORMAT, and the failure path that finds the
+ * fault says which in pev_last_error() (see pev__record_bad()).
  */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sample/record_internal.h"
+#include "core/error_internal.h"
 
 /* ---- the format ---------------------------------------------------------------- */
 
@@ -83,15 +91,14 @@ PEV_API int pev_record_format_init(struct pev_record_format *fmt,
 {
 	struct pev_record_config c;
 
-	if (!fmt || !cfg || cfg->sz < sizeof(cfg->sz))
-		return PEV_EBADARG;
+	static const char fn[] = "pev_record_format_init";
+	int r;
+
+	if (!fmt || !cfg)
+		return pev__bad_arg(NULL, fn, fmt ? "cfg" : "fmt", "NULL");
 	/* A newer caller's fields must be zero; an older caller's missing ones are. */
-	if (cfg->sz > sizeof(c))
-		for (size_t i = sizeof(c); i < cfg->sz; i++)
-			if (((const unsigned char *)cfg)[i])
-				return PEV_EBADARG;
-	memset(&c, 0, sizeof(c));
-	memcpy(&c, cfg, cfg->sz < sizeof(c) ? cfg->sz : sizeof(c));
+	if ((r = pev__opts_copy_sized(&c, sizeof(c), cfg, fn, "PEV_RECORD_CONFIG_INIT", NULL)) < 0)
+		return r;
 	return format_build(fmt, &c);
 }
 
@@ -101,7 +108,8 @@ PEV_API int pev_record_format_from_attr(const struct pev_attr *attr,
 	struct pev_record_config c = PEV_RECORD_CONFIG_INIT;
 
 	if (!attr || !fmt)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_record_format_from_attr", attr ? "fmt" : "attr",
+				    "NULL");
 	c.sample_type = attr->sample_type;
 	c.read_format = attr->read_format;
 	c.sample_id_all = !!(attr->flags & PEV_ATTR_SAMPLE_ID_ALL);
@@ -111,18 +119,129 @@ PEV_API int pev_record_format_from_attr(const struct pev_attr *attr,
 	return format_build(fmt, &c);
 }
 
+/* ---- saying why a record is malformed ------------------------------------------ */
+
+static bool known_type(uint32_t type)
+{
+	return type >= PEV_RECORD_MMAP && type < PEV_RECORD_KERNEL_MAX;
+}
+
+/*
+ * Sets this thread's last error to PEV_EFORMAT with the message
+ * "<func>: <TYPE> record of <size> bytes: [PEV_SAMPLE_<FIELD>: ]<reason>";
+ * size 0 leaves out " of <size> bytes" (for a header whose size is the
+ * fault). Returns PEV_EFORMAT.
+ */
+static int __attribute__((cold)) PEV_PRINTF(5, 0)
+vreport(const char *func, uint32_t type, size_t size, const char *field, const char *fmt,
+	va_list ap)
+{
+	char reason[PEV_ERROR_MESSAGE_MAX], bit[48] = "";
+
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	pev__error_start(NULL, PEV_EFORMAT, 0, NULL, NULL, false);
+	if (field) {
+		/* "callchain" -> "PEV_SAMPLE_CALLCHAIN: " */
+		snprintf(bit, sizeof(bit), "PEV_SAMPLE_%s: ", field);
+		for (char *c = bit; *c; c++)
+			*c = (char)toupper((unsigned char)*c);
+		pev__error_field(NULL, field);
+	}
+	if (known_type(type))
+		pev__error_msg(NULL, "%s: %s record", func, pev_record_type_name(type));
+	else
+		pev__error_msg(NULL, "%s: record of unknown type %" PRIu32, func, type);
+	if (size)
+		pev__error_msg(NULL, " of %zu bytes", size);
+	pev__error_msg(NULL, ": %s%s", bit, reason);
+	return PEV_EFORMAT;
+}
+
+/* vreport() with the arguments given here. */
+static int __attribute__((cold)) PEV_PRINTF(5, 6)
+report(const char *func, uint32_t type, size_t size, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(func, type, size, field, fmt, ap);
+	va_end(ap);
+	return PEV_EFORMAT;
+}
+
+int pev__record_bad(const unsigned char *rec, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("pev_record_decode", pev__ld32(rec), pev__ld16(rec + 6), field, fmt, ap);
+	va_end(ap);
+	return PEV_EFORMAT;
+}
+
+int pev__record_no_room(const unsigned char *rec, const char *field, uint64_t count,
+			const char *what, uint64_t per, size_t left)
+{
+	if (count > UINT64_MAX / per)
+		return pev__record_bad(rec, field,
+				       "%" PRIu64 " %s need 2^64 bytes or more, %zu remain", count,
+				       what, left);
+	return pev__record_bad(rec, field, "%" PRIu64 " %s need %" PRIu64 " bytes, %zu remain",
+			       count, what, count * per, left);
+}
+
+/*
+ * The header of the len bytes at p is at fault: fewer bytes than a header,
+ * or a size below 8, above len or not a whole number of words.
+ */
+static int __attribute__((cold, noinline)) bad_header(const char *func, const unsigned char *p,
+						      size_t len)
+{
+	struct pev_event_header h;
+
+	if (len < sizeof(h)) {
+		pev__error_start(NULL, PEV_EFORMAT, 0, NULL, NULL, false);
+		pev__error_msg(NULL, "%s: %zu bytes given, fewer than the %zu of a record header",
+			       func, len, sizeof(h));
+		return PEV_EFORMAT;
+	}
+	memcpy(&h, p, sizeof(h));
+	if (h.size < sizeof(h))
+		return report(func, h.type, 0, NULL, "header size %u is below %zu",
+			      (unsigned)h.size, sizeof(h));
+	if (h.size > len)
+		return report(func, h.type, 0, NULL, "header size %u is above the %zu bytes given",
+			      (unsigned)h.size, len);
+	return report(func, h.type, 0, NULL, "header size %u is not a multiple of 8",
+		      (unsigned)h.size);
+}
+
+/* A record other than SAMPLE too short for the format's sample_id trailer. */
+static int __attribute__((cold, noinline)) bad_trailer(const char *func, struct pev_event_header h,
+						       unsigned id_size)
+{
+	return report(func, h.type, h.size, NULL,
+		      "its %zu bytes after the header cannot hold the %u-byte sample_id trailer",
+		      h.size - sizeof(h), id_size);
+}
+
 /* ---- bodies of the records other than SAMPLE ------------------------------------ */
 
 /*
- * A NUL-terminated string filling the n bytes at s (with padding after the
- * NUL). Returns 0 or PEV_EFORMAT when no NUL is there.
+ * A NUL-terminated string (`what`, for the report) filling the n bytes at s
+ * (with padding after the NUL) of the record at rec. Returns 0 or
+ * PEV_EFORMAT when no NUL is there.
  */
-static int take_string(const unsigned char *s, size_t n, const char **out, uint16_t *len)
+static int take_string(const unsigned char *rec, const unsigned char *s, size_t n,
+		       const char *what, const char **out, uint16_t *len)
 {
 	const unsigned char *nul = memchr(s, '\0', n);
 
-	if (!nul)
-		return PEV_EFORMAT;
+	if (!nul) {
+		if (!n)
+			return pev__record_bad(rec, NULL, "it ends before its %s", what);
+		return pev__record_bad(rec, NULL, "its %s has no NUL in its %zu bytes", what, n);
+	}
 	*out = (const char *)s;
 	*len = (uint16_t)(nul - s);
 	return 0;
@@ -170,24 +289,41 @@ static void take_pid_tid(const unsigned char *b, uint32_t *pid, uint32_t *tid)
 	*tid = pev__ld32(b + 4);
 }
 
+/* A body of n bytes (the trailer aside) where `want` are needed, exactly or at least. */
+static int __attribute__((cold, noinline)) bad_body_size(const struct pev_record_format *f,
+							 const unsigned char *p, size_t n,
+							 bool exactly, size_t want)
+{
+	const char *how = exactly ? "exactly" : "at least";
+
+	if (f->id_size)
+		return pev__record_bad(p, NULL,
+				       "its body is %zu bytes besides its %u-byte sample_id "
+				       "trailer, %s %zu expected",
+				       n, (unsigned)f->id_size, how, want);
+	return pev__record_bad(p, NULL, "its body is %zu bytes, %s %zu expected", n, how, want);
+}
+
 /* Exactly `want` body bytes, or the record is malformed. */
 #define BODY_IS(want)                                                                              \
 	do {                                                                                       \
 		if (n != (want))                                                                   \
-			return PEV_EFORMAT;                                                        \
+			return bad_body_size(f, p, n, true, (want));                               \
 	} while (0)
 
 /* At least `want` body bytes before a string or byte array. */
 #define BODY_AT_LEAST(want)                                                                        \
 	do {                                                                                       \
 		if (n < (want))                                                                    \
-			return PEV_EFORMAT;                                                        \
+			return bad_body_size(f, p, n, false, (want));                              \
 	} while (0)
 
-/* The body of a record other than SAMPLE: n bytes at b. */
+/* The body of the record at p other than SAMPLE: n bytes after its header. */
 static int decode_body(const struct pev_record_format *f, uint32_t type, uint16_t misc,
-		       const unsigned char *b, size_t n, struct pev_record *r)
+		       const unsigned char *p, size_t n, struct pev_record *r)
 {
+	const unsigned char *b = p + sizeof(struct pev_event_header);
+
 	switch (type) {
 	case PEV_RECORD_MMAP: {
 		struct pev_record_mmap *m = &r->mmap;
@@ -197,7 +333,7 @@ static int decode_body(const struct pev_record_format *f, uint32_t type, uint16_
 		m->addr = pev__ld64(b + 8);
 		m->len = pev__ld64(b + 16);
 		m->pgoff = pev__ld64(b + 24);
-		return take_string(b + 32, n - 32, &m->filename, &m->filename_len);
+		return take_string(p, b + 32, n - 32, "filename", &m->filename, &m->filename_len);
 	}
 	case PEV_RECORD_MMAP2: {
 		struct pev_record_mmap2 *m = &r->mmap2;
@@ -211,7 +347,9 @@ static int decode_body(const struct pev_record_format *f, uint32_t type, uint16_
 			m->has_build_id = true;
 			m->build_id_size = b[32];
 			if (m->build_id_size > PEV_MMAP2_BUILD_ID_MAX)
-				return PEV_EFORMAT;
+				return pev__record_bad(p, NULL, "build id size %u is above %d",
+						       (unsigned)m->build_id_size,
+						       PEV_MMAP2_BUILD_ID_MAX);
 			m->build_id = b + 36;
 		} else {
 			m->maj = pev__ld32(b + 32);
@@ -221,7 +359,7 @@ static int decode_body(const struct pev_record_format *f, uint32_t type, uint16_
 		}
 		m->prot = pev__ld32(b + 56);
 		m->flags = pev__ld32(b + 60);
-		return take_string(b + 64, n - 64, &m->filename, &m->filename_len);
+		return take_string(p, b + 64, n - 64, "filename", &m->filename, &m->filename_len);
 	}
 	case PEV_RECORD_LOST:
 		BODY_IS(16);
@@ -232,7 +370,7 @@ static int decode_body(const struct pev_record_format *f, uint32_t type, uint16_
 		BODY_AT_LEAST(8);
 		memset(&r->comm, 0, sizeof(r->comm));
 		take_pid_tid(b, &r->comm.pid, &r->comm.tid);
-		return take_string(b + 8, n - 8, &r->comm.comm, &r->comm.comm_len);
+		return take_string(p, b + 8, n - 8, "comm", &r->comm.comm, &r->comm.comm_len);
 	case PEV_RECORD_EXIT:
 	case PEV_RECORD_FORK:
 		BODY_IS(24);
@@ -253,11 +391,16 @@ static int decode_body(const struct pev_record_format *f, uint32_t type, uint16_
 		BODY_AT_LEAST(8);
 		memset(&r->read, 0, sizeof(r->read));
 		take_pid_tid(b, &r->read.pid, &r->read.tid);
-		int used = pev__read_block_decode(f->read_format, f->group_size, b + 8, n - 8,
+		int used = pev__read_block_decode(f->read_format, f->group_size, p, b + 8, n - 8,
 						  &r->read.values);
 		if (used < 0)
 			return used;
-		return (size_t)used == n - 8 ? 0 : PEV_EFORMAT;
+		if ((size_t)used != n - 8)
+			return pev__record_bad(p, NULL,
+					       "%zu bytes are left over after its values "
+					       "(read_format 0x%" PRIx64 ")",
+					       n - 8 - (size_t)used, f->read_format);
+		return 0;
 	}
 	case PEV_RECORD_AUX:
 		BODY_IS(24);
@@ -286,9 +429,15 @@ static int decode_body(const struct pev_record_format *f, uint32_t type, uint16_
 		BODY_AT_LEAST(16);
 		take_pid_tid(b, &ns->pid, &ns->tid);
 		ns->nr = pev__ld64(b + 8);
-		if (ns->nr > (n - 16) / sizeof(struct pev_ns_link_info) ||
-		    16 + ns->nr * sizeof(struct pev_ns_link_info) != n)
-			return PEV_EFORMAT;
+		if (ns->nr > (n - 16) / sizeof(struct pev_ns_link_info))
+			return pev__record_no_room(p, NULL, ns->nr, "namespace links",
+						   sizeof(struct pev_ns_link_info), n - 16);
+		if (16 + ns->nr * sizeof(struct pev_ns_link_info) != n)
+			return pev__record_bad(p, NULL,
+					       "%zu bytes are left over after its %" PRIu64
+					       " namespace links",
+					       n - 16 - ns->nr * sizeof(struct pev_ns_link_info),
+					       ns->nr);
 		ns->link = ns->nr ? (const struct pev_ns_link_info *)(const void *)(b + 16) : NULL;
 		return 0;
 	}
@@ -300,7 +449,7 @@ static int decode_body(const struct pev_record_format *f, uint32_t type, uint16_
 		k->len = pev__ld32(b + 8);
 		k->ksym_type = pev__ld16(b + 12);
 		k->flags = pev__ld16(b + 14);
-		return take_string(b + 16, n - 16, &k->name, &k->name_len);
+		return take_string(p, b + 16, n - 16, "name", &k->name, &k->name_len);
 	}
 	case PEV_RECORD_BPF_EVENT:
 		BODY_IS(8 + PEV_BPF_TAG_SIZE);
@@ -313,7 +462,7 @@ static int decode_body(const struct pev_record_format *f, uint32_t type, uint16_
 		BODY_AT_LEAST(8);
 		memset(&r->cgroup, 0, sizeof(r->cgroup));
 		r->cgroup.id = pev__ld64(b);
-		return take_string(b + 8, n - 8, &r->cgroup.path, &r->cgroup.path_len);
+		return take_string(p, b + 8, n - 8, "path", &r->cgroup.path, &r->cgroup.path_len);
 	case PEV_RECORD_TEXT_POKE: {
 		struct pev_record_text_poke *t = &r->text_poke;
 		BODY_AT_LEAST(12);
@@ -321,7 +470,10 @@ static int decode_body(const struct pev_record_format *f, uint32_t type, uint16_
 		t->old_len = pev__ld16(b + 8);
 		t->new_len = pev__ld16(b + 10);
 		if ((size_t)t->old_len + t->new_len > n - 12)
-			return PEV_EFORMAT;
+			return pev__record_bad(p, NULL,
+					       "its old and new bytes (%u + %u) run past the %zu "
+					       "bytes that remain",
+					       (unsigned)t->old_len, (unsigned)t->new_len, n - 12);
 		t->old_bytes = t->old_len ? b + 12 : NULL;
 		t->new_bytes = t->new_len ? b + 12 + t->old_len : NULL;
 		return 0;
@@ -330,17 +482,12 @@ static int decode_body(const struct pev_record_format *f, uint32_t type, uint16_
 		BODY_IS(8);
 		r->aux_output_hw_id.hw_id = pev__ld64(b);
 		return 0;
-	default:
-		return PEV_EFORMAT; /* not reached: the caller handles unknown types */
+	default: /* not reached: the caller handles unknown types */
+		return pev__record_bad(p, NULL, "the decoder has no case for this type");
 	}
 }
 
 /* ---- the entry point ------------------------------------------------------------- */
-
-static bool known_type(uint32_t type)
-{
-	return type >= PEV_RECORD_MMAP && type < PEV_RECORD_KERNEL_MAX;
-}
 
 /* The header's three fields sit in the record as in struct pev_event_header. */
 _Static_assert(offsetof(struct pev_record, misc) == offsetof(struct pev_record, type) + 4 &&
@@ -361,11 +508,11 @@ static int __attribute__((noinline)) decode_other(const struct pev_record_format
 	}
 	size_t body = h.size - sizeof(h);
 	if (body < fmt->id_size)
-		return PEV_EFORMAT;
+		return bad_trailer("pev_record_decode", h, fmt->id_size);
 	body -= fmt->id_size;
 	out->id_fields = fmt->id_fields;
 	decode_trailer(fmt, p + h.size - fmt->id_size, &out->sample_id);
-	int e = decode_body(fmt, h.type, h.misc, p + sizeof(h), body, out);
+	int e = decode_body(fmt, h.type, h.misc, p, body, out);
 	return e ? e : h.size;
 }
 
@@ -386,12 +533,13 @@ __attribute__((aligned(64))) PEV_API int pev_record_decode(const struct pev_reco
 
 	if (__builtin_expect(!fmt, 0) || __builtin_expect(!out, 0) ||
 	    __builtin_expect(!bytes || ((uintptr_t)bytes & 7), 0))
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_record_decode", !fmt ? "fmt" : !out ? "out" : "bytes",
+				    "%s", bytes || !fmt || !out ? "not 8-byte aligned" : "NULL");
 	out->bytes = bytes;
 	if (__builtin_expect(len < sizeof(h), 0)) {
 		memset(&h, 0, sizeof(h));
 		memcpy(&out->type, &h, sizeof(h));
-		return PEV_EFORMAT;
+		return bad_header("pev_record_decode", p, len);
 	}
 	memcpy(&h, p, sizeof(h));
 	memcpy(&out->type, &h, sizeof(h)); /* type, misc, size */
@@ -400,7 +548,7 @@ __attribute__((aligned(64))) PEV_API int pev_record_decode(const struct pev_reco
 	 * a whole number of words, as the kernel keeps every record.
 	 */
 	if (__builtin_expect((size_t)h.size - sizeof(h) > len - sizeof(h) || (h.size & 7), 0))
-		return PEV_EFORMAT;
+		return bad_header("pev_record_decode", p, len);
 	if (__builtin_expect(h.type != PEV_RECORD_SAMPLE, 0))
 		return decode_other(fmt, p, h, out);
 	return pev__sample_decode(fmt, p, h.size, out);
@@ -408,36 +556,49 @@ __attribute__((aligned(64))) PEV_API int pev_record_decode(const struct pev_reco
 
 /* ---- reading one field without decoding ------------------------------------------ */
 
+/* A SAMPLE of `size` bytes that ends before the word at `at` that peek() reads. */
+static int __attribute__((cold, noinline)) bad_peek(const char *func,
+						    const struct pev_record_format *fmt,
+						    bool is_time, size_t size, unsigned at)
+{
+	const char *field = "time";
+
+	if (!is_time)
+		field = fmt->sample_type & PEV_SAMPLE_IDENTIFIER ? "identifier" : "id";
+	return report(func, PEV_RECORD_SAMPLE, size, field,
+		      "its word at bytes %u..%u lies past the record's end", at, at + 7);
+}
+
 /*
  * The word `at` bytes from the start of a SAMPLE or `back` bytes before the
- * end of another record (0: the format has no such field). Returns 1, 0 or
- * a code.
+ * end of another record (0: the format has no such field): the time, or
+ * (is_time false) the id. Returns 1, 0 or a code.
  */
-static int peek(const struct pev_record_format *fmt, const void *bytes, size_t len,
-		uint16_t sample_at, uint16_t back, uint64_t *out)
+static int peek(const char *func, bool is_time, const struct pev_record_format *fmt,
+		const void *bytes, size_t len, uint16_t sample_at, uint16_t back, uint64_t *out)
 {
 	const unsigned char *p = bytes;
 	struct pev_event_header h;
 
 	if (!fmt || !bytes || !out)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, func, !fmt ? "fmt" : !bytes ? "bytes" : "out", "NULL");
 	if (len < sizeof(h))
-		return PEV_EFORMAT;
+		return bad_header(func, p, len);
 	memcpy(&h, p, sizeof(h));
 	if (h.size < sizeof(h) || h.size > len || (h.size & 7))
-		return PEV_EFORMAT;
+		return bad_header(func, p, len);
 	if (h.type == PEV_RECORD_SAMPLE) {
 		if (!sample_at)
 			return 0;
 		if ((size_t)sample_at + 8 > h.size)
-			return PEV_EFORMAT;
+			return bad_peek(func, fmt, is_time, h.size, sample_at);
 		*out = pev__ld64(p + sample_at);
 		return 1;
 	}
 	if (!known_type(h.type) || !back)
 		return 0;
 	if (h.size < sizeof(h) + fmt->id_size)
-		return PEV_EFORMAT;
+		return bad_trailer(func, h, fmt->id_size);
 	*out = pev__ld64(p + h.size - back);
 	return 1;
 }
@@ -445,15 +606,15 @@ static int peek(const struct pev_record_format *fmt, const void *bytes, size_t l
 PEV_API int pev_record_time(const struct pev_record_format *fmt, const void *bytes, size_t len,
 			    uint64_t *time)
 {
-	return peek(fmt, bytes, len, fmt ? fmt->sample_time_at : 0,
+	return peek("pev_record_time", true, fmt, bytes, len, fmt ? fmt->sample_time_at : 0,
 		    fmt ? fmt->trailer_time_back : 0, time);
 }
 
 PEV_API int pev_record_id(const struct pev_record_format *fmt, const void *bytes, size_t len,
 			  uint64_t *id)
 {
-	return peek(fmt, bytes, len, fmt ? fmt->sample_id_at : 0, fmt ? fmt->trailer_id_back : 0,
-		    id);
+	return peek("pev_record_id", false, fmt, bytes, len, fmt ? fmt->sample_id_at : 0,
+		    fmt ? fmt->trailer_id_back : 0, id);
 }
 
 /* ---- names and misc flags ------------------------------------------------------------ */

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record_internal.h - what the record decoder's files share: loads that
- * need no alignment, the identity bits of sample_type, and the decoders of
- * the parts two record types have in common.
+ * need no alignment, the identity bits of sample_type, the decoders of the
+ * parts two record types have in common, and the reports of malformed
+ * records.
  */
 #ifndef PERFEV_RECORD_INTERNAL_H
 #define PERFEV_RECORD_INTERNAL_H
 
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "perfev/record.h"
+#include "core/util.h"
 
 /* The sample_type bits a sample_id (trailer or SAMPLE body) can hold. */
 #define PEV__ID_FIELDS                                                                             \
@@ -55,12 +58,38 @@ static inline uint16_t pev__ld16(const unsigned char *p)
 #define PEV__PREFIX_GENERAL 0xff
 
 /*
- * Decodes the read_format block at p (at most avail bytes) into rd.
- * group_size, when non-zero, bounds a group's count. Returns the block's
- * size in bytes, or PEV_EFORMAT.
+ * Why a record is malformed, said by the decoder's failure paths and by
+ * nothing else (a record that decodes costs no formatting and no write to
+ * thread-local storage). pev__record_bad() sets this thread's last error
+ * (pev_last_error()) to PEV_EFORMAT with the message
+ *
+ *   pev_record_decode: <TYPE> record of <size> bytes: <reason>
+ *
+ * reading type and size from the header at rec, which the caller has
+ * already checked (8 <= size <= the bytes given). field, when not NULL, is
+ * the sample_type field at fault in lower case ("callchain"): it becomes the
+ * error's field, and the reason is prefixed with the bit's name
+ * ("PEV_SAMPLE_CALLCHAIN: "). Returns PEV_EFORMAT.
  */
-int pev__read_block_decode(uint64_t read_format, uint32_t group_size, const unsigned char *p,
-			   size_t avail, struct pev_read_data *rd);
+int pev__record_bad(const unsigned char *rec, const char *field, const char *fmt, ...)
+	__attribute__((cold)) PEV_PRINTF(3, 4);
+
+/*
+ * pev__record_bad() for `count` items of `per` bytes each (`what`:
+ * "entries") that do not fit in the `left` bytes remaining: "900 entries
+ * need 7200 bytes, 40 remain". Returns PEV_EFORMAT.
+ */
+int pev__record_no_room(const unsigned char *rec, const char *field, uint64_t count,
+			const char *what, uint64_t per, size_t left) __attribute__((cold));
+
+/*
+ * Decodes the read_format block at p (at most avail bytes) into rd.
+ * group_size, when non-zero, bounds a group's count. rec is the record that
+ * holds the block (a SAMPLE or a READ record), for the report when the
+ * block is malformed. Returns the block's size in bytes, or PEV_EFORMAT.
+ */
+int pev__read_block_decode(uint64_t read_format, uint32_t group_size, const unsigned char *rec,
+			   const unsigned char *p, size_t avail, struct pev_read_data *rd);
 
 /* The sample_type bits after CALLCHAIN, which few events ask for. */
 #define PEV__SAMPLE_RARE                                                                           \
@@ -157,7 +186,8 @@ static inline void pev__sample_prefix_fast(const struct pev_record_format *f,
 
 /*
  * Decodes READ, the callchain and the fields after it of the SAMPLE at p,
- * from offset at (after the fixed-size fields). Returns size or PEV_EFORMAT.
+ * from offset at (after the fixed-size fields). Returns size, or
+ * PEV_EFORMAT with the reason reported (pev__record_bad()).
  */
 int pev__sample_decode_rest(const struct pev_record_format *fmt, const unsigned char *p,
 			    size_t size, size_t at, struct pev_record *r) __attribute__((noinline));
@@ -166,11 +196,15 @@ int pev__sample_decode_rest(const struct pev_record_format *fmt, const unsigned 
  * Decodes the SAMPLE of `size` bytes at p (header already checked: 8 <=
  * size, size % 8 == 0) into r->id_fields, r->sample_id and r->sample: the
  * always-set members (see struct pev_sample) whatever the format, the others
- * when the format has them, each written whole. Returns size or PEV_EFORMAT.
+ * when the format has them, each written whole. Returns size, or PEV_EFORMAT
+ * with the reason reported (pev__record_bad()).
  *
  * The common case is inline: the fixed-size fields, covered by one check of
  * the size (the format knows their length), then nothing or the callchain.
- * READ and the fields after CALLCHAIN go to pev__sample_decode_rest().
+ * READ and the fields after CALLCHAIN go to pev__sample_decode_rest(). So
+ * does a record the common case finds malformed after the fixed-size
+ * fields: the general path meets the same fault and says what it is, which
+ * keeps the reasons in one place and the inline code short.
  */
 static inline int pev__sample_decode(const struct pev_record_format *f, const unsigned char *p,
 				     size_t size, struct pev_record *r)
@@ -181,7 +215,8 @@ static inline int pev__sample_decode(const struct pev_record_format *f, const un
 	r->sample.fields = st;
 	/* min_size: the fixed-size fields, and the callchain's nr when there is one. */
 	if (__builtin_expect(size < f->min_size, 0))
-		return PEV_EFORMAT;
+		return pev__record_bad(p, NULL, "sample_type 0x%" PRIx64 " needs at least %u bytes",
+				       st, (unsigned)f->min_size);
 	pev__sample_prefix_fast(f, p, r);
 	size_t at = f->prefix_size;
 	if (__builtin_expect(st & (PEV_SAMPLE_READ | PEV__SAMPLE_RARE), 0))
@@ -189,13 +224,13 @@ static inline int pev__sample_decode(const struct pev_record_format *f, const un
 	if (!(st & PEV_SAMPLE_CALLCHAIN)) {
 		r->sample.callchain_nr = 0;
 		r->sample.callchain = NULL;
-		return at == size ? (int)size : PEV_EFORMAT;
+		return at == size ? (int)size : pev__sample_decode_rest(f, p, size, at, r);
 	}
 	/* The callchain is the last field: its nr must account for exactly the words left. */
 	uint64_t nr = pev__ld64(p + at);
 	r->sample.callchain_nr = nr;
 	r->sample.callchain = nr ? (const uint64_t *)(const void *)(p + at + 8) : NULL;
-	return nr == (size - at) / 8 - 1 ? (int)size : PEV_EFORMAT;
+	return nr == (size - at) / 8 - 1 ? (int)size : pev__sample_decode_rest(f, p, size, at, r);
 }
 
 #endif /* PERFEV_RECORD_INTERNAL_H */

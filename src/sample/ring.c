@@ -450,7 +450,8 @@ PEV_API size_t pev_ring_data_size(const struct pev_ring *r)
 
 PEV_API int pev_ring_fd(const struct pev_ring *r)
 {
-	return r && r->fd >= 0 ? r->fd : PEV_EBADARG;
+	return r && r->fd >= 0 ? r->fd
+				: pev__bad_arg(NULL, "pev_ring_fd", "r", r ? "a synthetic ring has no descriptor" : "NULL");
 }
 
 PEV_API bool pev_ring_overwrite(const struct pev_ring *r)

@@ -8,6 +8,7 @@
  */
 #include "perfev/ring.h"
 #include "sample/ring_internal.h"
+#include "core/error_internal.h"
 
 PEV_API size_t pev_ring_aux_size(const struct pev_ring *r)
 {
@@ -18,8 +19,13 @@ PEV_API int pev_ring_aux_begin(struct pev_ring *r, struct pev_ring_aux *out)
 {
 	uint64_t head, avail, start;
 
-	if (!r || !out || !r->aux_size)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_ring_aux_begin";
+
+	if (!r || !out)
+		return pev__bad_arg(NULL, fn, r ? "out" : "r", "NULL");
+	if (!r->aux_size)
+		return pev__bad_arg(NULL, fn, "r", "the ring has no AUX area: open it with "
+				    "pev_ring_opts.aux_pages");
 	head = pev__ring_load(&r->page->aux_head);
 	avail = head - r->aux_tail;
 	if (r->aux_snapshot) {
@@ -49,14 +55,20 @@ PEV_API int pev_ring_aux_begin(struct pev_ring *r, struct pev_ring_aux *out)
 
 PEV_API int pev_ring_aux_end(struct pev_ring *r, size_t consumed)
 {
-	if (!r || !r->aux_size || !r->aux_in_read)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_ring_aux_end";
+
+	if (!r)
+		return pev__bad_arg(NULL, fn, "r", "NULL");
+	if (!r->aux_size || !r->aux_in_read)
+		return pev__bad_arg(NULL, fn, "r", "no AUX read begun: call pev_ring_aux_begin() "
+				    "first");
 	if (r->aux_snapshot) {
 		r->stats.aux_bytes += r->aux_shown;
 		r->aux_tail = r->aux_head;
 	} else {
 		if (consumed > r->aux_shown)
-			return PEV_EBADARG;
+			return pev__bad_arg(NULL, fn, "consumed", "%zu bytes of the %zu shown", consumed,
+					    (size_t)r->aux_shown);
 		r->stats.aux_bytes += consumed;
 		r->aux_tail = r->aux_head - r->aux_shown + consumed;
 		pev__ring_store(&r->page->aux_tail, r->aux_tail);

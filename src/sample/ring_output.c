@@ -138,11 +138,16 @@ PEV_API int pev_ring_poll(struct pev_ring *const *rings, size_t n, int timeout_m
 	struct pollfd stack[POLL_STACK], *pfd = stack;
 	int rc;
 
-	if ((n && (!rings || !ready)) || n > (size_t)INT32_MAX)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_ring_poll";
+
+	if (n && (!rings || !ready))
+		return pev__bad_arg(NULL, fn, rings ? "ready" : "rings", "NULL with n %zu", n);
+	if (n > (size_t)INT32_MAX)
+		return pev__bad_arg(NULL, fn, "n", "%zu rings", n);
 	for (size_t i = 0; i < n; i++)
 		if (!rings[i] || rings[i]->fd < 0)
-			return PEV_EBADARG;
+			return pev__bad_arg(NULL, fn, "rings", "rings[%zu] is %s", i,
+					    rings[i] ? "closed" : "NULL");
 	if (n > POLL_STACK && !(pfd = calloc(n, sizeof(*pfd))))
 		return PEV_ENOMEM;
 	for (size_t i = 0; i < n; i++) {

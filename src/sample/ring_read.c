@@ -12,11 +12,13 @@
  * [off, off + size) when that fits, else in two parts [off, data_size) and
  * [0, size - (data_size - off)), with size <= data_size.
  */
+#include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 
 #include "perfev/ring.h"
 #include "sample/ring_internal.h"
+#include "core/error_internal.h"
 #include "core/sys.h"
 
 /* ---- shared pieces --------------------------------------------------------- */
@@ -56,9 +58,13 @@ static bool bad_size(uint64_t size)
 	return size < sizeof(struct pev_event_header) || (size & 7);
 }
 
+/* Counts a record or head that cannot be right, and says so in pev_last_error(). */
 static int malformed(struct pev_ring *r)
 {
 	r->stats.malformed++;
+	pev__error_start(NULL, PEV_EFORMAT, 0, NULL, NULL, true);
+	pev__error_msg(NULL, "the ring (descriptor %d) holds a malformed record or head; "
+		       "%" PRIu64 " so far", r->fd, r->stats.malformed);
 	return PEV_EFORMAT;
 }
 
@@ -256,21 +262,25 @@ static int overwrite_skip(struct pev_ring *r)
 PEV_API int pev_ring_begin(struct pev_ring *r)
 {
 	if (!r)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_ring_begin", "r", "NULL");
 	return r->overwrite ? overwrite_begin(r) : forward_begin(r);
 }
 
 PEV_API int pev_ring_next(struct pev_ring *r, struct pev_ring_record *rec)
 {
-	if (!r || !rec || !r->in_batch)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_ring_next";
+
+	if (!r || !rec)
+		return pev__bad_arg(NULL, fn, r ? "rec" : "r", "NULL");
+	if (!r->in_batch)
+		return pev__bad_arg(NULL, fn, "r", "no batch begun: call pev_ring_begin() first");
 	return r->overwrite ? overwrite_next(r, rec) : forward_next(r, rec);
 }
 
 PEV_API int pev_ring_consume(struct pev_ring *r)
 {
 	if (!r)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_ring_consume", "r", "NULL");
 	if (!r->overwrite && r->in_batch)
 		forward_publish(r);
 	return 0;
@@ -279,7 +289,7 @@ PEV_API int pev_ring_consume(struct pev_ring *r)
 PEV_API int pev_ring_end(struct pev_ring *r)
 {
 	if (!r)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_ring_end", "r", "NULL");
 	if (r->overwrite)
 		return overwrite_end(r);
 	if (r->in_batch) {
@@ -292,14 +302,14 @@ PEV_API int pev_ring_end(struct pev_ring *r)
 PEV_API int pev_ring_skip(struct pev_ring *r)
 {
 	if (!r)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_ring_skip", "r", "NULL");
 	return r->overwrite ? overwrite_skip(r) : forward_skip(r);
 }
 
 PEV_API int pev_ring_pending(const struct pev_ring *r)
 {
 	if (!r)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_ring_pending", "r", "NULL");
 	uint64_t head = pev__ring_load(&r->page->data_head);
 	if (r->overwrite) {
 		uint64_t window;
@@ -316,8 +326,13 @@ PEV_API int pev_ring_pending(const struct pev_ring *r)
 
 PEV_API int pev_ring_stats(const struct pev_ring *r, struct pev_ring_stats *out)
 {
-	if (!r || !out || out->sz < sizeof(out->sz))
-		return PEV_EBADARG;
+	static const char fn[] = "pev_ring_stats";
+
+	if (!r || !out)
+		return pev__bad_arg(NULL, fn, r ? "out" : "r", "NULL");
+	if (out->sz < sizeof(out->sz))
+		return pev__bad_arg(NULL, fn, "out", "out->sz is %zu: initialize it with "
+				    "PEV_RING_STATS_INIT", out->sz);
 	size_t n = out->sz < sizeof(*out) ? out->sz : sizeof(*out);
 	struct pev_ring_stats s = r->stats;
 	s.sz = n;

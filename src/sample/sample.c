@@ -11,11 +11,15 @@
  * The fixed-size part is checked once against the record's size (the format
  * knows its length); each later field is checked before it is read. A
  * sample must be consumed exactly: bytes left over mean the record does not
- * match the format. The common path is inline in record_internal.h; here
- * are the rest, read_format blocks (shared with READ records), callchain
+ * match the format. Each check that fails says why (pev__record_bad(), with
+ * the sample_type field at fault). The common path is inline in
+ * record_internal.h; here are the rest, read_format blocks (shared with READ records), callchain
  * walking and branch flags.
  */
+#include <inttypes.h>
+
 #include "sample/record_internal.h"
+#include "core/error_internal.h"
 
 /* ---- read_format blocks ---------------------------------------------------- */
 
@@ -31,30 +35,49 @@ static size_t time_words(uint64_t rf)
 	return !!(rf & PEV_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PEV_FORMAT_TOTAL_TIME_RUNNING);
 }
 
+/* The field a malformed read_format block is reported under: READ in a SAMPLE, none in a READ. */
+static const char *read_field(const unsigned char *rec)
+{
+	return pev__ld32(rec) == PEV_RECORD_SAMPLE ? "read" : NULL;
+}
+
+/* Says why the read_format block in the record at rec is malformed. */
+#define READ_BAD(...) pev__record_bad(rec, read_field(rec), __VA_ARGS__)
+
 /*
  * Layouts (include/uapi/linux/perf_event.h, struct read_format):
  *   single: value, [time_enabled], [time_running], [id], [lost]
  *   group:  nr, [time_enabled], [time_running], nr x { value, [id], [lost] }
  */
-int pev__read_block_decode(uint64_t rf, uint32_t group_size, const unsigned char *p,
-			   size_t avail, struct pev_read_data *rd)
+int pev__read_block_decode(uint64_t rf, uint32_t group_size, const unsigned char *rec,
+			   const unsigned char *p, size_t avail, struct pev_read_data *rd)
 {
 	size_t per = entry_words(rf), times = time_words(rf), words, at;
 	uint64_t nr = 1;
 
 	if (rf & PEV_FORMAT_GROUP) {
 		if (avail < 8)
-			return PEV_EFORMAT;
+			return READ_BAD("its group count needs 8 bytes, %zu remain", avail);
 		nr = pev__ld64(p);
 		/* The leader is always there; the count cannot exceed the room left. */
-		if (nr == 0 || (group_size && nr > group_size) ||
-		    avail / 8 < 1 + times || nr > (avail / 8 - 1 - times) / per)
-			return PEV_EFORMAT;
+		if (nr == 0)
+			return READ_BAD("group count 0, but a group read holds its leader");
+		if (group_size && nr > group_size)
+			return READ_BAD("group count %" PRIu64 " is above the group's %" PRIu32
+					" events",
+					nr, group_size);
+		if (avail / 8 < 1 + times)
+			return READ_BAD("its group count and times need %zu bytes, %zu remain",
+					8 * (1 + times), avail);
+		if (nr > (avail / 8 - 1 - times) / per)
+			return pev__record_no_room(rec, read_field(rec), nr, "group entries",
+						   8 * per, avail - 8 * (1 + times));
 		words = 1 + times + (size_t)nr * per;
 	} else {
 		words = per + times;
 		if (avail / 8 < words)
-			return PEV_EFORMAT;
+			return READ_BAD("read_format 0x%" PRIx64 " needs %zu bytes, %zu remain", rf,
+					8 * words, avail);
 	}
 	/* Word 0 is nr (group) or the value (single); the times follow it. */
 	at = 1;
@@ -67,14 +90,23 @@ int pev__read_block_decode(uint64_t rf, uint32_t group_size, const unsigned char
 	return (int)(words * 8);
 }
 
+#undef READ_BAD
+
 PEV_API int pev_read_data_value(const struct pev_read_data *rd, uint64_t i,
 				struct pev_read_value *out)
 {
 	size_t per, value_at, rest_at;
 	uint64_t rf;
 
-	if (!rd || !out || !rd->words || i >= rd->nr || i >= rd->nr_words)
-		return PEV_EBADARG;
+	static const char fn[] = "pev_read_data_value";
+
+	if (!rd || !out)
+		return pev__bad_arg(NULL, fn, rd ? "out" : "rd", "NULL");
+	if (!rd->words)
+		return pev__bad_arg(NULL, fn, "rd", "holds no words");
+	if (i >= rd->nr || i >= rd->nr_words)
+		return pev__bad_arg(NULL, fn, "i", "%" PRIu64 ": the read holds %" PRIu64 " values",
+				    i, (uint64_t)rd->nr);
 	rf = rd->read_format;
 	per = entry_words(rf);
 	if (rf & PEV_FORMAT_GROUP) {
@@ -87,7 +119,8 @@ PEV_API int pev_read_data_value(const struct pev_read_data *rd, uint64_t i,
 	}
 	/* Never past the block, even for a hand-made rd. */
 	if (rest_at + per - 1 > rd->nr_words)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, fn, "rd", "value %" PRIu64 " ends past its %" PRIu64
+				    " words", i, (uint64_t)rd->nr_words);
 	out->value = rd->words[value_at];
 	out->id = rf & PEV_FORMAT_ID ? rd->words[rest_at++] : 0;
 	out->lost = rf & PEV_FORMAT_LOST ? rd->words[rest_at] : 0;
@@ -101,12 +134,12 @@ PEV_API int pev_read_data_value(const struct pev_read_data *rd, uint64_t i,
  * rest: the first decode of a layout, READ and the fields after CALLCHAIN.
  */
 
-/* A register dump: abi, then one word per mask bit unless abi is NONE. */
-static int take_regs(const unsigned char *p, size_t size, size_t *at, uint64_t mask, uint32_t n,
-		     struct pev_sample_regs *out)
+/* A register dump (`field`): abi, then one word per mask bit unless abi is NONE. */
+static int take_regs(const unsigned char *p, size_t size, size_t *at, const char *field,
+		     uint64_t mask, uint32_t n, struct pev_sample_regs *out)
 {
 	if (size - *at < 8)
-		return PEV_EFORMAT;
+		return pev__record_bad(p, field, "its abi needs 8 bytes, %zu remain", size - *at);
 	out->abi = pev__ld64(p + *at);
 	out->mask = mask;
 	out->nr = 0;
@@ -115,18 +148,19 @@ static int take_regs(const unsigned char *p, size_t size, size_t *at, uint64_t m
 	if (out->abi == PEV_SAMPLE_REGS_ABI_NONE || n == 0)
 		return 0;
 	if ((size - *at) / 8 < n)
-		return PEV_EFORMAT;
+		return pev__record_no_room(p, field, n, "registers", 8, size - *at);
 	out->nr = n;
 	out->regs = (const uint64_t *)(const void *)(p + *at);
 	*at += (size_t)n * 8;
 	return 0;
 }
 
-/* One word; *at advances. */
-static int take_word(const unsigned char *p, size_t size, size_t *at, uint64_t *out)
+/* One word, `what` of sample_type field `field` (for the report); *at advances. */
+static int take_word(const unsigned char *p, size_t size, size_t *at, const char *field,
+		     const char *what, uint64_t *out)
 {
 	if (size - *at < 8)
-		return PEV_EFORMAT;
+		return pev__record_bad(p, field, "%s needs 8 bytes, %zu remain", what, size - *at);
 	*out = pev__ld64(p + *at);
 	*at += 8;
 	return 0;
@@ -139,11 +173,12 @@ static int take_word(const unsigned char *p, size_t size, size_t *at, uint64_t *
 static int decode_rare(const struct pev_record_format *f, uint64_t st, const unsigned char *p,
 		       size_t size, size_t *at, struct pev_sample *s)
 {
-	uint64_t v;
+	uint64_t v = 0;
 
 	if (st & PEV_SAMPLE_RAW) {
 		if (size - *at < 4)
-			return PEV_EFORMAT;
+			return pev__record_bad(p, "raw", "its size needs 4 bytes, %zu remain",
+					       size - *at);
 		uint32_t n = pev__ld32(p + *at);
 		*at += 4;
 		/*
@@ -151,8 +186,16 @@ static int decode_rare(const struct pev_record_format *f, uint64_t st, const uns
 		 * words. (Exact consumption of a whole-word record implies it too;
 		 * checked here so that later fields are never read off a word.)
 		 */
-		if (n > size - *at || (n + 4) % 8)
-			return PEV_EFORMAT;
+		if (n > size - *at)
+			return pev__record_bad(p, "raw",
+					       "size %" PRIu32 " is above the %zu bytes that "
+					       "remain",
+					       n, size - *at);
+		if ((n + 4) % 8)
+			return pev__record_bad(p, "raw",
+					       "size %" PRIu32 ": the size word and data do "
+					       "not fill whole words",
+					       n);
 		s->raw_size = n;
 		s->raw = n ? p + *at : NULL;
 		*at += n;
@@ -164,15 +207,16 @@ static int decode_rare(const struct pev_record_format *f, uint64_t st, const uns
 		b->hw_idx = 0;
 		b->entries = NULL;
 		b->counters = NULL;
-		if (take_word(p, size, at, &b->nr))
+		if (take_word(p, size, at, "branch_stack", "its count", &b->nr))
 			return PEV_EFORMAT;
 		if ((f->branch_sample_type & PEV_BRANCH_HW_INDEX) &&
-		    take_word(p, size, at, &b->hw_idx))
+		    take_word(p, size, at, "branch_stack", "its hw_idx", &b->hw_idx))
 			return PEV_EFORMAT;
 		if (f->branch_sample_type & PEV_BRANCH_COUNTERS)
 			per += 8;
 		if (b->nr > (size - *at) / per)
-			return PEV_EFORMAT;
+			return pev__record_no_room(p, "branch_stack", b->nr, "entries", per,
+						   size - *at);
 		if (b->nr) {
 			b->entries = (const struct pev_branch_entry *)(const void *)(p + *at);
 			*at += (size_t)b->nr * sizeof(struct pev_branch_entry);
@@ -183,27 +227,42 @@ static int decode_rare(const struct pev_record_format *f, uint64_t st, const uns
 		}
 	}
 	if ((st & PEV_SAMPLE_REGS_USER) &&
-	    take_regs(p, size, at, f->sample_regs_user, f->nr_regs_user, &s->regs_user))
+	    take_regs(p, size, at, "regs_user", f->sample_regs_user, f->nr_regs_user,
+		      &s->regs_user))
 		return PEV_EFORMAT;
 	if (st & PEV_SAMPLE_STACK_USER) {
 		struct pev_sample_stack *k = &s->stack_user;
 
 		k->data = NULL;
 		k->dyn_size = 0;
-		if (take_word(p, size, at, &k->size))
+		if (take_word(p, size, at, "stack_user", "its size", &k->size))
 			return PEV_EFORMAT;
 		/* Size 0 (no user registers: a kernel thread) has no data and no dyn_size. */
 		if (k->size) {
-			if (k->size % 8 || k->size > size - *at)
-				return PEV_EFORMAT;
+			if (k->size % 8)
+				return pev__record_bad(p, "stack_user",
+						       "size %" PRIu64 " is not a multiple of 8",
+						       k->size);
+			if (k->size > size - *at)
+				return pev__record_bad(p, "stack_user",
+						       "size %" PRIu64
+						       " is above the %zu bytes that remain",
+						       k->size, size - *at);
 			k->data = p + *at;
 			*at += (size_t)k->size;
-			if (take_word(p, size, at, &k->dyn_size) || k->dyn_size > k->size)
+			if (take_word(p, size, at, "stack_user", "its dyn_size", &k->dyn_size))
 				return PEV_EFORMAT;
+			if (k->dyn_size > k->size)
+				return pev__record_bad(p, "stack_user",
+						       "dyn_size %" PRIu64
+						       " is above size %" PRIu64,
+						       k->dyn_size, k->size);
 		}
 	}
 	if (st & PEV_SAMPLE_WEIGHT_TYPE) {
-		if (take_word(p, size, at, &v))
+		const char *weight = st & PEV_SAMPLE_WEIGHT_STRUCT ? "weight_struct" : "weight";
+
+		if (take_word(p, size, at, weight, "its value", &v))
 			return PEV_EFORMAT;
 		s->weight = v;
 		/* The word's parts mean something only in the struct form. */
@@ -214,29 +273,40 @@ static int decode_rare(const struct pev_record_format *f, uint64_t st, const uns
 		s->weight_var3_w = (uint16_t)(v >> 48);
 	}
 	if (st & PEV_SAMPLE_DATA_SRC) {
-		if (take_word(p, size, at, &s->data_src))
+		if (take_word(p, size, at, "data_src", "its value", &s->data_src))
 			return PEV_EFORMAT;
 		pev_data_src_decode(s->data_src, &s->mem);
 	}
-	if ((st & PEV_SAMPLE_TRANSACTION) && take_word(p, size, at, &s->transaction))
+	if ((st & PEV_SAMPLE_TRANSACTION) &&
+	    take_word(p, size, at, "transaction", "its value", &s->transaction))
 		return PEV_EFORMAT;
 	if ((st & PEV_SAMPLE_REGS_INTR) &&
-	    take_regs(p, size, at, f->sample_regs_intr, f->nr_regs_intr, &s->regs_intr))
+	    take_regs(p, size, at, "regs_intr", f->sample_regs_intr, f->nr_regs_intr,
+		      &s->regs_intr))
 		return PEV_EFORMAT;
-	if ((st & PEV_SAMPLE_PHYS_ADDR) && take_word(p, size, at, &s->phys_addr))
+	if ((st & PEV_SAMPLE_PHYS_ADDR) &&
+	    take_word(p, size, at, "phys_addr", "its value", &s->phys_addr))
 		return PEV_EFORMAT;
-	if ((st & PEV_SAMPLE_CGROUP) && take_word(p, size, at, &s->cgroup))
+	if ((st & PEV_SAMPLE_CGROUP) && take_word(p, size, at, "cgroup", "its value", &s->cgroup))
 		return PEV_EFORMAT;
-	if ((st & PEV_SAMPLE_DATA_PAGE_SIZE) && take_word(p, size, at, &s->data_page_size))
+	if ((st & PEV_SAMPLE_DATA_PAGE_SIZE) &&
+	    take_word(p, size, at, "data_page_size", "its value", &s->data_page_size))
 		return PEV_EFORMAT;
-	if ((st & PEV_SAMPLE_CODE_PAGE_SIZE) && take_word(p, size, at, &s->code_page_size))
+	if ((st & PEV_SAMPLE_CODE_PAGE_SIZE) &&
+	    take_word(p, size, at, "code_page_size", "its value", &s->code_page_size))
 		return PEV_EFORMAT;
 	if (st & PEV_SAMPLE_AUX) {
-		if (take_word(p, size, at, &s->aux_size))
+		if (take_word(p, size, at, "aux", "its size", &s->aux_size))
 			return PEV_EFORMAT;
 		/* The kernel writes the size rounded up to whole words, padding included. */
-		if (s->aux_size % 8 || s->aux_size > size - *at)
-			return PEV_EFORMAT;
+		if (s->aux_size % 8)
+			return pev__record_bad(p, "aux", "size %" PRIu64 " is not a multiple of 8",
+					       s->aux_size);
+		if (s->aux_size > size - *at)
+			return pev__record_bad(p, "aux",
+					       "size %" PRIu64 " is above the %zu bytes that "
+					       "remain",
+					       s->aux_size, size - *at);
 		s->aux = s->aux_size ? p + *at : NULL;
 		*at += (size_t)s->aux_size;
 	}
@@ -249,11 +319,12 @@ static int take_callchain(const unsigned char *p, size_t size, size_t *at, struc
 	uint64_t nr;
 
 	if (size - *at < 8)
-		return PEV_EFORMAT;
+		return pev__record_bad(p, "callchain", "its count needs 8 bytes, %zu remain",
+				       size - *at);
 	nr = pev__ld64(p + *at);
 	*at += 8;
 	if (nr > (size - *at) / 8)
-		return PEV_EFORMAT;
+		return pev__record_no_room(p, "callchain", nr, "entries", 8, size - *at);
 	s->callchain_nr = nr;
 	s->callchain = nr ? (const uint64_t *)(const void *)(p + *at) : NULL;
 	*at += (size_t)nr * 8;
@@ -268,7 +339,7 @@ int pev__sample_decode_rest(const struct pev_record_format *f, const unsigned ch
 	int e;
 
 	if (st & PEV_SAMPLE_READ) {
-		int n = pev__read_block_decode(f->read_format, f->group_size, p + at, size - at,
+		int n = pev__read_block_decode(f->read_format, f->group_size, p, p + at, size - at,
 					       &s->read);
 		if (n < 0)
 			return n;
@@ -280,7 +351,12 @@ int pev__sample_decode_rest(const struct pev_record_format *f, const unsigned ch
 		return e;
 	if ((st & PEV__SAMPLE_RARE) && (e = decode_rare(f, st, p, size, &at, s)) != 0)
 		return e;
-	return at == size ? (int)size : PEV_EFORMAT;
+	if (at != size)
+		return pev__record_bad(p, NULL,
+				       "%zu bytes are left over after the fields of sample_type "
+				       "0x%" PRIx64,
+				       size - at, st);
+	return (int)size;
 }
 
 /* ---- callchains -------------------------------------------------------------- */

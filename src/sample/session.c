@@ -408,8 +408,15 @@ int pev__session_synthetic(const struct pev_record_format *fmts, const uint64_t 
 {
 	struct pev_session *s;
 
-	if (!out || !fmts || !ids || nr_events < 1 || !rings || !cpus || nr_rings < 1)
-		return PEV_EBADARG;
+	static const char fn[] = "pev__session_synthetic";
+
+	if (!out || !fmts || !ids || !rings || !cpus)
+		return pev__bad_arg(NULL, fn, !out ? "out" : !fmts ? "fmts" : !ids ? "ids"
+					      : !rings ? "rings" : "cpus", "NULL");
+	if (nr_events < 1 || nr_rings < 1)
+		return pev__bad_arg(NULL, fn, nr_events < 1 ? "nr_events" : "nr_rings",
+				    "%d events and %d rings: one of each at least", nr_events,
+				    nr_rings);
 	*out = NULL;
 	if (!(s = calloc(1, sizeof(*s))))
 		return PEV_ENOMEM;
@@ -475,7 +482,7 @@ static int control(struct pev_counter *c, bool on)
 PEV_API int pev_session_enable(struct pev_session *s)
 {
 	if (!s)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_session_enable", "s", "NULL");
 	s->stopped = false;
 	for (int i = 0; i < s->nr_events; i++) {
 		int r = control(s->ev[i].c, true);
@@ -490,7 +497,7 @@ PEV_API int pev_session_disable(struct pev_session *s)
 	int rc = 0;
 
 	if (!s)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_session_disable", "s", "NULL");
 	for (int i = 0; i < s->nr_events; i++) {
 		int r = control(s->ev[i].c, false);
 		if (r < 0 && rc == 0)
@@ -507,7 +514,7 @@ PEV_API int pev_session_poll(struct pev_session *s, int timeout_ms)
 	int r;
 
 	if (!s)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_session_poll", "s", "NULL");
 	for (int i = 0; i < s->nr_rings && !held; i++)
 		held = s->rings[i].count > 0;
 	r = pev_ring_poll(s->ring_ptrs, (size_t)s->nr_rings, held ? 0 : timeout_ms, s->ready);
@@ -533,7 +540,7 @@ PEV_API bool pev_session_finished(const struct pev_session *s)
 
 PEV_API int pev_session_nr_events(const struct pev_session *s)
 {
-	return s ? s->nr_events : PEV_EBADARG;
+	return s ? s->nr_events : pev__bad_arg(NULL, "pev_session_nr_events", "s", "NULL");
 }
 
 PEV_API struct pev_counter *pev_session_counter(const struct pev_session *s, int i)
@@ -543,20 +550,26 @@ PEV_API struct pev_counter *pev_session_counter(const struct pev_session *s, int
 
 PEV_API int pev_session_nr_rings(const struct pev_session *s)
 {
-	return s ? s->nr_rings : PEV_EBADARG;
+	return s ? s->nr_rings : pev__bad_arg(NULL, "pev_session_nr_rings", "s", "NULL");
 }
 
 PEV_API int pev_session_ring_fd(const struct pev_session *s, int i)
 {
-	return s && i >= 0 && i < s->nr_rings ? pev_ring_fd(s->rings[i].ring) : PEV_EBADARG;
+	return s && i >= 0 && i < s->nr_rings
+		   ? pev_ring_fd(s->rings[i].ring)
+		   : pev__bad_index("pev_session_ring_fd", s, "s", i, s ? s->nr_rings : 0);
 }
 
 PEV_API int pev_session_ring_cpu(const struct pev_session *s, int i)
 {
-	return s && i >= 0 && i < s->nr_rings ? s->rings[i].cpu : PEV_EBADARG;
+	return s && i >= 0 && i < s->nr_rings
+		   ? s->rings[i].cpu
+		   : pev__bad_index("pev_session_ring_cpu", s, "s", i, s ? s->nr_rings : 0);
 }
 
 PEV_API pid_t pev_session_ring_tid(const struct pev_session *s, int i)
 {
-	return s && i >= 0 && i < s->nr_rings ? s->rings[i].tid : PEV_EBADARG;
+	return s && i >= 0 && i < s->nr_rings
+		   ? s->rings[i].tid
+		   : pev__bad_index("pev_session_ring_tid", s, "s", i, s ? s->nr_rings : 0);
 }

@@ -30,6 +30,7 @@
 #include "perfev/session.h"
 #include "sample/ring_internal.h"
 #include "sample/session_internal.h"
+#include "core/error_internal.h"
 
 /* Gives the kernel back `bytes` more of a ring: the records delivered from its front. */
 static void give_back(struct pev_ring *r, uint64_t bytes)
@@ -286,7 +287,7 @@ PEV_API int pev_session_read(struct pev_session *s, struct pev_session_record *o
 	bool walked = false;
 
 	if (!s || !out)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_session_read", s ? "out" : "s", "NULL");
 	for (;;) {
 		give_back_last(s);
 		if (s->heap_n) {
@@ -310,7 +311,7 @@ PEV_API int pev_session_read(struct pev_session *s, struct pev_session_record *o
 PEV_API int pev_session_flush(struct pev_session *s)
 {
 	if (!s)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_session_flush", "s", "NULL");
 	give_back_last(s);
 	round_start(s);
 	s->limit = UINT64_MAX;
@@ -322,26 +323,33 @@ PEV_API int pev_session_stats(const struct pev_session *s, enum pev_session_scop
 {
 	struct pev_session_stats st;
 
-	if (!s || !out || out->sz < sizeof(out->sz))
-		return PEV_EBADARG;
+	static const char fn[] = "pev_session_stats";
+
+	if (!s || !out)
+		return pev__bad_arg(NULL, fn, s ? "out" : "s", "NULL");
+	if (out->sz < sizeof(out->sz))
+		return pev__bad_arg(NULL, fn, "out", "out->sz is %zu: initialize it with "
+				    "PEV_SESSION_STATS_INIT", out->sz);
 	switch (scope) {
 	case PEV_SESSION_TOTAL:
 		st = s->st;
 		break;
 	case PEV_SESSION_RING:
 		if (index < 0 || index >= s->nr_rings)
-			return PEV_EBADARG;
+			return pev__bad_arg(NULL, fn, "index", "ring %d: the session has %d", index,
+					    s->nr_rings);
 		st = s->rings[index].st;
 		st.rounds = s->st.rounds;
 		st.held = s->st.held;
 		break;
 	case PEV_SESSION_EVENT:
 		if (index < 0 || index >= s->nr_events)
-			return PEV_EBADARG;
+			return pev__bad_arg(NULL, fn, "index", "event %d: the session has %d", index,
+					    s->nr_events);
 		st = s->ev[index].st;
 		break;
 	default:
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, fn, "scope", "%d is not a pev_session_scope", (int)scope);
 	}
 	size_t n = out->sz < sizeof(st) ? out->sz : sizeof(st);
 	st.sz = n;

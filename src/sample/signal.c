@@ -276,7 +276,7 @@ PEV_API int pev_counter_notify_stop(struct pev_counter *c)
 	int first = 0;
 
 	if (!c)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_counter_notify_stop", "c", "NULL");
 	for (int i = 0; i < c->nr; i++) {
 		int fd = c->slots[i].fd;
 		int r = pev__sys_fcntl(fd, F_GETFL, 0);
@@ -296,7 +296,7 @@ PEV_API int pev_counter_notify_stop(struct pev_counter *c)
 PEV_API int pev_counter_lookup_fd(const struct pev_counter *c, int fd)
 {
 	if (!c)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_counter_lookup_fd", "c", "NULL");
 	for (int i = 0; i < c->nr; i++)
 		if (c->slots[i].fd == fd)
 			return i;
@@ -318,8 +318,11 @@ PEV_API int pev_siginfo_decode(const void *siginfo, struct pev_siginfo *out)
 	struct pev_siginfo d;
 	size_t n;
 
-	if (!si || !out || out->sz < sizeof(out->sz))
-		return PEV_EBADARG;
+	if (!si || !out)
+		return pev__bad_arg(NULL, "pev_siginfo_decode", si ? "out" : "siginfo", "NULL");
+	if (out->sz < sizeof(out->sz))
+		return pev__bad_arg(NULL, "pev_siginfo_decode", "out", "out->sz is %zu: initialize "
+				    "it with PEV_SIGINFO_INIT", out->sz);
 	memset(&d, 0, sizeof(d));
 	d.sz = sizeof(d);
 	d.signo = si->si_signo;

@@ -263,9 +263,16 @@ PEV_API int pev_symbols_add_mapping(struct pev_symbols *s, int32_t pid, uint64_t
 {
 	struct sym_proc *p;
 
-	if (!s || !path || !len || start + len < start || build_id_size > PEV_BUILD_ID_MAX ||
-	    (build_id_size && !build_id))
-		return PEV_EBADARG;
+	static const char fn[] = "pev_symbols_add_mapping";
+
+	if (!s || !path)
+		return pev__bad_arg(NULL, fn, s ? "path" : "s", "NULL");
+	if (!len || start + len < start)
+		return pev__bad_arg(NULL, fn, "len", "%" PRIu64 " bytes at %#" PRIx64 ": empty or "
+				    "past the end of the address space", len, start);
+	if (build_id_size > PEV_BUILD_ID_MAX || (build_id_size && !build_id))
+		return pev__bad_arg(NULL, fn, "build_id", "%zu bytes at %p (%d at most)",
+				    build_id_size, (const void *)build_id, PEV_BUILD_ID_MAX);
 	if (pid == -1) /* the kernel's own mappings: kallsyms covers them, but for modules' ends */
 		return pev__kernel_module_at(s, start, start + len, path) < 0 ? PEV_ENOMEM : 0;
 	if (!(p = pev__sym_proc(s, pid, true)))
@@ -290,8 +297,10 @@ PEV_API int pev_symbols_fork(struct pev_symbols *s, int32_t parent, int32_t chil
 {
 	struct sym_proc *pp, *cp;
 
-	if (!s || child < 0)
-		return PEV_EBADARG;
+	if (!s)
+		return pev__bad_arg(NULL, "pev_symbols_fork", "s", "NULL");
+	if (child < 0)
+		return pev__bad_arg(NULL, "pev_symbols_fork", "child", "%d: not a pid", (int)child);
 	if (parent == child)
 		return 0;
 	pp = pev__sym_proc(s, parent, false);
@@ -320,7 +329,7 @@ PEV_API int pev_symbols_exec(struct pev_symbols *s, int32_t pid)
 	struct sym_proc *p;
 
 	if (!s)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_symbols_exec", "s", "NULL");
 	/* The old mappings stay until the new program's replace them (see the header). */
 	if ((p = pev__sym_proc(s, pid, false)))
 		p->files_version++;
@@ -332,7 +341,7 @@ PEV_API int pev_symbols_exec(struct pev_symbols *s, int32_t pid)
 PEV_API int pev_symbols_exit(struct pev_symbols *s, int32_t pid)
 {
 	if (!s)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_symbols_exit", "s", "NULL");
 	pev__sym_proc_free(pev__u64map_del(&s->procs, (uint32_t)pid));
 	pev__threads_new_generation(s, pid);
 	pev__jitdump_forget(s, pid);
@@ -385,8 +394,11 @@ int pev__symbols_resolve_at(struct pev_symbols *s, int32_t pid, uint64_t addr, u
 	uint64_t valid_from = 0, valid_until = UINT64_MAX;
 	size_t sz;
 
-	if (!s || !out || out->sz < offsetof(struct pev_symbol, name) + sizeof(out->name))
-		return PEV_EBADARG;
+	if (!s || !out)
+		return pev__bad_arg(NULL, "pev_symbols_resolve", s ? "out" : "s", "NULL");
+	if (out->sz < offsetof(struct pev_symbol, name) + sizeof(out->name))
+		return pev__bad_arg(NULL, "pev_symbols_resolve", "out", "out->sz is %zu: initialize "
+				    "it with PEV_SYMBOL_INIT", out->sz);
 	s->st.lookups++;
 	if (is_kernel_addr(addr)) {
 		if (!s->kernel_tried && pev__kernel_load(s, NULL) == PEV_ENOMEM)
@@ -462,8 +474,11 @@ PEV_API int pev_symbols_stats(const struct pev_symbols *s, struct pev_symbols_st
 	struct pev_symbols_stats st;
 	size_t sz;
 
-	if (!s || !out || out->sz < sizeof(out->sz))
-		return PEV_EBADARG;
+	if (!s || !out)
+		return pev__bad_arg(NULL, "pev_symbols_stats", s ? "out" : "s", "NULL");
+	if (out->sz < sizeof(out->sz))
+		return pev__bad_arg(NULL, "pev_symbols_stats", "out", "out->sz is %zu: initialize "
+				    "it with PEV_SYMBOLS_STATS_INIT", out->sz);
 	st = s->st;
 	st.processes = s->procs.len;
 	st.mappings = 0;
@@ -505,8 +520,15 @@ PEV_API int pev_symbol_format(const struct pev_symbol *sym, char *buf, size_t si
 	char tmp[2];
 	int n;
 
-	if (!sym || (!buf && size) || sym->sz < offsetof(struct pev_symbol, name) + sizeof(sym->name))
-		return PEV_EBADARG;
+	static const char fn[] = "pev_symbol_format";
+
+	if (!sym)
+		return pev__bad_arg(NULL, fn, "sym", "NULL");
+	if (!buf && size)
+		return pev__bad_arg(NULL, fn, "buf", "NULL with size %zu", size);
+	if (sym->sz < offsetof(struct pev_symbol, name) + sizeof(sym->name))
+		return pev__bad_arg(NULL, fn, "sym", "sym->sz is %zu: initialize it with "
+				    "PEV_SYMBOL_INIT", sym->sz);
 	if (!size) { /* measure only */
 		buf = tmp;
 		size = 1;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "symbols/symbols_internal.h"
+#include "core/error_internal.h"
 
 /* The threads of one generation of a process. */
 struct sym_live {
@@ -67,7 +68,8 @@ PEV_API int pev_symbols_thread(struct pev_symbols *s, int32_t pid, int32_t tid)
 	uint64_t key;
 
 	if (!s || pid < 0 || tid < 0)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_symbols_thread", s ? "pid" : "s",
+				    s ? "pid %d, tid %d: not ids" : "NULL", (int)pid, (int)tid);
 	if (!(l = live_get(s, pid)))
 		return PEV_ENOMEM;
 	key = thread_key(pid, tid);
@@ -85,7 +87,8 @@ PEV_API int pev_symbols_exit_thread(struct pev_symbols *s, int32_t pid, int32_t 
 	uintptr_t gen;
 
 	if (!s || pid < 0 || tid < 0)
-		return PEV_EBADARG;
+		return pev__bad_arg(NULL, "pev_symbols_exit_thread", s ? "pid" : "s",
+				    s ? "pid %d, tid %d: not ids" : "NULL", (int)pid, (int)tid);
 	l = pev__u64map_get(&s->live, (uint32_t)pid);
 	gen = (uintptr_t)pev__u64map_del(&s->threads, thread_key(pid, tid));
 	if (l && gen == l->gen && l->threads)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * script_trace_check.c - checks on tracing data before libtraceevent sees it.
+ * tp_check.c - checks on tracing data before libtraceevent sees it.
  *
  * The TRACING_DATA feature of a perf.data file is untrusted input, and
  * libtraceevent trusts what it parses: a print fmt that names, in
@@ -20,13 +20,13 @@
 
 #include <traceevent/event-parse.h>
 
-#include "script_trace_check.h"
+#include "events/tp_check.h"
 
 #define MAX_NAME 64
 
 /* The declared fields of one format. */
 struct names {
-	char name[TRACE_CHECK_MAX_FIELDS][MAX_NAME];
+	char name[PEV__TP_CHECK_MAX_FIELDS][MAX_NAME];
 	int nr;
 };
 
@@ -122,7 +122,7 @@ static bool field_line(const char *line, size_t len, struct names *n, long *comm
 		return false;
 	offset = number_after(semi, len - (size_t)(semi - line), "offset:");
 	size = number_after(semi, len - (size_t)(semi - line), "size:");
-	if (offset < 0 || size < 0 || offset + size > TRACE_CHECK_MAX_RECORD)
+	if (offset < 0 || size < 0 || offset + size > PEV__TP_CHECK_MAX_RECORD)
 		return false;
 	if (name_len == 11 && memcmp(name, "common_type", 11) == 0) {
 		if (offset != 0 || size != 2)
@@ -130,7 +130,7 @@ static bool field_line(const char *line, size_t len, struct names *n, long *comm
 		*common_type_at = 0;
 	}
 	if (n) {
-		if (n->nr >= TRACE_CHECK_MAX_FIELDS)
+		if (n->nr >= PEV__TP_CHECK_MAX_FIELDS)
 			return false;
 		memcpy(n->name[n->nr], name, name_len);
 		n->name[n->nr++][name_len] = '\0';
@@ -250,7 +250,7 @@ static bool starts(const char *line, size_t len, const char *word)
 	return len >= w && memcmp(line, word, w) == 0;
 }
 
-bool trace_check_format(const char *text, size_t len, char *why, size_t why_size)
+bool pev__tp_check_format(const char *text, size_t len, char *why, size_t why_size)
 {
 	struct names *n;
 	const char *end = text + len, *line, *print = NULL;
@@ -304,7 +304,7 @@ bool trace_check_format(const char *text, size_t len, char *why, size_t why_size
 			  "declare");
 }
 
-bool trace_check_header_page(const char *text, size_t len)
+bool pev__tp_check_header_page(const char *text, size_t len)
 {
 	const char *end = text + len;
 	long unused = -1;
@@ -323,7 +323,7 @@ bool trace_check_header_page(const char *text, size_t len)
 	return true;
 }
 
-size_t trace_check_printk(char *text, size_t len)
+size_t pev__tp_check_printk(char *text, size_t len)
 {
 	size_t out = 0;
 
@@ -382,11 +382,11 @@ static bool field_fits(const struct tep_format_field *f, const unsigned char *ra
 	return true;
 }
 
-bool trace_check_payload(const struct tep_event *ev, const void *raw, uint32_t size)
+bool pev__tp_check_payload(const struct tep_event *ev, const void *raw, uint32_t size)
 {
 	const unsigned char *p = raw;
 
-	if (!ev || !raw || size < 2 || size > TRACE_CHECK_MAX_RECORD ||
+	if (!ev || !raw || size < 2 || size > PEV__TP_CHECK_MAX_RECORD ||
 	    read_le(p, 2) != (uint32_t)ev->id)
 		return false;
 	for (const struct tep_format_field *f = ev->format.common_fields; f; f = f->next)
