@@ -4,8 +4,8 @@
 
     gen_man3.py VERSION HEADER EXAMPLE OUT      one header: perfev_<name>(3)
     gen_man3.py VERSION --index UMBRELLA EXAMPLE OUT HEADER...   libperfev(3)
-    gen_man3.py --install-links MANDIR HEADER...   (meson install) NAME(3)
-                                                   links to their header's page
+    gen_man3.py --link-names HEADER          the names that get a link page
+    gen_man3.py --links HEADER OUTDIR NAME...   NAME.3 -> perfev_<header>(3) pages
 
 The page is built from the header itself, so it cannot drift from the API:
 NAME and DESCRIPTION from the header's opening comment, SYNOPSIS from every
@@ -375,32 +375,27 @@ def link_names(header):
     h = Header(header)
     names = [name for name, _, _ in h.functions]
     names += [t[0].split()[-1] for t in h.types]
-    return names
+    # A function may bear its struct's name (pev_perfdata_time_conv): one page.
+    return list(dict.fromkeys(names))
 
 
-def install_links(mandir, headers):
-    """Writes, under $MESON_INSTALL_DESTDIR_PREFIX/MANDIR/man3, a page NAME.3
-    holding ".so man3/perfev_HEADER.3" for every function and type, so that
-    `man 3 pev_counter_open` opens <perfev/counter.h>'s page."""
-    root = os.environ.get("MESON_INSTALL_DESTDIR_PREFIX", "")
-    man3 = os.path.join(root, mandir, "man3") if not os.path.isabs(mandir) else \
-        os.path.join(os.environ.get("DESTDIR", ""), mandir.lstrip("/"), "man3")
-    os.makedirs(man3, exist_ok=True)
-    seen = set()
-    for header in headers:
-        page = page_name(Header(header))
-        for name in link_names(header):
-            if name in seen:
-                continue
-            seen.add(name)
-            with open(os.path.join(man3, name + ".3"), "w", encoding="utf-8") as f:
-                f.write(".so man3/%s.3\n" % page)
+def write_links(header, outdir, names):
+    """Writes into OUTDIR a page NAME.3 holding ".so man3/perfev_HEADER.3" for
+    each of names (functions and types of HEADER), so that `man 3
+    pev_counter_open` opens <perfev/counter.h>'s page once installed beside it."""
+    page = page_name(Header(header))
+    for name in names:
+        with open(os.path.join(outdir, name + ".3"), "w", encoding="utf-8") as f:
+            f.write(".so man3/%s.3\n" % page)
     return 0
 
 
 def main(argv):
-    if len(argv) >= 3 and argv[1] == "--install-links":
-        return install_links(argv[2], argv[3:])
+    if len(argv) == 3 and argv[1] == "--link-names":
+        print("\n".join(link_names(argv[2])))
+        return 0
+    if len(argv) >= 4 and argv[1] == "--links":
+        return write_links(argv[2], argv[3], argv[4:])
     if len(argv) >= 6 and argv[2] == "--index":
         page = index_page(argv[1], argv[3], argv[4], argv[6:])
         out = argv[5]
