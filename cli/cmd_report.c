@@ -21,14 +21,16 @@ static const char usage[] =
     "perfev report [-i FILE] [--sort KEYS] [-g [TYPE,THRESHOLD,LIMIT,ORDER,VALUE]] [-G]\n"
     "                     [--children|--no-children] [--max-stack N] [--percent-limit P]\n"
     "                     [--stdio] [--inline|--no-inline] [-e EVENT] [--group|--no-group]\n"
-    "                     [--format table|folded|json|pprof|flamegraph] [-o OUT]\n"
+    "                     [--format table|folded|json|pprof|flamegraph|gecko|speedscope]\n"
+    "                     [-o OUT]\n"
     "                     [-n] [-q] [-v] [--no-demangle] [-c COMMS] [-d DSOS] [-S SYMBOLS]\n"
     "                     [--pid PIDS] [--tid TIDS] [--header|--header-only] [-F FIELDS]\n"
     "                     [--symbol-at-return] [--wall-clock] [--kallsyms FILE]";
 
-enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH };
+enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH, FMT_GECKO, FMT_SPEEDSCOPE };
 
-static const char *const format_names[] = {"table", "folded", "json", "pprof", "flamegraph"};
+static const char *const format_names[] = {"table",      "folded", "json",      "pprof",
+					    "flamegraph", "gecko",  "speedscope"};
 
 static const char *const sort_keys[] = {"comm", "pid", "process", "tid",	"cpu",
 					"dso",	"sym", "symbol",  "srcline", "trace"};
@@ -89,7 +91,9 @@ static void print_help(void)
 	       "      --period              folded stacks, flame graph: weigh by period\n"
 	       "      --group               one table for a group's events side by side\n"
 	       "      --no-group            one table per event\n"
-	       "      --format FORMAT       table, folded, json, pprof or flamegraph\n"
+	       "      --format FORMAT       table, folded, json, pprof, flamegraph, gecko\n"
+	       "                            (the Firefox Profiler) or speedscope; with -o\n"
+	       "                            NAME.gz gecko and speedscope are compressed\n"
 	       "  -n, --show-nr-samples     a Samples column\n"
 	       "  -q, --quiet               the entries only: no # header lines, no warnings\n"
 	       "  -v, --verbose             full paths of shared objects, C++ parameter lists\n"
@@ -363,7 +367,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 				;
 			if (i == n)
 				return bad_value("--format",
-						 "table, folded, json, pprof or flamegraph", optarg);
+						 "table, folded, json, pprof, flamegraph, gecko or "
+						 "speedscope",
+						 optarg);
 			o->format = (enum format)i;
 			break;
 		}
@@ -636,6 +642,10 @@ static int write_profile(const struct pev_profile *p, FILE *out, const struct re
 		return pev_profile_write_pprof(p, out, ro, err);
 	case FMT_FLAMEGRAPH:
 		return pev_profile_write_flamegraph(p, out, ro, err);
+	case FMT_GECKO:
+		return pev_profile_write_gecko(p, out, ro, err);
+	case FMT_SPEEDSCOPE:
+		return pev_profile_write_speedscope(p, out, ro, err);
 	default:
 		return pev_profile_write_table(p, out, ro, err);
 	}
@@ -753,6 +763,13 @@ static int run(const struct report_opts *o)
 	if (o->order >= 0 ? o->order == PEV_REPORT_CALLGRAPH_CALLER
 			  : o->inverted || (ro.flags & PEV_REPORT_CHILDREN))
 		ropts.flags |= PEV_REPLAY_LONE_LEAF_CALLER;
+	/* The browser formats lay samples out in time: the profile keeps each one. */
+	if (o->format == FMT_GECKO || o->format == FMT_SPEEDSCOPE)
+		ropts.flags |= PEV_REPLAY_TIMELINE;
+	/* "-o profile.json.gz": compressed, as both viewers open it. */
+	if ((o->format == FMT_GECKO || o->format == FMT_SPEEDSCOPE) && o->output &&
+	    strlen(o->output) > 3 && strcmp(o->output + strlen(o->output) - 3, ".gz") == 0)
+		ro.flags |= PEV_REPORT_GZIP;
 	sopts.kallsyms = o->kallsyms;
 	ropts.symbols_opts = &sopts;
 	if (list_names(ro.sort, "trace") || list_names(o->fields, "trace")) {

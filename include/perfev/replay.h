@@ -78,6 +78,17 @@ struct pev_replay;
  */
 #define PEV_REPLAY_LONE_LEAF_CALLER (1u << 5)
 
+/**
+ * pev_profile_load only: the profile keeps its timeline
+ * (pev_profile_keep_timeline), which the Firefox Profiler's format
+ * (pev_profile_write_gecko) needs: every sample in time order with the CPU
+ * time its thread used since its previous sample (known where the file has
+ * context-switch records), each off-CPU sample's time waited, and markers
+ * for records lost, sampling throttled, the recording's edges, exec, and
+ * thread start and end.
+ */
+#define PEV_REPLAY_TIMELINE (1u << 6)
+
 struct pev_replay_sample;
 
 /** Options of pev_replay_open and pev_profile_load. Initialize with PEV_REPLAY_OPTS_INIT. */

@@ -249,6 +249,76 @@ PEV_API int pev_profile_add_wall_clock(struct pev_profile *p, unsigned *event);
  * PEV_EBADARG (p or flags NULL, no such event).
  */
 PEV_API int pev_profile_event_flags(const struct pev_profile *p, unsigned event, uint32_t *flags);
+/* ---- the timeline ------------------------------------------------------------ */
+
+/**
+ * Makes the profile keep its timeline: every sample added from now on, in
+ * the order added, with its time and weight (besides the samples'
+ * aggregated form every writer uses), and the markers of
+ * pev_profile_add_marker(). The Firefox Profiler's format
+ * (pev_profile_write_gecko) needs it; speedscope's
+ * (pev_profile_write_speedscope) then lays each thread's samples out in
+ * time order. It costs 32 bytes a sample. Call it before the first sample.
+ * Returns 0, or PEV_EBADARG (p NULL, samples already added).
+ */
+PEV_API int pev_profile_keep_timeline(struct pev_profile *p);
+
+/** What a marker of the timeline marks (struct pev_profile_marker.kind). */
+enum pev_profile_marker_kind {
+	/** Records the kernel dropped (a full ring): value is how many (an instant). */
+	PEV_PROFILE_MARKER_LOST = 1,
+	/** Sampling throttled by the kernel (its rate limit), from start to end. */
+	PEV_PROFILE_MARKER_THROTTLED = 2,
+	/** The recording, from start to end (a `record --rotate` window's edges). */
+	PEV_PROFILE_MARKER_RECORDING = 3,
+	/** The thread's process ran a new program (execve); text is its new name (an instant). */
+	PEV_PROFILE_MARKER_EXEC = 4,
+	/** The thread was created (clone, fork); value is its parent's thread id (an instant). */
+	PEV_PROFILE_MARKER_THREAD_START = 5,
+	/** The thread ended (an instant). */
+	PEV_PROFILE_MARKER_THREAD_END = 6,
+};
+
+/**
+ * Something that happened at a time, or from one time to another, to one
+ * thread or to the whole recording. Initialize with PEV_PROFILE_MARKER_INIT.
+ */
+struct pev_profile_marker {
+	size_t sz; /**< sizeof(struct pev_profile_marker), set by the INIT macro */
+	enum pev_profile_marker_kind kind; /**< what it marks */
+	int32_t pid;    /**< the process, or -1 (set by the INIT macro): the whole recording */
+	int32_t tid;    /**< the thread, or -1 (set by the INIT macro): the whole recording */
+	uint64_t start; /**< when it happened or began, in nanoseconds (the samples' clock) */
+	uint64_t end;   /**< when it ended; at most start: an instant */
+	uint64_t value; /**< a number it carries (see the kinds), or 0 */
+	const char *text; /**< a text it carries (see the kinds; copied), or NULL */
+};
+
+#ifdef __cplusplus
+/** C++: what PEV_PROFILE_MARKER_INIT gives there (zero fields, the size set, pid and tid -1). */
+static inline struct pev_profile_marker pev_profile_marker_init(void)
+{
+	struct pev_profile_marker m = PEV_SIZED_INIT(struct pev_profile_marker);
+
+	m.pid = -1;
+	m.tid = -1;
+	return m;
+}
+/** Initializer for struct pev_profile_marker: zero fields, the size set, pid and tid -1. */
+#define PEV_PROFILE_MARKER_INIT (pev_profile_marker_init())
+#else
+/** Initializer for struct pev_profile_marker: zero fields, the size set, pid and tid -1. */
+#define PEV_PROFILE_MARKER_INIT                                                                    \
+	{.sz = sizeof(struct pev_profile_marker), .pid = -1, .tid = -1}
+#endif
+
+/**
+ * Adds a marker to the timeline (pev_profile_keep_timeline). Returns 0,
+ * PEV_EBADARG (p or m NULL, an unknown kind or options, no timeline kept)
+ * or PEV_ENOMEM.
+ */
+PEV_API int pev_profile_add_marker(struct pev_profile *p, const struct pev_profile_marker *m);
+
 /** pev_profile_mapping.flags: the recorded program (pprof's main mapping, listed first). */
 #define PEV_PROFILE_MAPPING_MAIN (1u << 0)
 
@@ -373,6 +443,8 @@ enum pev_report_cg_value {
  * show alike (a control byte and the text of its escape) both pass.
  */
 #define PEV_REPORT_FILTER_SHOWN (1u << 14)
+/** Gecko, speedscope: gzip-compress the output (a ".json.gz" file, which both viewers open). */
+#define PEV_REPORT_GZIP (1u << 15)
 
 /* pev_report_opts.labels: the pprof labels each sample carries. */
 /** pprof label "comm" (string). */
@@ -531,6 +603,43 @@ PEV_API int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
  */
 PEV_API int pev_profile_write_json(const struct pev_profile *p, FILE *out,
 				   const struct pev_report_opts *opts, struct pev_error *err);
+
+/**
+ * Writes the Firefox Profiler's Gecko profile format (JSON, version 24,
+ * presymbolicated), which https://profiler.firefox.com opens: a thread
+ * per recorded thread (named by its command, with its pid and tid, the
+ * threads of a process grouped by the Profiler), each with its samples in
+ * time order, stack, frame and string tables, and markers. Frames are
+ * "function (in library)", kernel frames in the category "Kernel", user
+ * ones in "User", inlined functions as frames of their own. Each sample
+ * carries the CPU time its thread used since its previous sample
+ * (threadCPUDelta, in nanoseconds; null where the profile does not know
+ * it), so the Profiler's CPU graph drops while a thread waits; each
+ * off-CPU sample (PEV_PROFILE_EVENT_OFFCPU) is also an "Off-CPU" interval
+ * marker holding its stack. The markers of pev_profile_add_marker follow.
+ * opts->event: only that event's samples (default: every event's).
+ * The profile needs its timeline (pev_profile_keep_timeline). Returns as
+ * pev_profile_write_table, and PEV_EBADARG when the profile keeps no
+ * timeline.
+ */
+PEV_API int pev_profile_write_gecko(const struct pev_profile *p, FILE *out,
+				   const struct pev_report_opts *opts, struct pev_error *err);
+
+/**
+ * Writes speedscope's file format (JSON, https://www.speedscope.app/file-format-schema.json):
+ * the frames shared by all profiles (function, file, line), and one
+ * "sampled" profile per thread of one event (opts->event, else the first)
+ * with its stacks, root first, and their weights in the event's unit
+ * (nanoseconds for time events). With the profile's timeline, each
+ * thread's samples come in time order (speedscope's "Time Order" view is
+ * then a timeline), else one per distinct stack. An off-CPU sample's stack
+ * ends in the frame "[off-cpu]". The "wall-clock" event
+ * (pev_profile_add_wall_clock) weighs on-CPU samples by the time they stand
+ * for and off-CPU ones by the time waited. Returns as pev_profile_write_table.
+ */
+PEV_API int pev_profile_write_speedscope(const struct pev_profile *p, FILE *out,
+					 const struct pev_report_opts *opts,
+					 struct pev_error *err);
 
 #ifdef __cplusplus
 }

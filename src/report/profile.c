@@ -50,6 +50,8 @@ void pev_profile_free(struct pev_profile *p)
 	free(p->maps);
 	pev__idset_free(&p->map_set);
 	free(p->thread_names);
+	free(p->tl);
+	free(p->markers);
 	free(p);
 }
 
@@ -457,8 +459,13 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 	k.pid = c.pid;
 	k.tid = c.tid;
 	k.cpu = c.cpu;
+	if (p->timeline && pev__grow((void **)&p->tl, &p->cap_tl, p->nr_tl + 1, sizeof(*p->tl)))
+		return PEV_ENOMEM;
 	if (store_sample(p, &k, sample_hash(h, &k), c.period, slot))
 		return PEV_ENOMEM;
+	if (p->timeline)
+		p->tl[p->nr_tl++] = (struct pev__tl_entry){
+			.time = c.time, .weight = c.period, .cpu = PEV__TL_CPU_UNKNOWN, .slot = *slot};
 	if (c.time) {
 		if (!p->has_time || c.time < p->min_time)
 			p->min_time = c.time;
@@ -512,6 +519,7 @@ int pev_profile_add_wall_clock(struct pev_profile *p, unsigned *event)
 	ev.value_type = "wall";
 	if ((w = pev_profile_add_event(p, &ev)) < 0)
 		return w;
+	p->events[w].wall = true;
 	/* Copies share their frames with the originals: alike only with each other. */
 	n = p->nr_samples;
 	for (uint32_t i = 0; i < n; i++) {
@@ -535,6 +543,47 @@ int pev_profile_add_wall_clock(struct pev_profile *p, unsigned *event)
 	}
 	if (event)
 		*event = (unsigned)w;
+	return 0;
+}
+
+int pev_profile_keep_timeline(struct pev_profile *p)
+{
+	static const char fn[] = "pev_profile_keep_timeline";
+
+	if (!p)
+		return pev__bad_arg(NULL, fn, "p", "NULL");
+	if (p->nr_samples && !p->timeline)
+		return pev__bad_arg(NULL, fn, "p", "already holds samples: keep the timeline "
+				    "before adding the first");
+	p->timeline = true;
+	return 0;
+}
+
+int pev_profile_add_marker(struct pev_profile *p, const struct pev_profile_marker *m)
+{
+	static const char fn[] = "pev_profile_add_marker";
+	struct pev_profile_marker c;
+	struct pev__marker *d;
+	uint32_t text;
+	int r;
+
+	if (!p || !m)
+		return pev__bad_arg(NULL, fn, p ? "m" : "p", "NULL");
+	if ((r = pev__opts_copy_sized(&c, sizeof(c), m, fn, "PEV_PROFILE_MARKER_INIT", NULL)) < 0)
+		return r;
+	if (c.kind < PEV_PROFILE_MARKER_LOST || c.kind > PEV_PROFILE_MARKER_THREAD_END)
+		return pev__bad_arg(NULL, fn, "m", "kind %d perfev does not know", (int)c.kind);
+	if (!p->timeline)
+		return pev__bad_arg(NULL, fn, "p", "keeps no timeline: call "
+				    "pev_profile_keep_timeline() first");
+	if (pev__strtab_intern_str(&p->str, c.text, &text) ||
+	    pev__grow((void **)&p->markers, &p->cap_markers, p->nr_markers + 1,
+		      sizeof(*p->markers)))
+		return PEV_ENOMEM;
+	d = &p->markers[p->nr_markers++];
+	*d = (struct pev__marker){.kind = c.kind, .pid = c.pid, .tid = c.tid, .start = c.start,
+				  .end = c.end > c.start ? c.end : c.start, .value = c.value,
+				  .text = text};
 	return 0;
 }
 

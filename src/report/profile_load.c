@@ -27,6 +27,7 @@
 #include "core/error_internal.h"
 #include "core/log_internal.h"
 #include "perfdata/perfdata_internal.h"
+#include "report/profile_timeline.h"
 #include "report/replay_internal.h"
 #include "report/report_internal.h"
 
@@ -68,6 +69,12 @@ struct offcpu {
 		bool on_sampled; /* on_slot holds its last on-CPU sample since the switch-in */
 		uint32_t on_slot;
 		uint64_t on_since;
+		/* The timeline (PEV_REPLAY_TIMELINE): the off-CPU sample waiting for
+		 * its switch-in, and the CPU time since the thread's last sample. */
+		size_t tl_wait;
+		bool cpu_known;     /* a switch-in was seen: cpu_since and ran are right */
+		uint64_t cpu_since; /* on a CPU since then (its last sample or switch-in) */
+		uint64_t ran;       /* CPU time before cpu_since, since its last sample */
 	} *wait;
 	size_t nr, cap;
 };
@@ -113,13 +120,22 @@ static int offcpu_switch(void *ctx, int32_t tid, uint64_t time, bool out)
 	struct thread_time *t = &oc->wait[*at - 1];
 	if (out && t->on && t->on_sampled && time >= t->on_since)
 		pev__profile_add_wall(oc->p, t->on_slot, time - t->on_since);
+	if (out && t->on && t->cpu_known && time >= t->cpu_since)
+		t->ran += time - t->cpu_since;
+	if (!out) {
+		t->cpu_known = true;
+		t->cpu_since = time;
+	}
 	t->on = !out;
 	t->on_sampled = false;
 	t->on_since = time;
 	if (out)
 		return 0;
-	if (t->waiting && time >= t->time)
+	if (t->waiting && time >= t->time) {
 		pev__profile_add_period(oc->p, t->slot, time - t->time);
+		if (oc->p->timeline && t->tl_wait < oc->p->nr_tl)
+			oc->p->tl[t->tl_wait].weight = time - t->time;
+	}
 	t->waiting = false;
 	return 0;
 }
@@ -185,8 +201,30 @@ static int add_offcpu_sample(struct offcpu *oc, struct pev_profile_sample *ps)
 		return rc;
 	t->time = ps->time;
 	t->slot = slot;
+	t->tl_wait = oc->p->nr_tl - 1; /* the sample's entry, when the timeline is kept */
 	t->waiting = true;
 	return 0;
+}
+
+/*
+ * The timeline: the CPU time thread tid used since its previous sample,
+ * for its sample at time; PEV__TL_CPU_UNKNOWN before the file showed the
+ * thread come onto a CPU. The next sample counts from this one.
+ */
+static uint64_t thread_cpu(struct offcpu *oc, int32_t tid, uint64_t time)
+{
+	uint64_t *at, cpu;
+
+	if (tid <= 0 || !time || !(at = offcpu_wait(oc, tid, false)))
+		return PEV__TL_CPU_UNKNOWN;
+	struct thread_time *t = &oc->wait[*at - 1];
+	if (!t->cpu_known)
+		return PEV__TL_CPU_UNKNOWN;
+	cpu = t->ran + (t->on && time >= t->cpu_since ? time - t->cpu_since : 0);
+	t->ran = 0;
+	if (time > t->cpu_since)
+		t->cpu_since = time;
+	return cpu;
 }
 
 /* Adds file event ev to the profile under a name no other event has. */
@@ -508,6 +546,11 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		ps.nr_frames = s.nr_frames > 65535 ? 65535 : s.nr_frames;
 		if (o->sample_text)
 			ps.trace = o->sample_text(o->sample_text_ctx, &s);
+		size_t entries = p->nr_tl;
+		uint64_t cpu = p->timeline && oc->file_switches &&
+					       !(s.record->sample.fields & PEV_SAMPLE_READ)
+				       ? thread_cpu(oc, s.tid, s.time)
+				       : PEV__TL_CPU_UNKNOWN;
 		if (s.record->sample.fields & PEV_SAMPLE_READ)
 			rc = add_read_sample(p, m, oc, reads, &lo, &ps, &s);
 		else if (is_offcpu(oc, s.event))
@@ -519,6 +562,8 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 			rc = pev_profile_add_sample(p, &ps);
 		else
 			rc = 0;
+		if (!rc && p->nr_tl == entries + 1)
+			p->tl[entries].cpu = cpu;
 		if (!rc)
 			rc = count_program(&progs, pev__replay_program(r, s.pid));
 		if ((adding = rc != 0))
@@ -577,7 +622,17 @@ int pev_profile_load(struct pev_perfdata *pd, const struct pev_replay_opts *opts
 		oc.file_switches |= (pev_perfdata_event(pd, i)->attr.flags & PEV_ATTR_CONTEXT_SWITCH) != 0;
 	if (oc.file_switches)
 		pev__replay_on_switch(r, offcpu_switch, &oc);
+	struct pev__timeline tl = {.p = p};
+	if (o.flags & PEV_REPLAY_TIMELINE) {
+		pev_profile_keep_timeline(p); /* cannot fail on a new profile */
+		pev__replay_on_record(r, pev__timeline_record, &tl);
+	}
 	rc = load(pd, r, p, &m, &oc, &o, err);
+	if (!rc && p->timeline &&
+	    (rc = pev__timeline_finish(&tl, p->has_time ? p->min_time : 0,
+				       p->has_time ? p->max_time : 0)))
+		rc = pev__error_start(err, rc, 0, NULL, NULL, true);
+	free(tl.throttles);
 	pev_replay_close(r);
 	free(m.idx);
 	pev__last_reads_free(&oc.index);

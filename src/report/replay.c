@@ -90,6 +90,8 @@ struct pev_replay {
 	char unknown_comm[24];
 	pev__replay_switch_fn on_switch; /* context switches, or NULL */
 	void *switch_ctx;
+	pev__replay_record_fn on_record; /* every side-band record, or NULL */
+	void *record_ctx;
 };
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -755,8 +757,10 @@ static int process(struct pev_replay *r, const void *bytes, size_t len,
 		return 0;
 	if (pev_record_decode(fmt, bytes, len, &r->rec) < 0)
 		return 0;
-	if (r->rec.type != PEV_RECORD_SAMPLE)
-		return sideband(r, &r->rec);
+	if (r->rec.type != PEV_RECORD_SAMPLE) {
+		int rc = r->on_record ? r->on_record(r->record_ctx, &r->rec) : 0;
+		return rc < 0 ? rc : sideband(r, &r->rec);
+	}
 	/*
 	 * The kernel never writes a period with bit 63 set (it refuses such a
 	 * sample_period, and its frequency mode stays far below): a damaged
@@ -994,6 +998,12 @@ void pev__replay_on_switch(struct pev_replay *r, pev__replay_switch_fn fn, void 
 {
 	r->on_switch = fn;
 	r->switch_ctx = ctx;
+}
+
+void pev__replay_on_record(struct pev_replay *r, pev__replay_record_fn fn, void *ctx)
+{
+	r->on_record = fn;
+	r->record_ctx = ctx;
 }
 
 int pev_replay_next(struct pev_replay *r, struct pev_replay_sample *out, struct pev_error *err)

@@ -92,6 +92,17 @@ typedef int (*pev__replay_switch_fn)(void *ctx, int32_t tid, uint64_t time, bool
 
 /* Sets the function told of context switches (NULL: none), with ctx. */
 void pev__replay_on_switch(struct pev_replay *r, pev__replay_switch_fn fn, void *ctx);
+/*
+ * Told of each side-band record (every record but samples) in the order
+ * replayed, before the replay takes it in: a FORK is told before the new
+ * thread is known, an EXIT before it is forgotten. Returns 0 or PEV_ENOMEM,
+ * which ends the replay.
+ */
+typedef int (*pev__replay_record_fn)(void *ctx, const struct pev_record *rec);
+
+/* Sets the function told of side-band records (NULL: none), with ctx. */
+void pev__replay_on_record(struct pev_replay *r, pev__replay_record_fn fn, void *ctx);
+
 /* A file mapping (MMAP, MMAP2) the replay met, or a build id the symbolizer read (len 0). */
 struct pev__replay_map {
 	const char *path;

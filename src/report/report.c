@@ -67,6 +67,23 @@ int pev__report_begin(const struct pev_profile *p, FILE *out, const struct pev_r
 	return 0;
 }
 
+FILE *pev__report_stream(FILE *out, unsigned flags)
+{
+	return (flags & PEV_REPORT_GZIP) ? pev__gzip_open(out) : out;
+}
+
+int pev__report_finish(FILE *s, FILE *out, int rc, const char *func, struct pev_error *err)
+{
+	if (s != out && fclose(s) != 0 && rc == 0) {
+		int e = errno;
+		pev__error_start(err, PEV_EIO, e, "write", NULL, false);
+		pev__error_msg(err, "%s: writing the compressed report failed: %s", func,
+			       e ? strerror(e) : "stream error");
+		return PEV_EIO;
+	}
+	return pev__report_end(out, rc, func, err);
+}
+
 int pev__report_end(FILE *out, int rc, const char *func, struct pev_error *err)
 {
 	if (fflush(out) != 0 || ferror(out)) {

@@ -183,6 +183,25 @@ struct pev__event {
 	uint32_t nr_members; /* events of the group it leads, itself included; 1 alone */
 	uint32_t group_name; /* string id of its group's name (on the leader), or 0 */
 	uint32_t flags;      /* PEV_PROFILE_EVENT_* */
+	bool wall;           /* the event pev_profile_add_wall_clock made */
+};
+
+/* A sample of the timeline (pev_profile_keep_timeline), in the order added. */
+struct pev__tl_entry {
+	uint64_t time;
+	uint64_t weight; /* its period; an off-CPU sample's: the time waited (profile_load.c) */
+	uint64_t cpu;    /* its thread's CPU time since its previous sample, or PEV__TL_CPU_UNKNOWN */
+	uint32_t slot;   /* the stored sample: its event, thread and stack */
+	uint32_t unused;
+};
+#define PEV__TL_CPU_UNKNOWN UINT64_MAX
+
+/* A marker of the timeline (pev_profile_add_marker). */
+struct pev__marker {
+	enum pev_profile_marker_kind kind;
+	int32_t pid, tid;
+	uint64_t start, end, value;
+	uint32_t text; /* string id, or 0 */
 };
 
 /* What pev_profile_add_mapping said of a DSO. */
@@ -233,6 +252,12 @@ struct pev_profile {
 	unsigned nr_events;
 	size_t cap_events;
 
+	bool timeline; /* pev_profile_keep_timeline was called */
+	struct pev__tl_entry *tl;
+	size_t nr_tl, cap_tl;
+	struct pev__marker *markers;
+	size_t nr_markers, cap_markers;
+
 	uint64_t lost;
 	uint64_t start_ns, duration_ns;
 	bool time_set;
@@ -246,6 +271,15 @@ struct pev_profile {
  */
 int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile_sample *s,
 				 uint32_t *slot);
+
+/*
+ * The timeline entry of the sample added last, or NULL when the profile
+ * keeps no timeline (or the sample was not added).
+ */
+static inline struct pev__tl_entry *pev__profile_last_entry(struct pev_profile *p)
+{
+	return p->timeline && p->nr_tl ? &p->tl[p->nr_tl - 1] : NULL;
+}
 
 /* Adds period to the stored samples at slot and to their event's total. */
 void pev__profile_add_period(struct pev_profile *p, uint32_t slot, uint64_t period);
@@ -286,6 +320,24 @@ int pev__report_begin(const struct pev_profile *p, FILE *out, const struct pev_r
 
 /* Ends a writer: PEV_EIO (err filled) when out has an error, else rc. */
 int pev__report_end(FILE *out, int rc, const char *func, struct pev_error *err);
+
+/*
+ * A stream that gzip-compresses what is written to it into out (which
+ * stays the caller's), or NULL when out of memory. fclose() finishes the
+ * compressed stream and fails (EOF) when writing it did.
+ */
+FILE *pev__gzip_open(FILE *out);
+
+/*
+ * A writer's stream: out, or with PEV_REPORT_GZIP a compressing stream
+ * into it (NULL: out of memory). pev__report_finish() closes it.
+ */
+FILE *pev__report_stream(FILE *out, unsigned flags);
+/*
+ * Ends a writer that wrote to stream s (from pev__report_stream): closes
+ * s when it compresses into out, then does what pev__report_end does.
+ */
+int pev__report_finish(FILE *s, FILE *out, int rc, const char *func, struct pev_error *err);
 
 /* Fills err for an allocation failure in func. Returns PEV_ENOMEM. */
 int pev__report_nomem(struct pev_error *err, const char *func);

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <zlib.h>
 
 #include "report/pprof_shim.h"
 
@@ -733,38 +732,15 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 	return 0;
 }
 
-/* Writes data gzip-compressed to out. */
+/* Writes data gzip-compressed to out. 0 or -EIO. */
 static int gzip_write(FILE *out, const uint8_t *data, size_t len)
 {
-	z_stream z;
-	unsigned char buf[65536];
-	int r;
+	FILE *gz = pev__gzip_open(out);
 
-	memset(&z, 0, sizeof(z));
-	/* windowBits 15 + 16: a gzip header and trailer around the deflate stream. */
-	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (!gz)
 		return -ENOMEM;
-	z.next_in = (Bytef *)(uintptr_t)data;
-	do {
-		size_t chunk = len > (1u << 30) ? (1u << 30) : len;
-		z.avail_in = (uInt)chunk;
-		len -= chunk;
-		do {
-			z.next_out = buf;
-			z.avail_out = sizeof(buf);
-			r = deflate(&z, len ? Z_NO_FLUSH : Z_FINISH);
-			if (r == Z_STREAM_ERROR) {
-				deflateEnd(&z);
-				return -EIO;
-			}
-			if (fwrite(buf, 1, sizeof(buf) - z.avail_out, out) != sizeof(buf) - z.avail_out) {
-				deflateEnd(&z);
-				return -EIO;
-			}
-		} while (z.avail_out == 0);
-	} while (len);
-	deflateEnd(&z);
-	return r == Z_STREAM_END ? 0 : -EIO;
+	bool ok = fwrite(data, 1, len, gz) == len;
+	return fclose(gz) == 0 && ok ? 0 : -EIO;
 }
 
 static void builder_free(struct builder *b)

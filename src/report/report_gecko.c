@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_gecko.c - the profile as the Firefox Profiler's Gecko profile
+ * format (version 24, presymbolicated): meta, and a thread per recorded
+ * thread with its samples in time order, the CPU time each used, its
+ * stack, frame and string tables and its markers.
+ *
+ * A thread's tables are its own (the format's rule): frame rows are the
+ * thread's distinct functions, "name (in library)", the string table holds
+ * their names (string i is row i's) and then the markers' names; stacks
+ * are (prefix, frame row) pairs, a sample's stack its leaf's. Times are
+ * milliseconds since the earliest sample or marker, with microsecond
+ * digits; meta.startTime is that instant on the wall clock when the file
+ * tells it (perf record -k), else 0.
+ *
+ * The CPU time of a sample (threadCPUDelta, nanoseconds) is what its
+ * thread ran since its previous sample: known from context-switch
+ * records; else, for an event in nanoseconds (cpu-clock), its period, or
+ * the time since the thread's previous sample where that is shorter; for
+ * an off-CPU sample the time since the thread's previous sample; else
+ * null. An off-CPU sample (taken at a switch-out) is also an "Off-CPU"
+ * interval marker spanning the wait, whose stack is the sample's.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_internal.h"
+#include "perfev/common.h"
+#include "report/report_timeline.h"
+
+/* The categories frames and markers name, in meta.categories' order. */
+enum { CAT_USER, CAT_KERNEL, CAT_OTHER };
+
+/* The markers' names, after the frame rows' in a thread's string table. */
+static const char *const marker_names[] = {
+	"Off-CPU", "Lost records", "Throttled", "Recording", "Exec", "Thread start", "Thread end",
+};
+enum { NAME_OFFCPU };
+
+/* A marker's name index in marker_names. */
+static unsigned marker_name(enum pev_profile_marker_kind k)
+{
+	return (unsigned)k; /* LOST = 1 ... THREAD_END = 6, in marker_names' order */
+}
+
+/* Per thread: its frame rows and stacks, reused from one thread to the next. */
+struct gecko {
+	const struct pev_profile *p;
+	FILE *out;
+	unsigned flags; /* PEV_REPORT_* */
+	uint64_t zero;  /* the time written as 0 */
+
+	uint32_t stamp;      /* the thread being written, from 1 */
+	uint32_t *sym_stamp; /* per symbol: the thread whose row sym_row is */
+	uint32_t *sym_row;
+	uint32_t *rows;      /* row -> symbol */
+	uint32_t *row_line;  /* row -> the source line of its first frame, 0: none */
+	uint32_t nr_rows;
+
+	uint32_t *slot_stamp; /* per stored sample: the thread whose stack slot_stack is */
+	uint32_t *slot_stack; /* its stack, UINT32_MAX: none (no frames) */
+
+	struct pev__pairmap stack_map; /* (prefix + 1, row) -> stack */
+	uint32_t *stack_prefix, *stack_row;
+	size_t nr_stacks, cap_stacks, cap_prefix;
+
+	uint32_t *offcpu; /* the thread's off-CPU samples (timeline entries) */
+	uint32_t *offcpu_stack;
+	size_t nr_offcpu, cap_offcpu, cap_offcpu_stack;
+};
+
+/* Writes ns since g->zero as milliseconds, to the microsecond. */
+static void put_ms(const struct gecko *g, uint64_t t)
+{
+	uint64_t us = (t > g->zero ? t - g->zero : 0) / 1000;
+
+	fprintf(g->out, "%" PRIu64 ".%03u", us / 1000, (unsigned)(us % 1000));
+}
+
+/* The frame row of symbol sym in this thread, made on first use. */
+static int row_of(struct gecko *g, uint32_t sym, uint32_t line, uint32_t *row)
+{
+	if (g->sym_stamp[sym] == g->stamp) {
+		*row = g->sym_row[sym];
+		return 0;
+	}
+	g->sym_stamp[sym] = g->stamp;
+	g->sym_row[sym] = g->nr_rows;
+	g->rows[g->nr_rows] = sym;
+	g->row_line[g->nr_rows] = line;
+	*row = g->nr_rows++;
+	return 0;
+}
+
+/* The stack (prefix, row), made on first use. */
+static int stack_of(struct gecko *g, uint32_t prefix, uint32_t row, uint32_t *stack)
+{
+	uint32_t a = prefix == UINT32_MAX ? 0 : prefix + 1;
+	uint32_t s = pev__pairmap_get(&g->stack_map, a, row);
+
+	if (s != UINT32_MAX) {
+		*stack = s;
+		return 0;
+	}
+	if (pev__grow((void **)&g->stack_prefix, &g->cap_prefix, g->nr_stacks + 1,
+		      sizeof(*g->stack_prefix)) ||
+	    pev__grow((void **)&g->stack_row, &g->cap_stacks, g->nr_stacks + 1,
+		      sizeof(*g->stack_row)) ||
+	    pev__pairmap_put(&g->stack_map, a, row, (uint32_t)g->nr_stacks))
+		return -1;
+	g->stack_prefix[g->nr_stacks] = prefix;
+	g->stack_row[g->nr_stacks] = row;
+	*stack = (uint32_t)g->nr_stacks++;
+	return 0;
+}
+
+/* The stack of stored sample slot in this thread: its frames from the outermost in. */
+static int sample_stack(struct gecko *g, uint32_t slot, uint32_t *stack)
+{
+	const struct pev__sample *s = &g->p->samples[slot];
+	const uint32_t *st = pev__sample_stack(g->p, s);
+	uint32_t cur = UINT32_MAX;
+
+	if (g->slot_stamp[slot] == g->stamp) {
+		*stack = g->slot_stack[slot];
+		return 0;
+	}
+	for (unsigned i = s->nr; i-- > 0;) {
+		const struct pev__frame *f = &g->p->frames[st[i]];
+		uint32_t row;
+
+		if ((g->flags & PEV_REPORT_NO_INLINE) && (f->flags & PEV_FRAME_INLINED))
+			continue;
+		if (row_of(g, f->sym, f->line, &row) || stack_of(g, cur, row, &cur))
+			return -1;
+	}
+	g->slot_stamp[slot] = g->stamp;
+	g->slot_stack[slot] = cur;
+	*stack = cur;
+	return 0;
+}
+
+/* The CPU time of entry e (see the top of the file), or UINT64_MAX for null. */
+static uint64_t cpu_delta(const struct gecko *g, const struct pev__tl_entry *e,
+			  const struct pev__tl_entry *prev)
+{
+	const struct pev__sample *s = &g->p->samples[e->slot];
+	const struct pev__event *ev = &g->p->events[s->event];
+
+	if (e->cpu != PEV__TL_CPU_UNKNOWN)
+		return e->cpu;
+	/* Taken at a switch-out: the thread ran since its previous sample. */
+	if (s->offcpu)
+		return prev && e->time >= prev->time ? e->time - prev->time : UINT64_MAX;
+	if (ev->unit != PEV_PROFILE_UNIT_NANOSECONDS)
+		return UINT64_MAX;
+	if (prev && e->time >= prev->time && e->time - prev->time < e->weight)
+		return e->time - prev->time;
+	return e->weight;
+}
+
+static int write_samples(struct gecko *g, const struct pev__tl_threads *t,
+			 const struct pev__tl_thread *th)
+{
+	FILE *out = g->out;
+	const struct pev__tl_entry *prev = NULL;
+
+	g->nr_offcpu = 0;
+	fputs("\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2,"
+	      "\"threadCPUDelta\":3},\"data\":[", out);
+	for (size_t i = 0; i < th->count; i++) {
+		uint32_t idx = t->order[th->first + i];
+		const struct pev__tl_entry *e = &g->p->tl[idx];
+		uint32_t stack;
+		uint64_t cpu;
+
+		if (sample_stack(g, e->slot, &stack))
+			return -1;
+		fputs(i ? ",[" : "[", out);
+		if (stack == UINT32_MAX)
+			fputs("null", out);
+		else
+			fprintf(out, "%" PRIu32, stack);
+		putc(',', out);
+		put_ms(g, e->time);
+		cpu = cpu_delta(g, e, prev);
+		if (cpu == UINT64_MAX)
+			fputs(",0,null]", out);
+		else
+			fprintf(out, ",0,%" PRIu64 "]", cpu);
+		prev = e;
+		if (g->p->samples[e->slot].offcpu && e->weight) {
+			if (pev__grow((void **)&g->offcpu, &g->cap_offcpu, g->nr_offcpu + 1,
+				      sizeof(*g->offcpu)) ||
+			    pev__grow((void **)&g->offcpu_stack, &g->cap_offcpu_stack,
+				      g->nr_offcpu + 1, sizeof(*g->offcpu_stack)))
+				return -1;
+			g->offcpu[g->nr_offcpu] = idx;
+			g->offcpu_stack[g->nr_offcpu++] = stack;
+		}
+	}
+	fputs("]}", out);
+	return 0;
+}
+
+/* Writes one marker tuple: its name, times, phase, category and payload's fields. */
+static void marker_begin(struct gecko *g, bool *first, unsigned name, uint64_t start,
+			 uint64_t end, const char *type)
+{
+	FILE *out = g->out;
+	bool interval = end > start;
+
+	fputs(*first ? "[" : ",[", out);
+	*first = false;
+	fprintf(out, "%" PRIu32 ",", g->nr_rows + name);
+	put_ms(g, start);
+	putc(',', out);
+	if (interval)
+		put_ms(g, end);
+	else
+		fputs("null", out);
+	fprintf(out, ",%d,%d,{\"type\":\"%s\"", interval ? 1 : 0, CAT_OTHER, type);
+}
+
+static void write_marker(struct gecko *g, bool *first, const struct pev__marker *m)
+{
+	static const char *const types[] = {
+		[PEV_PROFILE_MARKER_LOST] = "Lost",
+		[PEV_PROFILE_MARKER_THROTTLED] = "Throttled",
+		[PEV_PROFILE_MARKER_RECORDING] = "Recording",
+		[PEV_PROFILE_MARKER_EXEC] = "Exec",
+		[PEV_PROFILE_MARKER_THREAD_START] = "ThreadStart",
+		[PEV_PROFILE_MARKER_THREAD_END] = "ThreadEnd",
+	};
+	FILE *out = g->out;
+
+	marker_begin(g, first, marker_name(m->kind), m->start, m->end, types[m->kind]);
+	switch (m->kind) {
+	case PEV_PROFILE_MARKER_LOST:
+		fprintf(out, ",\"count\":%" PRIu64, m->value);
+		break;
+	case PEV_PROFILE_MARKER_EXEC:
+		fputs(",\"name\":", out);
+		pev__json_string(out, pev__strtab_get(&g->p->str, m->text));
+		break;
+	case PEV_PROFILE_MARKER_THREAD_START:
+		fprintf(out, ",\"parent\":%" PRIu64, m->value);
+		break;
+	default:
+		break;
+	}
+	fputs("}]", out);
+}
+
+/*
+ * The thread's markers: its off-CPU intervals, what pev_profile_add_marker
+ * said of it, and (global) the recording's own markers. Notes when the
+ * thread started and ended.
+ */
+static void write_markers(struct gecko *g, const struct pev__tl_thread *th, bool global,
+			  uint64_t *registered, uint64_t *unregistered)
+{
+	FILE *out = g->out;
+	bool first = true;
+
+	fputs(",\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,"
+	      "\"category\":4,\"data\":5},\"data\":[", out);
+	for (size_t i = 0; i < g->nr_offcpu; i++) {
+		const struct pev__tl_entry *e = &g->p->tl[g->offcpu[i]];
+
+		marker_begin(g, &first, NAME_OFFCPU, e->time, e->time + e->weight, "OffCPU");
+		if (g->offcpu_stack[i] != UINT32_MAX) {
+			fprintf(out, ",\"stack\":{\"tid\":%" PRId32 ",\"samples\":{\"schema\":"
+				"{\"stack\":0,\"time\":1},\"data\":[[%" PRIu32 ",", th->tid,
+				g->offcpu_stack[i]);
+			put_ms(g, e->time);
+			fputs("]]}}", out);
+		}
+		fputs("}]", out);
+	}
+	for (size_t i = 0; i < g->p->nr_markers; i++) {
+		const struct pev__marker *m = &g->p->markers[i];
+
+		if (m->tid < 0 ? !global : (m->tid != th->tid || m->pid != th->pid))
+			continue;
+		write_marker(g, &first, m);
+		if (m->kind == PEV_PROFILE_MARKER_THREAD_START && m->tid >= 0 && m->start < *registered)
+			*registered = m->start;
+		if (m->kind == PEV_PROFILE_MARKER_THREAD_END && m->tid >= 0)
+			*unregistered = m->start;
+	}
+	fputs("]}", out);
+}
+
+/* The frame, stack and string tables of the thread just written. */
+static void write_tables(struct gecko *g)
+{
+	FILE *out = g->out;
+	char buf[32], dso[256];
+
+	fputs(",\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[", out);
+	for (size_t i = 0; i < g->nr_stacks; i++) {
+		if (g->stack_prefix[i] == UINT32_MAX)
+			fprintf(out, "%s[null,%" PRIu32 "]", i ? "," : "", g->stack_row[i]);
+		else
+			fprintf(out, "%s[%" PRIu32 ",%" PRIu32 "]", i ? "," : "",
+				g->stack_prefix[i], g->stack_row[i]);
+	}
+	fputs("]},\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1,"
+	      "\"innerWindowID\":2,\"implementation\":3,\"line\":4,\"column\":5,\"category\":6,"
+	      "\"subcategory\":7},\"data\":[", out);
+	for (uint32_t r = 0; r < g->nr_rows; r++) {
+		const struct pev__sym *s = &g->p->syms[g->rows[r]];
+
+		fprintf(out, "%s[%" PRIu32 ",false,0,null,", r ? "," : "", r);
+		if (g->row_line[r])
+			fprintf(out, "%" PRIu32, g->row_line[r]);
+		else
+			fputs("null", out);
+		fprintf(out, ",null,%d,0]", s->kernel ? CAT_KERNEL : CAT_USER);
+	}
+	fputs("]},\"stringTable\":[", out);
+	for (uint32_t r = 0; r < g->nr_rows; r++) {
+		const struct pev__sym *s = &g->p->syms[g->rows[r]];
+		const char *d = pev__strtab_get(&g->p->str, s->dso);
+
+		/* "name (in library)": the Profiler's form of a native function. */
+		fputs(r ? ",\"" : "\"", out);
+		pev__json_chars(out, pev__sym_label(g->p, g->rows[r], true, buf, sizeof(buf)));
+		fputs(" (in ", out);
+		pev__json_chars(out, d ? pev__dso_base(d, dso, sizeof(dso)) : "[unknown]");
+		fputs(")\"", out);
+	}
+	for (size_t i = 0; i < sizeof(marker_names) / sizeof(marker_names[0]); i++)
+		fprintf(out, "%s\"%s\"", g->nr_rows || i ? "," : "", marker_names[i]);
+	fputs("]", out);
+}
+
+static int write_thread(struct gecko *g, const struct pev__tl_threads *t,
+			const struct pev__tl_thread *th, bool global)
+{
+	FILE *out = g->out;
+	uint32_t proc = pev__profile_thread_name(g->p, th->pid);
+	const char *name = pev__strtab_get(&g->p->str, th->comm);
+	uint64_t registered = th->start, unregistered = 0;
+
+	g->stamp++;
+	g->nr_rows = 0;
+	g->nr_stacks = 0;
+	pev__pairmap_clear(&g->stack_map);
+	fputs("{\"name\":", out);
+	pev__json_string(out, name ? name : "[unknown]");
+	fputs(",\"processName\":", out);
+	pev__json_string(out, proc ? pev__strtab_get(&g->p->str, proc) : name ? name : "[unknown]");
+	fprintf(out, ",\"processType\":\"default\",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",",
+		th->pid, th->tid);
+	if (write_samples(g, t, th))
+		return -1;
+	write_markers(g, th, global, &registered, &unregistered);
+	write_tables(g);
+	fputs(",\"registerTime\":", out);
+	put_ms(g, registered);
+	fputs(",\"unregisterTime\":", out);
+	if (unregistered)
+		put_ms(g, unregistered);
+	else
+		fputs("null", out);
+	putc('}', out);
+	return 0;
+}
+
+/* The marker schemas: how the Profiler shows each payload type. */
+static void write_marker_schema(FILE *out)
+{
+	static const char *const schemas[] = {
+		"{\"name\":\"OffCPU\",\"tooltipLabel\":\"Off-CPU\",\"tableLabel\":\"off-CPU\","
+		"\"chartLabel\":\"off-CPU\",\"display\":[\"marker-chart\",\"marker-table\","
+		"\"timeline-overview\"],\"data\":[]}",
+		"{\"name\":\"Lost\",\"tooltipLabel\":\"Lost records: {marker.data.count}\","
+		"\"tableLabel\":\"{marker.data.count} records lost\",\"display\":[\"marker-chart\","
+		"\"marker-table\",\"timeline-overview\"],\"data\":[{\"key\":\"count\",\"label\":"
+		"\"Records lost\",\"format\":\"integer\"}]}",
+		"{\"name\":\"Throttled\",\"tooltipLabel\":\"Sampling throttled\",\"display\":"
+		"[\"marker-chart\",\"marker-table\",\"timeline-overview\"],\"data\":[]}",
+		"{\"name\":\"Recording\",\"tooltipLabel\":\"Recording\",\"display\":"
+		"[\"marker-chart\",\"marker-table\"],\"data\":[]}",
+		"{\"name\":\"Exec\",\"tooltipLabel\":\"exec {marker.data.name}\",\"tableLabel\":"
+		"\"exec {marker.data.name}\",\"display\":[\"marker-chart\",\"marker-table\","
+		"\"timeline-overview\"],\"data\":[{\"key\":\"name\",\"label\":\"Program\","
+		"\"format\":\"string\",\"searchable\":true}]}",
+		"{\"name\":\"ThreadStart\",\"tooltipLabel\":\"Thread start\",\"display\":"
+		"[\"marker-chart\",\"marker-table\"],\"data\":[{\"key\":\"parent\",\"label\":"
+		"\"Parent thread\",\"format\":\"integer\"}]}",
+		"{\"name\":\"ThreadEnd\",\"tooltipLabel\":\"Thread end\",\"display\":"
+		"[\"marker-chart\",\"marker-table\"],\"data\":[]}",
+	};
+
+	fputs("\"markerSchema\":[", out);
+	for (size_t i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++)
+		fprintf(out, "%s%s", i ? "," : "", schemas[i]);
+	putc(']', out);
+}
+
+static void write_meta(struct gecko *g, const bool *want, const struct pev__tl_threads *t)
+{
+	const struct pev_profile *p = g->p;
+	FILE *out = g->out;
+	uint64_t interval_ns = 1000000, start_ms = 0, last = g->zero;
+
+	for (unsigned e = 0; e < p->nr_events; e++)
+		if (want[e] && p->events[e].unit == PEV_PROFILE_UNIT_NANOSECONDS &&
+		    p->events[e].period && !(p->events[e].flags & PEV_PROFILE_EVENT_OFFCPU)) {
+			interval_ns = p->events[e].period;
+			break;
+		}
+	/* The wall clock at g->zero, where the file ties its clock to it. */
+	if (p->time_set && p->start_ns && p->has_time && p->start_ns / 1000000 > 0)
+		start_ms = (p->start_ns - (p->min_time - g->zero)) / 1000000;
+	for (size_t i = 0; i < t->nr_order; i++)
+		if (p->tl[t->order[i]].time > last)
+			last = p->tl[t->order[i]].time;
+	for (size_t i = 0; i < p->nr_markers; i++)
+		if (p->markers[i].end > last)
+			last = p->markers[i].end;
+	fprintf(out, "{\"meta\":{\"version\":24,\"interval\":%" PRIu64 ".%06u,\"startTime\":%"
+		PRIu64 ",\"shutdownTime\":null,", interval_ns / 1000000,
+		(unsigned)(interval_ns % 1000000), start_ms);
+	fputs("\"profilingStartTime\":0,\"profilingEndTime\":", out);
+	put_ms(g, last);
+	fprintf(out, ",\"processType\":0,\"product\":\"perfev %s\",\"platform\":\"Linux\","
+		"\"stackwalk\":1,\"debug\":0,\"gcpoison\":0,\"asyncstack\":0,"
+		"\"presymbolicated\":true,", pev_version());
+	fputs("\"categories\":[{\"name\":\"User\",\"color\":\"yellow\",\"subcategories\":"
+	      "[\"Other\"]},{\"name\":\"Kernel\",\"color\":\"orange\",\"subcategories\":"
+	      "[\"Other\"]},{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":"
+	      "[\"Other\"]}],\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\","
+	      "\"threadCPUDelta\":\"ns\"},", out);
+	write_marker_schema(out);
+	fputs("},\"libs\":[],\"pausedRanges\":[],\"processes\":[],\"threads\":[", out);
+}
+
+static void gecko_free(struct gecko *g)
+{
+	free(g->sym_stamp);
+	free(g->sym_row);
+	free(g->rows);
+	free(g->row_line);
+	free(g->slot_stamp);
+	free(g->slot_stack);
+	pev__pairmap_free(&g->stack_map);
+	free(g->stack_prefix);
+	free(g->stack_row);
+	free(g->offcpu);
+	free(g->offcpu_stack);
+}
+
+static int gecko_alloc(struct gecko *g)
+{
+	size_t syms = g->p->nr_syms ? g->p->nr_syms : 1;
+	size_t slots = g->p->nr_samples ? g->p->nr_samples : 1;
+
+	g->sym_stamp = calloc(syms, sizeof(*g->sym_stamp));
+	g->sym_row = malloc(syms * sizeof(*g->sym_row));
+	g->rows = malloc(syms * sizeof(*g->rows));
+	g->row_line = malloc(syms * sizeof(*g->row_line));
+	g->slot_stamp = calloc(slots, sizeof(*g->slot_stamp));
+	g->slot_stack = malloc(slots * sizeof(*g->slot_stack));
+	return g->sym_stamp && g->sym_row && g->rows && g->row_line && g->slot_stamp &&
+			       g->slot_stack
+		       ? 0
+		       : -1;
+}
+
+/* The earliest time written: of the samples and markers. */
+static uint64_t earliest(const struct pev_profile *p, const struct pev__tl_threads *t)
+{
+	uint64_t z = UINT64_MAX;
+
+	for (size_t i = 0; i < t->nr_order; i++)
+		if (p->tl[t->order[i]].time < z)
+			z = p->tl[t->order[i]].time;
+	for (size_t i = 0; i < p->nr_markers; i++)
+		if (p->markers[i].start && p->markers[i].start < z)
+			z = p->markers[i].start;
+	return z == UINT64_MAX ? 0 : z;
+}
+
+int pev_profile_write_gecko(const struct pev_profile *p, FILE *out,
+			    const struct pev_report_opts *opts, struct pev_error *err)
+{
+	static const char func[] = "pev_profile_write_gecko";
+	struct pev_report_opts o;
+	struct pev__tl_threads t;
+	struct gecko g = {0};
+	bool *want;
+	int event, r;
+
+	pev__error_clear(err);
+	if ((r = pev__report_begin(p, out, opts, &o, &event, func, err)) < 0)
+		return r;
+	if (!p->timeline)
+		return pev__bad_arg(err, func, "p", "keeps no timeline: call "
+				    "pev_profile_keep_timeline() before adding samples, or load "
+				    "it with PEV_REPLAY_TIMELINE");
+	if (!(want = pev__tl_events(p, event)))
+		return pev__report_nomem(err, func);
+	if (pev__tl_threads_build(p, p->tl, p->nr_tl, want, true, &t)) {
+		free(want);
+		return pev__report_nomem(err, func);
+	}
+	g.p = p;
+	g.out = pev__report_stream(out, o.flags);
+	g.flags = o.flags;
+	g.zero = earliest(p, &t);
+	r = g.out ? gecko_alloc(&g) : -1;
+	if (!r) {
+		write_meta(&g, want, &t);
+		for (size_t i = 0; i < t.nr_threads && !r; i++) {
+			if (i)
+				putc(',', g.out);
+			r = write_thread(&g, &t, &t.threads[i], i == 0);
+		}
+		fputs("]}\n", g.out);
+	}
+	gecko_free(&g);
+	pev__tl_threads_free(&t);
+	free(want);
+	if (r)
+		r = pev__report_nomem(err, func);
+	return g.out ? pev__report_finish(g.out, out, r, func, err) : r;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_timeline.h - what the timeline writers (report_gecko.c,
+ * report_speedscope.c) share: the profile's threads with their samples in
+ * time order, JSON strings, and a map of pairs of ids (stack tables).
+ */
+#ifndef PERFEV_REPORT_TIMELINE_H
+#define PERFEV_REPORT_TIMELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/report_internal.h"
+
+/* A thread of the timeline and where its samples are in pev__tl_threads.order. */
+struct pev__tl_thread {
+	int32_t pid, tid;
+	uint32_t comm;       /* string id of its name: its last, else its first sample's */
+	size_t first, count; /* its samples: order[first .. first + count) */
+	uint64_t start;      /* its first sample's or marker's time, 0: none */
+};
+
+/* The threads of a profile, their samples (timeline entries) in time order. */
+struct pev__tl_threads {
+	uint32_t *order; /* entry indices grouped by thread (in threads[] order), each in time order */
+	size_t nr_order;
+	struct pev__tl_thread *threads; /* by pid, the process's main thread first, then tid */
+	size_t nr_threads;
+};
+
+/*
+ * Groups entries tl[0 .. nr_tl) (the profile's timeline, or entries made
+ * from its stored samples) of the events with want[event] set by thread;
+ * order[] indexes tl. With markers, threads that only have markers
+ * (thread start, exec, end) are threads too. 0 or -ENOMEM.
+ */
+int pev__tl_threads_build(const struct pev_profile *p, const struct pev__tl_entry *tl,
+			  size_t nr_tl, const bool *want, bool markers, struct pev__tl_threads *t);
+void pev__tl_threads_free(struct pev__tl_threads *t);
+/* The thread pid/tid, or NULL. */
+const struct pev__tl_thread *pev__tl_thread_find(const struct pev__tl_threads *t, int32_t pid,
+						 int32_t tid);
+
+/*
+ * Writes s as a JSON string, quoted: '"', '\' and control characters
+ * escaped, bytes that are not UTF-8 written as U+FFFD. NULL: null.
+ */
+void pev__json_string(FILE *out, const char *s);
+/* Writes s escaped as pev__json_string does, without the quotes (part of a string). */
+void pev__json_chars(FILE *out, const char *s);
+
+/*
+ * A map of (a, b) pairs of 32-bit ids to 32-bit values: the stack tables
+ * (a prefix and a frame to a stack), without an allocation per entry.
+ */
+struct pev__pairmap {
+	uint64_t *keys; /* (a + 1) << 32 | b, 0: empty */
+	uint32_t *vals;
+	uint32_t mask, count;
+};
+/* The value of (a, b), or UINT32_MAX when absent. */
+uint32_t pev__pairmap_get(const struct pev__pairmap *m, uint32_t a, uint32_t b);
+/* Stores (a, b) -> v (absent before). 0 or -ENOMEM. */
+int pev__pairmap_put(struct pev__pairmap *m, uint32_t a, uint32_t b, uint32_t v);
+/* Empties the map, keeping its memory. */
+void pev__pairmap_clear(struct pev__pairmap *m);
+void pev__pairmap_free(struct pev__pairmap *m);
+
+/* Which events' samples a timeline writer takes: the one named (event >= 0) or all. */
+bool *pev__tl_events(const struct pev_profile *p, int event);
+
+/* The time unit a writer shows an event's weights in. */
+const char *pev__tl_unit_name(enum pev_profile_unit u);
+
+#endif /* PERFEV_REPORT_TIMELINE_H */
