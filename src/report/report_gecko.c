@@ -341,7 +341,8 @@ static int write_thread(struct gecko *g, const struct pev__tl_threads *t,
 			const struct pev__tl_thread *th, bool global)
 {
 	FILE *out = g->out;
-	uint32_t proc = pev__profile_thread_name(g->p, th->pid);
+	const struct pev__tl_thread *main_thread = pev__tl_thread_find(t, th->pid, th->pid);
+	uint32_t proc = main_thread ? main_thread->comm : pev__profile_thread_name(g->p, th->pid);
 	const char *name = pev__strtab_get(&g->p->str, th->comm);
 	uint64_t registered = th->start, unregistered = 0;
 
