@@ -4,6 +4,8 @@
     perfev.Counters("task-clock,{cpu-clock,page-faults}")  counting, groups
     perfev.Session("task-clock", freq=1000)                sampling records
     perfev.samples("perf.data")                            symbolized samples
+    perfev.write_gecko("perf.data", "profile.json.gz")     Firefox Profiler file
+    perfev.write_speedscope("perf.data", "profile.json")   speedscope file
     perfev.PerfevError and its subclasses                  typed errors
 
 Every object that holds descriptors is a context manager and has close().
@@ -12,8 +14,9 @@ Every object that holds descriptors is a context manager and has close().
 from . import errors
 from .counters import Count, Counters
 from .errors import PerfevError
-from .perfdata import samples
+from .perfdata import samples, write_gecko, write_speedscope
 from .sampling import Record, Session
 
-__all__ = ["Count", "Counters", "PerfevError", "Record", "Session", "errors", "samples"]
+__all__ = ["Count", "Counters", "PerfevError", "Record", "Session", "errors", "samples",
+           "write_gecko", "write_speedscope"]
 __version__ = "0.2.0"

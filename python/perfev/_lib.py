@@ -332,6 +332,55 @@ class ReplaySample(ctypes.Structure):
     ]
 
 
+REPLAY_NO_INLINE = 1 << 1
+REPLAY_TIMELINE = 1 << 6
+
+
+class ReplayOpts(ctypes.Structure):
+    """struct pev_replay_opts (sample_text, a callback, left NULL)."""
+    _fields_ = [
+        ("sz", c_size_t),
+        ("flags", c_uint),
+        ("symbols", c_void_p),
+        ("symbols_opts", POINTER(SymbolsOpts)),
+        ("sample_text", c_void_p),
+        ("sample_text_ctx", c_void_p),
+    ]
+
+
+REPORT_NO_INLINE = 1 << 7
+REPORT_GZIP = 1 << 15
+
+
+class ReportOpts(ctypes.Structure):
+    """struct pev_report_opts, every field (the table's are left zero: their defaults)."""
+    _fields_ = [
+        ("sz", c_size_t),
+        ("sort", c_char_p),
+        ("event", c_char_p),
+        ("flags", c_uint),
+        ("callgraph", c_int),
+        ("percent_limit", c_double),
+        ("callgraph_limit", c_double),
+        ("title", c_char_p),
+        ("width", c_uint),
+        ("frame_height", c_uint),
+        ("min_width", c_double),
+        ("labels", c_uint),
+        ("callgraph_print", c_int),
+        ("callgraph_value", c_int),
+        ("callgraph_print_limit", c_uint),
+        ("max_stack", c_uint),
+        ("comms", c_char_p),
+        ("pids", c_char_p),
+        ("tids", c_char_p),
+        ("dsos", c_char_p),
+        ("symbols", c_char_p),
+        ("fields", c_char_p),
+        ("max_entries", c_uint),
+    ]
+
+
 def _fn(name, restype, *argtypes):
     f = getattr(lib, name)
     f.restype = restype
@@ -400,6 +449,24 @@ replay_next = _fn("pev_replay_next", c_int, c_void_p, POINTER(ReplaySample), POI
 replay_close = _fn("pev_replay_close", None, c_void_p)
 replay_lost = _fn("pev_replay_lost", c_uint64, c_void_p)
 replay_event_name = _fn("pev_replay_event_name", c_char_p, c_void_p, ctypes.c_char_p, c_size_t)
+
+profile_load = _fn("pev_profile_load", c_int, c_void_p, POINTER(ReplayOpts), POINTER(c_void_p),
+                   POINTER(Error))
+profile_free = _fn("pev_profile_free", None, c_void_p)
+profile_add_wall_clock = _fn("pev_profile_add_wall_clock", c_int, c_void_p, POINTER(c_uint))
+profile_write_gecko = _fn("pev_profile_write_gecko", c_int, c_void_p, c_void_p,
+                          POINTER(ReportOpts), POINTER(Error))
+profile_write_speedscope = _fn("pev_profile_write_speedscope", c_int, c_void_p, c_void_p,
+                               POINTER(ReportOpts), POINTER(Error))
+
+# The C library's stdio, for the FILE * the writers take (errno kept for OSError).
+libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+fopen = libc.fopen
+fopen.restype = c_void_p
+fopen.argtypes = [c_char_p, c_char_p]
+fclose = libc.fclose
+fclose.restype = c_int
+fclose.argtypes = [c_void_p]
 
 
 def text(b):

@@ -3,9 +3,13 @@
 sample, symbolized (functions, files, inline frames) by libperfev."""
 
 import ctypes
+import errno
+import os
 
-from . import _lib
+from . import _lib, errors
 from .errors import check
+
+_BADARG = -4001  # PEV_EBADARG (include/perfev/error.h)
 
 
 def samples(path):
@@ -52,3 +56,113 @@ def samples(path):
         if rp:
             _lib.replay_close(rp)
         _lib.perfdata_close(pd)
+
+
+def _load_profile(path, inline):
+    """The perf.data at path as a struct pev_profile keeping its timeline
+    (every sample in time order), or a raised PerfevError. Free it with
+    _lib.profile_free."""
+    pd = ctypes.c_void_p()
+    prof = ctypes.c_void_p()
+    err = _lib.Error()
+    check(_lib.perfdata_open(os.fsencode(path), 0, ctypes.byref(pd), ctypes.byref(err)), err)
+    try:
+        o = _lib.ReplayOpts()
+        o.sz = ctypes.sizeof(o)
+        o.flags = _lib.REPLAY_TIMELINE | (0 if inline else _lib.REPLAY_NO_INLINE)
+        check(_lib.profile_load(pd, ctypes.byref(o), ctypes.byref(prof), ctypes.byref(err)), err)
+    finally:
+        _lib.perfdata_close(pd)
+    return prof
+
+
+def _write(prof, writer, out_path, event, flags):
+    """Writes prof to out_path with a pev_profile_write_* writer: gzip-compressed
+    when out_path ends in ".gz"."""
+    name = os.fsencode(out_path)
+    o = _lib.ReportOpts()
+    o.sz = ctypes.sizeof(o)
+    o.event = None if event is None else str(event).encode()
+    o.flags = flags | (_lib.REPORT_GZIP if name.endswith(b".gz") else 0)
+    err = _lib.Error()
+    created = not os.path.lexists(name)
+    f = _lib.fopen(name, b"wb")
+    if not f:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e), out_path)
+    try:
+        rc = writer(prof, f, ctypes.byref(o), ctypes.byref(err))
+    finally:
+        closed = _lib.fclose(f)
+        e = ctypes.get_errno()
+    if rc < 0 or closed != 0:
+        if created:  # no half-written profile left behind (an existing file, a device, stays)
+            try:
+                os.unlink(name)
+            except OSError:
+                pass
+        check(rc, err)  # the writer's own error first: a failed close then says no more
+        raise OSError(e, os.strerror(e), out_path)
+
+
+def write_gecko(path, out_path, event=None, inline=True):
+    """Writes the perf.data at path to out_path in the Firefox Profiler's
+    Gecko format (JSON, version 24, symbolized), which
+    https://profiler.firefox.com opens: a thread per recorded thread with its
+    samples in time order, the CPU time each stands for, off-CPU intervals and
+    markers (lost records, throttling, exec, thread start and end). Frames are
+    "function (in library)"; inline=False leaves inlined functions out.
+
+    event: only that event's samples (by name, e.g. "cpu-clock"; default:
+    every event's). out_path ending in ".gz" is gzip-compressed, as the
+    Profiler opens it; a file out_path names is replaced, one the call made
+    is removed on failure. Raises a PerfevError subclass when the file
+    cannot be read or written (NotFound: no event of that name), OSError
+    when out_path cannot be opened or closed.
+    """
+    prof = _load_profile(path, inline)
+    try:
+        _write(prof, _lib.profile_write_gecko, out_path, event,
+               0 if inline else _lib.REPORT_NO_INLINE)
+    finally:
+        _lib.profile_free(prof)
+
+
+def write_speedscope(path, out_path, event=None, wall_clock=False, inline=True):
+    """Writes the perf.data at path to out_path in speedscope's format (JSON),
+    which https://www.speedscope.app opens: the frames shared by all profiles
+    (function, file, line) and one sampled profile per thread of one event,
+    its stacks root first in time order with their weights in the event's
+    unit. An off-CPU sample's stack ends in the frame "[off-cpu]";
+    inline=False leaves inlined functions out.
+
+    event: the event to write, by name (default: the first). wall_clock=True
+    writes the threads' wall-clock time instead, as the event "wall-clock":
+    on-CPU samples weighed by the time they stand for, off-CPU ones by the
+    time waited; it needs a recording of perfev record --off-cpu
+    (EventNotFound without off-CPU samples) and no event (BadArgument).
+    out_path ending in ".gz" is gzip-compressed, as speedscope opens it;
+    a file out_path names is replaced, one the call made is removed on failure.
+    Raises a PerfevError subclass when the file cannot be read or written
+    (NotFound: no event of that name), OSError when out_path cannot be
+    opened or closed.
+    """
+    if wall_clock and event is not None:
+        raise errors.error_class(_BADARG)(
+            _BADARG, "write_speedscope: event and wall_clock=True exclude each other",
+            "the wall-clock view is an event of its own: leave event out")
+    prof = _load_profile(path, inline)
+    try:
+        if wall_clock:
+            rc = _lib.profile_add_wall_clock(prof, None)
+            if rc == -errno.ENOENT:  # PEV_ENOENT: no off-CPU event to weigh waits by
+                raise errors.error_class(rc)(
+                    rc, f"write_speedscope: wall_clock=True: '{os.fsdecode(path)}' has no "
+                    "off-CPU samples",
+                    "record them with 'perfev record --off-cpu'", errno=errno.ENOENT)
+            check(rc)
+            event = "wall-clock"
+        _write(prof, _lib.profile_write_speedscope, out_path, event,
+               0 if inline else _lib.REPORT_NO_INLINE)
+    finally:
+        _lib.profile_free(prof)

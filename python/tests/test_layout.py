@@ -29,6 +29,8 @@ STRUCTS = [
     (_lib.Record, "pev_record", True),
     (_lib.SessionRecord, "pev_session_record", True),
     (_lib.ProfileFrame, "pev_profile_frame", True),
+    (_lib.ReplayOpts, "pev_replay_opts", True),
+    (_lib.ReportOpts, "pev_report_opts", True),
     (_lib.ReplaySample, "pev_replay_sample", True),
 ]
 

@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: MIT
+import gzip
+import json
 import os
 import subprocess
 
@@ -21,6 +23,24 @@ def recording(tmp_path_factory):
     subprocess.run([perfev_bin, "record", "-q", "-g", "-e", "cpu-clock", "-F", "2000", "-o",
                     str(path), work, "300"],
                    check=True, env=env)
+    return path
+
+
+@pytest.fixture(scope="module")
+def offcpu_recording(tmp_path_factory):
+    """A perf.data of report_work with off-CPU samples (perfev record --off-cpu)."""
+    perfev_bin = os.environ.get("PERFEV_BIN")
+    work = os.environ.get("PERFEV_REPORT_WORK")
+    if not perfev_bin or not work:
+        pytest.skip("PERFEV_BIN and PERFEV_REPORT_WORK are not set (run through meson test)")
+    path = tmp_path_factory.mktemp("perfdata") / "offcpu.data"
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    r = subprocess.run([perfev_bin, "record", "-q", "-g", "--off-cpu", "-e", "cpu-clock",
+                        "-F", "2000", "-o", str(path), work, "300"],
+                       env=env, capture_output=True, text=True)
+    if r.returncode != 0:  # the sched_switch tracepoint needs privileges this run may lack
+        pytest.skip("perfev record --off-cpu failed: " + r.stderr.strip())
     return path
 
 
@@ -58,3 +78,115 @@ def test_unreadable_files(tmp_path):
     with pytest.raises(perfev.PerfevError) as e:
         list(perfev.samples(bad))
     assert e.value.message
+
+
+def _gecko_stacks(thread):
+    """Each sample of a Gecko thread as its frames' names, leaf first."""
+    st, ft, strings = thread["stackTable"], thread["frameTable"], thread["stringTable"]
+    prefix, frame = st["schema"]["prefix"], st["schema"]["frame"]
+    location = ft["schema"]["location"]
+    stack_at = thread["samples"]["schema"]["stack"]
+    out = []
+    for row in thread["samples"]["data"]:
+        names, i = [], row[stack_at]
+        while i is not None:
+            names.append(strings[ft["data"][st["data"][i][frame]][location]])
+            i = st["data"][i][prefix]
+        out.append(names)
+    return out
+
+
+def test_write_gecko(recording, tmp_path):
+    out = tmp_path / "profile.json.gz"
+    assert perfev.write_gecko(recording, out) is None
+    assert out.read_bytes()[:2] == b"\x1f\x8b"  # ".gz": gzip-compressed
+    with gzip.open(out, "rt") as f:
+        g = json.load(f)
+    assert g["meta"]["version"] == 24
+    mine = [t for t in g["threads"] if t["name"] == "report_work"]
+    assert mine and all(t["pid"] == mine[0]["pid"] for t in mine)
+    stacks = [s for t in mine for s in _gecko_stacks(t)]
+    assert len(stacks) > 100
+    hot = [s for s in stacks if "report_work_a (in report_work)" in s]
+    assert hot, stacks[:5]
+    # Callers follow the leaf: report_work_a is called from main (through report_work_step).
+    assert any("main (in report_work)" in s[s.index("report_work_a (in report_work)"):]
+               for s in hot)
+    # The samples are in time order.
+    time_at = mine[0]["samples"]["schema"]["time"]
+    times = [row[time_at] for row in mine[0]["samples"]["data"]]
+    assert times == sorted(times)
+
+
+def test_write_gecko_plain_and_no_inline(recording, tmp_path):
+    out = tmp_path / "profile.json"
+    perfev.write_gecko(str(recording), str(out), event="cpu-clock", inline=False)
+    assert out.read_bytes()[:1] == b"{"  # no ".gz": plain JSON
+    g = json.loads(out.read_text())
+    names = {n for t in g["threads"] for s in _gecko_stacks(t) for n in s}
+    assert "report_work_a (in report_work)" in names
+    # report_work's always-inline helper `mix` has no frame of its own.
+    assert not any(n.startswith("mix (in ") for n in names), names
+
+
+def test_write_speedscope(recording, tmp_path):
+    for name in ("profile.json", "profile.json.gz"):
+        out = tmp_path / name
+        assert perfev.write_speedscope(recording, out) is None
+        with (gzip.open(out, "rt") if name.endswith(".gz") else open(out)) as f:
+            s = json.load(f)
+        frames = s["shared"]["frames"]
+        assert any(f["name"] == "report_work_a" for f in frames)
+        assert s["profiles"]
+        total = 0
+        for p in s["profiles"]:
+            assert p["type"] == "sampled"
+            assert len(p["samples"]) == len(p["weights"]) > 0
+            assert all(0 <= i < len(frames) for st in p["samples"] for i in st)
+            total += len(p["samples"])
+        assert total > 100
+        mine = next(p for p in s["profiles"] if p["name"].startswith("report_work "))
+        # Stacks are root first: main comes before report_work_a.
+        st = next(st for st in mine["samples"]
+                  if any(frames[i]["name"] == "report_work_a" for i in st))
+        order = [frames[i]["name"] for i in st]
+        assert order.index("main") < order.index("report_work_a"), order
+
+
+def test_write_speedscope_wall_clock(offcpu_recording, recording, tmp_path):
+    out = tmp_path / "wall.json"
+    perfev.write_speedscope(offcpu_recording, out, wall_clock=True)
+    s = json.loads(out.read_text())
+    frames = [f["name"] for f in s["shared"]["frames"]]
+    assert "[off-cpu]" in frames and "report_work_a" in frames
+    for p in s["profiles"]:
+        assert p["unit"] == "nanoseconds"
+        assert len(p["samples"]) == len(p["weights"])
+    # Without off-CPU samples there is no wall-clock view; nothing is written.
+    with pytest.raises(perfev.PerfevError) as e:
+        perfev.write_speedscope(recording, tmp_path / "none.json", wall_clock=True)
+    assert e.value.name == "EventNotFound" and "--off-cpu" in e.value.hint
+    with pytest.raises(ValueError):  # BadArgument: the wall-clock view is an event itself
+        perfev.write_speedscope(offcpu_recording, tmp_path / "x.json", event="cpu-clock",
+                                wall_clock=True)
+    assert not (tmp_path / "none.json").exists() and not (tmp_path / "x.json").exists()
+
+
+def test_write_errors(recording, tmp_path):
+    missing = tmp_path / "missing.data"
+    for write in (perfev.write_gecko, perfev.write_speedscope):
+        with pytest.raises(perfev.PerfevError) as e:
+            write(missing, tmp_path / "out.json")
+        assert e.value.errno == 2 and missing.name in e.value.message
+        assert not (tmp_path / "out.json").exists()
+        # No such event: the writer's NotFound, and the file it began is removed.
+        with pytest.raises(perfev.PerfevError) as e:
+            write(recording, tmp_path / "out.json", event="no-such-event")
+        assert e.value.name == "NotFound" and "no-such-event" in e.value.message
+        assert not (tmp_path / "out.json").exists()
+        with pytest.raises(FileNotFoundError):  # fopen's errno
+            write(recording, tmp_path / "no-dir" / "out.json")
+    if os.path.exists("/dev/full"):
+        with pytest.raises(perfev.PerfevError) as e:
+            perfev.write_gecko(recording, "/dev/full")
+        assert e.value.errno == 28  # ENOSPC, and the device is left alone
