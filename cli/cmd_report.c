@@ -763,9 +763,12 @@ static int run(const struct report_opts *o)
 	if (o->order >= 0 ? o->order == PEV_REPORT_CALLGRAPH_CALLER
 			  : o->inverted || (ro.flags & PEV_REPORT_CHILDREN))
 		ropts.flags |= PEV_REPLAY_LONE_LEAF_CALLER;
-	/* The browser formats lay samples out in time: the profile keeps each one. */
-	if (o->format == FMT_GECKO || o->format == FMT_SPEEDSCOPE)
+	/* The browser formats lay samples out in time: the profile keeps each one. They
+	 * name functions, not lines: no line tables to read. */
+	if (o->format == FMT_GECKO || o->format == FMT_SPEEDSCOPE) {
 		ropts.flags |= PEV_REPLAY_TIMELINE;
+		sopts.flags |= PEV_SYMBOLS_NO_LINES;
+	}
 	/* "-o profile.json.gz": compressed, as both viewers open it. */
 	if ((o->format == FMT_GECKO || o->format == FMT_SPEEDSCOPE) && o->output &&
 	    strlen(o->output) > 3 && strcmp(o->output + strlen(o->output) - 3, ".gz") == 0)

@@ -54,6 +54,15 @@ ensure_locale() {
 	fi
 }
 
+# speedscope (npm), which test_report_browser opens perfev's output in under
+# Chromium: scripts/fetch_speedscope.sh, checked against its recorded digest.
+ensure_speedscope() {
+	if ! "$(dirname "$0")/fetch_speedscope.sh" >/dev/null; then
+		echo "install-deps: warning: speedscope could not be fetched from npm;" \
+			"test_report_browser skips its viewer test" >&2
+	fi
+}
+
 missing=""
 for p in $packages; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -63,7 +72,7 @@ done
 
 if [ -z "$missing" ]; then
 	echo "install-deps: all packages present"
-	[ "$(id -u)" -ne 0 ] || ensure_locale
+	[ "$(id -u)" -ne 0 ] || { ensure_locale; ensure_speedscope; }
 	exit 0
 fi
 
@@ -79,3 +88,4 @@ apt-get update
 # shellcheck disable=SC2086
 apt-get install -y --no-install-recommends $missing
 ensure_locale
+ensure_speedscope
