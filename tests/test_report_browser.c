@@ -525,9 +525,15 @@ Test(report_browser, an_offcpu_recording_in_both_formats)
 	json_object *samples = get(get(t, "samples"), "data");
 	for (size_t i = 0; i < len(samples); i++)
 		cpu += (double)json_object_get_int64(at(at(samples, i), 3)) / 1e6;
+	double span = json_object_get_double(at(at(samples, len(samples) - 1), 1)) -
+		      json_object_get_double(at(at(samples, 0), 1));
+	/* The sleep is 300 ms off the CPU however loaded the machine; the spin's CPU time
+	 * is what the scheduler gave it, no more than the time between the first and the
+	 * last sample less the sleep. */
 	cr_expect_geq(waited, 290, "off-CPU intervals add up to %.1f ms", waited);
-	cr_expect_geq(cpu, 200, "CPU deltas add up to %.1f ms", cpu);
-	cr_expect_lt(cpu, waited + 400, "CPU deltas add up to %.1f ms", cpu);
+	cr_expect_gt(cpu, 10, "CPU deltas add up to %.1f ms", cpu);
+	cr_expect_leq(cpu, span - 290 + 5, "CPU deltas add up to %.1f ms in %.1f ms with %.1f ms "
+		      "off the CPU", cpu, span, waited);
 	json_object_put(g);
 	free(text);
 
