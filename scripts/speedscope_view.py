@@ -135,14 +135,15 @@ PAGE_HELPERS = r"""
     }
     return null;
   };
-  // The flame chart's interactive canvas: the tallest canvas apart from the
-  // full-page WebGL canvas (which has no class).
+  // The flame chart's interactive canvas: the lowest canvas on the page,
+  // below the minimap, not counting the full-page WebGL canvas (which has no
+  // class).
   svw.chart = () => {
     let best = null;
     for (const c of document.querySelectorAll('canvas')) {
       if (!c.className) continue;
       const r = c.getBoundingClientRect();
-      if (r.width > 0 && r.height > 0 && (!best || r.height > best.height))
+      if (r.width > 0 && r.height > 0 && (!best || r.top > best.top))
         best = {left: r.left, top: r.top, width: r.width, height: r.height};
     }
     return best;
@@ -183,11 +184,21 @@ PAGE_HELPERS = r"""
     for (let i = 0; i < 4; i++) await null;
     return svw.read();
   };
+  // Is a run of pixels wider than the percentage its tooltip shows?  Then it
+  // is really several frames with the same tooltip (same name and weight)
+  // with gaps narrower than the scan step between them.
+  const tooWide = (first, last, tip, width) => {
+    const m = /\(([0-9.]+)%\)$/.exec(tip.count);
+    if (!m) return false;
+    const decimals = (m[1].split('.')[1] || '').length;
+    const percent = parseFloat(m[1]) + 0.5 * Math.pow(10, -decimals);
+    return last - first + 1 > percent / 100 * width + 2;
+  };
   // The frames of one flame chart row at page height y, looking only inside
   // the given [first, last] pixel spans (relative to the chart's left edge).
   // Hovers every `step` pixels, bisects between differing neighbours down to
   // the pixel, and returns the runs of equal tooltips as [first, last, tip].
-  svw.scanRow = async (left, y, spans, step) => {
+  svw.scanRow = async (left, y, width, spans, step) => {
     const frames = [];
     for (const [first, last] of spans) {
       const samples = new Map();
@@ -204,6 +215,18 @@ PAGE_HELPERS = r"""
           else { await bisect(lo, mid); lo = mid; }
         }
       };
+      const runs = () => {
+        const out = [];
+        let run = null;
+        for (const px of [...samples.keys()].sort((p, q) => p - q)) {
+          const tip = samples.get(px);
+          if (run && tip && tip.tooltip === run[2].tooltip) { run[1] = px; continue; }
+          if (run) out.push(run);
+          run = tip ? [px, px, tip] : null;
+        }
+        if (run) out.push(run);
+        return out;
+      };
       const coarse = [];
       for (let px = first; px <= last; px += step) coarse.push(px);
       if (coarse[coarse.length - 1] !== last) coarse.push(last);
@@ -211,14 +234,11 @@ PAGE_HELPERS = r"""
         if (i > 0 && await key(coarse[i - 1]) !== await key(coarse[i])) await bisect(coarse[i - 1], coarse[i]);
         await key(coarse[i]);
       }
-      let run = null;
-      for (const px of [...samples.keys()].sort((p, q) => p - q)) {
-        const tip = samples.get(px);
-        if (run && tip && tip.tooltip === run[2].tooltip) { run[1] = px; continue; }
-        if (run) frames.push(run);
-        run = tip ? [px, px, tip] : null;
+      // Look at every pixel of runs that are too wide for their tooltip.
+      for (const [a, b, tip] of runs()) {
+        if (tooWide(a, b, tip, width)) for (let px = a; px <= b; px++) await key(px);
       }
-      if (run) frames.push(run);
+      frames.push(...runs());
     }
     return frames;
   };
@@ -230,7 +250,7 @@ PAGE_HELPERS = r"""
     const left = Math.round(chart.left);
     while (spans.length && (depth + headerRows + 1) * rowPx <= chart.height) {
       const y = Math.round(chart.top) + (depth + headerRows) * rowPx + Math.floor(rowPx / 2);
-      const row = await svw.scanRow(left, y, spans, step);
+      const row = await svw.scanRow(left, y, chart.width, spans, step);
       rows.push(row);
       spans = row.map(([first, last]) => [first, last]);
       depth++;
@@ -767,4 +787,6 @@ if __name__ == "__main__":
         main()
     except Failure as e:
         print(f"speedscope_view: {e}", file=sys.stderr)
+        sys.exit(1)
+    except BrokenPipeError:
         sys.exit(1)

@@ -47,9 +47,9 @@ static unsigned marker_name(enum pev_profile_marker_kind k)
 /* Per thread: its frame rows and stacks, reused from one thread to the next. */
 struct gecko {
 	const struct pev_profile *p;
-	FILE *out;
-	unsigned flags; /* PEV_REPORT_* */
-	uint64_t zero;  /* the time written as 0 */
+	struct pev__jbuf jb; /* the output, buffered */
+	unsigned flags;      /* PEV_REPORT_* */
+	uint64_t zero;       /* the time written as 0 */
 
 	uint32_t stamp;      /* the thread being written, from 1 */
 	uint32_t *sym_stamp; /* per symbol: the thread whose row sym_row is */
@@ -71,11 +71,16 @@ struct gecko {
 };
 
 /* Writes ns since g->zero as milliseconds, to the microsecond. */
-static void put_ms(const struct gecko *g, uint64_t t)
+static void put_ms(struct gecko *g, uint64_t t)
 {
 	uint64_t us = (t > g->zero ? t - g->zero : 0) / 1000;
+	char frac[4] = {'.', (char)('0' + us / 100 % 10), (char)('0' + us / 10 % 10),
+			(char)('0' + us % 10)};
 
-	fprintf(g->out, "%" PRIu64 ".%03u", us / 1000, (unsigned)(us % 1000));
+	pev__jb_u64(&g->jb, us / 1000);
+	pev__jb_room(&g->jb, sizeof(frac));
+	memcpy(g->jb.b + g->jb.n, frac, sizeof(frac));
+	g->jb.n += sizeof(frac);
 }
 
 /* The frame row of symbol sym in this thread, made on first use. */
@@ -163,12 +168,12 @@ static uint64_t cpu_delta(const struct gecko *g, const struct pev__tl_entry *e,
 static int write_samples(struct gecko *g, const struct pev__tl_threads *t,
 			 const struct pev__tl_thread *th)
 {
-	FILE *out = g->out;
+	struct pev__jbuf *out = &g->jb;
 	const struct pev__tl_entry *prev = NULL;
 
 	g->nr_offcpu = 0;
-	fputs("\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2,"
-	      "\"threadCPUDelta\":3},\"data\":[", out);
+	pev__jb_str(out, "\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2,"
+	      "\"threadCPUDelta\":3},\"data\":[");
 	for (size_t i = 0; i < th->count; i++) {
 		uint32_t idx = t->order[th->first + i];
 		const struct pev__tl_entry *e = &g->p->tl[idx];
@@ -177,18 +182,21 @@ static int write_samples(struct gecko *g, const struct pev__tl_threads *t,
 
 		if (sample_stack(g, e->slot, &stack))
 			return -1;
-		fputs(i ? ",[" : "[", out);
+		pev__jb_str(out, i ? ",[" : "[");
 		if (stack == UINT32_MAX)
-			fputs("null", out);
+			pev__jb_str(out, "null");
 		else
-			fprintf(out, "%" PRIu32, stack);
-		putc(',', out);
+			pev__jb_u64(out, stack);
+		pev__jb_char(out, ',');
 		put_ms(g, e->time);
 		cpu = cpu_delta(g, e, prev);
-		if (cpu == UINT64_MAX)
-			fputs(",0,null]", out);
-		else
-			fprintf(out, ",0,%" PRIu64 "]", cpu);
+		if (cpu == UINT64_MAX) {
+			pev__jb_str(out, ",0,null]");
+		} else {
+			pev__jb_str(out, ",0,");
+			pev__jb_u64(out, cpu);
+			pev__jb_char(out, ']');
+		}
 		prev = e;
 		if (g->p->samples[e->slot].offcpu && e->weight) {
 			if (pev__grow((void **)&g->offcpu, &g->cap_offcpu, g->nr_offcpu + 1,
@@ -200,7 +208,7 @@ static int write_samples(struct gecko *g, const struct pev__tl_threads *t,
 			g->offcpu_stack[g->nr_offcpu++] = stack;
 		}
 	}
-	fputs("]}", out);
+	pev__jb_str(out, "]}");
 	return 0;
 }
 
@@ -208,19 +216,19 @@ static int write_samples(struct gecko *g, const struct pev__tl_threads *t,
 static void marker_begin(struct gecko *g, bool *first, unsigned name, uint64_t start,
 			 uint64_t end, const char *type)
 {
-	FILE *out = g->out;
+	struct pev__jbuf *out = &g->jb;
 	bool interval = end > start;
 
-	fputs(*first ? "[" : ",[", out);
+	pev__jb_str(out, *first ? "[" : ",[");
 	*first = false;
-	fprintf(out, "%" PRIu32 ",", g->nr_rows + name);
+	pev__jb_printf(out, "%" PRIu32 ",", g->nr_rows + name);
 	put_ms(g, start);
-	putc(',', out);
+	pev__jb_char(out, ',');
 	if (interval)
 		put_ms(g, end);
 	else
-		fputs("null", out);
-	fprintf(out, ",%d,%d,{\"type\":\"%s\"", interval ? 1 : 0, CAT_OTHER, type);
+		pev__jb_str(out, "null");
+	pev__jb_printf(out, ",%d,%d,{\"type\":\"%s\"", interval ? 1 : 0, CAT_OTHER, type);
 }
 
 static void write_marker(struct gecko *g, bool *first, const struct pev__marker *m)
@@ -233,24 +241,24 @@ static void write_marker(struct gecko *g, bool *first, const struct pev__marker 
 		[PEV_PROFILE_MARKER_THREAD_START] = "ThreadStart",
 		[PEV_PROFILE_MARKER_THREAD_END] = "ThreadEnd",
 	};
-	FILE *out = g->out;
+	struct pev__jbuf *out = &g->jb;
 
 	marker_begin(g, first, marker_name(m->kind), m->start, m->end, types[m->kind]);
 	switch (m->kind) {
 	case PEV_PROFILE_MARKER_LOST:
-		fprintf(out, ",\"count\":%" PRIu64, m->value);
+		pev__jb_printf(out, ",\"count\":%" PRIu64, m->value);
 		break;
 	case PEV_PROFILE_MARKER_EXEC:
-		fputs(",\"name\":", out);
-		pev__json_string(out, pev__strtab_get(&g->p->str, m->text));
+		pev__jb_str(out, ",\"name\":");
+		pev__jb_json_string(out, pev__strtab_get(&g->p->str, m->text));
 		break;
 	case PEV_PROFILE_MARKER_THREAD_START:
-		fprintf(out, ",\"parent\":%" PRIu64, m->value);
+		pev__jb_printf(out, ",\"parent\":%" PRIu64, m->value);
 		break;
 	default:
 		break;
 	}
-	fputs("}]", out);
+	pev__jb_str(out, "}]");
 }
 
 /*
@@ -261,23 +269,23 @@ static void write_marker(struct gecko *g, bool *first, const struct pev__marker 
 static void write_markers(struct gecko *g, const struct pev__tl_thread *th, bool global,
 			  uint64_t *registered, uint64_t *unregistered)
 {
-	FILE *out = g->out;
+	struct pev__jbuf *out = &g->jb;
 	bool first = true;
 
-	fputs(",\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,"
-	      "\"category\":4,\"data\":5},\"data\":[", out);
+	pev__jb_str(out, ",\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,"
+	      "\"category\":4,\"data\":5},\"data\":[");
 	for (size_t i = 0; i < g->nr_offcpu; i++) {
 		const struct pev__tl_entry *e = &g->p->tl[g->offcpu[i]];
 
 		marker_begin(g, &first, NAME_OFFCPU, e->time, e->time + e->weight, "OffCPU");
 		if (g->offcpu_stack[i] != UINT32_MAX) {
-			fprintf(out, ",\"stack\":{\"tid\":%" PRId32 ",\"samples\":{\"schema\":"
+			pev__jb_printf(out, ",\"stack\":{\"tid\":%" PRId32 ",\"samples\":{\"schema\":"
 				"{\"stack\":0,\"time\":1},\"data\":[[%" PRIu32 ",", th->tid,
 				g->offcpu_stack[i]);
 			put_ms(g, e->time);
-			fputs("]]}}", out);
+			pev__jb_str(out, "]]}}");
 		}
-		fputs("}]", out);
+		pev__jb_str(out, "}]");
 	}
 	for (size_t i = 0; i < g->p->nr_markers; i++) {
 		const struct pev__marker *m = &g->p->markers[i];
@@ -290,57 +298,60 @@ static void write_markers(struct gecko *g, const struct pev__tl_thread *th, bool
 		if (m->kind == PEV_PROFILE_MARKER_THREAD_END && m->tid >= 0)
 			*unregistered = m->start;
 	}
-	fputs("]}", out);
+	pev__jb_str(out, "]}");
 }
 
 /* The frame, stack and string tables of the thread just written. */
 static void write_tables(struct gecko *g)
 {
-	FILE *out = g->out;
+	struct pev__jbuf *out = &g->jb;
 	char buf[32], dso[256];
 
-	fputs(",\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[", out);
+	pev__jb_str(out, ",\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[");
 	for (size_t i = 0; i < g->nr_stacks; i++) {
+		pev__jb_str(out, i ? ",[" : "[");
 		if (g->stack_prefix[i] == UINT32_MAX)
-			fprintf(out, "%s[null,%" PRIu32 "]", i ? "," : "", g->stack_row[i]);
+			pev__jb_str(out, "null");
 		else
-			fprintf(out, "%s[%" PRIu32 ",%" PRIu32 "]", i ? "," : "",
-				g->stack_prefix[i], g->stack_row[i]);
+			pev__jb_u64(out, g->stack_prefix[i]);
+		pev__jb_char(out, ',');
+		pev__jb_u64(out, g->stack_row[i]);
+		pev__jb_char(out, ']');
 	}
-	fputs("]},\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1,"
+	pev__jb_str(out, "]},\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1,"
 	      "\"innerWindowID\":2,\"implementation\":3,\"line\":4,\"column\":5,\"category\":6,"
-	      "\"subcategory\":7},\"data\":[", out);
+	      "\"subcategory\":7},\"data\":[");
 	for (uint32_t r = 0; r < g->nr_rows; r++) {
 		const struct pev__sym *s = &g->p->syms[g->rows[r]];
 
-		fprintf(out, "%s[%" PRIu32 ",false,0,null,", r ? "," : "", r);
+		pev__jb_printf(out, "%s[%" PRIu32 ",false,0,null,", r ? "," : "", r);
 		if (g->row_line[r])
-			fprintf(out, "%" PRIu32, g->row_line[r]);
+			pev__jb_printf(out, "%" PRIu32, g->row_line[r]);
 		else
-			fputs("null", out);
-		fprintf(out, ",null,%d,0]", s->kernel ? CAT_KERNEL : CAT_USER);
+			pev__jb_str(out, "null");
+		pev__jb_printf(out, ",null,%d,0]", s->kernel ? CAT_KERNEL : CAT_USER);
 	}
-	fputs("]},\"stringTable\":[", out);
+	pev__jb_str(out, "]},\"stringTable\":[");
 	for (uint32_t r = 0; r < g->nr_rows; r++) {
 		const struct pev__sym *s = &g->p->syms[g->rows[r]];
 		const char *d = pev__strtab_get(&g->p->str, s->dso);
 
 		/* "name (in library)": the Profiler's form of a native function. */
-		fputs(r ? ",\"" : "\"", out);
-		pev__json_chars(out, pev__sym_label(g->p, g->rows[r], true, buf, sizeof(buf)));
-		fputs(" (in ", out);
-		pev__json_chars(out, d ? pev__dso_base(d, dso, sizeof(dso)) : "[unknown]");
-		fputs(")\"", out);
+		pev__jb_str(out, r ? ",\"" : "\"");
+		pev__jb_json_chars(out, pev__sym_label(g->p, g->rows[r], true, buf, sizeof(buf)));
+		pev__jb_str(out, " (in ");
+		pev__jb_json_chars(out, d ? pev__dso_base(d, dso, sizeof(dso)) : "[unknown]");
+		pev__jb_str(out, ")\"");
 	}
 	for (size_t i = 0; i < sizeof(marker_names) / sizeof(marker_names[0]); i++)
-		fprintf(out, "%s\"%s\"", g->nr_rows || i ? "," : "", marker_names[i]);
-	fputs("]", out);
+		pev__jb_printf(out, "%s\"%s\"", g->nr_rows || i ? "," : "", marker_names[i]);
+	pev__jb_str(out, "]");
 }
 
 static int write_thread(struct gecko *g, const struct pev__tl_threads *t,
 			const struct pev__tl_thread *th, bool global)
 {
-	FILE *out = g->out;
+	struct pev__jbuf *out = &g->jb;
 	const struct pev__tl_thread *main_thread = pev__tl_thread_find(t, th->pid, th->pid);
 	uint32_t proc = main_thread ? main_thread->comm : pev__profile_thread_name(g->p, th->pid);
 	const char *name = pev__strtab_get(&g->p->str, th->comm);
@@ -350,29 +361,29 @@ static int write_thread(struct gecko *g, const struct pev__tl_threads *t,
 	g->nr_rows = 0;
 	g->nr_stacks = 0;
 	pev__pairmap_clear(&g->stack_map);
-	fputs("{\"name\":", out);
-	pev__json_string(out, name ? name : "[unknown]");
-	fputs(",\"processName\":", out);
-	pev__json_string(out, proc ? pev__strtab_get(&g->p->str, proc) : name ? name : "[unknown]");
-	fprintf(out, ",\"processType\":\"default\",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",",
+	pev__jb_str(out, "{\"name\":");
+	pev__jb_json_string(out, name ? name : "[unknown]");
+	pev__jb_str(out, ",\"processName\":");
+	pev__jb_json_string(out, proc ? pev__strtab_get(&g->p->str, proc) : name ? name : "[unknown]");
+	pev__jb_printf(out, ",\"processType\":\"default\",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",",
 		th->pid, th->tid);
 	if (write_samples(g, t, th))
 		return -1;
 	write_markers(g, th, global, &registered, &unregistered);
 	write_tables(g);
-	fputs(",\"registerTime\":", out);
+	pev__jb_str(out, ",\"registerTime\":");
 	put_ms(g, registered);
-	fputs(",\"unregisterTime\":", out);
+	pev__jb_str(out, ",\"unregisterTime\":");
 	if (unregistered)
 		put_ms(g, unregistered);
 	else
-		fputs("null", out);
-	putc('}', out);
+		pev__jb_str(out, "null");
+	pev__jb_char(out, '}');
 	return 0;
 }
 
 /* The marker schemas: how the Profiler shows each payload type. */
-static void write_marker_schema(FILE *out)
+static void write_marker_schema(struct pev__jbuf *out)
 {
 	static const char *const schemas[] = {
 		"{\"name\":\"OffCPU\",\"tooltipLabel\":\"Off-CPU\",\"tableLabel\":\"off-CPU\","
@@ -397,16 +408,16 @@ static void write_marker_schema(FILE *out)
 		"[\"marker-chart\",\"marker-table\"],\"data\":[]}",
 	};
 
-	fputs("\"markerSchema\":[", out);
+	pev__jb_str(out, "\"markerSchema\":[");
 	for (size_t i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++)
-		fprintf(out, "%s%s", i ? "," : "", schemas[i]);
-	putc(']', out);
+		pev__jb_printf(out, "%s%s", i ? "," : "", schemas[i]);
+	pev__jb_char(out, ']');
 }
 
 static void write_meta(struct gecko *g, const bool *want, const struct pev__tl_threads *t)
 {
 	const struct pev_profile *p = g->p;
-	FILE *out = g->out;
+	struct pev__jbuf *out = &g->jb;
 	uint64_t interval_ns = 1000000, start_ms = 0, last = g->zero;
 
 	for (unsigned e = 0; e < p->nr_events; e++)
@@ -424,21 +435,21 @@ static void write_meta(struct gecko *g, const bool *want, const struct pev__tl_t
 	for (size_t i = 0; i < p->nr_markers; i++)
 		if (p->markers[i].end > last)
 			last = p->markers[i].end;
-	fprintf(out, "{\"meta\":{\"version\":24,\"interval\":%" PRIu64 ".%06u,\"startTime\":%"
+	pev__jb_printf(out, "{\"meta\":{\"version\":24,\"interval\":%" PRIu64 ".%06u,\"startTime\":%"
 		PRIu64 ",\"shutdownTime\":null,", interval_ns / 1000000,
 		(unsigned)(interval_ns % 1000000), start_ms);
-	fputs("\"profilingStartTime\":0,\"profilingEndTime\":", out);
+	pev__jb_str(out, "\"profilingStartTime\":0,\"profilingEndTime\":");
 	put_ms(g, last);
-	fprintf(out, ",\"processType\":0,\"product\":\"perfev %s\",\"platform\":\"Linux\","
+	pev__jb_printf(out, ",\"processType\":0,\"product\":\"perfev %s\",\"platform\":\"Linux\","
 		"\"stackwalk\":1,\"debug\":0,\"gcpoison\":0,\"asyncstack\":0,"
 		"\"presymbolicated\":true,", pev_version());
-	fputs("\"categories\":[{\"name\":\"User\",\"color\":\"yellow\",\"subcategories\":"
+	pev__jb_str(out, "\"categories\":[{\"name\":\"User\",\"color\":\"yellow\",\"subcategories\":"
 	      "[\"Other\"]},{\"name\":\"Kernel\",\"color\":\"orange\",\"subcategories\":"
 	      "[\"Other\"]},{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":"
 	      "[\"Other\"]}],\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\","
-	      "\"threadCPUDelta\":\"ns\"},", out);
+	      "\"threadCPUDelta\":\"ns\"},");
 	write_marker_schema(out);
-	fputs("},\"libs\":[],\"pausedRanges\":[],\"processes\":[],\"threads\":[", out);
+	pev__jb_str(out, "},\"libs\":[],\"pausedRanges\":[],\"processes\":[],\"threads\":[");
 }
 
 static void gecko_free(struct gecko *g)
@@ -511,23 +522,24 @@ int pev_profile_write_gecko(const struct pev_profile *p, FILE *out,
 		return pev__report_nomem(err, func);
 	}
 	g.p = p;
-	g.out = pev__report_stream(out, o.flags);
+	g.jb.out = pev__report_stream(out, o.flags);
 	g.flags = o.flags;
 	g.zero = earliest(p, &t);
-	r = g.out ? gecko_alloc(&g) : -1;
+	r = g.jb.out ? gecko_alloc(&g) : -1;
 	if (!r) {
 		write_meta(&g, want, &t);
 		for (size_t i = 0; i < t.nr_threads && !r; i++) {
 			if (i)
-				putc(',', g.out);
+				pev__jb_char(&g.jb, ',');
 			r = write_thread(&g, &t, &t.threads[i], i == 0);
 		}
-		fputs("]}\n", g.out);
+		pev__jb_str(&g.jb, "]}\n");
+		pev__jb_flush(&g.jb);
 	}
 	gecko_free(&g);
 	pev__tl_threads_free(&t);
 	free(want);
 	if (r)
 		r = pev__report_nomem(err, func);
-	return g.out ? pev__report_finish(g.out, out, r, func, err) : r;
+	return g.jb.out ? pev__report_finish(g.jb.out, out, r, func, err) : r;
 }

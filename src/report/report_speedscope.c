@@ -32,7 +32,7 @@ struct item {
 
 struct speedscope {
 	const struct pev_profile *p;
-	FILE *out;
+	struct pev__jbuf jb; /* the output, buffered */
 	unsigned flags;      /* PEV_REPORT_* */
 	uint32_t *sym_frame; /* per symbol: its index in shared.frames + 1, 0: not written */
 	uint32_t *frame_sym; /* shared frame -> symbol, UINT32_MAX: "[off-cpu]" */
@@ -59,21 +59,26 @@ static void write_stack(struct speedscope *s, uint32_t slot)
 {
 	const struct pev__sample *x = &s->p->samples[slot];
 	const uint32_t *st = pev__sample_stack(s->p, x);
-	FILE *out = s->out;
+	struct pev__jbuf *out = &s->jb;
 	bool first = true;
 
-	putc('[', out);
+	pev__jb_char(out, '[');
 	for (unsigned i = x->nr; i-- > 0;) {
 		const struct pev__frame *f = &s->p->frames[st[i]];
 
 		if ((s->flags & PEV_REPORT_NO_INLINE) && (f->flags & PEV_FRAME_INLINED))
 			continue;
-		fprintf(out, first ? "%" PRIu32 : ",%" PRIu32, frame_of(s, f->sym));
+		if (!first)
+			pev__jb_char(out, ',');
+		pev__jb_u64(out, frame_of(s, f->sym));
 		first = false;
 	}
-	if (x->offcpu)
-		fprintf(out, first ? "%" PRIu32 : ",%" PRIu32, frame_of(s, UINT32_MAX));
-	putc(']', out);
+	if (x->offcpu) {
+		if (!first)
+			pev__jb_char(out, ',');
+		pev__jb_u64(out, frame_of(s, UINT32_MAX));
+	}
+	pev__jb_char(out, ']');
 }
 
 /* Whether stored samples a and b have the same stack and off-CPU mark. */
@@ -134,52 +139,54 @@ static int thread_items(struct speedscope *s, const struct pev__tl_entry *tl,
 static void write_profile(struct speedscope *s, const struct pev__tl_thread *th, const char *unit,
 			  bool comma)
 {
-	FILE *out = s->out;
+	struct pev__jbuf *out = &s->jb;
 	const char *comm = pev__strtab_get(&s->p->str, th->comm);
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < s->nr_items; i++)
 		total += s->items[i].weight;
-	fputs(comma ? ",{\"type\":\"sampled\",\"name\":\"" : "{\"type\":\"sampled\",\"name\":\"",
-	      out);
-	pev__json_chars(out, comm ? comm : "[unknown]");
-	fprintf(out, " %" PRId32 "/%" PRId32 "\",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%"
+	pev__jb_str(out, comma ? ",{\"type\":\"sampled\",\"name\":\"" : "{\"type\":\"sampled\",\"name\":\"");
+	pev__jb_json_chars(out, comm ? comm : "[unknown]");
+	pev__jb_printf(out, " %" PRId32 "/%" PRId32 "\",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%"
 		PRIu64 ",\"samples\":[", th->pid, th->tid, unit, total);
 	for (size_t i = 0; i < s->nr_items; i++) {
 		if (i)
-			putc(',', out);
+			pev__jb_char(out, ',');
 		write_stack(s, s->items[i].slot);
 	}
-	fputs("],\"weights\":[", out);
-	for (size_t i = 0; i < s->nr_items; i++)
-		fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, s->items[i].weight);
-	fputs("]}", out);
+	pev__jb_str(out, "],\"weights\":[");
+	for (size_t i = 0; i < s->nr_items; i++) {
+		if (i)
+			pev__jb_char(out, ',');
+		pev__jb_u64(out, s->items[i].weight);
+	}
+	pev__jb_str(out, "]}");
 }
 
 static void write_frames(struct speedscope *s)
 {
-	FILE *out = s->out;
+	struct pev__jbuf *out = &s->jb;
 	char buf[32];
 
-	fputs("],\"shared\":{\"frames\":[", out);
+	pev__jb_str(out, "],\"shared\":{\"frames\":[");
 	for (uint32_t i = 0; i < s->nr_frames; i++) {
 		uint32_t sym = s->frame_sym[i];
 
-		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		pev__jb_str(out, i ? ",{\"name\":" : "{\"name\":");
 		if (sym == UINT32_MAX) {
-			fputs("\"[off-cpu]\"}", out);
+			pev__jb_str(out, "\"[off-cpu]\"}");
 			continue;
 		}
 		const struct pev__sym *y = &s->p->syms[sym];
 		const char *dso = pev__strtab_get(&s->p->str, y->dso);
-		pev__json_string(out, pev__sym_label(s->p, sym, true, buf, sizeof(buf)));
+		pev__jb_json_string(out, pev__sym_label(s->p, sym, true, buf, sizeof(buf)));
 		if (dso) {
-			fputs(",\"file\":", out);
-			pev__json_string(out, dso);
+			pev__jb_str(out, ",\"file\":");
+			pev__jb_json_string(out, dso);
 		}
-		putc('}', out);
+		pev__jb_char(out, '}');
 	}
-	fputs("]}", out);
+	pev__jb_str(out, "]}");
 }
 
 /* Entries made from the stored samples, for a profile without its timeline. */
@@ -212,7 +219,7 @@ int pev_profile_write_speedscope(const struct pev_profile *p, FILE *out,
 		return r;
 	r = -1;
 	s.flags = o.flags;
-	if (!(s.out = pev__report_stream(out, o.flags)))
+	if (!(s.jb.out = pev__report_stream(out, o.flags)))
 		return pev__report_nomem(err, func);
 	if (event < 0)
 		event = 0;
@@ -235,10 +242,10 @@ int pev_profile_write_speedscope(const struct pev_profile *p, FILE *out,
 	s.frame_sym = malloc(((size_t)p->nr_syms + 1) * sizeof(*s.frame_sym));
 	if (!s.sym_frame || !s.frame_sym || pev__tl_threads_build(p, tl, nr_tl, want, false, &t))
 		goto out;
-	fprintf(s.out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+	pev__jb_printf(&s.jb, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 		"\"exporter\":\"perfev %s\",\"name\":", pev_version());
-	pev__json_string(s.out, p->nr_events ? pev__event_name(p, (unsigned)event) : "perfev");
-	fputs(",\"profiles\":[", s.out);
+	pev__jb_json_string(&s.jb, p->nr_events ? pev__event_name(p, (unsigned)event) : "perfev");
+	pev__jb_str(&s.jb, ",\"profiles\":[");
 	for (size_t i = 0; i < t.nr_threads; i++) {
 		uint64_t total = 0;
 
@@ -256,7 +263,8 @@ int pev_profile_write_speedscope(const struct pev_profile *p, FILE *out,
 			      i > 0);
 	}
 	write_frames(&s);
-	fprintf(s.out, ",\"activeProfileIndex\":%zu}\n", heaviest);
+	pev__jb_printf(&s.jb, ",\"activeProfileIndex\":%zu}\n", heaviest);
+	pev__jb_flush(&s.jb);
 	r = 0;
 out:
 	free(s.sym_frame);
@@ -267,5 +275,6 @@ out:
 	pev__tl_threads_free(&t);
 	if (r)
 		r = pev__report_nomem(err, func);
-	return pev__report_finish(s.out, out, r, func, err);
+	pev__jb_flush(&s.jb);
+	return pev__report_finish(s.jb.out, out, r, func, err);
 }

@@ -5,6 +5,7 @@
  * pairs.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,24 +13,28 @@
 
 /* ---- threads ---------------------------------------------------------------------- */
 
-/* A sample (or, idx UINT32_MAX, a marker) to sort: by thread, then time, then order added. */
-struct tl_key {
-	int32_t pid, tid;
+/* Threads in the order written: by pid, a process's main thread first, then by tid. */
+static int thread_cmp(const void *a, const void *b)
+{
+	const struct pev__tl_thread *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if ((x->tid == x->pid) != (y->tid == y->pid))
+		return x->tid == x->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* An entry of one thread's run, to sort by time (then by the order added). */
+struct timed {
 	uint64_t time;
 	uint32_t idx;
 };
 
-static int key_cmp(const void *a, const void *b)
+static int timed_cmp(const void *a, const void *b)
 {
-	const struct tl_key *x = a, *y = b;
+	const struct timed *x = a, *y = b;
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	/* A process's main thread first. */
-	if ((x->tid == x->pid) != (y->tid == y->pid))
-		return x->tid == x->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
@@ -46,51 +51,133 @@ bool *pev__tl_events(const struct pev_profile *p, int event)
 	return want;
 }
 
+/*
+ * The thread pid/tid's index in t->threads, added (count 0, start time)
+ * when new. UINT32_MAX: out of memory.
+ */
+static uint32_t thread_index(struct pev__tl_threads *t, struct pev__pairmap *m, size_t *cap,
+			     int32_t pid, int32_t tid, uint64_t time)
+{
+	uint32_t a = (uint32_t)pid + 1, b = (uint32_t)tid; /* pid -1 is 0 */
+	uint32_t i = pev__pairmap_get(m, a, b);
+
+	if (i != UINT32_MAX) {
+		if (time && (!t->threads[i].start || time < t->threads[i].start))
+			t->threads[i].start = time;
+		return i;
+	}
+	if (t->nr_threads >= UINT32_MAX - 1 ||
+	    pev__grow((void **)&t->threads, cap, t->nr_threads + 1, sizeof(*t->threads)) ||
+	    pev__pairmap_put(m, a, b, (uint32_t)t->nr_threads))
+		return UINT32_MAX;
+	t->threads[t->nr_threads] = (struct pev__tl_thread){.pid = pid, .tid = tid, .start = time};
+	return (uint32_t)t->nr_threads++;
+}
+
+/* Sorts one thread's run of order[] by time, where the entries were not added in it. */
+static int sort_run(const struct pev__tl_entry *tl, uint32_t *run, size_t n)
+{
+	bool sorted = true;
+
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = tl[run[i - 1]].time <= tl[run[i]].time;
+	if (sorted)
+		return 0;
+	struct timed *k = malloc(n * sizeof(*k));
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct timed){tl[run[i]].time, run[i]};
+	qsort(k, n, sizeof(*k), timed_cmp);
+	for (size_t i = 0; i < n; i++)
+		run[i] = k[i].idx;
+	free(k);
+	return 0;
+}
+
+/*
+ * Linear in the samples: each entry's thread is looked up once (a hash of
+ * pid and tid), the threads (few) are sorted, and the entries are dealt
+ * into their thread's run in the order added, which the replay makes time
+ * order; a run that is not is sorted on its own.
+ */
 int pev__tl_threads_build(const struct pev_profile *p, const struct pev__tl_entry *tl,
 			  size_t nr_tl, const bool *want, bool markers, struct pev__tl_threads *t)
 {
-	size_t n = 0, cap = nr_tl + (markers ? p->nr_markers : 0);
-	struct tl_key *keys = malloc((cap ? cap : 1) * sizeof(*keys));
+	struct pev__pairmap map = {0};
+	uint32_t *of = NULL, *rank = NULL; /* entry -> thread; thread (as met) -> place written */
+	size_t cap = 0, n = 0;
+	int rc = -1;
 
 	memset(t, 0, sizeof(*t));
-	if (!keys)
-		return -1;
-	for (size_t i = 0; i < nr_tl; i++) {
+	if (!(of = malloc((nr_tl ? nr_tl : 1) * sizeof(*of))))
+		goto out;
+	for (size_t i = 0, last = SIZE_MAX; i < nr_tl; i++) {
 		const struct pev__sample *s = &p->samples[tl[i].slot];
 
-		if (want[s->event])
-			keys[n++] = (struct tl_key){s->pid, s->tid, tl[i].time, (uint32_t)i};
+		of[i] = UINT32_MAX;
+		if (!want[s->event])
+			continue;
+		/* Samples come in runs of one thread: the last one's is looked up first. */
+		if (last != SIZE_MAX && t->threads[of[last]].pid == s->pid &&
+		    t->threads[of[last]].tid == s->tid)
+			of[i] = of[last];
+		else if ((of[i] = thread_index(t, &map, &cap, s->pid, s->tid, tl[i].time)) ==
+			 UINT32_MAX)
+			goto out;
+		last = i;
+		t->threads[of[i]].count++;
+		if (!t->threads[of[i]].comm)
+			t->threads[of[i]].comm = s->comm; /* its first sample's, until its last name */
+		n++;
 	}
 	for (size_t i = 0; markers && i < p->nr_markers; i++)
-		if (p->markers[i].tid >= 0)
-			keys[n++] = (struct tl_key){p->markers[i].pid, p->markers[i].tid,
-						    p->markers[i].start, UINT32_MAX};
-	qsort(keys, n, sizeof(*keys), key_cmp);
-	t->order = malloc((n ? n : 1) * sizeof(*t->order));
-	t->threads = malloc((n ? n : 1) * sizeof(*t->threads));
-	if (!t->order || !t->threads) {
-		free(keys);
-		pev__tl_threads_free(t);
-		return -1;
+		if (p->markers[i].tid >= 0 &&
+		    thread_index(t, &map, &cap, p->markers[i].pid, p->markers[i].tid,
+				 p->markers[i].start) == UINT32_MAX)
+			goto out;
+	for (size_t i = 0; i < t->nr_threads; i++) {
+		uint32_t last = pev__profile_thread_name(p, t->threads[i].tid);
+		if (last)
+			t->threads[i].comm = last;
+		t->threads[i].first = i; /* remembers where it was met, for rank[] */
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct pev__tl_thread *th = t->nr_threads ? &t->threads[t->nr_threads - 1] : NULL;
-
-		if (!th || th->pid != keys[i].pid || th->tid != keys[i].tid) {
-			th = &t->threads[t->nr_threads++];
-			*th = (struct pev__tl_thread){.pid = keys[i].pid, .tid = keys[i].tid,
-						      .first = t->nr_order, .start = keys[i].time};
-			th->comm = pev__profile_thread_name(p, keys[i].tid);
-		}
-		if (keys[i].idx == UINT32_MAX)
+	qsort(t->threads, t->nr_threads, sizeof(*t->threads), thread_cmp);
+	if (!(rank = malloc((t->nr_threads ? t->nr_threads : 1) * sizeof(*rank))) ||
+	    !(t->order = malloc((n ? n : 1) * sizeof(*t->order))))
+		goto out;
+	for (size_t i = 0, at = 0; i < t->nr_threads; i++) {
+		rank[t->threads[i].first] = (uint32_t)i;
+		t->threads[i].first = at;
+		at += t->threads[i].count;
+	}
+	/* Deal the entries out; count is the fill level meanwhile, and ends as it was. */
+	for (size_t i = 0; i < t->nr_threads; i++)
+		t->threads[i].count = 0;
+	for (size_t i = 0; i < nr_tl; i++) {
+		if (of[i] == UINT32_MAX)
 			continue;
-		if (!th->comm)
-			th->comm = p->samples[tl[keys[i].idx].slot].comm;
-		t->order[t->nr_order++] = keys[i].idx;
-		th->count++;
+		struct pev__tl_thread *th = &t->threads[rank[of[i]]];
+		t->order[th->first + th->count++] = (uint32_t)i;
 	}
-	free(keys);
-	return 0;
+	t->nr_order = n;
+	for (size_t i = 0; i < t->nr_threads; i++) {
+		struct pev__tl_thread *th = &t->threads[i];
+		if (sort_run(tl, t->order + th->first, th->count))
+			goto out;
+		/* Its start: its first sample's time, or a marker's before it. */
+		uint64_t first = th->count ? tl[t->order[th->first]].time : 0;
+		if (first && (!th->start || first < th->start))
+			th->start = first;
+	}
+	rc = 0;
+out:
+	pev__pairmap_free(&map);
+	free(of);
+	free(rank);
+	if (rc)
+		pev__tl_threads_free(t);
+	return rc;
 }
 
 void pev__tl_threads_free(struct pev__tl_threads *t)
@@ -182,6 +269,28 @@ void pev__json_string(FILE *out, const char *s)
 	putc('"', out);
 	pev__json_chars(out, s);
 	putc('"', out);
+}
+
+void pev__jb_printf(struct pev__jbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	pev__jb_flush(b);
+	va_start(ap, fmt);
+	vfprintf(b->out, fmt, ap);
+	va_end(ap);
+}
+
+void pev__jb_json_string(struct pev__jbuf *b, const char *s)
+{
+	pev__jb_flush(b);
+	pev__json_string(b->out, s);
+}
+
+void pev__jb_json_chars(struct pev__jbuf *b, const char *s)
+{
+	pev__jb_flush(b);
+	pev__json_chars(b->out, s);
 }
 
 /* ---- pairs of ids ------------------------------------------------------------------- */

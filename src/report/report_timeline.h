@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report/report_internal.h"
 
@@ -47,6 +48,73 @@ const struct pev__tl_thread *pev__tl_thread_find(const struct pev__tl_threads *t
  * escaped, bytes that are not UTF-8 written as U+FFFD. NULL: null.
  */
 void pev__json_string(FILE *out, const char *s);
+/*
+ * Text gathered before it goes to a stream: the hot loops (a sample, a
+ * stack) add numbers and bytes to it and write it out in one call.
+ */
+struct pev__jbuf {
+	FILE *out;
+	size_t n;
+	char b[4096];
+};
+
+/* Writes what b holds to its stream and empties it. */
+static inline void pev__jb_flush(struct pev__jbuf *b)
+{
+	if (b->n)
+		fwrite(b->b, 1, b->n, b->out);
+	b->n = 0;
+}
+
+/* Makes room for need more bytes (at most 64). */
+static inline void pev__jb_room(struct pev__jbuf *b, size_t need)
+{
+	if (b->n + need > sizeof(b->b))
+		pev__jb_flush(b);
+}
+
+static inline void pev__jb_char(struct pev__jbuf *b, char c)
+{
+	pev__jb_room(b, 1);
+	b->b[b->n++] = c;
+}
+
+/* Adds a text. */
+static inline void pev__jb_str(struct pev__jbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > 64) {
+		pev__jb_flush(b);
+		fwrite(s, 1, n, b->out);
+		return;
+	}
+	pev__jb_room(b, n);
+	memcpy(b->b + b->n, s, n);
+	b->n += n;
+}
+
+/* Adds what printf would write. */
+void pev__jb_printf(struct pev__jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds s as pev__json_string writes it. */
+void pev__jb_json_string(struct pev__jbuf *b, const char *s);
+/* Adds s as pev__json_chars writes it. */
+void pev__jb_json_chars(struct pev__jbuf *b, const char *s);
+
+/* Adds v in decimal. */
+static inline void pev__jb_u64(struct pev__jbuf *b, uint64_t v)
+{
+	char d[20];
+	size_t i = sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	pev__jb_room(b, sizeof(d) - i);
+	memcpy(b->b + b->n, d + i, sizeof(d) - i);
+	b->n += sizeof(d) - i;
+}
 /* Writes s escaped as pev__json_string does, without the quotes (part of a string). */
 void pev__json_chars(FILE *out, const char *s);
 
