@@ -951,7 +951,7 @@ Test(cmd_report, bad_options)
 
 	r = th_perfev("report", "--format", "html");
 	cr_expect_eq(r.status, 129);
-	expect_has(r.err, "option '--format' needs table, folded, json, pprof or flamegraph");
+	expect_has(r.err, "option '--format' needs table, folded, json, pprof, flamegraph, gecko or speedscope");
 	th_output_free(&r);
 }
 
