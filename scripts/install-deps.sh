@@ -35,6 +35,7 @@ packages="
 	g++
 	prometheus
 	python3-pytest
+	python3-jsonschema
 	python3-pandas
 	binutils
 	xz-utils

@@ -56,6 +56,32 @@ static size_t len(json_object *a)
 	return json_object_array_length(a);
 }
 
+/*
+ * Checks the speedscope file at path against the schema the speedscope
+ * package ships (file-format-schema.json), with Debian's python3-jsonschema.
+ */
+static void expect_speedscope_schema(const char *path)
+{
+	const char *app = getenv("PERFEV_SPEEDSCOPE") ? getenv("PERFEV_SPEEDSCOPE")
+						      : "/var/cache/perfev/speedscope-1.25.0";
+	char schema[4096], *out = NULL, *err = NULL, cmd[16384];
+
+	snprintf(schema, sizeof(schema), "%s/dist/release/file-format-schema.json", app);
+	if (access(schema, R_OK) != 0)
+		th_skip("no speedscope schema at %s (scripts/fetch_speedscope.sh installs it)", schema);
+	if (th_sh("/usr/bin/python3 -c 'import jsonschema'", NULL, NULL) != 0)
+		th_skip("python3-jsonschema is not installed (scripts/install-deps.sh)");
+	snprintf(cmd, sizeof(cmd),
+		 "/usr/bin/python3 -c 'import json, sys, jsonschema; "
+		 "jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "
+		 "'%s' '%s'",
+		 path, schema);
+	int status = th_sh(cmd, &out, &err);
+	cr_expect_eq(status, 0, "%s does not follow speedscope's schema: %s", path, err);
+	free(out);
+	free(err);
+}
+
 /* ---- a profile made by hand -------------------------------------------------------- */
 
 static char *written(const struct pev_profile *p, const char *event, unsigned flags, bool gecko)
@@ -306,6 +332,10 @@ Test(report_browser, speedscope_of_a_profile_made_by_hand)
 
 	cr_expect_str_eq(json_object_get_string(get(s, "$schema")),
 			 "https://www.speedscope.app/file-format-schema.json");
+	char *path = th_path_join(th_temp_dir("browser-schema"), "hand.json");
+	th_write_file(path, text);
+	expect_speedscope_schema(path);
+	free(path);
 	cr_assert_eq(len(profiles), 2);
 	json_object *main_p = at(profiles, 0);
 	cr_expect_str_eq(json_object_get_string(get(main_p, "name")), "main 10/10");
@@ -543,6 +573,7 @@ Test(report_browser, an_offcpu_recording_in_both_formats)
 	th_output_free(&r);
 	struct th_output fo = th_perfev("report", "-i", data, "--wall-clock", "--format", "folded");
 	cr_assert_eq(fo.status, 0, "%s", fo.err);
+	expect_speedscope_schema(ss);
 	text = th_slurp(ss, NULL);
 	json_object *s = parse(text, "the speedscope file");
 	json_object *prof = speedscope_profile(s, "offcpu_work");
