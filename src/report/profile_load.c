@@ -208,7 +208,7 @@ static int add_offcpu_sample(struct offcpu *oc, struct pev_profile_sample *ps)
 
 /*
  * The timeline: the CPU time thread tid used since its previous sample,
- * for its sample at time; PEV__TL_CPU_UNKNOWN before the file showed the
+ * for its sample at time; UINT64_MAX before the file showed the
  * thread come onto a CPU. The next sample counts from this one.
  */
 static uint64_t thread_cpu(struct offcpu *oc, int32_t tid, uint64_t time)
@@ -216,10 +216,10 @@ static uint64_t thread_cpu(struct offcpu *oc, int32_t tid, uint64_t time)
 	uint64_t *at, cpu;
 
 	if (tid <= 0 || !time || !(at = offcpu_wait(oc, tid, false)))
-		return PEV__TL_CPU_UNKNOWN;
+		return UINT64_MAX;
 	struct thread_time *t = &oc->wait[*at - 1];
 	if (!t->cpu_known)
-		return PEV__TL_CPU_UNKNOWN;
+		return UINT64_MAX;
 	cpu = t->ran + (t->on && time >= t->cpu_since ? time - t->cpu_since : 0);
 	t->ran = 0;
 	if (time > t->cpu_since)
@@ -550,7 +550,7 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		uint64_t cpu = p->timeline && oc->file_switches &&
 					       !(s.record->sample.fields & PEV_SAMPLE_READ)
 				       ? thread_cpu(oc, s.tid, s.time)
-				       : PEV__TL_CPU_UNKNOWN;
+				       : UINT64_MAX;
 		if (s.record->sample.fields & PEV_SAMPLE_READ)
 			rc = add_read_sample(p, m, oc, reads, &lo, &ps, &s);
 		else if (is_offcpu(oc, s.event))
@@ -563,7 +563,9 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		else
 			rc = 0;
 		if (!rc && p->nr_tl == entries + 1)
-			p->tl[entries].cpu = cpu;
+			p->tl[entries].cpu = cpu == UINT64_MAX       ? PEV__TL_CPU_UNKNOWN
+					     : cpu > PEV__TL_CPU_MAX    ? PEV__TL_CPU_MAX
+									: (uint32_t)cpu;
 		if (!rc)
 			rc = count_program(&progs, pev__replay_program(r, s.pid));
 		if ((adding = rc != 0))
@@ -626,8 +628,17 @@ int pev_profile_load(struct pev_perfdata *pd, const struct pev_replay_opts *opts
 	if (o.flags & PEV_REPLAY_TIMELINE) {
 		pev_profile_keep_timeline(p); /* cannot fail on a new profile */
 		pev__replay_on_record(r, pev__timeline_record, &tl);
+		/*
+		 * Room for every sample the data section can hold (a sample record takes
+		 * more than 40 bytes), reserved at once: pages are touched only as entries
+		 * fill them, and the array is never copied to grow. A pipe grows it.
+		 */
+		const struct pev_perfdata_layout *l = pev_perfdata_layout(pd);
+		size_t most = l->data_size / 40 < (1u << 26) ? (size_t)(l->data_size / 40) : (1u << 26);
+		if (most && pev__grow((void **)&p->tl, &p->cap_tl, most, sizeof(*p->tl)))
+			rc = PEV_ENOMEM;
 	}
-	rc = load(pd, r, p, &m, &oc, &o, err);
+	rc = rc ? pev__error_start(err, rc, 0, NULL, NULL, true) : load(pd, r, p, &m, &oc, &o, err);
 	if (!rc && p->timeline &&
 	    (rc = pev__timeline_finish(&tl, p->has_time ? p->min_time : 0,
 				       p->has_time ? p->max_time : 0)))

@@ -74,13 +74,17 @@ struct gecko {
 static void put_ms(struct gecko *g, uint64_t t)
 {
 	uint64_t us = (t > g->zero ? t - g->zero : 0) / 1000;
-	char frac[4] = {'.', (char)('0' + us / 100 % 10), (char)('0' + us / 10 % 10),
-			(char)('0' + us % 10)};
+	unsigned frac = (unsigned)(us % 1000);
+	char *at;
 
 	pev__jb_u64(&g->jb, us / 1000);
-	pev__jb_room(&g->jb, sizeof(frac));
-	memcpy(g->jb.b + g->jb.n, frac, sizeof(frac));
-	g->jb.n += sizeof(frac);
+	pev__jb_room(&g->jb, 4);
+	at = g->jb.b + g->jb.n;
+	at[0] = '.';
+	at[1] = (char)('0' + frac / 100);
+	at[2] = (char)('0' + frac / 10 % 10);
+	at[3] = (char)('0' + frac % 10);
+	g->jb.n += 4;
 }
 
 /* The frame row of symbol sym in this thread, made on first use. */

@@ -190,11 +190,13 @@ struct pev__event {
 struct pev__tl_entry {
 	uint64_t time;
 	uint64_t weight; /* its period; an off-CPU sample's: the time waited (profile_load.c) */
-	uint64_t cpu;    /* its thread's CPU time since its previous sample, or PEV__TL_CPU_UNKNOWN */
 	uint32_t slot;   /* the stored sample: its event, thread and stack */
-	uint32_t unused;
+	/* its thread's CPU time since its previous sample in nanoseconds (held at
+	 * PEV__TL_CPU_MAX, 4.3 s), or PEV__TL_CPU_UNKNOWN */
+	uint32_t cpu;
 };
-#define PEV__TL_CPU_UNKNOWN UINT64_MAX
+#define PEV__TL_CPU_UNKNOWN UINT32_MAX
+#define PEV__TL_CPU_MAX (UINT32_MAX - 1)
 
 /* A marker of the timeline (pev_profile_add_marker). */
 struct pev__marker {

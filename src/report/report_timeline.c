@@ -112,20 +112,22 @@ int pev__tl_threads_build(const struct pev_profile *p, const struct pev__tl_entr
 	memset(t, 0, sizeof(*t));
 	if (!(of = malloc((nr_tl ? nr_tl : 1) * sizeof(*of))))
 		goto out;
-	for (size_t i = 0, last = SIZE_MAX; i < nr_tl; i++) {
+	/* A thread's index by the low bits of its tid, looked at before the map. */
+	uint32_t recent[64];
+	for (size_t i = 0; i < 64; i++)
+		recent[i] = UINT32_MAX;
+	for (size_t i = 0; i < nr_tl; i++) {
 		const struct pev__sample *s = &p->samples[tl[i].slot];
+		uint32_t *r = &recent[(uint32_t)s->tid & 63];
 
 		of[i] = UINT32_MAX;
 		if (!want[s->event])
 			continue;
-		/* Samples come in runs of one thread: the last one's is looked up first. */
-		if (last != SIZE_MAX && t->threads[of[last]].pid == s->pid &&
-		    t->threads[of[last]].tid == s->tid)
-			of[i] = of[last];
-		else if ((of[i] = thread_index(t, &map, &cap, s->pid, s->tid, tl[i].time)) ==
+		if (*r != UINT32_MAX && t->threads[*r].pid == s->pid && t->threads[*r].tid == s->tid)
+			of[i] = *r;
+		else if ((of[i] = *r = thread_index(t, &map, &cap, s->pid, s->tid, tl[i].time)) ==
 			 UINT32_MAX)
 			goto out;
-		last = i;
 		t->threads[of[i]].count++;
 		if (!t->threads[of[i]].comm)
 			t->threads[of[i]].comm = s->comm; /* its first sample's, until its last name */

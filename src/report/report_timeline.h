@@ -90,7 +90,8 @@ static inline void pev__jb_str(struct pev__jbuf *b, const char *s)
 		return;
 	}
 	pev__jb_room(b, n);
-	memcpy(b->b + b->n, s, n);
+	for (size_t i = 0; i < n; i++) /* short texts: no call to memcpy */
+		b->b[b->n + i] = s[i];
 	b->n += n;
 }
 
@@ -101,19 +102,17 @@ void pev__jb_json_string(struct pev__jbuf *b, const char *s);
 /* Adds s as pev__json_chars writes it. */
 void pev__jb_json_chars(struct pev__jbuf *b, const char *s);
 
-/* Adds v in decimal. */
+/* Adds v in decimal, written in place. */
 static inline void pev__jb_u64(struct pev__jbuf *b, uint64_t v)
 {
-	char d[20];
-	size_t i = sizeof(d);
+	size_t digits = 1;
 
-	do {
-		d[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	pev__jb_room(b, sizeof(d) - i);
-	memcpy(b->b + b->n, d + i, sizeof(d) - i);
-	b->n += sizeof(d) - i;
+	for (uint64_t t = v; t >= 10; t /= 10)
+		digits++;
+	pev__jb_room(b, digits);
+	b->n += digits;
+	for (size_t i = 1; i <= digits; i++, v /= 10)
+		b->b[b->n - i] = (char)('0' + v % 10);
 }
 /* Writes s escaped as pev__json_string does, without the quotes (part of a string). */
 void pev__json_chars(FILE *out, const char *s);
