@@ -5,7 +5,8 @@
 # group, tracepoints, -a, pipe mode) written by BUILD_DIR/fuzz/perfdata_mutate
 # (fuzz/perfdata_mutator.c: sample fields by sample_type, read values,
 # callchains, branch stacks, DWARF user stacks and registers, attributes and
-# ids, records, feature sections) go through `perfev report`, `perfev
+# ids, records, feature sections) go through `perfev report` (the table and
+# the Gecko profile, which must parse as JSON), `perfev
 # script`, `perfev diff SEED MUTANT` and the Python reader
 # (perfev.samples()), each under a 20 s timeout. A failure is: an end on a
 # signal (or with 128+N), a hang, an AddressSanitizer, LeakSanitizer or
@@ -52,7 +53,7 @@ if [ ! -x "$build/fuzz/perfdata_mutate" ]; then
 fi
 
 exec python3 - "$build" "$@" <<'PY'
-import concurrent.futures, glob, os, re, select, signal, subprocess, sys, tempfile, time
+import concurrent.futures, glob, json, os, re, select, signal, subprocess, sys, tempfile, time
 
 SEEDS = sorted(glob.glob('tests/fixtures/mutate/*.data'))
 PERCENT = re.compile(rb'([-+]?[0-9]+(?:\.[0-9]+)?)%')
@@ -176,6 +177,7 @@ def run_one(build, seed, index, scratch, timeout):
         pyenv['ASAN_OPTIONS'] = env['ASAN_OPTIONS'] + ':detect_leaks=0'
     runs = [
         ('report', [perfev, 'report', '--stdio', '-i', mutant], env, True),
+        ('gecko', [perfev, 'report', '--format', 'gecko', '-i', mutant], env, False),
         ('script', [perfev, 'script', '-i', mutant], env, False),
         ('diff', [perfev, 'diff', os.path.abspath(source), mutant], env, True),
         ('python', [sys.executable, '-c', PYREADER, mutant], pyenv, False),
@@ -184,6 +186,12 @@ def run_one(build, seed, index, scratch, timeout):
     for name, cmd, e, percent in runs:
         rc, out, err, nbytes = run(cmd, e, timeout)
         problems += check(name, rc, out, err, nbytes, timeout, percent)
+        # The Gecko profile of whatever the file held is JSON the Profiler can parse.
+        if name == 'gecko' and rc == 0 and nbytes == len(out):
+            try:
+                json.loads(out)
+            except ValueError as ex:
+                problems.append(('json', f'report --format gecko wrote no JSON: {ex}'))
     if not problems:
         os.unlink(mutant)
     return index, source, what, problems, mutant

@@ -787,3 +787,31 @@ Test(report_browser, speedscope_draws_both_stacks_at_their_shares, .timeout = 24
 	free(ss);
 	free(data);
 }
+
+Test(report_browser, an_empty_profile_in_both_formats)
+{
+	struct pev_profile *p;
+	struct pev_profile_event ev = PEV_PROFILE_EVENT_INIT;
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	cr_assert_eq(pev_profile_keep_timeline(p), 0);
+	char *text = written(p, NULL, 0, true);
+	json_object *g = parse(text, "the Gecko profile of nothing");
+	cr_expect_eq(len(get(g, "threads")), 0);
+	json_object_put(g);
+	free(text);
+	text = written(p, NULL, 0, false);
+	g = parse(text, "the speedscope file of nothing");
+	cr_expect_eq(len(get(g, "profiles")), 0);
+	json_object_put(g);
+	free(text);
+	/* An event without samples: no threads either. */
+	ev.name = "cycles";
+	cr_assert_eq(pev_profile_add_event(p, &ev), 0);
+	text = written(p, NULL, 0, true);
+	g = parse(text, "the Gecko profile of an event without samples");
+	cr_expect_eq(len(get(g, "threads")), 0);
+	json_object_put(g);
+	free(text);
+	pev_profile_free(p);
+}

@@ -144,7 +144,8 @@ int pev__tl_threads_build(const struct pev_profile *p, const struct pev__tl_entr
 			t->threads[i].comm = last;
 		t->threads[i].first = i; /* remembers where it was met, for rank[] */
 	}
-	qsort(t->threads, t->nr_threads, sizeof(*t->threads), thread_cmp);
+	if (t->nr_threads > 1)
+		qsort(t->threads, t->nr_threads, sizeof(*t->threads), thread_cmp);
 	if (!(rank = malloc((t->nr_threads ? t->nr_threads : 1) * sizeof(*rank))) ||
 	    !(t->order = malloc((n ? n : 1) * sizeof(*t->order))))
 		goto out;

@@ -102,17 +102,30 @@ void pev__jb_json_string(struct pev__jbuf *b, const char *s);
 /* Adds s as pev__json_chars writes it. */
 void pev__jb_json_chars(struct pev__jbuf *b, const char *s);
 
-/* Adds v in decimal, written in place. */
+/* The two digits of 0 .. 99, for pev__jb_u64. */
+static const char pev__digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+/* Adds v in decimal: two digits per division, copied without a call to memcpy. */
 static inline void pev__jb_u64(struct pev__jbuf *b, uint64_t v)
 {
-	size_t digits = 1;
+	char d[20];
+	size_t i = sizeof(d);
 
-	for (uint64_t t = v; t >= 10; t /= 10)
-		digits++;
-	pev__jb_room(b, digits);
-	b->n += digits;
-	for (size_t i = 1; i <= digits; i++, v /= 10)
-		b->b[b->n - i] = (char)('0' + v % 10);
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		d[--i] = pev__digit_pairs[2 * r + 1];
+		d[--i] = pev__digit_pairs[2 * r];
+	}
+	if (v >= 10) {
+		d[--i] = pev__digit_pairs[2 * v + 1];
+		d[--i] = pev__digit_pairs[2 * v];
+	} else {
+		d[--i] = (char)('0' + v);
+	}
+	pev__jb_room(b, sizeof(d) - i);
+	while (i < sizeof(d))
+		b->b[b->n++] = d[i++];
 }
 /* Writes s escaped as pev__json_string does, without the quotes (part of a string). */
 void pev__json_chars(FILE *out, const char *s);
