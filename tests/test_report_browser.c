@@ -243,6 +243,73 @@ static json_object *gecko_marker(json_object *thread, const char *name, size_t *
 	return first;
 }
 
+/*
+ * The format's rules, as the Firefox Profiler reads them
+ * (docs-developer/gecko-profile-format.md, src/types/gecko-profile.ts): each
+ * table's schema names its columns; a stack's prefix comes before it; every
+ * index points into its table; a thread's samples are in time order; a
+ * marker's category is one of meta.categories and its payload's type one of
+ * meta.markerSchema; an interval marker ends no earlier than it starts.
+ */
+static void expect_gecko_rules(json_object *g)
+{
+	json_object *meta = get(g, "meta"), *threads = get(g, "threads");
+	size_t categories = len(get(meta, "categories"));
+	json_object *schemas = get(meta, "markerSchema");
+
+	cr_expect_eq(json_object_get_int(get(meta, "version")), 24);
+	cr_expect(json_object_is_type(get(g, "libs"), json_type_array));
+	cr_expect(json_object_is_type(get(g, "processes"), json_type_array));
+	for (size_t t = 0; t < len(threads); t++) {
+		json_object *th = at(threads, t);
+		json_object *strings = get(th, "stringTable");
+		json_object *frames = get(get(th, "frameTable"), "data");
+		json_object *stacks = get(get(th, "stackTable"), "data");
+		json_object *samples = get(get(th, "samples"), "data");
+		json_object *markers = get(get(th, "markers"), "data");
+
+		cr_expect_eq(json_object_get_int(get(get(get(th, "frameTable"), "schema"),
+						     "category")), 6);
+		cr_expect_eq(json_object_get_int(get(get(get(th, "samples"), "schema"),
+						     "threadCPUDelta")), 3);
+		for (size_t i = 0; i < len(frames); i++) {
+			json_object *f = at(frames, i);
+			cr_expect_lt((size_t)json_object_get_int64(at(f, 0)), len(strings));
+			cr_expect_lt((size_t)json_object_get_int64(at(f, 6)), categories);
+		}
+		for (size_t i = 0; i < len(stacks); i++) {
+			json_object *prefix = at(at(stacks, i), 0);
+			if (!json_object_is_type(prefix, json_type_null))
+				cr_expect_lt((size_t)json_object_get_int64(prefix), i,
+					     "stack %zu's prefix comes after it", i);
+			cr_expect_lt((size_t)json_object_get_int64(at(at(stacks, i), 1)), len(frames));
+		}
+		double last = -1;
+		for (size_t i = 0; i < len(samples); i++) {
+			json_object *smp = at(samples, i);
+			if (!json_object_is_type(at(smp, 0), json_type_null))
+				cr_expect_lt((size_t)json_object_get_int64(at(smp, 0)), len(stacks));
+			double time = json_object_get_double(at(smp, 1));
+			cr_expect_geq(time, last, "thread %zu's sample %zu goes back in time", t, i);
+			last = time;
+		}
+		for (size_t i = 0; i < len(markers); i++) {
+			json_object *m = at(markers, i), *data = at(m, 5);
+			cr_expect_lt((size_t)json_object_get_int64(at(m, 0)), len(strings));
+			cr_expect_lt((size_t)json_object_get_int64(at(m, 4)), categories);
+			if (json_object_get_int(at(m, 3)) == 1)
+				cr_expect_geq(json_object_get_double(at(m, 2)),
+					      json_object_get_double(at(m, 1)));
+			const char *type = json_object_get_string(get(data, "type"));
+			bool known = false;
+			for (size_t k = 0; k < len(schemas); k++)
+				known |= strcmp(json_object_get_string(get(at(schemas, k), "name")),
+						type) == 0;
+			cr_expect(known, "marker type %s has no schema", type);
+		}
+	}
+}
+
 Test(report_browser, gecko_of_a_profile_made_by_hand)
 {
 	struct pev_profile *p = hand_made();
@@ -251,6 +318,7 @@ Test(report_browser, gecko_of_a_profile_made_by_hand)
 	json_object *meta = get(g, "meta"), *threads = get(g, "threads");
 	size_t n;
 
+	expect_gecko_rules(g);
 	cr_expect_eq(json_object_get_int(get(meta, "version")), 24);
 	cr_expect(json_object_get_boolean(get(meta, "presymbolicated")));
 	cr_expect_str_eq(json_object_get_string(get(at(get(meta, "categories"), 1), "name")),
@@ -535,6 +603,7 @@ Test(report_browser, an_offcpu_recording_in_both_formats)
 	th_output_free(&r);
 	char *text = th_slurp(gecko, NULL);
 	json_object *g = parse(text, "the Gecko profile");
+	expect_gecko_rules(g);
 	json_object *threads = get(g, "threads"), *t = NULL;
 	for (size_t i = 0; i < len(threads); i++)
 		if (strcmp(json_object_get_string(get(at(threads, i), "name")), "offcpu_work") == 0)
@@ -613,6 +682,7 @@ Test(report_browser, perfs_own_file_in_both_formats)
 		       data, th_test_program("offcpu_work")));
 	char *out = th_sh_okf("'%s' report -i '%s' --format gecko", getenv("PERFEV_BIN"), data);
 	json_object *g = parse(out, "the Gecko profile of perf's file");
+	expect_gecko_rules(g);
 	json_object *threads = get(g, "threads");
 	size_t samples = 0;
 	for (size_t i = 0; i < len(threads); i++)
