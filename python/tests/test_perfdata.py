@@ -9,36 +9,35 @@ import pytest
 import perfev
 
 
-@pytest.fixture(scope="module")
-def recording(tmp_path_factory):
-    """A perf.data of the suite's report_work (known hot functions) by perfev record."""
+def _record(tmp_path_factory, name, *options):
+    """perfev record -q -g -e cpu-clock OPTIONS of the suite's report_work into NAME:
+    the path and the run (its returncode and stderr)."""
     perfev_bin = os.environ.get("PERFEV_BIN")
     work = os.environ.get("PERFEV_REPORT_WORK")
     if not perfev_bin or not work:
         pytest.skip("PERFEV_BIN and PERFEV_REPORT_WORK are not set (run through meson test)")
-    path = tmp_path_factory.mktemp("perfdata") / "perf.data"
+    path = tmp_path_factory.mktemp("perfdata") / name
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)  # a sanitizer runtime preloaded for the library, not for perfev
     # cpu-clock: the default is cycles where a hardware PMU is (the arm64 lab).
-    subprocess.run([perfev_bin, "record", "-q", "-g", "-e", "cpu-clock", "-F", "2000", "-o",
-                    str(path), work, "300"],
-                   check=True, env=env)
+    r = subprocess.run([perfev_bin, "record", "-q", "-g", *options, "-e", "cpu-clock",
+                        "-F", "2000", "-o", str(path), work, "300"],
+                       env=env, capture_output=True, text=True)
+    return path, r
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory):
+    """A perf.data of the suite's report_work (known hot functions) by perfev record."""
+    path, r = _record(tmp_path_factory, "perf.data")
+    assert r.returncode == 0, r.stderr
     return path
 
 
 @pytest.fixture(scope="module")
 def offcpu_recording(tmp_path_factory):
     """A perf.data of report_work with off-CPU samples (perfev record --off-cpu)."""
-    perfev_bin = os.environ.get("PERFEV_BIN")
-    work = os.environ.get("PERFEV_REPORT_WORK")
-    if not perfev_bin or not work:
-        pytest.skip("PERFEV_BIN and PERFEV_REPORT_WORK are not set (run through meson test)")
-    path = tmp_path_factory.mktemp("perfdata") / "offcpu.data"
-    env = dict(os.environ)
-    env.pop("LD_PRELOAD", None)
-    r = subprocess.run([perfev_bin, "record", "-q", "-g", "--off-cpu", "-e", "cpu-clock",
-                        "-F", "2000", "-o", str(path), work, "300"],
-                       env=env, capture_output=True, text=True)
+    path, r = _record(tmp_path_factory, "offcpu.data", "--off-cpu")
     if r.returncode != 0:  # the sched_switch tracepoint needs privileges this run may lack
         pytest.skip("perfev record --off-cpu failed: " + r.stderr.strip())
     return path
