@@ -705,7 +705,43 @@ struct thread_summary {
 	int64_t tid;
 	size_t samples;
 	char leaves[4096]; /* "name=count," in the order met */
+	char *stacks;      /* every sample's stack, "leaf;...;root" lines, sorted (malloc'ed) */
 };
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * A stack as both exporters can give it: function names only (perf names a
+ * DSO by path, perfev by file name), without [vdso] frames (perf 7.2 cannot
+ * name them in its own tree and drops them) or unresolved ones ("0x...":
+ * perf drops frames without a symbol). Rewrites names in place.
+ */
+static void comparable_stack(char *names)
+{
+	char *out = names, *frame = names;
+
+	while (frame && *frame) {
+		char *next = strchr(frame, ';');
+		if (next)
+			*next++ = '\0';
+		char *cut = strstr(frame, " (in ");
+		bool drop = strncmp(frame, "0x", 2) == 0 || (cut && strcmp(cut, " (in [vdso])") == 0);
+		if (cut)
+			*cut = '\0';
+		if (!drop) {
+			if (out != names)
+				*out++ = ';';
+			size_t n = strlen(frame);
+			memmove(out, frame, n);
+			out += n;
+		}
+		frame = next;
+	}
+	*out = '\0';
+}
 
 static void add_leaf(struct thread_summary *t, const char *name)
 {
@@ -740,10 +776,17 @@ static size_t summarize(json_object *g, struct thread_summary *out, size_t max)
 		memset(s, 0, sizeof(*s));
 		s->tid = json_object_get_int64(get(t, "tid"));
 		s->samples = len(samples);
+		char **lines = calloc(len(samples), sizeof(*lines));
+		size_t total = 1;
+		cr_assert(lines);
 		for (size_t k = 0; k < len(samples); k++) {
 			char names[8192];
 			gecko_stack(t, json_object_get_int64(at(at(samples, k), 0)), names,
 				    sizeof(names));
+			lines[k] = strdup(names);
+			cr_assert(lines[k]);
+			comparable_stack(lines[k]);
+			total += strlen(lines[k]) + 1;
 			/* The leaf function's name: perf names DSOs by path, perfev by file name. A
 			 * [vdso] frame perf 7 could not name in its tree (no vDSO image there) is
 			 * left out, as perf leaves out frames without a symbol. */
@@ -756,11 +799,33 @@ static size_t summarize(json_object *g, struct thread_summary *out, size_t max)
 				*cut = '\0';
 			add_leaf(s, leaf);
 		}
+		qsort(lines, len(samples), sizeof(*lines), line_cmp);
+		s->stacks = calloc(total, 1);
+		cr_assert(s->stacks);
+		for (size_t k = 0; k < len(samples); k++) {
+			strcat(strcat(s->stacks, lines[k]), "\n");
+			free(lines[k]);
+		}
+		free(lines);
 	}
 	return n;
 }
 
-Test(report_browser, the_same_threads_samples_and_leaves_as_perf_7)
+/* The first line where a and b differ, for the message. */
+static void first_difference(const char *a, const char *b, char *buf, size_t size)
+{
+	while (*a && *a == *b) {
+		const char *na = strchr(a, '\n'), *nb = strchr(b, '\n');
+		if (!na || !nb || na - a != nb - b || strncmp(a, b, (size_t)(na - a)) != 0)
+			break;
+		a = na + 1;
+		b = nb + 1;
+	}
+	snprintf(buf, size, "perfev: %.*s\nperf:   %.*s", (int)strcspn(a, "\n"), a,
+		 (int)strcspn(b, "\n"), b);
+}
+
+Test(report_browser, the_same_threads_samples_stacks_and_leaves_as_perf_7)
 {
 	const char *root = getenv("PERFEV_SOURCE_ROOT");
 	char latest[4096];
@@ -779,7 +844,10 @@ Test(report_browser, the_same_threads_samples_and_leaves_as_perf_7)
 		       dir, latest));
 	char *p7 = th_path_join(dir, "perf7.json");
 	char *theirs_text = th_slurp(p7, NULL);
-	char *ours_text = th_sh_okf("'%s' report -i '%s' --format gecko", getenv("PERFEV_BIN"), data);
+	/* --symbol-at-return: callers named at their return address, as perf names them
+	 * (docs/PERF_DIFFERENCES.md). */
+	char *ours_text = th_sh_okf("'%s' report -i '%s' --format gecko --symbol-at-return",
+				    getenv("PERFEV_BIN"), data);
 	json_object *theirs = parse(theirs_text, "perf 7's Gecko profile");
 	json_object *ours = parse(ours_text, "perfev's Gecko profile");
 	struct thread_summary a[8], b[8];
@@ -795,7 +863,16 @@ Test(report_browser, the_same_threads_samples_and_leaves_as_perf_7)
 			     a[i].tid, a[i].samples, b[k].samples);
 		cr_expect_str_eq(a[i].leaves, b[k].leaves, "thread %" PRId64 "'s leaf functions:\n"
 				 "perfev: %s\nperf:   %s", a[i].tid, a[i].leaves, b[k].leaves);
+		char diff[4096];
+		first_difference(a[i].stacks, b[k].stacks, diff, sizeof(diff));
+		cr_expect(strcmp(a[i].stacks, b[k].stacks) == 0,
+			  "thread %" PRId64 "'s stacks differ; the first that does:\n%s", a[i].tid,
+			  diff);
 	}
+	for (size_t i = 0; i < na; i++)
+		free(a[i].stacks);
+	for (size_t i = 0; i < nb; i++)
+		free(b[i].stacks);
 	json_object_put(theirs);
 	json_object_put(ours);
 	free(theirs_text);
