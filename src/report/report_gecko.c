@@ -177,7 +177,7 @@ static int write_samples(struct gecko *g, const struct pev__tl_threads *t,
 
 	g->nr_offcpu = 0;
 	pev__jb_str(out, "\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2,"
-	      "\"threadCPUDelta\":3},\"data\":[");
+		    "\"threadCPUDelta\":3},\"data\":[");
 	for (size_t i = 0; i < th->count; i++) {
 		uint32_t idx = t->order[th->first + i];
 		const struct pev__tl_entry *e = &g->p->tl[idx];
@@ -277,7 +277,7 @@ static void write_markers(struct gecko *g, const struct pev__tl_thread *th, bool
 	bool first = true;
 
 	pev__jb_str(out, ",\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,"
-	      "\"category\":4,\"data\":5},\"data\":[");
+		    "\"category\":4,\"data\":5},\"data\":[");
 	for (size_t i = 0; i < g->nr_offcpu; i++) {
 		const struct pev__tl_entry *e = &g->p->tl[g->offcpu[i]];
 
@@ -323,8 +323,8 @@ static void write_tables(struct gecko *g)
 		pev__jb_char(out, ']');
 	}
 	pev__jb_str(out, "]},\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1,"
-	      "\"innerWindowID\":2,\"implementation\":3,\"line\":4,\"column\":5,\"category\":6,"
-	      "\"subcategory\":7},\"data\":[");
+		    "\"innerWindowID\":2,\"implementation\":3,\"line\":4,\"column\":5,\"category\":6,"
+		    "\"subcategory\":7},\"data\":[");
 	for (uint32_t r = 0; r < g->nr_rows; r++) {
 		const struct pev__sym *s = &g->p->syms[g->rows[r]];
 
@@ -448,10 +448,10 @@ static void write_meta(struct gecko *g, const bool *want, const struct pev__tl_t
 		"\"stackwalk\":1,\"debug\":0,\"gcpoison\":0,\"asyncstack\":0,"
 		"\"presymbolicated\":true,", pev_version());
 	pev__jb_str(out, "\"categories\":[{\"name\":\"User\",\"color\":\"yellow\",\"subcategories\":"
-	      "[\"Other\"]},{\"name\":\"Kernel\",\"color\":\"orange\",\"subcategories\":"
-	      "[\"Other\"]},{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":"
-	      "[\"Other\"]}],\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\","
-	      "\"threadCPUDelta\":\"ns\"},");
+		    "[\"Other\"]},{\"name\":\"Kernel\",\"color\":\"orange\",\"subcategories\":"
+		    "[\"Other\"]},{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":"
+		    "[\"Other\"]}],\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\","
+		    "\"threadCPUDelta\":\"ns\"},");
 	write_marker_schema(out);
 	pev__jb_str(out, "},\"libs\":[],\"pausedRanges\":[],\"processes\":[],\"threads\":[");
 }
