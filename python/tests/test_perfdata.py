@@ -9,13 +9,14 @@ import pytest
 import perfev
 
 
-def _record(tmp_path_factory, name, *options):
-    """perfev record -q -g -e cpu-clock OPTIONS of the suite's report_work into NAME:
-    the path and the run (its returncode and stderr)."""
+def _record(tmp_path_factory, name, *options, program="PERFEV_REPORT_WORK"):
+    """perfev record -q -g -e cpu-clock OPTIONS of the suite's program (the environment
+    variable naming it; report_work by default) into NAME: the path and the run (its
+    returncode and stderr)."""
     perfev_bin = os.environ.get("PERFEV_BIN")
-    work = os.environ.get("PERFEV_REPORT_WORK")
+    work = os.environ.get(program)
     if not perfev_bin or not work:
-        pytest.skip("PERFEV_BIN and PERFEV_REPORT_WORK are not set (run through meson test)")
+        pytest.skip(f"PERFEV_BIN and {program} are not set (run through meson test)")
     path = tmp_path_factory.mktemp("perfdata") / name
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)  # a sanitizer runtime preloaded for the library, not for perfev
@@ -36,8 +37,10 @@ def recording(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def offcpu_recording(tmp_path_factory):
-    """A perf.data of report_work with off-CPU samples (perfev record --off-cpu)."""
-    path, r = _record(tmp_path_factory, "offcpu.data", "--off-cpu")
+    """A perf.data of offcpu_work (300 ms asleep, 300 ms spinning) with its off-CPU
+    samples (perfev record --off-cpu)."""
+    path, r = _record(tmp_path_factory, "offcpu.data", "--off-cpu",
+                      program="PERFEV_OFFCPU_WORK")
     if r.returncode != 0:  # the sched_switch tracepoint needs privileges this run may lack
         pytest.skip("perfev record --off-cpu failed: " + r.stderr.strip())
     return path
@@ -50,8 +53,12 @@ def test_samples_are_symbolized(recording):
     hot = {}
     for r in mine:
         hot[r["symbol"]] = hot.get(r["symbol"], 0) + r["period"]
+    # 4:3:2:1 by work, but a tick of cpu-clock can keep landing in the same function
+    # of report_work's rounds, and under load a and b came out 53:47 (b on top once
+    # in three runs of the sanitizer build): a's share is checked against d's.
     top = max(hot, key=hot.get)
-    assert top == "report_work_a", hot
+    assert top in ("report_work_a", "report_work_b"), hot
+    assert hot.get("report_work_a", 0) > 2 * hot.get("report_work_d", 0), hot
     r = next(r for r in mine if r["symbol"] == "report_work_a")
     assert r["event"] == "cpu-clock" and r["pid"] > 0 and r["time"] > 0
     assert r["dso"].endswith("report_work")
@@ -65,7 +72,9 @@ def test_samples_are_symbolized(recording):
 def test_pandas_in_two_lines(recording):
     pandas = pytest.importorskip("pandas")
     df = pandas.DataFrame(perfev.samples(recording))
-    assert df.groupby("symbol").period.sum().idxmax() == "report_work_a"
+    sums = df.groupby("symbol").period.sum()
+    assert sums.idxmax() in ("report_work_a", "report_work_b")
+    assert sums["report_work_a"] > 2 * sums["report_work_d"]
 
 
 def test_unreadable_files(tmp_path):
@@ -157,7 +166,7 @@ def test_write_speedscope_wall_clock(offcpu_recording, recording, tmp_path):
     perfev.write_speedscope(offcpu_recording, out, wall_clock=True)
     s = json.loads(out.read_text())
     frames = [f["name"] for f in s["shared"]["frames"]]
-    assert "[off-cpu]" in frames and "report_work_a" in frames
+    assert "[off-cpu]" in frames and "offcpu_spin" in frames
     for p in s["profiles"]:
         assert p["unit"] == "nanoseconds"
         assert len(p["samples"]) == len(p["weights"])
