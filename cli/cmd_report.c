@@ -747,14 +747,8 @@ static int run(const struct report_opts *o)
 	/* The table's inline frames need no source lines: no line tables to read. */
 	if (o->format == FMT_TABLE && !wants_srcline(o))
 		sopts.flags |= PEV_SYMBOLS_NO_LINES;
-	/*
-	 * The browser formats, as the table and perf: inline frames in the chains DWARF
-	 * unwinding made (what the recording has), elsewhere with --inline.
-	 */
-	bool browser = o->format == FMT_GECKO || o->format == FMT_SPEEDSCOPE;
-	bool dwarf_chains = events_have(pd, PEV_SAMPLE_REGS_USER | PEV_SAMPLE_STACK_USER);
-	if (o->no_inline || (o->format == FMT_TABLE && !table_chains && !o->inline_frames) ||
-	    (browser && !dwarf_chains && !o->inline_frames)) {
+	/* The browser formats, as perf 7.2's Gecko export: inline frames in every chain. */
+	if (o->no_inline || (o->format == FMT_TABLE && !table_chains && !o->inline_frames)) {
 		ropts.flags |= PEV_REPLAY_NO_INLINE;
 		/* The srcline key needs lines, if not inline chains. */
 		sopts.flags |= wants_srcline(o) ? PEV_SYMBOLS_NO_INLINE : PEV_SYMBOLS_NO_SRCLINE;
