@@ -985,6 +985,15 @@ void th_need_perf(void)
 		th_skip("perf is not installed (Debian: apt-get install linux-perf)");
 }
 
+const char *th_perf_latest(void)
+{
+	static char path[PATH_MAX];
+	const char *root = getenv("PERFEV_SOURCE_ROOT");
+
+	snprintf(path, sizeof(path), "%s/../shared/tools/perf-latest", root ? root : ".");
+	return access(path, X_OK) == 0 ? path : NULL;
+}
+
 const char *th_test_program(const char *name)
 {
 	static struct {

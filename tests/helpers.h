@@ -302,6 +302,13 @@ int th_time_scale(void);
 void th_need_perf(void);
 
 /*
+ * The newest perf (Debian sid's, through ../shared/tools/perf-latest beside
+ * the source tree, PERFEV_SOURCE_ROOT), or NULL when there is none. The
+ * string is kept for the life of the process.
+ */
+const char *th_perf_latest(void);
+
+/*
  * Whether a frame line of `perf script` output is one where perf's DWARF
  * unwinder lost its way: a frame taken from a stack word ("([stack])"), or
  * at an address no user or kernel mapping can have ("4072bfffffffffff

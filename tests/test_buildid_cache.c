@@ -287,7 +287,6 @@ Test(buildid_cache, minidebuginfo_like_newest_perf)
 	if (!th_have_program("xz") || !th_have_program("objcopy"))
 		th_skip("xz or objcopy is not installed: no MiniDebugInfo file can be made");
 	const char *prog = program();
-	char latest[PATH_MAX];
 
 	/* Fedora's recipe (find-debuginfo): the function symbols .dynsym lacks. */
 	free(th_sh_okf("cd '%s' && nm -D prog --format=posix --defined-only | awk '{print $1}' | sort > dyn"
@@ -307,9 +306,8 @@ Test(buildid_cache, minidebuginfo_like_newest_perf)
 	char *ours = rows(th_perfev_bin(), "empty", at("p.data"), "dso,sym", "");
 	expect_has(ours, "[.] perfdata_spin_hot");
 	/* The newest perf (../shared/tools/perf-latest beside the tree) reads .gnu_debugdata. */
-	const char *root = getenv("PERFEV_SOURCE_ROOT");
-	snprintf(latest, sizeof(latest), "%s/../shared/tools/perf-latest", root ? root : ".");
-	if (access(latest, X_OK) == 0) {
+	const char *latest = th_perf_latest();
+	if (latest) {
 		/* The C functions' rows: perf 7 shows C++ names (a sanitizer's, in a
 		 * sanitized build) with their parameters, perf 6.1 and perfev without. */
 		char *theirs = rows(latest, "empty", at("p.data"), "dso,sym", "");

@@ -397,11 +397,9 @@ Test(report_bad_periods, period_past_the_total_is_left_out_and_said)
 
 Test(report_bad_periods, inherited_reads_count_per_thread_like_perf_7)
 {
-	const char *root = getenv("PERFEV_SOURCE_ROOT");
-	char latest[4096];
+	const char *latest = th_perf_latest();
 
-	snprintf(latest, sizeof(latest), "%s/../shared/tools/perf-latest", root ? root : ".");
-	if (access(latest, X_OK) != 0)
+	if (!latest)
 		th_skip("no perf 7 (../shared/tools/perf-latest) to record inherited ':S' groups");
 	if (!th_have_program("xz"))
 		th_skip("xz is not installed (Debian: apt-get install xz-utils)");

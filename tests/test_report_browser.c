@@ -827,11 +827,9 @@ static void first_difference(const char *a, const char *b, char *buf, size_t siz
 
 Test(report_browser, the_same_threads_samples_stacks_and_leaves_as_perf_7)
 {
-	const char *root = getenv("PERFEV_SOURCE_ROOT");
-	char latest[4096];
+	const char *latest = th_perf_latest();
 
-	snprintf(latest, sizeof(latest), "%s/../shared/tools/perf-latest", root ? root : ".");
-	if (access(latest, X_OK) != 0)
+	if (!latest)
 		th_skip("no perf 7 (../shared/tools/perf-latest) to export the Gecko format");
 	/* perf-latest --chroot sees this machine's /tmp, not its build tree: a static copy of
 	 * the workload under /tmp is symbolized the same by both. */

@@ -32,17 +32,55 @@
 /* The categories frames and markers name, in meta.categories' order. */
 enum { CAT_USER, CAT_KERNEL, CAT_OTHER };
 
-/* The markers' names, after the frame rows' in a thread's string table. */
-static const char *const marker_names[] = {
-	"Off-CPU", "Lost records", "Throttled", "Recording", "Exec", "Thread start", "Thread end",
+/*
+ * What each kind of marker is called, its payload's type, and the schema
+ * telling the Profiler how to show it. Index 0 is the off-CPU interval,
+ * then the pev_profile_marker_kind values (LOST = 1 .. THREAD_END = 6). A
+ * thread's string table holds the names after its frame rows'.
+ */
+static const struct marker_kind {
+	const char *name, *type, *schema;
+} kinds[] = {
+	{"Off-CPU", "OffCPU",
+	 "{\"name\":\"OffCPU\",\"tooltipLabel\":\"Off-CPU\",\"tableLabel\":\"off-CPU\","
+	 "\"chartLabel\":\"off-CPU\",\"display\":[\"marker-chart\",\"marker-table\","
+	 "\"timeline-overview\"],\"data\":[]}"},
+	[PEV_PROFILE_MARKER_LOST] = {"Lost records", "Lost",
+	 "{\"name\":\"Lost\",\"tooltipLabel\":\"Lost records: {marker.data.count}\","
+	 "\"tableLabel\":\"{marker.data.count} records lost\",\"display\":[\"marker-chart\","
+	 "\"marker-table\",\"timeline-overview\"],\"data\":[{\"key\":\"count\",\"label\":"
+	 "\"Records lost\",\"format\":\"integer\"}]}"},
+	[PEV_PROFILE_MARKER_THROTTLED] = {"Throttled", "Throttled",
+	 "{\"name\":\"Throttled\",\"tooltipLabel\":\"Sampling throttled\",\"display\":"
+	 "[\"marker-chart\",\"marker-table\",\"timeline-overview\"],\"data\":[]}"},
+	[PEV_PROFILE_MARKER_RECORDING] = {"Recording", "Recording",
+	 "{\"name\":\"Recording\",\"tooltipLabel\":\"Recording\",\"display\":"
+	 "[\"marker-chart\",\"marker-table\"],\"data\":[]}"},
+	[PEV_PROFILE_MARKER_EXEC] = {"Exec", "Exec",
+	 "{\"name\":\"Exec\",\"tooltipLabel\":\"exec {marker.data.name}\",\"tableLabel\":"
+	 "\"exec {marker.data.name}\",\"display\":[\"marker-chart\",\"marker-table\","
+	 "\"timeline-overview\"],\"data\":[{\"key\":\"name\",\"label\":\"Program\","
+	 "\"format\":\"string\",\"searchable\":true}]}"},
+	[PEV_PROFILE_MARKER_THREAD_START] = {"Thread start", "ThreadStart",
+	 "{\"name\":\"ThreadStart\",\"tooltipLabel\":\"Thread start\",\"display\":"
+	 "[\"marker-chart\",\"marker-table\"],\"data\":[{\"key\":\"parent\",\"label\":"
+	 "\"Parent thread\",\"format\":\"integer\"}]}"},
+	[PEV_PROFILE_MARKER_THREAD_END] = {"Thread end", "ThreadEnd",
+	 "{\"name\":\"ThreadEnd\",\"tooltipLabel\":\"Thread end\",\"display\":"
+	 "[\"marker-chart\",\"marker-table\"],\"data\":[]}"},
 };
-enum { NAME_OFFCPU };
+#define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+#define KIND_OFFCPU 0u
 
-/* A marker's name index in marker_names. */
-static unsigned marker_name(enum pev_profile_marker_kind k)
-{
-	return (unsigned)k; /* LOST = 1 ... THREAD_END = 6, in marker_names' order */
-}
+/* An off-CPU sample of the thread being written: its timeline entry and stack. */
+struct offcpu {
+	uint32_t entry, stack;
+};
+
+/* A stack of the thread being written: its caller's stack (UINT32_MAX: none) and frame row. */
+struct stack {
+	uint32_t prefix, row;
+};
 
 /* Per thread: its frame rows and stacks, reused from one thread to the next. */
 struct gecko {
@@ -55,19 +93,17 @@ struct gecko {
 	uint32_t *sym_stamp; /* per symbol: the thread whose row sym_row is */
 	uint32_t *sym_row;
 	uint32_t *rows;      /* row -> symbol */
-	uint32_t *row_line;  /* row -> the source line of its first frame, 0: none */
 	uint32_t nr_rows;
 
 	uint32_t *slot_stamp; /* per stored sample: the thread whose stack slot_stack is */
 	uint32_t *slot_stack; /* its stack, UINT32_MAX: none (no frames) */
 
 	struct pev__pairmap stack_map; /* (prefix + 1, row) -> stack */
-	uint32_t *stack_prefix, *stack_row;
-	size_t nr_stacks, cap_stacks, cap_prefix;
+	struct stack *stacks;
+	size_t nr_stacks, cap_stacks;
 
-	uint32_t *offcpu; /* the thread's off-CPU samples (timeline entries) */
-	uint32_t *offcpu_stack;
-	size_t nr_offcpu, cap_offcpu, cap_offcpu_stack;
+	struct offcpu *offcpu; /* the thread's off-CPU samples */
+	size_t nr_offcpu, cap_offcpu;
 };
 
 /* Writes ns since g->zero as milliseconds, to the microsecond. */
@@ -88,18 +124,14 @@ static void put_ms(struct gecko *g, uint64_t t)
 }
 
 /* The frame row of symbol sym in this thread, made on first use. */
-static int row_of(struct gecko *g, uint32_t sym, uint32_t line, uint32_t *row)
+static uint32_t row_of(struct gecko *g, uint32_t sym)
 {
-	if (g->sym_stamp[sym] == g->stamp) {
-		*row = g->sym_row[sym];
-		return 0;
+	if (g->sym_stamp[sym] != g->stamp) {
+		g->sym_stamp[sym] = g->stamp;
+		g->sym_row[sym] = g->nr_rows;
+		g->rows[g->nr_rows++] = sym;
 	}
-	g->sym_stamp[sym] = g->stamp;
-	g->sym_row[sym] = g->nr_rows;
-	g->rows[g->nr_rows] = sym;
-	g->row_line[g->nr_rows] = line;
-	*row = g->nr_rows++;
-	return 0;
+	return g->sym_row[sym];
 }
 
 /* The stack (prefix, row), made on first use. */
@@ -112,14 +144,10 @@ static int stack_of(struct gecko *g, uint32_t prefix, uint32_t row, uint32_t *st
 		*stack = s;
 		return 0;
 	}
-	if (pev__grow((void **)&g->stack_prefix, &g->cap_prefix, g->nr_stacks + 1,
-		      sizeof(*g->stack_prefix)) ||
-	    pev__grow((void **)&g->stack_row, &g->cap_stacks, g->nr_stacks + 1,
-		      sizeof(*g->stack_row)) ||
+	if (pev__grow((void **)&g->stacks, &g->cap_stacks, g->nr_stacks + 1, sizeof(*g->stacks)) ||
 	    pev__pairmap_put(&g->stack_map, a, row, (uint32_t)g->nr_stacks))
 		return -1;
-	g->stack_prefix[g->nr_stacks] = prefix;
-	g->stack_row[g->nr_stacks] = row;
+	g->stacks[g->nr_stacks] = (struct stack){prefix, row};
 	*stack = (uint32_t)g->nr_stacks++;
 	return 0;
 }
@@ -137,11 +165,10 @@ static int sample_stack(struct gecko *g, uint32_t slot, uint32_t *stack)
 	}
 	for (unsigned i = s->nr; i-- > 0;) {
 		const struct pev__frame *f = &g->p->frames[st[i]];
-		uint32_t row;
 
 		if ((g->flags & PEV_REPORT_NO_INLINE) && (f->flags & PEV_FRAME_INLINED))
 			continue;
-		if (row_of(g, f->sym, f->line, &row) || stack_of(g, cur, row, &cur))
+		if (stack_of(g, cur, row_of(g, f->sym), &cur))
 			return -1;
 	}
 	g->slot_stamp[slot] = g->stamp;
@@ -204,50 +231,42 @@ static int write_samples(struct gecko *g, const struct pev__tl_threads *t,
 		prev = e;
 		if (g->p->samples[e->slot].offcpu && e->weight) {
 			if (pev__grow((void **)&g->offcpu, &g->cap_offcpu, g->nr_offcpu + 1,
-				      sizeof(*g->offcpu)) ||
-			    pev__grow((void **)&g->offcpu_stack, &g->cap_offcpu_stack,
-				      g->nr_offcpu + 1, sizeof(*g->offcpu_stack)))
+				      sizeof(*g->offcpu)))
 				return -1;
-			g->offcpu[g->nr_offcpu] = idx;
-			g->offcpu_stack[g->nr_offcpu++] = stack;
+			g->offcpu[g->nr_offcpu++] = (struct offcpu){idx, stack};
 		}
 	}
 	pev__jb_str(out, "]}");
 	return 0;
 }
 
-/* Writes one marker tuple: its name, times, phase, category and payload's fields. */
-static void marker_begin(struct gecko *g, bool *first, unsigned name, uint64_t start,
-			 uint64_t end, const char *type)
+/*
+ * Begins a marker tuple of kind k (an index into kinds[]): its name, times,
+ * phase, category, and its payload up to its type.
+ */
+static void marker_begin(struct gecko *g, bool *first, unsigned k, uint64_t start, uint64_t end)
 {
 	struct pev__jbuf *out = &g->jb;
 	bool interval = end > start;
 
 	pev__jb_str(out, *first ? "[" : ",[");
 	*first = false;
-	pev__jb_printf(out, "%" PRIu32 ",", g->nr_rows + name);
+	pev__jb_printf(out, "%" PRIu32 ",", g->nr_rows + k);
 	put_ms(g, start);
 	pev__jb_char(out, ',');
 	if (interval)
 		put_ms(g, end);
 	else
 		pev__jb_str(out, "null");
-	pev__jb_printf(out, ",%d,%d,{\"type\":\"%s\"", interval ? 1 : 0, CAT_OTHER, type);
+	pev__jb_printf(out, ",%d,%d,{\"type\":\"%s\"", interval ? 1 : 0, CAT_OTHER,
+		       kinds[k].type);
 }
 
 static void write_marker(struct gecko *g, bool *first, const struct pev__marker *m)
 {
-	static const char *const types[] = {
-		[PEV_PROFILE_MARKER_LOST] = "Lost",
-		[PEV_PROFILE_MARKER_THROTTLED] = "Throttled",
-		[PEV_PROFILE_MARKER_RECORDING] = "Recording",
-		[PEV_PROFILE_MARKER_EXEC] = "Exec",
-		[PEV_PROFILE_MARKER_THREAD_START] = "ThreadStart",
-		[PEV_PROFILE_MARKER_THREAD_END] = "ThreadEnd",
-	};
 	struct pev__jbuf *out = &g->jb;
 
-	marker_begin(g, first, marker_name(m->kind), m->start, m->end, types[m->kind]);
+	marker_begin(g, first, (unsigned)m->kind, m->start, m->end);
 	switch (m->kind) {
 	case PEV_PROFILE_MARKER_LOST:
 		pev__jb_printf(out, ",\"count\":%" PRIu64, m->value);
@@ -276,16 +295,16 @@ static void write_markers(struct gecko *g, const struct pev__tl_thread *th, bool
 	struct pev__jbuf *out = &g->jb;
 	bool first = true;
 
-	pev__jb_str(out, ",\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,"
-		    "\"category\":4,\"data\":5},\"data\":[");
+	pev__jb_str(out, ",\"markers\":{\"schema\":{\"name\":0,\"startTime\":1,\"endTime\":2,"
+		    "\"phase\":3,\"category\":4,\"data\":5},\"data\":[");
 	for (size_t i = 0; i < g->nr_offcpu; i++) {
-		const struct pev__tl_entry *e = &g->p->tl[g->offcpu[i]];
+		const struct pev__tl_entry *e = &g->p->tl[g->offcpu[i].entry];
 
-		marker_begin(g, &first, NAME_OFFCPU, e->time, e->time + e->weight, "OffCPU");
-		if (g->offcpu_stack[i] != UINT32_MAX) {
+		marker_begin(g, &first, KIND_OFFCPU, e->time, e->time + e->weight);
+		if (g->offcpu[i].stack != UINT32_MAX) {
 			pev__jb_printf(out, ",\"stack\":{\"tid\":%" PRId32 ",\"samples\":{\"schema\":"
-				"{\"stack\":0,\"time\":1},\"data\":[[%" PRIu32 ",", th->tid,
-				g->offcpu_stack[i]);
+				       "{\"stack\":0,\"time\":1},\"data\":[[%" PRIu32 ",",
+				       th->tid, g->offcpu[i].stack);
 			put_ms(g, e->time);
 			pev__jb_str(out, "]]}}");
 		}
@@ -314,12 +333,12 @@ static void write_tables(struct gecko *g)
 	pev__jb_str(out, ",\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[");
 	for (size_t i = 0; i < g->nr_stacks; i++) {
 		pev__jb_str(out, i ? ",[" : "[");
-		if (g->stack_prefix[i] == UINT32_MAX)
+		if (g->stacks[i].prefix == UINT32_MAX)
 			pev__jb_str(out, "null");
 		else
-			pev__jb_u64(out, g->stack_prefix[i]);
+			pev__jb_u64(out, g->stacks[i].prefix);
 		pev__jb_char(out, ',');
-		pev__jb_u64(out, g->stack_row[i]);
+		pev__jb_u64(out, g->stacks[i].row);
 		pev__jb_char(out, ']');
 	}
 	pev__jb_str(out, "]},\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1,"
@@ -328,12 +347,9 @@ static void write_tables(struct gecko *g)
 	for (uint32_t r = 0; r < g->nr_rows; r++) {
 		const struct pev__sym *s = &g->p->syms[g->rows[r]];
 
-		pev__jb_printf(out, "%s[%" PRIu32 ",false,0,null,", r ? "," : "", r);
-		if (g->row_line[r])
-			pev__jb_printf(out, "%" PRIu32, g->row_line[r]);
-		else
-			pev__jb_str(out, "null");
-		pev__jb_printf(out, ",null,%d,0]", s->kernel ? CAT_KERNEL : CAT_USER);
+		/* No line: a row is a function, not one of its lines. */
+		pev__jb_printf(out, "%s[%" PRIu32 ",false,0,null,null,null,%d,0]", r ? "," : "", r,
+			       s->kernel ? CAT_KERNEL : CAT_USER);
 	}
 	pev__jb_str(out, "]},\"stringTable\":[");
 	for (uint32_t r = 0; r < g->nr_rows; r++) {
@@ -347,8 +363,8 @@ static void write_tables(struct gecko *g)
 		pev__jb_json_chars(out, d ? pev__dso_base(d, dso, sizeof(dso)) : "[unknown]");
 		pev__jb_str(out, ")\"");
 	}
-	for (size_t i = 0; i < sizeof(marker_names) / sizeof(marker_names[0]); i++)
-		pev__jb_printf(out, "%s\"%s\"", g->nr_rows || i ? "," : "", marker_names[i]);
+	for (size_t k = 0; k < NR_KINDS; k++)
+		pev__jb_printf(out, "%s\"%s\"", g->nr_rows || k ? "," : "", kinds[k].name);
 	pev__jb_str(out, "]");
 }
 
@@ -368,9 +384,11 @@ static int write_thread(struct gecko *g, const struct pev__tl_threads *t,
 	pev__jb_str(out, "{\"name\":");
 	pev__jb_json_string(out, name ? name : "[unknown]");
 	pev__jb_str(out, ",\"processName\":");
-	pev__jb_json_string(out, proc ? pev__strtab_get(&g->p->str, proc) : name ? name : "[unknown]");
-	pev__jb_printf(out, ",\"processType\":\"default\",\"pid\":%" PRId32 ",\"tid\":%" PRId32 ",",
-		th->pid, th->tid);
+	pev__jb_json_string(out, proc   ? pev__strtab_get(&g->p->str, proc)
+				 : name ? name
+					: "[unknown]");
+	pev__jb_printf(out, ",\"processType\":\"default\",\"pid\":%" PRId32 ",\"tid\":%" PRId32
+		       ",", th->pid, th->tid);
 	if (write_samples(g, t, th))
 		return -1;
 	write_markers(g, th, global, &registered, &unregistered);
@@ -389,32 +407,12 @@ static int write_thread(struct gecko *g, const struct pev__tl_threads *t,
 /* The marker schemas: how the Profiler shows each payload type. */
 static void write_marker_schema(struct pev__jbuf *out)
 {
-	static const char *const schemas[] = {
-		"{\"name\":\"OffCPU\",\"tooltipLabel\":\"Off-CPU\",\"tableLabel\":\"off-CPU\","
-		"\"chartLabel\":\"off-CPU\",\"display\":[\"marker-chart\",\"marker-table\","
-		"\"timeline-overview\"],\"data\":[]}",
-		"{\"name\":\"Lost\",\"tooltipLabel\":\"Lost records: {marker.data.count}\","
-		"\"tableLabel\":\"{marker.data.count} records lost\",\"display\":[\"marker-chart\","
-		"\"marker-table\",\"timeline-overview\"],\"data\":[{\"key\":\"count\",\"label\":"
-		"\"Records lost\",\"format\":\"integer\"}]}",
-		"{\"name\":\"Throttled\",\"tooltipLabel\":\"Sampling throttled\",\"display\":"
-		"[\"marker-chart\",\"marker-table\",\"timeline-overview\"],\"data\":[]}",
-		"{\"name\":\"Recording\",\"tooltipLabel\":\"Recording\",\"display\":"
-		"[\"marker-chart\",\"marker-table\"],\"data\":[]}",
-		"{\"name\":\"Exec\",\"tooltipLabel\":\"exec {marker.data.name}\",\"tableLabel\":"
-		"\"exec {marker.data.name}\",\"display\":[\"marker-chart\",\"marker-table\","
-		"\"timeline-overview\"],\"data\":[{\"key\":\"name\",\"label\":\"Program\","
-		"\"format\":\"string\",\"searchable\":true}]}",
-		"{\"name\":\"ThreadStart\",\"tooltipLabel\":\"Thread start\",\"display\":"
-		"[\"marker-chart\",\"marker-table\"],\"data\":[{\"key\":\"parent\",\"label\":"
-		"\"Parent thread\",\"format\":\"integer\"}]}",
-		"{\"name\":\"ThreadEnd\",\"tooltipLabel\":\"Thread end\",\"display\":"
-		"[\"marker-chart\",\"marker-table\"],\"data\":[]}",
-	};
-
 	pev__jb_str(out, "\"markerSchema\":[");
-	for (size_t i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++)
-		pev__jb_printf(out, "%s%s", i ? "," : "", schemas[i]);
+	for (size_t k = 0; k < NR_KINDS; k++) {
+		if (k)
+			pev__jb_char(out, ',');
+		pev__jb_str(out, kinds[k].schema);
+	}
 	pev__jb_char(out, ']');
 }
 
@@ -430,23 +428,28 @@ static void write_meta(struct gecko *g, const bool *want, const struct pev__tl_t
 			interval_ns = p->events[e].period;
 			break;
 		}
-	/* The wall clock at g->zero, where the file ties its clock to it. */
-	if (p->time_set && p->start_ns && p->has_time && p->start_ns / 1000000 > 0)
-		start_ms = (p->start_ns - (p->min_time - g->zero)) / 1000000;
+	/* The wall clock at g->zero, where the file ties its clock to it (start_ns is
+	 * the first sample's; g->zero may be earlier, or later with one event written). */
+	if (p->time_set && p->start_ns && p->has_time) {
+		uint64_t at = g->zero <= p->min_time ? p->start_ns - (p->min_time - g->zero)
+						     : p->start_ns + (g->zero - p->min_time);
+		start_ms = at / 1000000;
+	}
 	for (size_t i = 0; i < t->nr_order; i++)
 		if (p->tl[t->order[i]].time > last)
 			last = p->tl[t->order[i]].time;
 	for (size_t i = 0; i < p->nr_markers; i++)
 		if (p->markers[i].end > last)
 			last = p->markers[i].end;
-	pev__jb_printf(out, "{\"meta\":{\"version\":24,\"interval\":%" PRIu64 ".%06u,\"startTime\":%"
-		PRIu64 ",\"shutdownTime\":null,", interval_ns / 1000000,
-		(unsigned)(interval_ns % 1000000), start_ms);
+	pev__jb_printf(out, "{\"meta\":{\"version\":24,\"interval\":%" PRIu64 ".%06u,"
+		       "\"startTime\":%" PRIu64 ",\"shutdownTime\":null,",
+		       interval_ns / 1000000, (unsigned)(interval_ns % 1000000), start_ms);
 	pev__jb_str(out, "\"profilingStartTime\":0,\"profilingEndTime\":");
 	put_ms(g, last);
 	pev__jb_printf(out, ",\"processType\":0,\"product\":\"perfev %s\",\"platform\":\"Linux\","
-		"\"stackwalk\":1,\"debug\":0,\"gcpoison\":0,\"asyncstack\":0,"
-		"\"presymbolicated\":true,", pev_version());
+		       "\"stackwalk\":1,\"debug\":0,\"gcpoison\":0,\"asyncstack\":0,"
+		       "\"presymbolicated\":true,",
+		       pev_version());
 	pev__jb_str(out, "\"categories\":[{\"name\":\"User\",\"color\":\"yellow\",\"subcategories\":"
 		    "[\"Other\"]},{\"name\":\"Kernel\",\"color\":\"orange\",\"subcategories\":"
 		    "[\"Other\"]},{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":"
@@ -461,14 +464,11 @@ static void gecko_free(struct gecko *g)
 	free(g->sym_stamp);
 	free(g->sym_row);
 	free(g->rows);
-	free(g->row_line);
 	free(g->slot_stamp);
 	free(g->slot_stack);
 	pev__pairmap_free(&g->stack_map);
-	free(g->stack_prefix);
-	free(g->stack_row);
+	free(g->stacks);
 	free(g->offcpu);
-	free(g->offcpu_stack);
 }
 
 static int gecko_alloc(struct gecko *g)
@@ -479,13 +479,9 @@ static int gecko_alloc(struct gecko *g)
 	g->sym_stamp = calloc(syms, sizeof(*g->sym_stamp));
 	g->sym_row = malloc(syms * sizeof(*g->sym_row));
 	g->rows = malloc(syms * sizeof(*g->rows));
-	g->row_line = malloc(syms * sizeof(*g->row_line));
 	g->slot_stamp = calloc(slots, sizeof(*g->slot_stamp));
 	g->slot_stack = malloc(slots * sizeof(*g->slot_stack));
-	return g->sym_stamp && g->sym_row && g->rows && g->row_line && g->slot_stamp &&
-			       g->slot_stack
-		       ? 0
-		       : -1;
+	return g->sym_stamp && g->sym_row && g->rows && g->slot_stamp && g->slot_stack ? 0 : -1;
 }
 
 /* The earliest time written: of the samples and markers. */

@@ -136,8 +136,9 @@ static int thread_items(struct speedscope *s, const struct pev__tl_entry *tl,
 	return 0;
 }
 
-static void write_profile(struct speedscope *s, const struct pev__tl_thread *th, const char *unit,
-			  bool comma)
+/* Writes thread th's profile of the samples gathered; returns their total weight. */
+static uint64_t write_profile(struct speedscope *s, const struct pev__tl_thread *th,
+			      const char *unit, bool comma)
 {
 	struct pev__jbuf *out = &s->jb;
 	const char *comm = pev__strtab_get(&s->p->str, th->comm);
@@ -145,10 +146,12 @@ static void write_profile(struct speedscope *s, const struct pev__tl_thread *th,
 
 	for (size_t i = 0; i < s->nr_items; i++)
 		total += s->items[i].weight;
-	pev__jb_str(out, comma ? ",{\"type\":\"sampled\",\"name\":\"" : "{\"type\":\"sampled\",\"name\":\"");
+	pev__jb_str(out, comma ? ",{\"type\":\"sampled\",\"name\":\""
+			       : "{\"type\":\"sampled\",\"name\":\"");
 	pev__jb_json_chars(out, comm ? comm : "[unknown]");
-	pev__jb_printf(out, " %" PRId32 "/%" PRId32 "\",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%"
-		PRIu64 ",\"samples\":[", th->pid, th->tid, unit, total);
+	pev__jb_printf(out, " %" PRId32 "/%" PRId32 "\",\"unit\":\"%s\",\"startValue\":0,"
+		       "\"endValue\":%" PRIu64 ",\"samples\":[",
+		       th->pid, th->tid, unit, total);
 	for (size_t i = 0; i < s->nr_items; i++) {
 		if (i)
 			pev__jb_char(out, ',');
@@ -161,6 +164,7 @@ static void write_profile(struct speedscope *s, const struct pev__tl_thread *th,
 		pev__jb_u64(out, s->items[i].weight);
 	}
 	pev__jb_str(out, "]}");
+	return total;
 }
 
 static void write_frames(struct speedscope *s)
@@ -247,20 +251,16 @@ int pev_profile_write_speedscope(const struct pev_profile *p, FILE *out,
 	pev__jb_json_string(&s.jb, p->nr_events ? pev__event_name(p, (unsigned)event) : "perfev");
 	pev__jb_str(&s.jb, ",\"profiles\":[");
 	for (size_t i = 0; i < t.nr_threads; i++) {
-		uint64_t total = 0;
-
 		if (thread_items(&s, tl, &t, &t.threads[i], wall))
 			goto out;
-		for (size_t k = 0; k < s.nr_items; k++)
-			total += s.items[k].weight;
+		uint64_t total = write_profile(
+			&s, &t.threads[i],
+			pev__tl_unit_name(p->nr_events ? p->events[event].unit : PEV_PROFILE_UNIT_COUNT),
+			i > 0);
 		if (total > most) {
 			most = total;
 			heaviest = i;
 		}
-		write_profile(&s, &t.threads[i],
-			      pev__tl_unit_name(p->nr_events ? p->events[event].unit
-							     : PEV_PROFILE_UNIT_COUNT),
-			      i > 0);
 	}
 	write_frames(&s);
 	pev__jb_printf(&s.jb, ",\"activeProfileIndex\":%zu}\n", heaviest);
