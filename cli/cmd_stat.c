@@ -200,12 +200,15 @@ static void print_help(void)
 	       "  -o, --output FILE         write to FILE instead of standard error\n"
 	       "      --serve [ADDR:]PORT   serve the counts to Prometheus at /metrics while\n"
 	       "                            counting (loopback unless ADDR says otherwise)\n"
+	       "  -G, --cgroup LIST         count only the tasks of these cgroups (with -a or\n"
+	       "                            -C): one name per event named before, in order\n"
+	       "      --for-each-cgroup LIST  count every event once in each cgroup\n"
 	       "  -h, --help                print this help\n\n"
 	       "'man perfev-stat' has the details.\n",
 	       usage, MIN_INTERVAL_MS);
 }
 
-enum { OPT_PER_THREAD = 256, OPT_JSON_DOCUMENT, OPT_NO_BIG_NUM, OPT_SERVE };
+enum { OPT_PER_THREAD = 256, OPT_JSON_DOCUMENT, OPT_NO_BIG_NUM, OPT_SERVE, OPT_FOR_EACH_CGROUP };
 
 /* Reads the options into s. Returns 0, or the exit status to stop with. */
 static int parse_options(struct stat_state *s, int argc, char **argv, bool *help)
@@ -227,11 +230,14 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 	    {"no-big-num", no_argument, NULL, OPT_NO_BIG_NUM},
 	    {"output", required_argument, NULL, 'o'},
 	    {"serve", required_argument, NULL, OPT_SERVE},
+	    {"cgroup", required_argument, NULL, 'G'},
+	    {"for-each-cgroup", required_argument, NULL, OPT_FOR_EACH_CGROUP},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct stat_config *cfg = &s->cfg;
-	const char *pids = NULL, *tids = NULL, *cpus = NULL, *output = NULL;
+	const char *pids = NULL, *tids = NULL, *cpus = NULL, *output = NULL, *for_each = NULL;
+	bool cgroups = false;
 	bool all = false, no_aggr = false, per_thread = false, any_events = false;
 	long v;
 	int opt, r;
@@ -240,12 +246,25 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 	cfg->big_num = true;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:Ar:I:x:jBo:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:Ar:I:x:jBo:G:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			any_events = true;
+			if (s->pending_cgroups) {
+				cli_error("option '-G' applies to the events named before it: "
+					  "give -e EVENTS first, then -G CGROUPS");
+				return 129;
+			}
 			if ((r = stat_add_events(s, optarg)) != 0)
 				return r;
+			break;
+		case 'G':
+			cgroups = true;
+			if ((r = stat_cgroup_option(s, optarg)) != 0)
+				return r;
+			break;
+		case OPT_FOR_EACH_CGROUP:
+			for_each = optarg;
 			break;
 		case 'a':
 			all = true;
@@ -320,6 +339,14 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 		return conflict(pids ? "-p" : "-t", all ? "-a" : "-C");
 	if (no_aggr && per_thread)
 		return conflict("-A", "--per-thread");
+	if (cgroups && for_each)
+		return conflict("-G", "--for-each-cgroup");
+	if ((cgroups || for_each) && !all && !cpus) {
+		/* A cgroup is counted on CPUs: the kernel takes no task with it. */
+		cli_error("option '%s' counts a cgroup's tasks on every CPU: add -a (or -C CPUS)",
+			  cgroups ? "-G" : "--for-each-cgroup");
+		return cli_usage(usage);
+	}
 	if (no_aggr && !all && !cpus) {
 		cli_error("option '-A' needs CPU-wide counting (-a or -C)");
 		return cli_usage(usage);
@@ -372,6 +399,9 @@ static int parse_options(struct stat_state *s, int argc, char **argv, bool *help
 	cfg->aggr = no_aggr ? STAT_AGGR_CPU : per_thread ? STAT_AGGR_THREAD : STAT_AGGR_GLOBAL;
 	if (!any_events &&
 	    (r = stat_add_events(s, all || cpus ? default_cpu_events : default_events)) != 0)
+		return r;
+	if ((r = stat_cgroup_pending(s)) != 0 ||
+	    (for_each && (r = stat_for_each_cgroup(s, for_each)) != 0))
 		return r;
 	cfg->out = stderr;
 	cfg->out_name = output;

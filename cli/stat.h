@@ -106,6 +106,8 @@ struct stat_event {
 	enum stat_open open;
 	struct pev_error err;          /* why it is not open (open != STAT_OPEN_OK) */
 	struct pev_counter **counters; /* one per target unit; NULL where it did not open */
+	char *cgroup;     /* -G, --for-each-cgroup: the cgroup's name as given (owned), or NULL */
+	char *cgroup_dir; /* its directory (owned) */
 };
 
 /* What a row is about besides its event: a CPU (-A) or a thread (--per-thread). */
@@ -198,6 +200,8 @@ struct stat_state {
 	bool have_rusage;  /* ru is the ended command's (user_time, system_time) */
 	struct rusage ru;
 	struct stat_server *server; /* --serve's, or NULL */
+	int ncgroups;                /* -G names given so far, empty ones included */
+	const char *pending_cgroups; /* a -G given before any -e: for the default events */
 };
 
 /* One count as read: sums over descriptors and units. */
@@ -270,6 +274,20 @@ void stat_acc_cells(const struct acc *a, struct stat_cell *cells, int n);
 
 /* A report of s with these cells, the rest of its fields cleared. */
 struct stat_report stat_make_report(const struct stat_state *s, const struct stat_cell *cells);
+
+/* stat_cgroup.c: -G and --for-each-cgroup. */
+
+/* -G LIST: gives the events named so far their cgroups. Returns 0 or an exit status (said). */
+int stat_cgroup_option(struct stat_state *s, const char *list);
+
+/* Applies a -G given before any event, to the (default) events now there. 0 or an exit status. */
+int stat_cgroup_pending(struct stat_state *s);
+
+/* --for-each-cgroup LIST: every event once per cgroup. Returns 0 or an exit status (said). */
+int stat_for_each_cgroup(struct stat_state *s, const char *list);
+
+/* Whether two events count the same cgroup (or none). */
+bool stat_cgroup_same(const struct stat_event *a, const struct stat_event *b);
 
 /* stat_tool.c: duration_time, user_time, system_time. */
 

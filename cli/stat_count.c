@@ -31,6 +31,10 @@ int stat_state_free(struct stat_state *s)
 	stat_counters_free(s);
 	for (int i = 0; i < s->nlists; i++)
 		pev_event_list_free(s->lists[i]);
+	for (int e = 0; e < s->nevents; e++) {
+		free(s->events[e].cgroup);
+		free(s->events[e].cgroup_dir);
+	}
 	free(s->events);
 	free(s->units);
 	free(s->keys);
@@ -106,8 +110,14 @@ static int open_on_unit(struct stat_state *s, int e, int u, struct pev_error *er
 {
 	struct stat_event *ev = &s->events[e];
 	const struct pev_event_spec *spec = ev->spec;
+	struct pev_target cgroup_target = s->units[u];
 	const struct pev_target *target = &s->units[u];
 	struct pev_opts o = spec->opts;
+
+	if (ev->cgroup_dir) { /* the cgroup's tasks, on the unit's CPUs */
+		cgroup_target.cgroup = ev->cgroup_dir;
+		target = &cgroup_target;
+	}
 	struct pev_counter *group = NULL;
 
 	if (ev->leader >= 0) {

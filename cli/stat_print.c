@@ -79,12 +79,17 @@ static const struct stat_cell *cell_at(const struct stat_report *r, int e, int k
 	return &r->cells[e * r->nkeys + k];
 }
 
-/* The count of the first counted event of class c at key k, when it is above 0. */
-static bool input(const struct stat_report *r, enum stat_class c, int k, double *v)
+/*
+ * The count of the first counted event of class c at key k, when it is
+ * above 0, among the events that count what event `of` counts (its
+ * cgroup: a metric never mixes two cgroups' counts).
+ */
+static bool input(const struct stat_report *r, int of, enum stat_class c, int k, double *v)
 {
 	for (int e = 0; e < r->nevents; e++) {
 		const struct stat_cell *cell = cell_at(r, e, k);
-		if (r->events[e].cls == c && cell->state == STAT_CELL_COUNTED && cell->value > 0) {
+		if (r->events[e].cls == c && cell->state == STAT_CELL_COUNTED && cell->value > 0 &&
+		    stat_cgroup_same(&r->events[e], &r->events[of])) {
 			*v = cell->value;
 			return true;
 		}
@@ -93,9 +98,10 @@ static bool input(const struct stat_report *r, enum stat_class c, int k, double 
 }
 
 /* ns of task-clock (or cpu-clock) at key k: the base of per-second rates. */
-static bool clock_ns(const struct stat_report *r, int k, double *ns)
+static bool clock_ns(const struct stat_report *r, int of, int k, double *ns)
 {
-	return input(r, STAT_CLASS_TASK_CLOCK, k, ns) || input(r, STAT_CLASS_CPU_CLOCK, k, ns);
+	return input(r, of, STAT_CLASS_TASK_CLOCK, k, ns) ||
+	       input(r, of, STAT_CLASS_CPU_CLOCK, k, ns);
 }
 
 static void set_metric(struct metric *m, double value, const char *fmt, const char *unit)
@@ -106,11 +112,11 @@ static void set_metric(struct metric *m, double value, const char *fmt, const ch
 }
 
 /* A rate per second of clock time, with perf's K/M/G prefixes. */
-static bool rate(const struct stat_report *r, int k, double v, struct metric *m)
+static bool rate(const struct stat_report *r, int of, int k, double v, struct metric *m)
 {
 	double ns;
 
-	if (!clock_ns(r, k, &ns))
+	if (!clock_ns(r, of, k, &ns))
 		return false;
 	double per_sec = v * 1e9 / ns;
 	const char *unit = "/sec";
@@ -165,16 +171,16 @@ static int metrics_of(const struct stat_report *r, int e, int k, struct metric *
 		return 1;
 	}
 	if (cls == STAT_CLASS_CYCLES) {
-		if (!clock_ns(r, k, &ns))
+		if (!clock_ns(r, e, k, &ns))
 			return 0;
 		set_metric(m, v / ns, "%8.3f", "GHz");
 		return 1;
 	}
-	if (cls == STAT_CLASS_INSTRUCTIONS && input(r, STAT_CLASS_CYCLES, k, &in)) {
+	if (cls == STAT_CLASS_INSTRUCTIONS && input(r, e, STAT_CLASS_CYCLES, k, &in)) {
 		int n = 0;
 		set_metric(&m[n++], v / in, "%7.2f ", "insn per cycle");
-		bool fe = input(r, STAT_CLASS_STALLED_FRONTEND, k, &in);
-		bool be = input(r, STAT_CLASS_STALLED_BACKEND, k, &in2);
+		bool fe = input(r, e, STAT_CLASS_STALLED_FRONTEND, k, &in);
+		bool be = input(r, e, STAT_CLASS_STALLED_BACKEND, k, &in2);
 		if ((fe || be) && v > 0) {
 			double stalled = fe && be ? (in > in2 ? in : in2) : fe ? in : in2;
 			set_metric(&m[n++], stalled / v, "%7.2f ", "stalled cycles per insn");
@@ -182,12 +188,12 @@ static int metrics_of(const struct stat_report *r, int e, int k, struct metric *
 		return n;
 	}
 	for (size_t i = 0; i < sizeof(ratios) / sizeof(ratios[0]); i++) {
-		if (ratios[i].misses == cls && input(r, ratios[i].total, k, &in)) {
+		if (ratios[i].misses == cls && input(r, e, ratios[i].total, k, &in)) {
 			set_metric(m, 100.0 * v / in, ratios[i].fmt, ratios[i].unit);
 			return 1;
 		}
 	}
-	return rate(r, k, v, m);
+	return rate(r, e, k, v, m);
 }
 
 /* ---- shared formatting --------------------------------------------------- */
@@ -357,6 +363,8 @@ static void text_row(const struct stat_report *r, int e, int k)
 	format_value(ev, cell, r->cfg->big_num ? cli_thousands_sep() : "", value, sizeof(value));
 	snprintf(line, sizeof(line), "%s%*s %-*s %-*s", prefix, VALUE_WIDTH, value, UNIT_WIDTH,
 	         unit_of(ev), counted ? NAME_WIDTH : NAME_WIDTH_NOT_COUNTED, cli_shown(ev->name));
+	if (ev->cgroup) /* as perf: the cgroup after the name's column */
+		append(line, sizeof(line), " %s", cli_shown(ev->cgroup));
 	if (nm > 0) {
 		char num[48];
 		snprintf(num, sizeof(num), m[0].fmt, m[0].value);
@@ -413,6 +421,8 @@ static void csv_row(const struct stat_report *r, int e, int k)
 	format_prefix(r, k, prefix, sizeof(prefix));
 	format_value(ev, cell, "", value, sizeof(value));
 	fprintf(out, "%s%s%s%s%s%s", prefix, value, sep, unit_of(ev), sep, cli_shown(ev->name));
+	if (ev->cgroup) /* as perf: a field after the event's, only in its rows */
+		fprintf(out, "%s%s", sep, cli_shown(ev->cgroup));
 	if (r->runs > 1)
 		fprintf(out, "%s%.2f%%", sep, cell->noise_pct);
 	/* perf's spelling of a row without a count: run time 0, 100.00 percent. */
@@ -425,7 +435,7 @@ static void csv_row(const struct stat_report *r, int e, int k)
 	for (int i = 1; i < nm; i++) {
 		csv_metric(&m[i], num, sizeof(num));
 		fprintf(out, "%s", prefix);
-		for (int f = 0; f < (r->runs > 1 ? 6 : 5); f++)
+		for (int f = 0; f < (r->runs > 1 ? 6 : 5) + (ev->cgroup != NULL); f++)
 			fputs(sep, out);
 		fprintf(out, "%s%s%s\n", num, sep, m[i].unit);
 	}
@@ -491,6 +501,10 @@ static void json_line_row(const struct stat_report *r, int e, int k)
 	json_chars(out, unit_of(ev));
 	fputs("\", \"event\" : \"", out);
 	json_chars(out, ev->name);
+	if (ev->cgroup) {
+		fputs("\", \"cgroup\" : \"", out);
+		json_chars(out, ev->cgroup);
+	}
 	fputs("\", ", out);
 	if (r->runs > 1)
 		fprintf(out, "\"variance\" : %.2f, ", cell->noise_pct);
@@ -758,6 +772,8 @@ static json_object *json_row(const struct stat_report *r, int e, int k)
 	int nm = metrics_of(r, e, k, m);
 
 	json_object_object_add(o, "event", cli_json_string(ev->name));
+	if (ev->cgroup)
+		json_object_object_add(o, "cgroup", cli_json_string(ev->cgroup));
 	if (r->cfg->aggr == STAT_AGGR_CPU)
 		json_object_object_add(o, "cpu", json_object_new_int(key->cpu));
 	if (r->cfg->aggr == STAT_AGGR_THREAD) {

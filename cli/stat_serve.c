@@ -416,6 +416,24 @@ static void add_label_value(struct text *t, const char *v)
 	}
 }
 
+/*
+ * An event's cgroup labels: cgroup="NAME" as given, and container_id where
+ * the cgroup's path is a container runtime's (Docker, containerd, CRI-O,
+ * Podman): what joins the counts to a fleet's other data on the container.
+ */
+static void add_cgroup_labels(struct text *t, const struct stat_event *ev)
+{
+	char id[65];
+
+	if (!ev->cgroup)
+		return;
+	text_add(t, ",cgroup=\"");
+	add_label_value(t, ev->cgroup);
+	text_add(t, "\"");
+	if (pev_cgroup_container_id(ev->cgroup_dir, id, sizeof(id)) == 1)
+		text_add(t, ",container_id=\"%s\"", id);
+}
+
 /* The labels of event e at key k: {event="...",cpu="..."} and so on. */
 static void add_labels(struct text *t, const struct stat_server *sv, const struct stat_state *s,
 		       int e, int k)
@@ -425,6 +443,7 @@ static void add_labels(struct text *t, const struct stat_server *sv, const struc
 	text_add(t, "{event=\"");
 	add_label_value(t, s->events[e].name);
 	text_add(t, "\"");
+	add_cgroup_labels(t, &s->events[e]);
 	if (key->cpu >= 0)
 		text_add(t, ",cpu=\"%d\"", key->cpu);
 	if (key->tid >= 0) {
@@ -553,7 +572,9 @@ static void make_page(struct stat_server *sv, struct stat_state *s, bool om)
 	for (int e = 0; e < s->nevents; e++) {
 		text_add(t, "perfev_event_counting{event=\"");
 		add_label_value(t, s->events[e].name);
-		text_add(t, "\"} %d\n", s->events[e].open == STAT_OPEN_OK);
+		text_add(t, "\"");
+		add_cgroup_labels(t, &s->events[e]);
+		text_add(t, "} %d\n", s->events[e].open == STAT_OPEN_OK);
 	}
 	text_add(t, "# HELP perfev_scrapes%s Scrapes answered, this one included.\n",
 		 om ? "" : "_total");

@@ -14,6 +14,7 @@
 #include "perfev/event.h"
 #include "perfev/opts.h"
 #include "perfev/machine.h"
+#include "perfev/cgroup.h"
 #include "perfev/counter.h"
 #include "perfev/counter_list.h"
 #include "perfev/ring.h"

@@ -180,6 +180,14 @@ PEV_API uint64_t pev_replay_lost(const struct pev_replay *r);
 /** The symbolizer the replay feeds (its own or the caller's). Never NULL for a non-NULL r. */
 PEV_API struct pev_symbols *pev_replay_symbols(const struct pev_replay *r);
 
+/**
+ * The path of cgroup id (a sample's PEV_SAMPLE_CGROUP value,
+ * s->record->sample.cgroup) as the CGROUP records read so far name it
+ * ("/system.slice/foo.service"), or NULL when none has. Valid until the
+ * next pev_replay_next() call.
+ */
+PEV_API const char *pev_replay_cgroup_path(const struct pev_replay *r, uint64_t id);
+
 /** Ends the replay and frees its symbolizer unless it was the caller's. pd stays open. NULL is ignored. */
 PEV_API void pev_replay_close(struct pev_replay *r);
 

@@ -160,6 +160,13 @@ struct pev_profile_sample {
 	 * differ only in it stay apart.
 	 */
 	const char *trace;
+	/**
+	 * The path of the cgroup the sample's task was in
+	 * ("/system.slice/nginx.service"; pev_replay_cgroup_path() gives it
+	 * for a perf.data sample), copied; NULL: unknown. The "cgroup" sort
+	 * key, pprof's "cgroup" label and the other writers show it.
+	 */
+	const char *cgroup;
 };
 
 #ifdef __cplusplus
@@ -445,6 +452,13 @@ enum pev_report_cg_value {
 #define PEV_REPORT_FILTER_SHOWN (1u << 14)
 /** Gecko, speedscope: gzip-compress the output (a ".json.gz" file, which both viewers open). */
 #define PEV_REPORT_GZIP (1u << 15)
+/**
+ * Folded, flame graph: each stack starts at its sample's cgroup path
+ * (pev_profile_sample.cgroup; "N/A" when unknown), then the command.
+ * (Gecko and speedscope always name a thread's cgroup with its process,
+ * and pprof labels each sample with it, where samples have one.)
+ */
+#define PEV_REPORT_CGROUP (1u << 16)
 
 /* pev_report_opts.labels: the pprof labels each sample carries. */
 /** pprof label "comm" (string). */
@@ -455,7 +469,9 @@ enum pev_report_cg_value {
 #define PEV_REPORT_LABEL_TID (1u << 2)
 /** pprof label "cpu" (number). */
 #define PEV_REPORT_LABEL_CPU (1u << 3)
-/** No pprof labels at all (labels 0 means the default: comm, pid, tid and cpu). */
+/** pprof label "cgroup" (string; default on for a profile whose samples have one), and "container_id" where the path names a container. */
+#define PEV_REPORT_LABEL_CGROUP (1u << 4)
+/** No pprof labels at all (labels 0 means the default: comm, pid, tid, cpu, and cgroup when known). */
 #define PEV_REPORT_LABEL_NONE (1u << 31)
 
 /**
@@ -467,7 +483,8 @@ struct pev_report_opts {
 	/**
 	 * Table, JSON: the sort keys, comma-separated, in order: comm, pid, tid,
 	 * cpu, dso, sym (perf's "symbol" is accepted too), srcline, trace (the
-	 * samples' trace text, pev_profile_sample.trace). NULL: "comm,dso,sym".
+	 * samples' trace text, pev_profile_sample.trace), cgroup (the samples'
+	 * cgroup path, "N/A" where unknown, as perf). NULL: "comm,dso,sym".
 	 */
 	const char *sort;
 	/**

@@ -336,6 +336,7 @@ static bool sample_eq(const void *owner, uint32_t id, const void *key)
 	return a->nr == b->nr && a->event == b->event && a->offcpu == b->offcpu &&
 	       a->comm == b->comm && a->pid == b->pid &&
 	       a->tid == b->tid && a->cpu == b->cpu && a->trace == b->trace &&
+	       a->cgroup == b->cgroup &&
 	       (b->nr == 0 || /* no stack at all yet: p->stack may be NULL */
 		memcmp(p->stack + a->frames, p->stack + b->frames, b->nr * sizeof(*p->stack)) == 0);
 }
@@ -394,6 +395,7 @@ static uint64_t sample_hash(uint64_t h, const struct pev__sample *k)
 {
 	h = pev__hash_u64(h, (uint64_t)k->comm << 32 | k->event | (uint64_t)k->offcpu << 16);
 	h = pev__hash_u64(h, (uint64_t)(uint32_t)k->pid << 32 | (uint32_t)k->tid);
+	h = pev__hash_u64(h, k->cgroup);
 	return pev__hash_u64(h, (uint64_t)k->trace << 32 | (uint32_t)k->cpu);
 }
 
@@ -450,8 +452,10 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 		h = pev__hash_u64(h, p->stack[base + i]);
 	}
 	if (pev__strtab_intern_str(&p->str, c.comm ? c.comm : "[unknown]", &k.comm) ||
-	    pev__strtab_intern_str(&p->str, c.trace, &k.trace))
+	    pev__strtab_intern_str(&p->str, c.trace, &k.trace) ||
+	    pev__strtab_intern_str(&p->str, c.cgroup, &k.cgroup))
 		return PEV_ENOMEM;
+	p->has_cgroup |= k.cgroup != 0;
 	k.frames = (uint32_t)base;
 	k.nr = (uint16_t)c.nr_frames;
 	k.event = (uint16_t)c.event;

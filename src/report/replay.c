@@ -23,6 +23,7 @@
 #include "report/report_internal.h"
 #include "symbols/symbols_internal.h"
 #include "core/util.h"
+#include "perfev/cgroup.h"
 
 /* What one address resolved to: its frames (inline ones first), in the frame pool. */
 struct addr_frames {
@@ -92,6 +93,7 @@ struct pev_replay {
 	void *switch_ctx;
 	pev__replay_record_fn on_record; /* every side-band record, or NULL */
 	void *record_ctx;
+	struct pev_cgroup_names *cgroups; /* CGROUP records' ids and paths; NULL before the first */
 };
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -547,6 +549,11 @@ static int sideband(struct pev_replay *r, const struct pev_record *rec)
 		r->lost_samples += rec->lost_samples.lost;
 		r->has_lost_samples = true;
 		break;
+	case PEV_RECORD_CGROUP:
+		if (!r->cgroups && pev_cgroup_names_new(&r->cgroups) < 0)
+			return PEV_ENOMEM;
+		rc = pev_cgroup_names_add(r->cgroups, rec->cgroup.id, rec->cgroup.path);
+		break;
 	default:
 		break;
 	}
@@ -873,6 +880,11 @@ int pev_replay_open(struct pev_perfdata *pd, const struct pev_replay_opts *opts,
 	return 0;
 }
 
+PEV_API const char *pev_replay_cgroup_path(const struct pev_replay *r, uint64_t id)
+{
+	return r ? pev_cgroup_names_find(r->cgroups, id) : NULL;
+}
+
 void pev_replay_close(struct pev_replay *r)
 {
 	if (!r)
@@ -888,6 +900,7 @@ void pev_replay_close(struct pev_replay *r)
 	pev__u64map_free(&r->bids);
 	pev__u64map_free(&r->programs);
 	pev__u64map_free(&r->prog_paths);
+	pev_cgroup_names_free(r->cgroups);
 	pev__arena_free(&r->arena);
 	free(r->cache);
 	free(r->pool);

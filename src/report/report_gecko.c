@@ -384,9 +384,17 @@ static int write_thread(struct gecko *g, const struct pev__tl_threads *t,
 	pev__jb_str(out, "{\"name\":");
 	pev__jb_json_string(out, name ? name : "[unknown]");
 	pev__jb_str(out, ",\"processName\":");
-	pev__jb_json_string(out, proc   ? pev__strtab_get(&g->p->str, proc)
-				 : name ? name
-					: "[unknown]");
+	const char *pname = proc ? pev__strtab_get(&g->p->str, proc) : name ? name : "[unknown]";
+	if (th->cgroup) {
+		/* The container a thread ran in shows in its process's track: "nginx [/docker/ID]". */
+		pev__jb_str(out, "\"");
+		pev__jb_json_chars(out, pname);
+		pev__jb_str(out, " [");
+		pev__jb_json_chars(out, pev__strtab_get(&g->p->str, th->cgroup));
+		pev__jb_str(out, "]\"");
+	} else {
+		pev__jb_json_string(out, pname);
+	}
 	pev__jb_printf(out, ",\"processType\":\"default\",\"pid\":%" PRId32 ",\"tid\":%" PRId32
 		       ",", th->pid, th->tid);
 	if (write_samples(g, t, th))

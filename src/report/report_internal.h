@@ -4,7 +4,7 @@
  * writers (report_*.c) share: interning tables, the stored form of events,
  * symbols, frames and samples, and helpers every writer uses.
  *
- * Storage is flat: a sample is 40 bytes plus 4 bytes per frame (an index
+ * Storage is flat: a sample is 48 bytes plus 4 bytes per frame (an index
  * into the frame table); frames, symbols and strings are interned, each
  * distinct one kept once. Lookups go through one kind of hash set (idset)
  * that maps a 32-bit hash to an id and asks the owner whether the id
@@ -170,6 +170,7 @@ struct pev__sample {
 	uint32_t comm; /* string id */
 	int32_t pid, tid, cpu;
 	uint32_t trace; /* string id of the trace text, or 0 */
+	uint32_t cgroup; /* string id of the cgroup's path, or 0 */
 };
 
 struct pev__event {
@@ -265,6 +266,7 @@ struct pev_profile {
 	bool time_set;
 	uint64_t min_time, max_time;
 	bool has_time;
+	bool has_cgroup; /* a sample has a cgroup */
 };
 
 /*
@@ -396,6 +398,7 @@ enum pev__key {
 	PEV__KEY_SYM,
 	PEV__KEY_SRCLINE, /* perf's "srcline": the sampled line, "file.c:42" */
 	PEV__KEY_TRACE,   /* perf's "trace": the sample's formatted tracepoint payload */
+	PEV__KEY_CGROUP,  /* perf's "cgroup": the path of the sample's cgroup */
 };
 
 #define PEV__MAX_KEYS 8
@@ -465,6 +468,7 @@ struct pev__row {
 	/* srcline: the file's string id and the line, or without a line 0 and the frame */
 	uint32_t src_file, src_pos;
 	uint32_t trace;      /* string id of the sample's trace text (the trace key), or 0 */
+	uint32_t cgroup;     /* string id of the sample's cgroup path (the cgroup key), or 0 */
 	uint32_t shown_comm; /* the command a pid or tid key shows where its thread has no
 			      * last name (pev__profile_thread_name): its first sample's */
 	int32_t shown_tid;   /* the thread of its first sample */

@@ -164,6 +164,10 @@ static json_object *row_object(struct jctx *c, const struct pev__rows *r, uint32
 			put(c, obj, "trace", str(c, pev__row_text(r, row, PEV__KEY_TRACE,
 									 buf, sizeof(buf))));
 			break;
+		case PEV__KEY_CGROUP:
+			put(c, obj, "cgroup", str(c, pev__row_text(r, row, PEV__KEY_CGROUP,
+									  buf, sizeof(buf))));
+			break;
 		case PEV__KEY_SRCLINE:
 			put(c, obj, "srcline", str(c, pev__row_text(r, row, PEV__KEY_SRCLINE,
 									      buf, sizeof(buf))));

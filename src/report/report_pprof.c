@@ -28,6 +28,7 @@
 #include "report/pprof.pb-c.h"
 #include "report/report_dl.h"
 #include "report/report_internal.h"
+#include "perfev/cgroup.h"
 
 /* A trie node: a key under a parent; val is the owner's (a location or sample slot). */
 struct tnode {
@@ -108,6 +109,8 @@ struct location {
 struct labelset {
 	uint32_t comm;
 	int32_t pid, tid, cpu; /* cpu -1: none */
+	uint32_t cgroup;       /* the profile's string id of its path, or 0 */
+	int64_t container;     /* pprof string index of the container id its path names, or 0 */
 	uint32_t hash;
 };
 
@@ -351,7 +354,8 @@ static bool ls_eq(const void *owner, uint32_t id, const void *key)
 	const struct builder *b = owner;
 	const struct labelset *a = &b->ls[id - 1], *k = key;
 
-	return a->comm == k->comm && a->pid == k->pid && a->tid == k->tid && a->cpu == k->cpu;
+	return a->comm == k->comm && a->pid == k->pid && a->tid == k->tid && a->cpu == k->cpu &&
+	       a->cgroup == k->cgroup;
 }
 
 static int labelset_of(struct builder *b, const struct pev__sample *s, uint32_t *id)
@@ -363,12 +367,21 @@ static int labelset_of(struct builder *b, const struct pev__sample *s, uint32_t 
 	k.pid = (b->labels & PEV_REPORT_LABEL_PID) ? s->pid : 0;
 	k.tid = (b->labels & PEV_REPORT_LABEL_TID) ? s->tid : 0;
 	k.cpu = (b->labels & PEV_REPORT_LABEL_CPU) && s->cpu >= 0 ? s->cpu : -1;
+	k.cgroup = (b->labels & PEV_REPORT_LABEL_CGROUP) ? s->cgroup : 0;
 	h = pev__hash_u64(PEV__HASH_SEED, (uint64_t)k.comm << 32 | (uint32_t)k.pid);
 	h = pev__hash_u64(h, (uint64_t)(uint32_t)k.tid << 32 | (uint32_t)k.cpu);
+	h = pev__hash_u64(h, k.cgroup);
 	k.hash = (uint32_t)h;
 	*id = pev__idset_find(&b->ls_set, k.hash, ls_eq, b, &k);
 	if (*id)
 		return 0;
+	if (k.cgroup) {
+		char cid[65];
+		if (pev_cgroup_container_id(pev__strtab_get(&b->p->str, k.cgroup), cid,
+					    sizeof(cid)) == 1 &&
+		    str_of(b, cid, &k.container))
+			return -ENOMEM;
+	}
 	if (pev__grow((void **)&b->ls, &b->cap_ls, (size_t)b->nr_ls + 1, sizeof(*b->ls)) ||
 	    pev__idset_add(&b->ls_set, k.hash, b->nr_ls + 1))
 		return -ENOMEM;
@@ -499,10 +512,11 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 			 struct message *m)
 {
 	const struct pev_profile *p = b->p;
-	unsigned nl = __builtin_popcount(b->labels & 0xf);
+	unsigned nl = __builtin_popcount(b->labels & 0x1f) + ((b->labels & PEV_REPORT_LABEL_CGROUP) != 0);
 	size_t depth_total = 0, lines_total = 0;
 	bool by_name = false;
-	int64_t key_comm = 0, key_pid = 0, key_tid = 0, key_cpu = 0;
+	int64_t key_comm = 0, key_pid = 0, key_tid = 0, key_cpu = 0, key_cgroup = 0,
+		key_container = 0;
 
 	memset(m, 0, sizeof(*m));
 	pev__pprof__profile__init(&m->prof);
@@ -549,6 +563,9 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 		return -ENOMEM;
 	if (b->labels & PEV_REPORT_LABEL_CPU && str_of(b, "cpu", &key_cpu))
 		return -ENOMEM;
+	if (b->labels & PEV_REPORT_LABEL_CGROUP &&
+	    (str_of(b, "cgroup", &key_cgroup) || str_of(b, "container_id", &key_container)))
+		return -ENOMEM;
 	for (uint32_t i = 1; i < b->samples.n; i++)
 		if (b->samples.node[i].val)
 			for (uint32_t n = i; b->samples.node[n].parent; n = b->samples.node[n].parent)
@@ -579,9 +596,11 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 		ls = &b->ls[b->samples.node[n].key - 1];
 		lp = m->label_ptrs + (size_t)(slot - 1) * nl;
 		s->label = lp;
-		for (unsigned k = 0; k < 4; k++) {
+		for (unsigned k = 0; k < 6; k++) {
 			Pev__Pprof__Label *l;
-			if (!(b->labels & (1u << k)) || (k == 3 && ls->cpu < 0))
+			/* label 5, the container id, comes with the cgroup's (bit 4) */
+			if (!(b->labels & (1u << (k < 5 ? k : 4))) || (k == 3 && ls->cpu < 0) ||
+			    (k == 4 && !ls->cgroup) || (k == 5 && !ls->container))
 				continue;
 			l = &m->labels[(size_t)(slot - 1) * nl + li];
 			pev__pprof__label__init(l);
@@ -599,11 +618,20 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 				l->key = key_tid;
 				l->num = ls->tid;
 				break;
-			default:
+			case 3:
 				l->key = key_cpu;
 				l->num = ls->cpu;
 				/* A unit keeps CPU 0: readers drop a number label 0 without one. */
 				l->num_unit = key_cpu;
+				break;
+			case 4:
+				l->key = key_cgroup;
+				if (str_of_id(b, ls->cgroup, &l->str))
+					return -ENOMEM;
+				break;
+			default:
+				l->key = key_container;
+				l->str = ls->container;
 				break;
 			}
 			lp[li++] = l;
@@ -784,9 +812,10 @@ int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
 	b.p = p;
 	b.flags = o.flags;
 	b.labels = o.labels == 0 ? PEV_REPORT_LABEL_COMM | PEV_REPORT_LABEL_PID |
-					   PEV_REPORT_LABEL_TID | PEV_REPORT_LABEL_CPU
+					   PEV_REPORT_LABEL_TID | PEV_REPORT_LABEL_CPU |
+					   (p->has_cgroup ? PEV_REPORT_LABEL_CGROUP : 0)
 		 : (o.labels & PEV_REPORT_LABEL_NONE) ? 0
-						     : o.labels & 0xf;
+						     : o.labels & 0x1f;
 	events = calloc(p->nr_events ? p->nr_events : 1, sizeof(*events));
 	column = calloc(p->nr_events ? p->nr_events : 1, sizeof(*column));
 	b.str_index = calloc(p->str.n ? p->str.n : 1, sizeof(*b.str_index));

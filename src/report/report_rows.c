@@ -20,7 +20,7 @@ static const struct {
 	{"comm", PEV__KEY_COMM}, {"pid", PEV__KEY_PID}, {"process", PEV__KEY_PROCESS},
 	{"tid", PEV__KEY_TID},   {"cpu", PEV__KEY_CPU}, {"dso", PEV__KEY_DSO},
 	{"sym", PEV__KEY_SYM},   {"symbol", PEV__KEY_SYM}, {"srcline", PEV__KEY_SRCLINE},
-	{"trace", PEV__KEY_TRACE},
+	{"trace", PEV__KEY_TRACE}, {"cgroup", PEV__KEY_CGROUP},
 };
 
 const char *pev__key_name(enum pev__key k)
@@ -53,8 +53,8 @@ int pev__keys_parse(const char *sort, struct pev__keys *keys, const char *func,
 			if (i == PEV_ARRAY_SIZE(key_names)) {
 				pev__error_msg(err, "%s: unknown sort key '%.*s'", func, (int)len, s);
 				pev__error_hint(err, "sort keys are comm, pid, process, tid, cpu, dso, "
-						     "sym, srcline and trace, separated by commas "
-						     "(\"comm,dso,sym\")");
+						     "sym, srcline, trace and cgroup, separated by "
+						     "commas (\"comm,dso,sym\")");
 			} else {
 				pev__error_msg(err, "%s: more than %d sort keys", func,
 					       PEV__MAX_KEYS);
@@ -90,6 +90,7 @@ struct row_key {
 	int32_t pid, tid, cpu;
 	uint32_t src_file, src_pos;
 	uint32_t trace;
+	uint32_t cgroup;
 };
 
 static bool row_eq(const void *owner, uint32_t id, const void *key)
@@ -100,11 +101,11 @@ static bool row_eq(const void *owner, uint32_t id, const void *key)
 
 	return a->comm == b->comm && a->dso == b->dso && a->sym == b->sym && a->pid == b->pid &&
 	       a->tid == b->tid && a->cpu == b->cpu && a->src_file == b->src_file &&
-	       a->src_pos == b->src_pos && a->trace == b->trace;
+	       a->src_pos == b->src_pos && a->trace == b->trace && a->cgroup == b->cgroup;
 }
 
 struct key_mask {
-	bool comm, pid, tid, cpu, dso, sym, srcline, trace;
+	bool comm, pid, tid, cpu, dso, sym, srcline, trace, cgroup;
 };
 
 static void make_key(const struct pev_profile *p, const struct key_mask *m,
@@ -122,6 +123,7 @@ static void make_key(const struct pev_profile *p, const struct key_mask *m,
 	k->dso = m->dso ? p->syms[sym].dso : 0;
 	k->sym = m->sym ? sym : 0;
 	k->trace = m->trace ? s->trace : 0;
+	k->cgroup = m->cgroup ? s->cgroup : 0;
 }
 
 /*
@@ -137,7 +139,7 @@ static uint32_t row_get(struct pev__rows *r, const struct row_key *k, const stru
 	h = pev__hash_u64(h, (uint64_t)k->sym << 32 | (uint32_t)k->pid);
 	h = pev__hash_u64(h, (uint64_t)(uint32_t)k->tid << 32 | (uint32_t)k->cpu);
 	h = pev__hash_u64(h, (uint64_t)k->src_file << 32 | k->src_pos);
-	h = pev__hash_u64(h, k->trace);
+	h = pev__hash_u64(h, (uint64_t)k->cgroup << 32 | k->trace);
 	id = pev__idset_find(&r->set, (uint32_t)h, row_eq, r, k);
 	if (id)
 		return id;
@@ -155,6 +157,7 @@ static uint32_t row_get(struct pev__rows *r, const struct row_key *k, const stru
 	r->row[r->n].src_file = k->src_file;
 	r->row[r->n].src_pos = k->src_pos;
 	r->row[r->n].trace = k->trace;
+	r->row[r->n].cgroup = k->cgroup;
 	r->row[r->n].shown_comm = s->comm;
 	r->row[r->n].shown_tid = s->tid;
 	r->row[r->n].first_unresolved = !r->p->syms[sym].name;
@@ -417,6 +420,11 @@ const char *pev__row_text(const struct pev__rows *r, const struct pev__row *row,
 		const char *t = pev__strtab_get(&p->str, row->trace);
 		return t ? t : "";
 	}
+	case PEV__KEY_CGROUP: {
+		/* As perf: "N/A" for a sample that carries no cgroup. */
+		const char *t = pev__strtab_get(&p->str, row->cgroup);
+		return t ? t : "N/A";
+	}
 	}
 	return "";
 }
@@ -471,6 +479,7 @@ int pev__rows_build_group(const struct pev_profile *p, unsigned event, unsigned 
 	w.m.sym = has_key(keys, PEV__KEY_SYM);
 	w.m.srcline = has_key(keys, PEV__KEY_SRCLINE);
 	w.m.trace = has_key(keys, PEV__KEY_TRACE);
+	w.m.cgroup = has_key(keys, PEV__KEY_CGROUP);
 	if (walk_samples(&w))
 		goto nomem;
 	/* Children without frame keys: every row's inclusive sum is its self sum. */

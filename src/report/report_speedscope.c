@@ -149,9 +149,15 @@ static uint64_t write_profile(struct speedscope *s, const struct pev__tl_thread 
 	pev__jb_str(out, comma ? ",{\"type\":\"sampled\",\"name\":\""
 			       : "{\"type\":\"sampled\",\"name\":\"");
 	pev__jb_json_chars(out, comm ? comm : "[unknown]");
-	pev__jb_printf(out, " %" PRId32 "/%" PRId32 "\",\"unit\":\"%s\",\"startValue\":0,"
-		       "\"endValue\":%" PRIu64 ",\"samples\":[",
-		       th->pid, th->tid, unit, total);
+	pev__jb_printf(out, " %" PRId32 "/%" PRId32, th->pid, th->tid);
+	if (th->cgroup) {
+		pev__jb_str(out, " [");
+		pev__jb_json_chars(out, pev__strtab_get(&s->p->str, th->cgroup));
+		pev__jb_char(out, ']');
+	}
+	pev__jb_printf(out, "\",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64
+		       ",\"samples\":[",
+		       unit, total);
 	for (size_t i = 0; i < s->nr_items; i++) {
 		if (i)
 			pev__jb_char(out, ',');

@@ -211,6 +211,13 @@ int pev__stacks_add(struct pev__stacks *s, const struct pev_profile *p, unsigned
 		if (x->event != event)
 			continue;
 		weigh(&s->node[0], w, base, x->offcpu);
+		if (flags & PEV_REPORT_CGROUP) {
+			const char *cg = pev__strtab_get(&p->str, x->cgroup);
+			if (intern_clean(s, cg ? cg : "N/A", &name) ||
+			    !(node = child_get(s, node, name, PEV__STACK_COMM)))
+				return -ENOMEM;
+			weigh(&s->node[node], w, base, x->offcpu);
+		}
 		if (!(flags & PEV_REPORT_NO_COMM)) {
 			if (comm_name(s, x, flags, &name) ||
 			    !(node = child_get(s, node, name, PEV__STACK_COMM)))

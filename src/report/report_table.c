@@ -50,6 +50,8 @@ const char *pev__key_title(enum pev__key k)
 		return "Source:Line";
 	case PEV__KEY_TRACE:
 		return "Trace output";
+	case PEV__KEY_CGROUP:
+		return "Cgroup";
 	}
 	return "";
 }

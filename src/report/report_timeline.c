@@ -131,6 +131,8 @@ int pev__tl_threads_build(const struct pev_profile *p, const struct pev__tl_entr
 		t->threads[of[i]].count++;
 		if (!t->threads[of[i]].comm)
 			t->threads[of[i]].comm = s->comm; /* its first sample's, until its last name */
+		if (!t->threads[of[i]].cgroup)
+			t->threads[of[i]].cgroup = s->cgroup;
 		n++;
 	}
 	for (size_t i = 0; markers && i < p->nr_markers; i++)

@@ -18,6 +18,7 @@
 struct pev__tl_thread {
 	int32_t pid, tid;
 	uint32_t comm;       /* string id of its name: its last, else its first sample's */
+	uint32_t cgroup;     /* string id of its first sample's cgroup path, or 0 */
 	size_t first, count; /* its samples: order[first .. first + count) */
 	uint64_t start;      /* its first sample's or marker's time, 0: none */
 };
