@@ -26,7 +26,7 @@ static const char usage[] =
     "perfev record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
     "                     [-a | -C CPUS | -p PID | -t TID] [-m PAGES] [-o FILE] [-q]\n"
     "                     [--rotate SECONDS -o DIR/ [--format perf|pprof]]\n"
-    "                     [--off-cpu] [-N]\n"
+    "                     [--off-cpu] [-N] [-G CGROUPS] [--all-cgroups]\n"
     "                     [--] [COMMAND [ARGS]]";
 
 #define MAX_PAGES (1UL << 18) /* -m: 1 GiB of 4 KiB pages */
@@ -214,6 +214,9 @@ static void print_help(void)
 	       "                            output, in pipe mode)\n"
 	       "      --off-cpu             also where threads wait: every context switch out\n"
 	       "                            with its call chain (wall-clock profiles)\n"
+	       "  -G, --cgroup LIST         only the tasks of these cgroups (with -a or -C): one\n"
+	       "                            name per event, in order; one name for all\n"
+	       "      --all-cgroups         each sample's cgroup (report --sort cgroup)\n"
 	       "  -k, --clockid CLOCK       sample times from CLOCK: monotonic (what jitdump\n"
 	       "                            files count in), monotonic_raw, realtime,\n"
 	       "                            boottime, tai, or its number\n"
@@ -229,7 +232,7 @@ static void print_help(void)
 	       usage, REC_DEFAULT_FREQ, REC_DEFAULT_PAGES);
 }
 
-enum { OPT_CALL_GRAPH = 256, OPT_ROTATE, OPT_FORMAT, OPT_OFF_CPU };
+enum { OPT_CALL_GRAPH = 256, OPT_ROTATE, OPT_FORMAT, OPT_OFF_CPU, OPT_ALL_CGROUPS };
 
 #define MIN_ROTATE_S 0.1   /* --rotate */
 #define MAX_ROTATE_S 86400.0
@@ -254,6 +257,8 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	    {"rotate", required_argument, NULL, OPT_ROTATE},
 	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
+	    {"cgroup", required_argument, NULL, 'G'},
+	    {"all-cgroups", no_argument, NULL, OPT_ALL_CGROUPS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -267,7 +272,7 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	cfg->output = "perf.data";
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:qNk:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:qNk:G:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (cfg->nevent_text == REC_MAX_LISTS) {
@@ -350,6 +355,13 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		case OPT_OFF_CPU:
 			cfg->off_cpu = true;
 			break;
+		case 'G':
+			if ((r = rec_add_cgroups(cfg, optarg)) != 0)
+				return r;
+			break;
+		case OPT_ALL_CGROUPS:
+			cfg->all_cgroups = true;
+			break;
 		case 'h':
 			*help = true;
 			return 0;
@@ -377,6 +389,11 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		cfg->rotate_dir = cfg->output;
 	if (pids && tids)
 		return conflict("-p", "-t");
+	if (cfg->cgroups && !all && !cfg->cpus) {
+		/* A cgroup is sampled on CPUs: the kernel takes no task with it. */
+		cli_error("option '-G' samples a cgroup's tasks on every CPU: add -a (or -C CPUS)");
+		return cli_usage(usage);
+	}
 	if ((pids || tids) && (all || cfg->cpus))
 		return conflict(pids ? "-p" : "-t", all ? "-a" : "-C");
 	if (!cfg->argv && !pids && !tids && !all && !cfg->cpus) {
@@ -512,6 +529,7 @@ int cmd_record(int argc, char **argv)
 		print_help();
 		free(s.cfg.ids);
 		free(s.cfg.cpus);
+		free(s.cfg.cgroups);
 		return 0;
 	}
 	if (r == 0 && (r = cli_wake_setup(false)) == 0) {
@@ -522,6 +540,7 @@ int cmd_record(int argc, char **argv)
 	rec_rotate_free(&s);
 	free(s.cfg.ids);
 	free(s.cfg.cpus);
+	free(s.cfg.cgroups);
 	free(s.cfg.path);
 	return r;
 }

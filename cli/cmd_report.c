@@ -32,8 +32,8 @@ enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH, FMT_GE
 static const char *const format_names[] = {"table",      "folded", "json",      "pprof",
 					    "flamegraph", "gecko",  "speedscope"};
 
-static const char *const sort_keys[] = {"comm", "pid", "process", "tid",	"cpu",
-					"dso",	"sym", "symbol",  "srcline", "trace"};
+static const char *const sort_keys[] = {"comm", "pid",	    "process", "tid",	"cpu",	 "dso",
+					"sym",	"symbol", "srcline", "trace", "cgroup"};
 
 struct report_opts {
 	const char *input;
@@ -134,7 +134,7 @@ static int check_sort(const char *sort)
 			known |= strlen(sort_keys[i]) == len && strncmp(sort_keys[i], s, len) == 0;
 		if (!known) {
 			cli_error("unknown sort key '%.*s' in '--sort %s'; use comm, pid, process, "
-				  "tid, cpu, dso, sym, srcline or trace",
+				  "tid, cpu, dso, sym, srcline, trace or cgroup",
 				  (int)len, s, sort);
 			return 129;
 		}
@@ -489,6 +489,7 @@ static int check_sort_fields(struct pev_perfdata *pd, const char *path, const ch
 		{"process", PEV_SAMPLE_TID, "record without --no-tid"},
 		{"tid", PEV_SAMPLE_TID, "record without --no-tid"},
 		{"comm", PEV_SAMPLE_TID, "record without --no-tid"},
+		{"cgroup", PEV_SAMPLE_CGROUP, "record with --all-cgroups"},
 	};
 
 	if (pev_perfdata_pipe_mode(pd) || pev_perfdata_nr_events(pd) == 0)
@@ -774,6 +775,9 @@ static int run(const struct report_opts *o)
 	if ((o->format == FMT_GECKO || o->format == FMT_SPEEDSCOPE) && o->output &&
 	    strlen(o->output) > 3 && strcmp(o->output + strlen(o->output) - 3, ".gz") == 0)
 		ro.flags |= PEV_REPORT_GZIP;
+	/* Folded stacks and flame graphs sorted by cgroup start at the cgroup. */
+	if ((o->format == FMT_FOLDED || o->format == FMT_FLAMEGRAPH) && list_names(ro.sort, "cgroup"))
+		ro.flags |= PEV_REPORT_CGROUP;
 	sopts.kallsyms = o->kallsyms;
 	ropts.symbols_opts = &sopts;
 	if (list_names(ro.sort, "trace") || list_names(o->fields, "trace")) {

@@ -30,6 +30,7 @@ extern char **environ;
 static const char usage[] =
     "perfev stat [-e EVENTS] [-a] [-C CPUS] [-p PID] [-t TID] [-A] [--per-thread]\n"
     "                   [-r N] [-I MS] [-x SEP | -j | --json] [-B | --no-big-num]\n"
+    "                   [-G CGROUPS | --for-each-cgroup CGROUPS]\n"
     "                   [-o FILE] [--serve [ADDR:]PORT] [--] [COMMAND [ARGS]]";
 
 /*

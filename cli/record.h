@@ -65,6 +65,8 @@ struct rec_config {
 	bool rotate_pprof;   /* --format pprof: windows in pprof, not perf.data */
 	bool off_cpu;        /* --off-cpu: every switch-out with its stack, and switch records */
 	bool no_buildid_cache; /* -N: the files hit are not added to perf's build-id cache */
+	char *cgroups;       /* -G: cgroup names, comma-separated, the -G options joined (owned), or NULL */
+	bool all_cgroups;    /* --all-cgroups: each sample's cgroup id, CGROUP records */
 	bool use_clockid;    /* -k: sample times from clockid */
 	int32_t clockid;     /* CLOCK_MONOTONIC, ... */
 };
@@ -225,6 +227,17 @@ void rec_close(struct rec_state *s);
  * and MMAP2 records from /proc. Returns 0 or a negative code.
  */
 int rec_synthesize(struct rec_state *s);
+
+/* record_cgroup.c: -G. */
+
+/* Adds a -G option's list to cfg->cgroups. Returns 0 or 1 (said). */
+int rec_add_cgroups(struct rec_config *cfg, const char *list);
+
+/*
+ * The directory of the cgroup event e samples, into dir. Returns 1 (dir
+ * set), 0 (no cgroup: every task of the target) or -1 (the error said).
+ */
+int rec_cgroup_dir(const struct rec_state *s, int e, char *dir, size_t size);
 
 /* Receives synthesized records (len bytes of whole records); returns 0 or a negative code. */
 typedef int (*rec_synth_sink)(void *ctx, const void *bytes, size_t len);

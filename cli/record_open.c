@@ -129,6 +129,8 @@ static struct pev_opts sample_opts(const struct rec_state *s, int e,
 		o.sample_type |= PEV_SAMPLE_PERIOD;
 	if (cfg->target == REC_TARGET_CPUS)
 		o.sample_type |= PEV_SAMPLE_CPU;
+	if (cfg->all_cgroups) /* each sample's cgroup id; the paths from CGROUP records */
+		o.sample_type |= PEV_SAMPLE_CGROUP;
 	if (s->nevents > 1)
 		o.sample_type |= PEV_SAMPLE_IDENTIFIER;
 	enum rec_callgraph cg = cfg->callgraph;
@@ -165,6 +167,7 @@ static struct pev_opts sample_opts(const struct rec_state *s, int e,
 	/* The first event tracks the tasks: their mappings, names, forks and exits. */
 	if (e == 0) {
 		o.mmap = o.mmap2 = o.comm = o.comm_exec = o.task = true;
+		o.cgroup = cfg->all_cgroups; /* a CGROUP record for each cgroup made meanwhile */
 		/* Data mappings too for DWARF unwinding, as perf records them: perf's
 		 * unwinder reads .eh_frame_hdr through the read-only segment's mapping. */
 		o.mmap_data = cg == REC_CG_DWARF;
@@ -226,6 +229,11 @@ static int open_event(struct rec_state *s, int e, const struct pev_event_spec *s
 	struct pev_opts o = sample_opts(s, e, spec);
 	struct pev_event what = spec->ev;
 	struct pev_error err;
+	char cgroup[4096];
+	int in_cgroup = rec_cgroup_dir(s, e, cgroup, sizeof(cgroup));
+
+	if (in_cgroup < 0)
+		return 1;
 
 	snprintf(ev->name, sizeof(ev->name), "%s", spec->ev.name ? spec->ev.name : spec->text);
 	if (spec->ev.type == PEV_TYPE_TRACEPOINT)
@@ -236,7 +244,10 @@ static int open_event(struct rec_state *s, int e, const struct pev_event_spec *s
 		struct pev_counter *group =
 		    ev->leader >= 0 ? s->events[ev->leader].counters[u] : NULL;
 		for (int attempt = 0; attempt < 2; attempt++) {
-			r = pev_counter_open(&what, &o, &s->units[u], group, &ev->counters[u], &err);
+			struct pev_target target = s->units[u];
+			if (in_cgroup) /* -G: that cgroup's tasks, on the unit's CPUs */
+				target.cgroup = cgroup;
+			r = pev_counter_open(&what, &o, &target, group, &ev->counters[u], &err);
 			if ((r == PEV_ENOENT || r == PEV_EOPNOTSUPP || r == PEV_ENODEV) &&
 			    is_cycles(spec) && what.type == PEV_TYPE_HARDWARE) {
 				const char *mods = strchr(spec->text, ':');

@@ -280,10 +280,43 @@ int rec_synth_tasks(enum rec_target target, const pid_t *ids, int nids, size_t t
 	return r;
 }
 
+/*
+ * --all-cgroups: a CGROUP record for every cgroup of the unified hierarchy
+ * (id and path), as perf record writes them before the tasks': the kernel
+ * writes records only for cgroups made while it records. Without the
+ * hierarchy (a v1-only host) samples carry the root's id and nothing is
+ * written.
+ */
+static int synth_cgroups(struct rec_state *s)
+{
+	struct synth_buf b = {.trailer = s->fmt.id_size, .sink = file_sink, .ctx = s};
+	struct pev_cgroup_names *names;
+	int r;
+
+	if (pev_cgroup_names_new(&names) < 0) {
+		cli_error("out of memory");
+		return 1;
+	}
+	if ((r = pev_cgroup_names_scan(names, NULL)) < 0 && r != PEV_EUNSUPPORTED)
+		cli_warning("--all-cgroups: cannot read the cgroup hierarchy: %s", pev_strerror(r));
+	for (size_t i = 0; i < pev_cgroup_names_count(names); i++) {
+		uint64_t id;
+		const char *path;
+		pev_cgroup_names_at(names, i, &id, &path);
+		put_record(&b, PEV_RECORD_CGROUP, 0, &id, sizeof(id), path);
+	}
+	pev_cgroup_names_free(names);
+	r = flush_buf(&b);
+	free(b.bytes);
+	return r;
+}
+
 int rec_synthesize(struct rec_state *s)
 {
 	bool command = s->cfg.target == REC_TARGET_COMMAND;
 
+	if (s->cfg.all_cgroups && synth_cgroups(s) != 0)
+		return 1;
 	return rec_synth_tasks(s->cfg.target, command ? s->known : s->cfg.ids,
 	                       command ? s->nknown : s->cfg.nids, s->fmt.id_size, file_sink, s);
 }

@@ -375,14 +375,14 @@ static int section(FILE *out, const struct pev_profile *p, unsigned e, unsigned 
 			const char *t = col_cell(&rows, row, c, buf, sizeof(buf));
 			size_t l = strlen(t);
 			/*
-			 * perf pads every column but a symbol, line or trace text at the
+			 * perf pads every column but a symbol, line, trace text or cgroup at the
 			 * end of the line, and only when no column left out by a filter
 			 * follows it.
 			 */
 			bool last = k + 1 == lay->n && c->kind == COL_KEY &&
 				    lay->last.kind == COL_KEY && lay->last.key == c->key &&
 				    (c->key == PEV__KEY_SYM || c->key == PEV__KEY_SRCLINE ||
-				     c->key == PEV__KEY_TRACE);
+				     c->key == PEV__KEY_TRACE || c->key == PEV__KEY_CGROUP);
 
 			/* As perf: a command longer than its thread's last name is cut. */
 			if (c->kind == COL_KEY && l > c->width)
