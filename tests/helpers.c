@@ -1256,6 +1256,139 @@ void th_cgroup_remove(struct th_cgroup *cg)
 		cr_expect_eq(umount(cg->v1), 0, "umount %s: %s", cg->v1, strerror(errno));
 }
 
+/* Writes text into the cgroup file dir/name; 0 or an errno. */
+static int cg_write(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX + 64];
+	int fd, e = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return errno;
+	if (write(fd, text, strlen(text)) < 0)
+		e = errno;
+	close(fd);
+	return e;
+}
+
+/* The workloads started and not ended yet (th_cg_work_end_all). */
+static struct th_cg_work *cg_works[8];
+
+void th_cg_work_end_all(void)
+{
+	for (size_t i = 0; i < sizeof(cg_works) / sizeof(cg_works[0]); i++)
+		if (cg_works[i])
+			th_cg_work_end(cg_works[i]);
+}
+
+void th_cg_work_start(struct th_cg_work *w, const char *tag, const char *command)
+{
+	char root[PATH_MAX / 2], events[PATH_MAX], why[2048], freeze[PATH_MAX + 32];
+
+	memset(w, 0, sizeof(*w));
+	th_require_root();
+	if (pev_cgroup_v2_root(root, sizeof(root)) < 0)
+		th_skip("cgroup v2 is not mounted on this machine (no cgroup2 in mountinfo)");
+	if (pev_cgroup_events_root(events, sizeof(events)) == 0 && strcmp(events, root) != 0)
+		th_skip("a cgroup v1 perf_event hierarchy is mounted at %s: -G names cgroups there, "
+			"while samples' cgroup ids are of the v2 hierarchy at %s",
+			events, root);
+	snprintf(w->name, sizeof(w->name), "/perfev-%d-%s", (int)getpid(), tag);
+	snprintf(w->dir, sizeof(w->dir), "%s%s", root, w->name);
+	for (size_t i = 0; i < sizeof(cg_works) / sizeof(cg_works[0]); i++)
+		if (!cg_works[i]) {
+			cg_works[i] = w;
+			break;
+		}
+	/* Each level of a nested tag: a cgroup. */
+	for (char *slash = strchr(w->dir + strlen(root) + 1, '/');; slash = strchr(slash + 1, '/')) {
+		if (slash)
+			*slash = '\0';
+		int r = mkdir(w->dir, 0755);
+		int e = errno;
+		if (slash)
+			*slash = '/';
+		if (r < 0 && e != EEXIST)
+			th_skip("cannot create a cgroup under %s: %s", root, strerror(e));
+		if (!slash)
+			break;
+	}
+	snprintf(freeze, sizeof(freeze), "%s/cgroup.freeze", w->dir);
+	if (access(freeze, F_OK) != 0) {
+		th_cg_work_end(w);
+		th_skip("this kernel's cgroups cannot be frozen (no cgroup.freeze: Linux before 5.2)");
+	}
+	if (cgroup_counts(w->dir, why, sizeof(why)) == PEV_ENOENT) {
+		th_cg_work_end(w);
+		th_skip("this kernel counts in no cgroup v2 cgroup: %s", why);
+	}
+	cr_assert_eq(cg_write(w->dir, "cgroup.freeze", "1"), 0);
+	w->pid = fork();
+	cr_assert_geq(w->pid, 0);
+	if (w->pid == 0) {
+		char me[32];
+		snprintf(me, sizeof(me), "%d", (int)getpid());
+		if (cg_write(w->dir, "cgroup.procs", me) != 0)
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+		_exit(127);
+	}
+}
+
+void th_cg_work_freeze_cmd(const struct th_cg_work *w, bool frozen, char *buf, size_t size)
+{
+	snprintf(buf, size,
+		 "echo %d > '%s/cgroup.freeze'; until grep -qx 'frozen %d' '%s/cgroup.events'; "
+		 "do sleep 0.01; done",
+		 frozen, w->dir, frozen, w->dir);
+}
+
+uint64_t th_cg_work_usage_us(const struct th_cg_work *w)
+{
+	char path[PATH_MAX + 16];
+	char *text, *at;
+	unsigned long long us = 0;
+
+	snprintf(path, sizeof(path), "%s/cpu.stat", w->dir);
+	text = th_slurp(path, NULL);
+	at = strstr(text, "usage_usec ");
+	cr_assert(at && sscanf(at, "usage_usec %llu", &us) == 1, "%s: %s", path, text);
+	free(text);
+	return us;
+}
+
+void th_cg_work_end(struct th_cg_work *w)
+{
+	for (size_t i = 0; i < sizeof(cg_works) / sizeof(cg_works[0]); i++)
+		if (cg_works[i] == w)
+			cg_works[i] = NULL;
+	if (w->pid > 0) {
+		/* A frozen task takes SIGKILL; cgroup.kill (Linux 5.14) takes its children too. */
+		cg_write(w->dir, "cgroup.kill", "1");
+		kill(w->pid, SIGKILL);
+		waitpid(w->pid, NULL, 0);
+		cg_write(w->dir, "cgroup.freeze", "0");
+		w->pid = 0;
+	}
+	if (!w->dir[0])
+		return;
+	char root[PATH_MAX];
+	if (pev_cgroup_v2_root(root, sizeof(root)) < 0)
+		return;
+	/* The cgroup, then each parent a nested tag made; a killed task leaves it soon after. */
+	for (size_t n = strlen(w->dir); n > strlen(root); n = strlen(w->dir)) {
+		bool gone = false;
+		for (int i = 0; i < 500 && !gone; i++) {
+			gone = rmdir(w->dir) == 0 || errno == ENOENT;
+			if (!gone)
+				usleep(10 * 1000);
+		}
+		cr_expect(gone, "rmdir %s: %s", w->dir, strerror(errno));
+		*strrchr(w->dir, '/') = '\0';
+	}
+	w->dir[0] = '\0';
+}
+
 bool th_perf_lost_frame(const char *line)
 {
 	unsigned long long addr;

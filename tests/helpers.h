@@ -291,6 +291,40 @@ void th_cgroup_make(struct th_cgroup *cg, const char *tag);
 void th_cgroup_remove(struct th_cgroup *cg);
 
 /*
+ * A workload in a cgroup of its own, in the unified (v2) hierarchy, which
+ * also holds perf events' cgroup targets here: frozen from the start, so
+ * that a test decides when it runs (thaw, freeze) and reads exactly its CPU
+ * time from the cgroup's cpu.stat.
+ */
+struct th_cg_work {
+	char dir[PATH_MAX]; /* the cgroup's directory */
+	char name[256];     /* its path under the hierarchy ("/perfev-PID-TAG"), as -G takes it */
+	pid_t pid;          /* the workload (a shell running the command), or 0 */
+};
+
+/*
+ * Makes the cgroup "perfev-PID-TAG" (a "/"-separated tag makes nested
+ * ones, each a cgroup), frozen, and starts `sh -c command` in it. Skips,
+ * saying why, without root, without a cgroup2 mount or cgroup.freeze (Linux
+ * before 5.2), where a cgroup v1 perf_event hierarchy is mounted (-G would
+ * name cgroups there, samples' ids are the v2 ones), or where the kernel
+ * counts in no v2 cgroup. Undo with th_cg_work_end.
+ */
+void th_cg_work_start(struct th_cg_work *w, const char *tag, const char *command);
+
+/* Kills the workload, waits for it, and removes its cgroup(s). */
+void th_cg_work_end(struct th_cg_work *w);
+
+/* th_cg_work_end of every workload started and not ended: a suite's .fini, after a failure too. */
+void th_cg_work_end_all(void);
+
+/* The shell commands that thaw (frozen false) or freeze w's cgroup and wait until it is so. */
+void th_cg_work_freeze_cmd(const struct th_cg_work *w, bool frozen, char *buf, size_t size);
+
+/* The cgroup's CPU time so far in microseconds (cpu.stat's usage_usec). */
+uint64_t th_cg_work_usage_us(const struct th_cg_work *w);
+
+/*
  * How many times slower than the host this machine runs the tests:
  * PERFEV_TIMEOUT_MULTIPLIER (the PMU lab's emulated machine sets 10), else 1.
  * For the limits a test sets itself (a child's timeout), as meson scales

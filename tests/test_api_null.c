@@ -48,6 +48,22 @@ Test(null_args, capability)
 	NO_POINTER(pev_capability_verdict_name);
 }
 
+Test(null_args, cgroup)
+{
+	EXPECT_BADARG(pev_cgroup_v2_root, (NULL, 0));
+	EXPECT_BADARG(pev_cgroup_events_root, (NULL, 0));
+	EXPECT_BADARG(pev_cgroup_dir, (NULL, NULL, 0, NULL));
+	EXPECT_BADARG(pev_cgroup_id, (NULL, NULL));
+	EXPECT_BADARG(pev_cgroup_container_id, (NULL, NULL, 0));
+	EXPECT_BADARG(pev_cgroup_names_new, (NULL));
+	EXPECT_VOID(pev_cgroup_names_free, (NULL));
+	EXPECT_BADARG(pev_cgroup_names_add, (NULL, 0, NULL));
+	EXPECT_BADARG(pev_cgroup_names_scan, (NULL, NULL));
+	EXPECT_NULL(pev_cgroup_names_find, (NULL, 0));
+	EXPECT_ZERO(pev_cgroup_names_count, (NULL));
+	EXPECT_BADARG(pev_cgroup_names_at, (NULL, 0, NULL, NULL));
+}
+
 Test(null_args, counter)
 {
 	EXPECT_BADARG(pev_counter_open, (NULL, NULL, NULL, NULL, NULL, NULL));
@@ -287,6 +303,7 @@ Test(null_args, record)
 
 Test(null_args, replay)
 {
+	EXPECT_NULL(pev_replay_cgroup_path, (NULL, 0));
 	EXPECT_BADARG(pev_replay_open, (NULL, NULL, NULL, NULL));
 	EXPECT_BADARG(pev_replay_next, (NULL, NULL, NULL));
 	EXPECT_ZERO(pev_replay_lost, (NULL));
