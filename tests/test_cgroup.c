@@ -346,6 +346,30 @@ Test(cgroup, record_all_cgroups_splits_samples_as_cpu_stat_and_perf_reads_it, .t
 	snprintf(prefix, sizeof(prefix), "%s;", p.a.name);
 	cr_expect(strstr(folded, prefix), "no stack starts at %s:\n%.2000s", p.a.name, folded);
 	free(folded);
+
+	/* Gecko names the thread's cgroup with its process; speedscope with its profile. */
+	char want[400];
+	snprintf(want, sizeof(want), " [%s]\"", p.b.name);
+	char *gecko = th_sh_okf("'%s' report -i '%s' --format gecko -o -", th_perfev_bin(), data);
+	cr_expect(strstr(gecko, want), "no process named with %s", want);
+	free(gecko);
+	char *speedscope = th_sh_okf("'%s' report -i '%s' --format speedscope -o -",
+				     th_perfev_bin(), data);
+	cr_expect(strstr(speedscope, want), "no profile named with %s", want);
+	free(speedscope);
+
+	/* pprof: a cgroup label on the samples, which Google's pprof tool reads. */
+	const char *pprof = getenv("PERFEV_PPROF");
+	if (pprof && access(pprof, X_OK) == 0) {
+		const char *pb = th_path_in("cgroups.pb.gz");
+		free(th_sh_okf("'%s' report -i '%s' --format pprof -o '%s'", th_perfev_bin(), data,
+			       pb));
+		char *tags = th_sh_okf("'%s' -tags '%s' 2>&1", pprof, pb);
+		cr_expect(strstr(tags, " cgroup: Total") && strstr(tags, p.a.name) &&
+				  strstr(tags, p.b.name),
+			  "%s", tags);
+		free(tags);
+	}
 	free(cmd);
 	pair_end(&p);
 }

@@ -226,7 +226,51 @@ static void end_program(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-TestSuite(stat_serve, .timeout = 180);
+TestSuite(stat_serve, .timeout = 180, .fini = th_cg_work_end_all);
+
+/*
+ * Per-cgroup counts: a cgroup label on every series of an event counted in
+ * a cgroup, and container_id where the path is a runtime's (a Docker scope
+ * made for the test), so that a fleet's other data joins on the container.
+ */
+Test(stat_serve, cgroup_and_container_labels)
+{
+	static const char id[] = "3f4e5d6c7b8a99887766554433221100ffeeddccbbaa00112233445566778899";
+	struct th_cg_work w;
+	char tag[128], groups[600], series[1024], thaw[8192];
+
+	snprintf(tag, sizeof(tag), "fleet/docker-%s.scope", id);
+	/* It runs: a cell that never ran is no sample. */
+	th_cg_work_start(&w, tag, "while :; do :; done");
+	th_cg_work_freeze_cmd(&w, false, thaw, sizeof(thaw));
+	free(th_sh_ok(thaw));
+	snprintf(groups, sizeof(groups), "%s,/", w.name);
+	const char *args[] = {"-a", "-e", "cpu-clock", "--for-each-cgroup", groups, "--",
+			      "sleep", "30", NULL};
+	struct served s = serve(args);
+	snprintf(series, sizeof(series),
+		 "perfev_cpu_clock_seconds_total{event=\"cpu-clock\",cgroup=\"%s\",container_id=\"%s\"}",
+		 w.name, id);
+	char *page = NULL;
+	for (int i = 0; i < 100 * th_time_scale(); i++) { /* once it has run a while */
+		free(page);
+		page = get(s.port, "/metrics", "");
+		if (sample(page, series) > 0)
+			break;
+		usleep(100 * 1000);
+	}
+	cr_expect_gt(sample(page, series), 0, "no series %s in:\n%s", series, page);
+	cr_expect_gt(sample(page, "perfev_cpu_clock_seconds_total{event=\"cpu-clock\",cgroup=\"/\"}"),
+		     0, "%s", page);
+	cr_expect_eq(sample(page, "perfev_event_counting{event=\"cpu-clock\",cgroup=\"/\"}"), 1);
+	snprintf(series, sizeof(series),
+		 "perfev_event_counting{event=\"cpu-clock\",cgroup=\"%s\",container_id=\"%s\"}",
+		 w.name, id);
+	cr_expect_eq(sample(page, series), 1, "%s", page);
+	free(page);
+	stop(&s, SIGTERM);
+	th_cg_work_end(&w);
+}
 
 Test(stat_serve, metrics_in_prometheus_text_format)
 {
