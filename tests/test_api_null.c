@@ -304,6 +304,7 @@ Test(null_args, record)
 Test(null_args, replay)
 {
 	EXPECT_NULL(pev_replay_cgroup_path, (NULL, 0));
+	EXPECT_NULL(pev_replay_sample_cgroup, (NULL, NULL));
 	EXPECT_BADARG(pev_replay_open, (NULL, NULL, NULL, NULL));
 	EXPECT_BADARG(pev_replay_next, (NULL, NULL, NULL));
 	EXPECT_ZERO(pev_replay_lost, (NULL));

@@ -188,6 +188,16 @@ PEV_API struct pev_symbols *pev_replay_symbols(const struct pev_replay *r);
  */
 PEV_API const char *pev_replay_cgroup_path(const struct pev_replay *r, uint64_t id);
 
+/**
+ * The path of the cgroup sample s (handed out by r) was taken in: its
+ * PEV_SAMPLE_CGROUP id as pev_replay_cgroup_path() names it, "unknown"
+ * for an id no CGROUP record named (as perf report shows it), or NULL when
+ * the sample carries no cgroup (recorded without --all-cgroups). Valid
+ * until the next pev_replay_next() call.
+ */
+PEV_API const char *pev_replay_sample_cgroup(const struct pev_replay *r,
+					     const struct pev_replay_sample *s);
+
 /** Ends the replay and frees its symbolizer unless it was the caller's. pd stays open. NULL is ignored. */
 PEV_API void pev_replay_close(struct pev_replay *r);
 

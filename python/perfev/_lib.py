@@ -39,7 +39,9 @@ SAMPLE_RAW = 1 << 10
 TYPE_TRACEPOINT = 2
 
 PID_SELF = 0
+PID_ANY = -1
 CPU_ANY = -1
+CPU_ALL = -2
 
 INHERIT_NONE = 0
 INHERIT_ALL = 1
@@ -397,6 +399,10 @@ event_list_count = _fn("pev_event_list_count", c_int, c_void_p)
 event_list_at = _fn("pev_event_list_at", c_void_p, c_void_p, c_int)
 event_list_free = _fn("pev_event_list_free", None, c_void_p)
 
+cgroup_dir = _fn("pev_cgroup_dir", c_int, c_char_p, c_char_p, c_size_t, POINTER(Error))
+cgroup_id = _fn("pev_cgroup_id", c_int, c_char_p, POINTER(c_uint64))
+cgroup_container_id = _fn("pev_cgroup_container_id", c_int, c_char_p, c_char_p, c_size_t)
+
 counter_name = _fn("pev_counter_name", c_char_p, c_void_p)
 counter_list_open = _fn("pev_counter_list_open", c_int, c_void_p, POINTER(CounterListOpts),
                         POINTER(Target), POINTER(c_void_p), POINTER(Error))
@@ -446,6 +452,7 @@ perfdata_close = _fn("pev_perfdata_close", None, c_void_p)
 replay_open = _fn("pev_replay_open", c_int, c_void_p, c_void_p, POINTER(c_void_p),
                   POINTER(Error))
 replay_next = _fn("pev_replay_next", c_int, c_void_p, POINTER(ReplaySample), POINTER(Error))
+replay_sample_cgroup = _fn("pev_replay_sample_cgroup", c_char_p, c_void_p, POINTER(ReplaySample))
 replay_close = _fn("pev_replay_close", None, c_void_p)
 replay_lost = _fn("pev_replay_lost", c_uint64, c_void_p)
 replay_event_name = _fn("pev_replay_event_name", c_char_p, c_void_p, ctypes.c_char_p, c_size_t)

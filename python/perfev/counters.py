@@ -32,13 +32,36 @@ def _count(c):
     return Count(c.value, c.scaled, c.time_enabled, c.time_running, bool(c.counted))
 
 
-def make_target(pid=None, cpu=None, all_threads=False):
-    """A struct pev_target: the calling thread by default."""
+def make_target(pid=None, cpu=None, all_threads=False, cgroup=None):
+    """A struct pev_target: the calling thread by default; a cgroup's tasks on every CPU."""
     t = _lib.Target()
+    if cgroup is not None:
+        t.pid = _lib.PID_ANY
+        t.cpu = _lib.CPU_ALL if cpu is None else cpu
+        t.cgroup = cgroup_dir(cgroup).encode()
+        return t
     t.pid = _lib.PID_SELF if pid is None else pid
     t.cpu = _lib.CPU_ANY if cpu is None else cpu
     t.all_threads = all_threads
     return t
+
+
+def cgroup_dir(name):
+    """The directory of a cgroup named as perf's -G names it ("system.slice/x.service",
+    "/" the root, or the directory itself), under the hierarchy perf events use.
+    Raises NotFound (a PerfevError) naming where it looked."""
+    buf = ctypes.create_string_buffer(4096)
+    err = _lib.Error()
+    check(_lib.cgroup_dir(str(name).encode(), buf, len(buf), ctypes.byref(err)), err)
+    return _lib.text(buf.value)
+
+
+def container_id(path):
+    """The container a cgroup path belongs to (Docker, containerd, CRI-O, Podman): its
+    64-hex-digit id, or None."""
+    buf = ctypes.create_string_buffer(65)
+    found = check(_lib.cgroup_container_id(str(path).encode(), buf, len(buf)))
+    return _lib.text(buf.value) if found else None
 
 
 def parse(text):
@@ -58,6 +81,8 @@ class Counters:
 
     pid: a thread or process (None: the calling thread); cpu: a CPU (None:
     any); all_threads: pid is a process, every thread of it counted;
+    cgroup: instead of pid, the tasks of that cgroup (perf's -G name, see
+    cgroup_dir()), on every CPU (or cpu's);
     inherit: threads and children created later are counted too. The events
     open disabled, through libperfev's counter lists (groups read in one
     go); entering the context resets and enables them, leaving it disables
@@ -69,9 +94,10 @@ class Counters:
     raise PermissionDenied there instead of reading 0.
     """
 
-    def __init__(self, events, pid=None, cpu=None, all_threads=False, inherit=False):
+    def __init__(self, events, pid=None, cpu=None, all_threads=False, inherit=False,
+                 cgroup=None):
         self._l = ctypes.c_void_p()
-        self._target = make_target(pid, cpu, all_threads)
+        self._target = make_target(pid, cpu, all_threads, cgroup)
         lst = parse(events)
         try:
             o = _lib.CounterListOpts()

@@ -15,7 +15,8 @@ _BADARG = -4001  # PEV_EBADARG (include/perfev/error.h)
 def samples(path):
     """Yields every sample of the perf.data at path, in time order, as a dict:
 
-    event, comm, pid, tid, cpu, time, period; symbol, dso, address (the
+    event, comm, pid, tid, cpu, time, period; cgroup (its path, for a file
+    recorded with --all-cgroups, else None); symbol, dso, address (the
     sampled function, None when unresolved); stack: the call stack, leaf
     first, as a list of dicts (symbol, dso, address, file, line, inlined,
     kernel). Made for tables: pandas.DataFrame(perfev.samples("perf.data")).
@@ -50,6 +51,7 @@ def samples(path):
                 "cpu": s.cpu, "time": s.time, "period": s.period,
                 "symbol": top["symbol"] if top else None, "dso": top["dso"] if top else None,
                 "address": top["address"] if top else 0,
+                "cgroup": _lib.text(_lib.replay_sample_cgroup(rp, ctypes.byref(s))),
                 "stack": stack,
             }
     finally:

@@ -101,3 +101,55 @@ def test_a_failed_group_leaves_nothing_open():
     with pytest.raises(perfev.PerfevError):
         perfev.Counters("{task-clock,page-faults,no-such-event-anywhere}")
     assert open_fds() == before
+
+
+def _cgroup2_root():
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            if right.split()[0] == "cgroup2":
+                return left.split()[4]
+    return None
+
+
+def test_a_cgroup_counts_its_tasks_on_every_cpu():
+    root = _cgroup2_root()
+    if os.geteuid() != 0 or root is None:
+        pytest.skip("needs root and a cgroup v2 hierarchy")
+    name = f"/perfev-py-{os.getpid()}"
+    os.mkdir(root + name)
+    busy = subprocess.Popen([sys.executable, "-c", "while True: sum(range(10**5))"])
+    idle = subprocess.Popen([sys.executable, "-c", "while True: sum(range(10**5))"])
+    try:
+        with open(root + name + "/cgroup.procs", "w") as f:
+            f.write(str(busy.pid))
+        assert perfev.cgroup_dir(name) == root + name
+        assert perfev.cgroup_dir(name[1:]) == root + name
+        with pytest.raises(perfev.PerfevError, match="no cgroup '/perfev-nothing-here'"):
+            perfev.cgroup_dir("perfev-nothing-here")
+        with perfev.Counters("task-clock", cgroup=name) as c:
+            time.sleep(0.5)
+        counted = c.read()["task-clock"].value
+        c.close()
+        # One busy task of two: about half the machine's CPU time, never the other one's.
+        assert 10**7 < counted < 2 * 0.5e9 * os.cpu_count()
+        with open(root + name + "/cpu.stat") as f:
+            usage_ns = int(f.read().split("usage_usec ")[1].split()[0]) * 1000
+        assert counted <= usage_ns * 1.02
+    finally:
+        for p in (busy, idle):
+            p.kill()
+            p.wait()
+        for _ in range(200):
+            try:
+                os.rmdir(root + name)
+                break
+            except OSError:
+                time.sleep(0.01)
+
+
+def test_container_ids():
+    cid = "0123456789abcdef" * 4
+    assert perfev.container_id(f"/system.slice/docker-{cid}.scope") == cid
+    assert perfev.container_id(f"/kubepods/besteffort/podx/{cid}") == cid
+    assert perfev.container_id("/system.slice/nginx.service") is None

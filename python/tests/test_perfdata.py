@@ -198,3 +198,15 @@ def test_write_errors(recording, tmp_path):
         with pytest.raises(perfev.PerfevError) as e:
             perfev.write_gecko(recording, "/dev/full")
         assert e.value.errno == 28  # ENOSPC, and the device is left alone
+
+
+def test_samples_name_their_cgroup(recording, tmp_path_factory):
+    assert all(s["cgroup"] is None for s in perfev.samples(recording))
+    path, r = _record(tmp_path_factory, "cgroups.data", "--all-cgroups")
+    assert r.returncode == 0, r.stderr
+    with open("/proc/self/cgroup") as f:  # the work runs in this process's v2 cgroup
+        mine = next((line.split(":", 2)[2].strip() for line in f if line.startswith("0::")), None)
+    cgroups = {s["cgroup"] for s in perfev.samples(path)}
+    assert None not in cgroups and "unknown" not in cgroups, cgroups
+    if mine is not None:
+        assert mine in cgroups, (mine, cgroups)

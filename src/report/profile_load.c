@@ -546,12 +546,7 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		ps.nr_frames = s.nr_frames > 65535 ? 65535 : s.nr_frames;
 		if (o->sample_text)
 			ps.trace = o->sample_text(o->sample_text_ctx, &s);
-		if (s.record->sample.fields & PEV_SAMPLE_CGROUP) {
-			/* As perf: "unknown" for an id no CGROUP record named. */
-			ps.cgroup = pev_replay_cgroup_path(r, s.record->sample.cgroup);
-			if (!ps.cgroup)
-				ps.cgroup = "unknown";
-		}
+		ps.cgroup = pev_replay_sample_cgroup(r, &s);
 		size_t entries = p->nr_tl;
 		uint64_t cpu = p->timeline && oc->file_switches &&
 					       !(s.record->sample.fields & PEV_SAMPLE_READ)

@@ -885,6 +885,15 @@ PEV_API const char *pev_replay_cgroup_path(const struct pev_replay *r, uint64_t 
 	return r ? pev_cgroup_names_find(r->cgroups, id) : NULL;
 }
 
+PEV_API const char *pev_replay_sample_cgroup(const struct pev_replay *r,
+					     const struct pev_replay_sample *s)
+{
+	if (!r || !s || !s->record || !(s->record->sample.fields & PEV_SAMPLE_CGROUP))
+		return NULL;
+	const char *path = pev_replay_cgroup_path(r, s->record->sample.cgroup);
+	return path ? path : "unknown";
+}
+
 void pev_replay_close(struct pev_replay *r)
 {
 	if (!r)
