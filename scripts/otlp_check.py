@@ -124,10 +124,20 @@ def fail(msg):
     failures.append(msg)
 
 
+def protobuf_c_include():
+    """The directory that holds protobuf-c/protobuf-c.proto (libprotobuf-c-dev),
+    which perfev's .proto files import for their C names."""
+    for d in ("/usr/include", "/usr/local/include"):
+        if os.path.exists(os.path.join(d, "protobuf-c", "protobuf-c.proto")):
+            return d
+    raise OSError("no protobuf-c/protobuf-c.proto (Debian: libprotobuf-c-dev)")
+
+
 def load_modules(proto_dir, tmp):
     protos = sorted(f for f in os.listdir(proto_dir)
                     if f.startswith("otlp_") and f.endswith(".proto"))
-    subprocess.run(["protoc", "-I", proto_dir, "--python_out=" + tmp]
+    subprocess.run(["protoc", "-I", proto_dir, "-I", protobuf_c_include(),
+                    "--python_out=" + tmp, "protobuf-c/protobuf-c.proto"]
                    + [os.path.join(proto_dir, f) for f in protos], check=True)
     sys.path.insert(0, tmp)
     return {f[:-6]: importlib.import_module(f[:-6] + "_pb2") for f in protos}

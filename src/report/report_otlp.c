@@ -45,13 +45,12 @@
 #include "report/report_internal.h"
 #include "report/report_otlp.h"
 
-/* The generated names are long: the profiles package's and the common one's. */
-#define P_(name) Opentelemetry__Proto__Profiles__V1development__##name
-#define p_init(name, msg) opentelemetry__proto__profiles__v1development__##name##__init(msg)
-#define C_(name) Opentelemetry__Proto__Common__V1__##name
-#define c_init(name, msg) opentelemetry__proto__common__v1__##name##__init(msg)
-typedef Opentelemetry__Proto__Collector__Profiles__V1development__ExportProfilesServiceRequest
-	Request;
+/* The generated names (c_package in the .proto files): the profiles package's and the common one's. */
+#define P_(name) Pev__Otlp__Profiles__##name
+#define p_init(name, msg) pev__otlp__profiles__##name##__init(msg)
+#define C_(name) Pev__Otlp__Common__##name
+#define c_init(name, msg) pev__otlp__common__##name##__init(msg)
+typedef Pev__Otlp__Collector__ExportProfilesServiceRequest Request;
 
 /* ---- interning keys of 32-bit words ------------------------------------------------ */
 
@@ -776,10 +775,10 @@ static int build_tables(struct builder *b, P_(ProfilesDictionary) *d)
 		c_init(any_value, x->value);
 		x->key_strindex = (int32_t)k[0];
 		if (k[1] == KIND_STR) {
-			x->value->value_case = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__VALUE_STRING_VALUE;
+			x->value->value_case = PEV__OTLP__COMMON__ANY_VALUE__VALUE_STRING_VALUE;
 			x->value->string_value = (char *)pev__strtab_get(&b->vals, k[2]);
 		} else {
-			x->value->value_case = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__VALUE_INT_VALUE;
+			x->value->value_case = PEV__OTLP__COMMON__ANY_VALUE__VALUE_INT_VALUE;
 			x->value->int_value = (int64_t)((uint64_t)k[3] << 32 | k[2]);
 		}
 	}
@@ -809,11 +808,11 @@ static int resource_attr(struct builder *b, C_(KeyValue) **kv, size_t *n, const 
 	c_init(any_value, x->value);
 	x->key = (char *)key;
 	if (str) {
-		x->value->value_case = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__VALUE_STRING_VALUE;
+		x->value->value_case = PEV__OTLP__COMMON__ANY_VALUE__VALUE_STRING_VALUE;
 		if (!(x->value->string_value = utf8(b, str)))
 			return -ENOMEM;
 	} else {
-		x->value->value_case = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__VALUE_INT_VALUE;
+		x->value->value_case = PEV__OTLP__COMMON__ANY_VALUE__VALUE_INT_VALUE;
 		x->value->int_value = num;
 	}
 	kv[(*n)++] = x;
@@ -825,7 +824,7 @@ static int resource_attr(struct builder *b, C_(KeyValue) **kv, size_t *n, const 
  * (also service.name) and program; else service.name "perfev".
  */
 static int build_resource(struct builder *b, const char *host, const int *column,
-			  Opentelemetry__Proto__Resource__V1__Resource *r)
+			  Pev__Otlp__Resource__Resource *r)
 {
 	const struct pev_profile *p = b->p;
 	C_(KeyValue) **kv;
@@ -929,7 +928,7 @@ static int encode(const struct pev_profile *p, const struct pev_report_opts *o, 
 	P_(ResourceProfiles) rp, *rpp = &rp;
 	P_(ScopeProfiles) sp, *spp = &sp;
 	P_(ProfilesDictionary) dict;
-	Opentelemetry__Proto__Resource__V1__Resource res;
+	Pev__Otlp__Resource__Resource res;
 	C_(InstrumentationScope) scope;
 	uint32_t *locs = NULL, *key = NULL;
 	int *column = NULL, r;
@@ -964,12 +963,12 @@ static int encode(const struct pev_profile *p, const struct pev_report_opts *o, 
 	}
 	pev_profile_time(p, &start, &duration);
 
-	opentelemetry__proto__collector__profiles__v1development__export_profiles_service_request__init(
+	pev__otlp__collector__export_profiles_service_request__init(
 		&req);
 	p_init(resource_profiles, &rp);
 	p_init(scope_profiles, &sp);
 	p_init(profiles_dictionary, &dict);
-	opentelemetry__proto__resource__v1__resource__init(&res);
+	pev__otlp__resource__resource__init(&res);
 	c_init(instrumentation_scope, &scope);
 	for (unsigned e = 0; e < p->nr_events; e++) {
 		column[e] = event < 0 || (unsigned)event == e ? (int)ne++ : -1;
@@ -996,11 +995,11 @@ static int encode(const struct pev_profile *p, const struct pev_report_opts *o, 
 	req.n_resource_profiles = 1;
 	req.dictionary = &dict;
 
-	*len = opentelemetry__proto__collector__profiles__v1development__export_profiles_service_request__get_packed_size(
+	*len = pev__otlp__collector__export_profiles_service_request__get_packed_size(
 		&req);
 	if (!(*buf = malloc(*len ? *len : 1)))
 		goto nomem;
-	if (opentelemetry__proto__collector__profiles__v1development__export_profiles_service_request__pack(
+	if (pev__otlp__collector__export_profiles_service_request__pack(
 		    &req, *buf) != *len) {
 		free(*buf);
 		*buf = NULL;
