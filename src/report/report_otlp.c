@@ -25,13 +25,14 @@
  *
  * A Profile's samples are its event's, merged by (stack, attributes). The
  * per-sample attributes come from one table (sample_attrs below): a new
- * one is one line there. Values: where the profile keeps its timeline and
+ * field of the samples becomes one with one line there. Values: where the profile keeps its timeline and
  * knows when it started, every observation's weight with its time (UTC:
  * the start pev_profile_time gives is the first sample's time), in time
  * order, else one value per sample: the sum of its periods.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -314,6 +315,8 @@ static int location_of(struct builder *b, const uint32_t *st, unsigned i, unsign
 			continue; /* an unresolved address: no line */
 		if (function_of(b, st[k], &key[n]))
 			return -ENOMEM;
+		if (!key[n])
+			continue; /* a name that is "" and no file: Function{}, no function */
 		key[n + 1] = g->line;
 		n += 2;
 	}
@@ -349,55 +352,30 @@ static int stack_of(struct builder *b, const struct pev__sample *s, uint32_t *lo
 
 /* ---- per-sample attributes ---------------------------------------------------------- */
 
-struct attr_value {
-	const char *str; /* the string, or NULL: the integer */
-	int64_t num;
+/* What a sample attribute's field of struct pev__sample holds. */
+enum field_kind {
+	FIELD_STR,    /* a string id (uint32_t); 0: none */
+	FIELD_INT,    /* an int32_t */
+	FIELD_INT_ID, /* an int32_t that is none when negative (a CPU) */
 };
 
-/* Each gives sample s's value, or false when it has none. */
-static bool get_thread_name(const struct pev_profile *p, const struct pev__sample *s,
-			    struct attr_value *v)
-{
-	v->str = pev__strtab_get(&p->str, s->comm);
-	return v->str != NULL;
-}
-
-static bool get_thread_id(const struct pev_profile *p, const struct pev__sample *s,
-			  struct attr_value *v)
-{
-	(void)p;
-	v->num = s->tid;
-	return true;
-}
-
-static bool get_process_pid(const struct pev_profile *p, const struct pev__sample *s,
-			    struct attr_value *v)
-{
-	(void)p;
-	v->num = s->pid;
-	return true;
-}
-
-static bool get_cpu(const struct pev_profile *p, const struct pev__sample *s, struct attr_value *v)
-{
-	(void)p;
-	v->num = s->cpu;
-	return s->cpu >= 0;
-}
-
 /*
- * The attributes of each sample (semantic-convention keys), in this order,
- * each when its PEV_REPORT_LABEL_* bit is asked for (0: always).
+ * The attributes of each sample (semantic-convention keys), in this order:
+ * the key, the PEV_REPORT_LABEL_* bit that asks for it (0: always), and
+ * the field of struct pev__sample it shows. A new one is one line, e.g.
+ * {"container.id", 0, FIELD_STR, offsetof(struct pev__sample, cgroup)}.
  */
 static const struct sample_attr {
 	const char *key;
 	unsigned label;
-	bool (*get)(const struct pev_profile *p, const struct pev__sample *s, struct attr_value *v);
+	enum field_kind kind;
+	size_t offset;
 } sample_attrs[] = {
-	{"thread.name", PEV_REPORT_LABEL_COMM, get_thread_name},
-	{"thread.id", PEV_REPORT_LABEL_TID, get_thread_id},
-	{"process.pid", PEV_REPORT_LABEL_PID, get_process_pid},
-	{"cpu.logical_number", PEV_REPORT_LABEL_CPU, get_cpu},
+	{"thread.name", PEV_REPORT_LABEL_COMM, FIELD_STR, offsetof(struct pev__sample, comm)},
+	{"thread.id", PEV_REPORT_LABEL_TID, FIELD_INT, offsetof(struct pev__sample, tid)},
+	{"process.pid", PEV_REPORT_LABEL_PID, FIELD_INT, offsetof(struct pev__sample, pid)},
+	{"cpu.logical_number", PEV_REPORT_LABEL_CPU, FIELD_INT_ID,
+	 offsetof(struct pev__sample, cpu)},
 };
 #define NR_SAMPLE_ATTRS (sizeof(sample_attrs) / sizeof(sample_attrs[0]))
 
@@ -407,11 +385,26 @@ static int attrset_of(struct builder *b, const struct pev__sample *s, uint32_t *
 	uint32_t k[NR_SAMPLE_ATTRS], n = 0;
 
 	for (size_t i = 0; i < NR_SAMPLE_ATTRS; i++) {
-		struct attr_value v = {NULL, 0};
 		const struct sample_attr *a = &sample_attrs[i];
-		if ((a->label && !(b->labels & a->label)) || !a->get(b->p, s, &v))
+		const char *field = (const char *)s + a->offset;
+		uint32_t sid;
+		int32_t v;
+		int r;
+
+		if (a->label && !(b->labels & a->label))
 			continue;
-		if (v.str ? attr_str(b, a->key, v.str, &k[n]) : attr_int(b, a->key, v.num, &k[n]))
+		if (a->kind == FIELD_STR) {
+			memcpy(&sid, field, sizeof(sid));
+			if (!sid)
+				continue;
+			r = attr_str(b, a->key, pev__strtab_get(&b->p->str, sid), &k[n]);
+		} else {
+			memcpy(&v, field, sizeof(v));
+			if (a->kind == FIELD_INT_ID && v < 0)
+				continue;
+			r = attr_int(b, a->key, v, &k[n]);
+		}
+		if (r)
 			return -ENOMEM;
 		n++;
 	}
