@@ -27,7 +27,8 @@
 static void need_checker(void)
 {
 	if (!th_have_program("protoc"))
-		th_skip("protoc is not installed (Debian: protobuf-compiler, scripts/install-deps.sh)");
+		th_skip("protoc is not installed (Debian: protobuf-compiler, "
+			"scripts/install-deps.sh)");
 	if (th_sh("/usr/bin/python3 -c 'import google.protobuf'", NULL, NULL) != 0)
 		th_skip("python3-protobuf is not installed (scripts/install-deps.sh)");
 }
@@ -197,7 +198,8 @@ static struct pev_profile *hand_made(bool timeline)
 	frame(&work[0], "helper", "/usr/bin/w", 0x1010, 5, PEV_FRAME_INLINED);
 	frame(&work[1], "work", "/usr/bin/w", 0x1010, 12, 0);
 	frame(&work[2], "main", "/usr/bin/w", 0x1100, 30, 0);
-	frame(&wait[0], "schedule", "[kernel.kallsyms]", 0xffffffff81000100ull, 0, PEV_FRAME_KERNEL);
+	frame(&wait[0], "schedule", "[kernel.kallsyms]", 0xffffffff81000100ull, 0,
+	      PEV_FRAME_KERNEL);
 	frame(&wait[1], "do_nanosleep", "[kernel.kallsyms]", 0xffffffff81000200ull, 0,
 	      PEV_FRAME_KERNEL);
 	frame(&wait[2], "clock_nanosleep", "/lib/libc.so.6", 0x7f0000001000ull, 0, 0);
@@ -560,7 +562,8 @@ static json_object *otlp_of_recording(const char *dir, const char *data)
 	for (size_t i = 0; i < len(maps); i++) {
 		json_object *b = get(at(maps, i), "build_id");
 		if (strstr(th_json_get_str(at(maps, i), "filename"), "liblzma") &&
-		    json_object_is_type(b, json_type_string) && strlen(json_object_get_string(b)) == 40)
+		    json_object_is_type(b, json_type_string) &&
+		    strlen(json_object_get_string(b)) == 40)
 			lzma = true;
 	}
 	cr_expect(lzma, "no liblzma mapping with a build id: %s", json_object_to_json_string(maps));

@@ -25,10 +25,11 @@
  *
  * A Profile's samples are its event's, merged by (stack, attributes). The
  * per-sample attributes come from one table (sample_attrs below): a new
- * field of the samples becomes one with one line there. Values: where the profile keeps its timeline and
- * knows when it started, every observation's weight with its time (UTC:
- * the start pev_profile_time gives is the first sample's time), in time
- * order, else one value per sample: the sum of its periods.
+ * field of the samples becomes one with one line there. Values: where the
+ * profile keeps its timeline and knows when it started, every
+ * observation's weight with its time (UTC: the start pev_profile_time
+ * gives is the first sample's time), in time order, else one value per
+ * sample: the sum of its periods.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -46,7 +47,7 @@
 #include "report/report_internal.h"
 #include "report/report_otlp.h"
 
-/* The generated names (c_package in the .proto files): the profiles package's and the common one's. */
+/* The generated names (c_package in the .proto files): the profiles and common packages'. */
 #define P_(name) Pev__Otlp__Profiles__##name
 #define p_init(name, msg) pev__otlp__profiles__##name##__init(msg)
 #define C_(name) Pev__Otlp__Common__##name
@@ -137,7 +138,7 @@ struct builder {
 	struct pev__strtab vals; /* attribute string values, kept once (not written as a table) */
 	struct ktab attrs;       /* attribute_table: key, kind, value (2 words) */
 	struct ktab fns;         /* function_table: name, system name, file */
-	struct ktab locs;        /* location_table: mapping, address (2), type, (function, line)... */
+	struct ktab locs;        /* location_table: mapping, address (2), type, (function, line)* */
 	struct ktab stacks;      /* stack_table: location indices, leaf first */
 	struct ktab asets;       /* sets of sample attributes: attribute indices */
 	uint32_t *fn_of_frame;   /* frame id -> function index (0: not yet) */
@@ -145,7 +146,7 @@ struct builder {
 	struct mapping *map;     /* map[0]: the zero mapping */
 	uint32_t nr_map;
 	size_t cap_map;
-	uint32_t frame_type[2];  /* attribute index of profile.frame.type native, kernel (0: not yet) */
+	uint32_t frame_type[2];  /* attribute of profile.frame.type native, kernel (0: not yet) */
 	void **mem;              /* what the message points to, freed at the end */
 	size_t nr_mem, cap_mem;
 };
@@ -276,7 +277,8 @@ static int mapping_of(struct builder *b, uint32_t frame, uint32_t *index)
 	if (!dso)
 		return 0;
 	if (!b->dso_mapping[dso]) {
-		if (pev__grow((void **)&b->map, &b->cap_map, (size_t)b->nr_map + 1, sizeof(*b->map)))
+		if (pev__grow((void **)&b->map, &b->cap_map, (size_t)b->nr_map + 1,
+			      sizeof(*b->map)))
 			return -ENOMEM;
 		b->map[b->nr_map] = (struct mapping){dso, UINT64_MAX, 0, false};
 		b->dso_mapping[dso] = b->nr_map++;
@@ -512,7 +514,9 @@ static int build_profile(struct builder *b, unsigned e, struct slots *sl, uint64
 		out->period = 1;
 	} else {
 		out->period_type = out->sample_type;
-		out->period = i64(ev->period ? ev->period : ev->samples ? ev->total / ev->samples : 0);
+		out->period = i64(ev->period    ? ev->period
+				  : ev->samples ? ev->total / ev->samples
+						: 0);
 	}
 	if (profile_attrs(b, e, &out->attribute_indices, &out->n_attribute_indices))
 		return -ENOMEM;
@@ -606,7 +610,8 @@ static int build_profile(struct builder *b, unsigned e, struct slots *sl, uint64
 	}
 	out->time_unix_nano = start;
 	/* Every timestamp in [time, time + duration): one past the last at least. */
-	out->duration_nano = timed && total && last - start >= duration ? last - start + 1 : duration;
+	out->duration_nano =
+		timed && total && last - start >= duration ? last - start + 1 : duration;
 	rc = 0;
 out:
 	free(first);
@@ -896,7 +901,8 @@ static int zero_entries(struct builder *b)
 {
 	uint32_t empty, idx, zero4[4] = {0};
 
-	if (pev__strtab_intern_str(&b->st, "", &empty) || pev__strtab_intern_str(&b->vals, "", &idx))
+	if (pev__strtab_intern_str(&b->st, "", &empty) ||
+	    pev__strtab_intern_str(&b->vals, "", &idx))
 		return -ENOMEM;
 	b->nr_map = 1;
 	if (pev__grow((void **)&b->map, &b->cap_map, 1, sizeof(*b->map)))
@@ -998,7 +1004,8 @@ static int encode(const struct pev_profile *p, const struct pev_report_opts *o, 
 		*buf = NULL;
 		*len = 0;
 		r = pev__error_start(err, PEV_EUNEXPECTED, 0, NULL, NULL, false);
-		pev__error_msg(err, "%s: libprotobuf-c packed a size other than it announced", func);
+		pev__error_msg(err, "%s: libprotobuf-c packed a size other than it announced",
+			       func);
 		goto out;
 	}
 	r = 0;
