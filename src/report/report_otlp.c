@@ -77,13 +77,15 @@ static bool ktab_eq(const void *owner, uint32_t id, const void *key)
 	const struct kq *q = key;
 	uint32_t lo = t->off[id - 1], hi = t->off[id];
 
-	return hi - lo == q->n && memcmp(t->w + lo, q->k, q->n * sizeof(*q->k)) == 0;
+	if (hi - lo != q->n)
+		return false;
+	return q->n == 0 || memcmp(t->w + lo, q->k, q->n * sizeof(*q->k)) == 0;
 }
 
 static const uint32_t *ktab_key(const struct ktab *t, uint32_t i, uint32_t *n)
 {
 	*n = t->off[i + 1] - t->off[i];
-	return t->w + t->off[i];
+	return *n ? t->w + t->off[i] : NULL; /* no words yet: w may be NULL */
 }
 
 /* The index of key k (n words), added when new. 0 or -ENOMEM. */
