@@ -3,7 +3,7 @@
  * cmd_report.c - `perfev report`: read a perf.data file (perf's or
  * perfev's), symbolize its samples and write the profile: the overhead
  * table of `perf report --stdio` with its call graphs, or folded stacks,
- * JSON, pprof or an SVG flame graph.
+ * JSON, pprof, OpenTelemetry profiles (OTLP) or an SVG flame graph.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,16 +21,25 @@ static const char usage[] =
     "perfev report [-i FILE] [--sort KEYS] [-g [TYPE,THRESHOLD,LIMIT,ORDER,VALUE]] [-G]\n"
     "                     [--children|--no-children] [--max-stack N] [--percent-limit P]\n"
     "                     [--stdio] [--inline|--no-inline] [-e EVENT] [--group|--no-group]\n"
-    "                     [--format table|folded|json|pprof|flamegraph|gecko|speedscope]\n"
+    "                     [--format table|folded|json|pprof|flamegraph|gecko|speedscope|otlp]\n"
     "                     [-o OUT]\n"
     "                     [-n] [-q] [-v] [--no-demangle] [-c COMMS] [-d DSOS] [-S SYMBOLS]\n"
     "                     [--pid PIDS] [--tid TIDS] [--header|--header-only] [-F FIELDS]\n"
     "                     [--symbol-at-return] [--wall-clock] [--kallsyms FILE]";
 
-enum format { FMT_TABLE, FMT_FOLDED, FMT_JSON, FMT_PPROF, FMT_FLAMEGRAPH, FMT_GECKO, FMT_SPEEDSCOPE };
+enum format {
+	FMT_TABLE,
+	FMT_FOLDED,
+	FMT_JSON,
+	FMT_PPROF,
+	FMT_FLAMEGRAPH,
+	FMT_GECKO,
+	FMT_SPEEDSCOPE,
+	FMT_OTLP
+};
 
-static const char *const format_names[] = {"table",      "folded", "json",      "pprof",
-					    "flamegraph", "gecko",  "speedscope"};
+static const char *const format_names[] = {"table", "folded",	  "json",	"pprof",
+					    "flamegraph", "gecko", "speedscope", "otlp"};
 
 static const char *const sort_keys[] = {"comm", "pid",	    "process", "tid",	"cpu",	 "dso",
 					"sym",	"symbol", "srcline", "trace", "cgroup"};
@@ -92,8 +101,9 @@ static void print_help(void)
 	       "      --group               one table for a group's events side by side\n"
 	       "      --no-group            one table per event\n"
 	       "      --format FORMAT       table, folded, json, pprof, flamegraph, gecko\n"
-	       "                            (the Firefox Profiler) or speedscope; with -o\n"
-	       "                            NAME.gz gecko and speedscope are compressed\n"
+	       "                            (the Firefox Profiler), speedscope or otlp\n"
+	       "                            (OpenTelemetry profiles); with -o NAME.gz gecko,\n"
+	       "                            speedscope and otlp are compressed\n"
 	       "  -n, --show-nr-samples     a Samples column\n"
 	       "  -q, --quiet               the entries only: no # header lines, no warnings\n"
 	       "  -v, --verbose             full paths of shared objects, C++ parameter lists\n"
@@ -367,8 +377,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 				;
 			if (i == n)
 				return bad_value("--format",
-						 "table, folded, json, pprof, flamegraph, gecko or "
-						 "speedscope",
+						 "table, folded, json, pprof, flamegraph, gecko, "
+						 "speedscope or otlp",
 						 optarg);
 			o->format = (enum format)i;
 			break;
@@ -614,7 +624,8 @@ static int offcpu_view(struct pev_profile *p, const struct report_opts *o,
 }
 
 /*
- * pprof's time_nanos: without the file's own (CLOCK_DATA), when it was
+ * pprof's time_nanos and OTLP's time_unix_nano: without the file's own
+ * (CLOCK_DATA), when it was
  * captured (its modification time, perf's "captured on") less the span of
  * its samples.
  */
@@ -647,6 +658,8 @@ static int write_profile(const struct pev_profile *p, FILE *out, const struct re
 		return pev_profile_write_gecko(p, out, ro, err);
 	case FMT_SPEEDSCOPE:
 		return pev_profile_write_speedscope(p, out, ro, err);
+	case FMT_OTLP:
+		return pev_profile_write_otlp(p, out, ro, err);
 	default:
 		return pev_profile_write_table(p, out, ro, err);
 	}
@@ -771,8 +784,16 @@ static int run(const struct report_opts *o)
 		ropts.flags |= PEV_REPLAY_TIMELINE;
 		sopts.flags |= PEV_SYMBOLS_NO_LINES;
 	}
-	/* "-o profile.json.gz": compressed, as both viewers open it. */
-	if ((o->format == FMT_GECKO || o->format == FMT_SPEEDSCOPE) && o->output &&
+	/* OTLP gives each sample its times (and keeps lines, as pprof). */
+	if (o->format == FMT_OTLP) {
+		ropts.flags |= PEV_REPLAY_TIMELINE;
+		/* The recording machine's name, where the file tells it. */
+		const char *host = pev_perfdata_features(pd)->hostname;
+		ro.host = host ? host : "";
+	}
+	/* "-o profile.json.gz": compressed, as both viewers open it (OTLP: any reader gunzips). */
+	if ((o->format == FMT_GECKO || o->format == FMT_SPEEDSCOPE || o->format == FMT_OTLP) &&
+	    o->output &&
 	    strlen(o->output) > 3 && strcmp(o->output + strlen(o->output) - 3, ".gz") == 0)
 		ro.flags |= PEV_REPORT_GZIP;
 	/* Folded stacks and flame graphs sorted by cgroup start at the cgroup. */
@@ -802,7 +823,7 @@ static int run(const struct report_opts *o)
 	cli_warn_unfinished(pd, o->input);
 	if (offcpu_view(p, o, &ro))
 		goto done;
-	if (o->format == FMT_PPROF)
+	if (o->format == FMT_PPROF || o->format == FMT_OTLP)
 		pprof_capture_time(p, pd, o->input);
 	for (unsigned e = 0; e < pev_profile_nr_events(p); e++) {
 		uint64_t n = 0;
@@ -818,6 +839,9 @@ static int run(const struct report_opts *o)
 			goto done;
 	} else if (o->format == FMT_PPROF && isatty(STDOUT_FILENO)) {
 		cli_error("pprof output is binary; name a file with -o (e.g. -o profile.pb.gz)");
+		goto done;
+	} else if (o->format == FMT_OTLP && isatty(STDOUT_FILENO)) {
+		cli_error("OTLP output is binary; name a file with -o (e.g. -o profile.otlp.pb)");
 		goto done;
 	}
 	if (o->format == FMT_TABLE && o->header)

@@ -22,6 +22,8 @@ packages="
 	libpfm4-dev
 	libprotobuf-c-dev
 	protobuf-c-compiler
+	protobuf-compiler
+	python3-protobuf
 	zlib1g-dev
 	linux-perf
 	util-linux

@@ -340,6 +340,7 @@ Test(null_args, report)
 	EXPECT_BADARG(pev_profile_write_pprof, (NULL, NULL, NULL, NULL));
 	EXPECT_BADARG(pev_profile_write_json, (NULL, NULL, NULL, NULL));
 	EXPECT_BADARG(pev_profile_write_gecko, (NULL, NULL, NULL, NULL));
+	EXPECT_BADARG(pev_profile_write_otlp, (NULL, NULL, NULL, NULL));
 	EXPECT_BADARG(pev_profile_write_speedscope, (NULL, NULL, NULL, NULL));
 	EXPECT_BADARG(pev_profile_keep_timeline, (NULL));
 	EXPECT_BADARG(pev_profile_add_marker, (NULL, NULL));

@@ -951,7 +951,8 @@ Test(cmd_report, bad_options)
 
 	r = th_perfev("report", "--format", "html");
 	cr_expect_eq(r.status, 129);
-	expect_has(r.err, "option '--format' needs table, folded, json, pprof, flamegraph, gecko or speedscope");
+	expect_has(r.err, "option '--format' needs table, folded, json, pprof, flamegraph, gecko, "
+			  "speedscope or otlp");
 	th_output_free(&r);
 }
 

@@ -28,11 +28,12 @@
  * Writers: the overhead table with optional call graphs
  * (pev_profile_write_table), folded stacks (pev_profile_write_folded), an
  * interactive SVG flame graph (pev_profile_write_flamegraph), pprof
- * (pev_profile_write_pprof) and JSON (pev_profile_write_json). All take
+ * (pev_profile_write_pprof), OpenTelemetry profiles
+ * (pev_profile_write_otlp) and JSON (pev_profile_write_json). All take
  * the same options struct; each reads the fields that apply to it.
  * share/doc/perfev/REPORT.md describes each format.
  *
- * pprof needs libprotobuf-c and JSON needs libjson-c: both are loaded when
+ * pprof and OTLP need libprotobuf-c and JSON needs libjson-c: both are loaded when
  * first used, so a machine without them loses only that format (the writer
  * returns PEV_EUNSUPPORTED and says which library is missing).
  *
@@ -450,7 +451,10 @@ enum pev_report_cg_value {
  * show alike (a control byte and the text of its escape) both pass.
  */
 #define PEV_REPORT_FILTER_SHOWN (1u << 14)
-/** Gecko, speedscope: gzip-compress the output (a ".json.gz" file, which both viewers open). */
+/**
+ * Gecko, speedscope: gzip-compress the output (a ".json.gz" file, which
+ * both viewers open); OTLP: the serialized request gzip-compressed.
+ */
 #define PEV_REPORT_GZIP (1u << 15)
 /**
  * Folded, flame graph: each stack starts at its sample's cgroup path
@@ -460,14 +464,14 @@ enum pev_report_cg_value {
  */
 #define PEV_REPORT_CGROUP (1u << 16)
 
-/* pev_report_opts.labels: the pprof labels each sample carries. */
-/** pprof label "comm" (string). */
+/* pev_report_opts.labels: the pprof labels (OTLP: attributes) each sample carries. */
+/** pprof label "comm" (string); OTLP thread.name. */
 #define PEV_REPORT_LABEL_COMM (1u << 0)
-/** pprof label "pid" (number). */
+/** pprof label "pid" (number); OTLP process.pid. */
 #define PEV_REPORT_LABEL_PID (1u << 1)
-/** pprof label "tid" (number). */
+/** pprof label "tid" (number); OTLP thread.id. */
 #define PEV_REPORT_LABEL_TID (1u << 2)
-/** pprof label "cpu" (number). */
+/** pprof label "cpu" (number); OTLP cpu.logical_number. */
 #define PEV_REPORT_LABEL_CPU (1u << 3)
 /** pprof label "cgroup" (string; default on for a profile whose samples have one), and "container_id" where the path names a container. */
 #define PEV_REPORT_LABEL_CGROUP (1u << 4)
@@ -511,7 +515,10 @@ struct pev_report_opts {
 	unsigned frame_height;
 	/** Flame graph: frames narrower than this many pixels are left out. 0: 0.1. */
 	double min_width;
-	/** pprof: PEV_REPORT_LABEL_* bits. 0: comm, pid, tid and cpu (cpu where samples have one). */
+	/**
+	 * pprof, OTLP: PEV_REPORT_LABEL_* bits. 0: comm, pid, tid and cpu (cpu
+	 * where samples have one).
+	 */
 	unsigned labels;
 	/** Table: how call graphs are drawn. 0: a graph, as perf's default. */
 	enum pev_report_cg_print callgraph_print;
@@ -552,6 +559,12 @@ struct pev_report_opts {
 	 * wide as every entry. 0: all.
 	 */
 	unsigned max_entries;
+	/**
+	 * OTLP: the resource's host.name, the machine that recorded the
+	 * profile (a perf.data file's HOSTNAME). NULL: this machine's name
+	 * (gethostname); "": no host.name.
+	 */
+	const char *host;
 };
 
 /** Initializer for struct pev_report_opts: everything zero (the defaults), the size set. */
@@ -610,6 +623,31 @@ PEV_API int pev_profile_write_flamegraph(const struct pev_profile *p, FILE *out,
  */
 PEV_API int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
 				    const struct pev_report_opts *opts, struct pev_error *err);
+
+/**
+ * Writes the profile as OpenTelemetry profiles (OTLP, the v1development
+ * signal): one serialized ExportProfilesServiceRequest, the body an
+ * OTLP/HTTP receiver takes at /v1development/profiles (gzip-compressed
+ * with PEV_REPORT_GZIP). One resource (host.name from opts->host,
+ * service.name, and the process's attributes when all samples are one
+ * process's), one scope ("perfev" and its version), and one Profile per
+ * event (opts->event: only that one) whose sample type is (cpu,
+ * nanoseconds) for time events, (off_cpu, nanoseconds) for off-CPU ones
+ * (PEV_PROFILE_EVENT_OFFCPU), else (the event's name, count). Samples
+ * refer to the dictionary's shared stacks (leaf first); locations carry
+ * their inline chains as lines (innermost first), their mapping and the
+ * attribute profile.frame.type ("native", "kernel"); mappings carry
+ * process.executable.build_id.gnu; samples carry thread.name, thread.id,
+ * process.pid and cpu.logical_number per opts->labels. Where the profile
+ * keeps its timeline (pev_profile_keep_timeline) and knows when it
+ * started (pev_profile_time), each sample has its observations' times
+ * (UTC) and weights, else one value: the summed period.
+ * share/doc/perfev/REPORT.md has the details. out may be an
+ * open_memstream() stream. Returns as pev_profile_write_table, and
+ * PEV_EUNSUPPORTED when libprotobuf-c cannot be loaded.
+ */
+PEV_API int pev_profile_write_otlp(const struct pev_profile *p, FILE *out,
+				   const struct pev_report_opts *opts, struct pev_error *err);
 
 /**
  * Writes the table as JSON: per event its name, unit, sample count, total

@@ -7,6 +7,7 @@
     perfev.samples("perf.data")                            symbolized samples
     perfev.write_gecko("perf.data", "profile.json.gz")     Firefox Profiler file
     perfev.write_speedscope("perf.data", "profile.json")   speedscope file
+    perfev.write_otlp("perf.data", "profile.otlp.pb")      OpenTelemetry profiles (OTLP)
     perfev.PerfevError and its subclasses                  typed errors
 
 Every object that holds descriptors is a context manager and has close().
@@ -15,9 +16,9 @@ Every object that holds descriptors is a context manager and has close().
 from . import errors
 from .counters import Count, Counters, cgroup_dir, container_id
 from .errors import PerfevError
-from .perfdata import samples, write_gecko, write_speedscope
+from .perfdata import samples, write_gecko, write_otlp, write_speedscope
 from .sampling import Record, Session
 
 __all__ = ["Count", "Counters", "PerfevError", "Record", "Session", "cgroup_dir",
-           "container_id", "errors", "samples", "write_gecko", "write_speedscope"]
+           "container_id", "errors", "samples", "write_gecko", "write_otlp", "write_speedscope"]
 __version__ = "0.2.0"

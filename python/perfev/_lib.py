@@ -380,6 +380,7 @@ class ReportOpts(ctypes.Structure):
         ("symbols", c_char_p),
         ("fields", c_char_p),
         ("max_entries", c_uint),
+        ("host", c_char_p),
     ]
 
 
@@ -465,6 +466,10 @@ profile_write_gecko = _fn("pev_profile_write_gecko", c_int, c_void_p, c_void_p,
                           POINTER(ReportOpts), POINTER(Error))
 profile_write_speedscope = _fn("pev_profile_write_speedscope", c_int, c_void_p, c_void_p,
                                POINTER(ReportOpts), POINTER(Error))
+profile_write_otlp = _fn("pev_profile_write_otlp", c_int, c_void_p, c_void_p,
+                         POINTER(ReportOpts), POINTER(Error))
+profile_time = _fn("pev_profile_time", c_int, c_void_p, POINTER(c_uint64), POINTER(c_uint64))
+profile_set_time = _fn("pev_profile_set_time", c_int, c_void_p, c_uint64, c_uint64)
 
 # The C library's stdio, for the FILE * the writers take (errno kept for OSError).
 libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)

@@ -78,13 +78,14 @@ def _load_profile(path, inline):
     return prof
 
 
-def _write(prof, writer, out_path, event, flags):
+def _write(prof, writer, out_path, event, flags, host=None):
     """Writes prof to out_path with a pev_profile_write_* writer: gzip-compressed
     when out_path ends in ".gz"."""
     name = os.fsencode(out_path)
     o = _lib.ReportOpts()
     o.sz = ctypes.sizeof(o)
     o.event = None if event is None else str(event).encode()
+    o.host = None if host is None else str(host).encode()
     o.flags = flags | (_lib.REPORT_GZIP if name.endswith(b".gz") else 0)
     err = _lib.Error()
     created = not os.path.lexists(name)
@@ -166,5 +167,41 @@ def write_speedscope(path, out_path, event=None, wall_clock=False, inline=True):
             event = "wall-clock"
         _write(prof, _lib.profile_write_speedscope, out_path, event,
                0 if inline else _lib.REPORT_NO_INLINE)
+    finally:
+        _lib.profile_free(prof)
+
+
+def write_otlp(path, out_path, event=None, inline=True, host=None):
+    """Writes the perf.data at path to out_path as OpenTelemetry profiles
+    (OTLP, signal version v1development): one serialized
+    ExportProfilesServiceRequest, the body an OTLP/HTTP receiver takes at
+    /v1development/profiles. One profile per event (cpu/nanoseconds for time
+    events, off_cpu/nanoseconds for off-CPU ones, the event's name/count else),
+    each sample with its observations' weights and UTC times, the attributes
+    thread.name, thread.id, process.pid and cpu.logical_number, locations
+    with their inline chains and profile.frame.type, mappings with their GNU
+    build ids (docs/REPORT.md). inline=False leaves inlined functions out.
+
+    event: only that event (by name; default: every event). host: the
+    resource's host.name (default: this machine's name; "" for none). Times
+    are UTC where the file ties its clock to the wall clock (perf record -k),
+    else counted back from the file's modification time, as perfev report
+    does. out_path ending in ".gz" is gzip-compressed; a file out_path names
+    is replaced, one the call made is removed on failure. Raises a
+    PerfevError subclass when the file cannot be read or written (NotFound:
+    no event of that name; Unsupported: libprotobuf-c is missing), OSError
+    when out_path cannot be opened or closed.
+    """
+    prof = _load_profile(path, inline)
+    try:
+        start, duration = ctypes.c_uint64(), ctypes.c_uint64()
+        check(_lib.profile_time(prof, ctypes.byref(start), ctypes.byref(duration)))
+        if not start.value:
+            st = os.stat(path)
+            if os.path.isfile(path) and st.st_mtime_ns > duration.value:
+                check(_lib.profile_set_time(prof, st.st_mtime_ns - duration.value,
+                                            duration.value))
+        _write(prof, _lib.profile_write_otlp, out_path, event,
+               0 if inline else _lib.REPORT_NO_INLINE, host)
     finally:
         _lib.profile_free(prof)

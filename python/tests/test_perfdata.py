@@ -2,6 +2,7 @@
 import gzip
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -182,7 +183,7 @@ def test_write_speedscope_wall_clock(offcpu_recording, recording, tmp_path):
 
 def test_write_errors(recording, tmp_path):
     missing = tmp_path / "missing.data"
-    for write in (perfev.write_gecko, perfev.write_speedscope):
+    for write in (perfev.write_gecko, perfev.write_speedscope, perfev.write_otlp):
         with pytest.raises(perfev.PerfevError) as e:
             write(missing, tmp_path / "out.json")
         assert e.value.errno == 2 and missing.name in e.value.message
@@ -210,3 +211,35 @@ def test_samples_name_their_cgroup(recording, tmp_path_factory):
     assert None not in cgroups and "unknown" not in cgroups, cgroups
     if mine is not None:
         assert mine in cgroups, (mine, cgroups)
+def _otlp_checked(path):
+    """scripts/otlp_check.py's summary of an OTLP file (the checker decodes it with
+    python3-protobuf and checks the signal's rules)."""
+    pytest.importorskip("google.protobuf")
+    if not shutil.which("protoc"):
+        pytest.skip("protoc is not installed (Debian: protobuf-compiler)")
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "otlp_check.py")
+    r = subprocess.run(["/usr/bin/python3", script, "--samples", str(path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_write_otlp(recording, tmp_path):
+    out = tmp_path / "profile.otlp.pb"
+    assert perfev.write_otlp(recording, out, host="pyhost") is None
+    s = _otlp_checked(out)
+    assert s["resource"]["host.name"] == "pyhost"
+    assert s["resource"]["service.name"] == "report_work"
+    cpu = [p for p in s["profiles"] if p["type"] == "cpu"]
+    assert len(cpu) == 1 and cpu[0]["unit"] == "nanoseconds"
+    # Every sample at its time: the file's modification time counted back.
+    assert cpu[0]["timed"] and cpu[0]["time"] > 1600000000 * 10**9
+    # report_work_a is hot, called from main.
+    hot = [k for k in cpu[0]["stacks"] if k.endswith("report_work_a")]
+    assert hot and any(k.startswith("main;") or ";main;" in k for k in hot), hot[:5]
+    # Compressed and without inline frames: the same total.
+    gz = tmp_path / "profile.otlp.pb.gz"
+    perfev.write_otlp(recording, gz, event="cpu-clock", inline=False)
+    assert gz.read_bytes()[:2] == b"\x1f\x8b"
+    s2 = _otlp_checked(gz)
+    assert [p["total"] for p in s2["profiles"]] == [cpu[0]["total"]]

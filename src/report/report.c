@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error_internal.h"
@@ -22,13 +23,23 @@ int pev__report_begin(const struct pev_profile *p, FILE *out, const struct pev_r
 		      struct pev_report_opts *o, int *event, const char *func,
 		      struct pev_error *err)
 {
-	int r;
-
 	*event = -1;
 	if (!p)
 		return pev__bad_arg(err, func, "p", "the profile is NULL");
 	if (!out)
 		return pev__bad_arg(err, func, "out", "the output stream is NULL");
+	return pev__report_check(p, opts, o, event, func, err);
+}
+
+int pev__report_check(const struct pev_profile *p, const struct pev_report_opts *opts,
+		      struct pev_report_opts *o, int *event, const char *func,
+		      struct pev_error *err)
+{
+	int r;
+
+	*event = -1;
+	if (!p)
+		return pev__bad_arg(err, func, "p", "the profile is NULL");
 	if ((r = pev__report_opts_copy(o, opts, func, err)) < 0)
 		return r;
 	if (o->percent_limit < 0 || o->percent_limit != o->percent_limit)
@@ -65,6 +76,45 @@ int pev__report_begin(const struct pev_profile *p, FILE *out, const struct pev_r
 		return PEV_ENOTFOUND;
 	}
 	return 0;
+}
+
+int pev__profile_main_dso(const struct pev_profile *p, uint32_t *best)
+{
+	uint64_t *in;
+	uint32_t *stamp;
+	int rc = 0;
+
+	*best = 0;
+	for (uint32_t i = 0; i < p->nr_maps; i++)
+		if (p->maps[i].flags & PEV_PROFILE_MAPPING_MAIN) {
+			*best = p->maps[i].dso;
+			return 0;
+		}
+	in = calloc(p->str.n ? p->str.n : 1, sizeof(*in));
+	stamp = calloc(p->str.n ? p->str.n : 1, sizeof(*stamp));
+	if (!in || !stamp) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t si = 0; si < p->nr_samples; si++) {
+		const struct pev__sample *s = &p->samples[si];
+		const uint32_t *st = pev__sample_stack(p, s);
+		for (unsigned k = 0; k < s->nr; k++) {
+			const struct pev__frame *f = &p->frames[st[k]];
+			uint32_t dso = p->syms[f->sym].dso;
+			if (!dso || (f->flags & PEV_FRAME_KERNEL) || stamp[dso] == si + 1 ||
+			    !pev__path_program_like(pev__strtab_get(&p->str, dso)))
+				continue;
+			stamp[dso] = si + 1;
+			in[dso] += s->count;
+			if (!*best || in[dso] > in[*best])
+				*best = dso;
+		}
+	}
+out:
+	free(in);
+	free(stamp);
+	return rc;
 }
 
 FILE *pev__report_stream(FILE *out, unsigned flags)

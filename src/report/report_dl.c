@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report_dl.c - the libraries two report formats need, loaded on first
- * use with dlopen: libprotobuf-c (pprof) and libjson-c (JSON). A machine
+ * use with dlopen: libprotobuf-c (pprof, OTLP) and libjson-c (JSON). A machine
  * without one of them loses that format only, with a message naming the
  * library and the package that has it.
  *
@@ -90,6 +90,11 @@ static int fail(struct pev_error *err, const char *func, const char *what, const
 
 int pev__report_dl_protobuf(const char *func, struct pev_error *err)
 {
+	return pev__report_dl_protobuf_for(func, "pprof", err);
+}
+
+int pev__report_dl_protobuf_for(const char *func, const char *what, struct pev_error *err)
+{
 	static const char *const names[] = {
 		"protobuf_c_message_get_packed_size", "protobuf_c_message_pack",
 		"protobuf_c_message_pack_to_buffer", "protobuf_c_message_unpack",
@@ -117,7 +122,7 @@ int pev__report_dl_protobuf(const char *func, struct pev_error *err)
 	pev__strlcpy(why, pb.why, sizeof(why));
 	pthread_mutex_unlock(&lock);
 	if (!ok)
-		return fail(err, func, "pprof", soname, "libprotobuf-c1", why);
+		return fail(err, func, what, soname, "libprotobuf-c1", why);
 	return 0;
 }
 

@@ -31,6 +31,8 @@ struct pev__jsonc {
  * what is missing and how to install it (func: the writer called).
  */
 int pev__report_dl_protobuf(const char *func, struct pev_error *err);
+/* The same for the output format what ("OTLP"), which the message names. */
+int pev__report_dl_protobuf_for(const char *func, const char *what, struct pev_error *err);
 
 /* Loads libjson-c once; *fn gets its functions. Returns as pev__report_dl_protobuf. */
 int pev__report_dl_jsonc(const char *func, struct pev_error *err, const struct pev__jsonc **fn);

@@ -322,6 +322,21 @@ int pev__report_begin(const struct pev_profile *p, FILE *out, const struct pev_r
 		      struct pev_report_opts *o, int *event, const char *func,
 		      struct pev_error *err);
 
+/*
+ * pev__report_begin without an output stream (a writer into memory):
+ * the same checks of p and the options, the same *event.
+ */
+int pev__report_check(const struct pev_profile *p, const struct pev_report_opts *opts,
+		      struct pev_report_opts *o, int *event, const char *func,
+		      struct pev_error *err);
+
+/*
+ * The recorded program into *best (its DSO's string id, 0 when unknown):
+ * the DSO described with PEV_PROFILE_MAPPING_MAIN, else the file named like
+ * a program that is in the most samples' user stacks. 0 or -ENOMEM.
+ */
+int pev__profile_main_dso(const struct pev_profile *p, uint32_t *best);
+
 /* Ends a writer: PEV_EIO (err filled) when out has an error, else rc. */
 int pev__report_end(FILE *out, int rc, const char *func, struct pev_error *err);
 

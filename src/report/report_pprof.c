@@ -242,50 +242,6 @@ static int mapping_new(struct builder *b, uint32_t dso)
 	return 0;
 }
 
-/*
- * The recorded program into *best (its DSO's string id, 0 when unknown):
- * the DSO described with PEV_PROFILE_MAPPING_MAIN, else the file named like
- * a program that is in the most samples' user stacks. 0 or -ENOMEM.
- */
-static int main_dso(const struct pev_profile *p, uint32_t *best)
-{
-	uint64_t *in;
-	uint32_t *stamp;
-	int rc = 0;
-
-	*best = 0;
-	for (uint32_t i = 0; i < p->nr_maps; i++)
-		if (p->maps[i].flags & PEV_PROFILE_MAPPING_MAIN) {
-			*best = p->maps[i].dso;
-			return 0;
-		}
-	in = calloc(p->str.n ? p->str.n : 1, sizeof(*in));
-	stamp = calloc(p->str.n ? p->str.n : 1, sizeof(*stamp));
-	if (!in || !stamp) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t si = 0; si < p->nr_samples; si++) {
-		const struct pev__sample *s = &p->samples[si];
-		const uint32_t *st = pev__sample_stack(p, s);
-		for (unsigned k = 0; k < s->nr; k++) {
-			const struct pev__frame *f = &p->frames[st[k]];
-			uint32_t dso = p->syms[f->sym].dso;
-			if (!dso || (f->flags & PEV_FRAME_KERNEL) || stamp[dso] == si + 1 ||
-			    !pev__path_program_like(pev__strtab_get(&p->str, dso)))
-				continue;
-			stamp[dso] = si + 1;
-			in[dso] += s->count;
-			if (!*best || in[dso] > in[*best])
-				*best = dso;
-		}
-	}
-out:
-	free(in);
-	free(stamp);
-	return rc;
-}
-
 /* The mapping (1-based, 0: none) of a frame's DSO, its range and flags updated. */
 static int mapping_of(struct builder *b, uint32_t frame, bool inlined_chain, uint32_t *id)
 {
@@ -833,7 +789,7 @@ int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
 	}
 	b.nv = 2 * ne;
 	/* The recorded program's mapping is the first: pprof's main binary. */
-	if (main_dso(p, &main) || (main && mapping_new(&b, main)))
+	if (pev__profile_main_dso(p, &main) || (main && mapping_new(&b, main)))
 		goto nomem;
 	if ((ne && add_samples(&b, column)) || build_message(&b, events, ne, &m))
 		goto nomem;
