@@ -323,8 +323,6 @@ Test(cgroup, record_all_cgroups_splits_samples_as_cpu_stat_and_perf_reads_it, .t
 	struct json_object *doc = th_json_parse(json);
 	expect_within_2pct("record --all-cgroups", p.a.name, json_period(doc, p.a.name), a1 - a0);
 	expect_within_2pct("record --all-cgroups", p.b.name, json_period(doc, p.b.name), b1 - b0);
-	json_object_put(doc);
-	free(json);
 
 	/* perf reads the cgroups from perfev's file: the same rows, line for line. */
 	th_need_perf();
@@ -358,6 +356,32 @@ Test(cgroup, record_all_cgroups_splits_samples_as_cpu_stat_and_perf_reads_it, .t
 	cr_expect(strstr(speedscope, want), "no profile named with %s", want);
 	free(speedscope);
 
+	/*
+	 * OpenTelemetry: each sample's process.linux.cgroup attribute, checked
+	 * by the protobuf decoder of scripts/otlp_check.py; the values of each
+	 * cgroup's samples add up to its period in the table.
+	 */
+	if (th_sh("/usr/bin/python3 -c 'import google.protobuf' && command -v protoc", NULL, NULL) ==
+	    0) {
+		const char *otlp = th_path_in("cgroups.otlp.pb");
+		free(th_sh_okf("'%s' report -i '%s' --format otlp -o '%s'", th_perfev_bin(), data,
+			       otlp));
+		char *sums = th_sh_okf(
+		    "/usr/bin/python3 '%s/scripts/otlp_check.py' --samples '%s' | /usr/bin/python3 -c "
+		    "'import json, sys, collections\n"
+		    "c = collections.Counter()\n"
+		    "for x in json.load(sys.stdin)[\"profiles\"][0][\"sample_list\"]:\n"
+		    "    c[x[\"attributes\"].get(\"process.linux.cgroup\")] += sum(x[\"values\"])\n"
+		    "print(json.dumps(c))'",
+		    getenv("PERFEV_SOURCE_ROOT"), otlp);
+		struct json_object *by = th_json_parse(sums);
+		struct json_object *a = th_json_get(by, p.a.name), *b = th_json_get(by, p.b.name);
+		cr_expect_eq(json_object_get_int64(a), (int64_t)json_period(doc, p.a.name));
+		cr_expect_eq(json_object_get_int64(b), (int64_t)json_period(doc, p.b.name));
+		json_object_put(by);
+		free(sums);
+	}
+
 	/* pprof: a cgroup label on the samples, which Google's pprof tool reads. */
 	const char *pprof = getenv("PERFEV_PPROF");
 	if (pprof && access(pprof, X_OK) == 0) {
@@ -370,6 +394,8 @@ Test(cgroup, record_all_cgroups_splits_samples_as_cpu_stat_and_perf_reads_it, .t
 			  "%s", tags);
 		free(tags);
 	}
+	json_object_put(doc);
+	free(json);
 	free(cmd);
 	pair_end(&p);
 }

@@ -211,6 +211,8 @@ def test_samples_name_their_cgroup(recording, tmp_path_factory):
     assert None not in cgroups and "unknown" not in cgroups, cgroups
     if mine is not None:
         assert mine in cgroups, (mine, cgroups)
+
+
 def _otlp_checked(path):
     """scripts/otlp_check.py's summary of an OTLP file (the checker decodes it with
     python3-protobuf and checks the signal's rules)."""

@@ -184,3 +184,14 @@ const char *pev__sym_label(const struct pev_profile *p, uint32_t sym, bool addre
 		pev__strlcpy(buf, "[unknown]", size);
 	return buf;
 }
+
+unsigned pev__report_labels(const struct pev_profile *p, unsigned labels)
+{
+	if (labels & PEV_REPORT_LABEL_NONE)
+		return 0;
+	if (labels)
+		return labels & (PEV_REPORT_LABEL_COMM | PEV_REPORT_LABEL_PID | PEV_REPORT_LABEL_TID |
+				 PEV_REPORT_LABEL_CPU | PEV_REPORT_LABEL_CGROUP);
+	return PEV_REPORT_LABEL_COMM | PEV_REPORT_LABEL_PID | PEV_REPORT_LABEL_TID |
+	       PEV_REPORT_LABEL_CPU | (p->has_cgroup ? PEV_REPORT_LABEL_CGROUP : 0);
+}

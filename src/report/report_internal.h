@@ -331,6 +331,13 @@ int pev__report_check(const struct pev_profile *p, const struct pev_report_opts 
 		      struct pev_error *err);
 
 /*
+ * The PEV_REPORT_LABEL_* a pprof or OTLP writer puts on samples for the
+ * options' labels: 0 gives the default (comm, pid, tid, cpu, and cgroup
+ * where samples have one), PEV_REPORT_LABEL_NONE none.
+ */
+unsigned pev__report_labels(const struct pev_profile *p, unsigned labels);
+
+/*
  * The recorded program into *best (its DSO's string id, 0 when unknown):
  * the DSO described with PEV_PROFILE_MAPPING_MAIN, else the file named like
  * a program that is in the most samples' user stacks. 0 or -ENOMEM.

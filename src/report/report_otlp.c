@@ -46,6 +46,7 @@
 #include "report/report_dl.h"
 #include "report/report_internal.h"
 #include "report/report_otlp.h"
+#include "perfev/cgroup.h"
 
 /* The generated names (c_package in the .proto files): the profiles and common packages'. */
 #define P_(name) Pev__Otlp__Profiles__##name
@@ -361,13 +362,13 @@ enum field_kind {
 	FIELD_STR,    /* a string id (uint32_t); 0: none */
 	FIELD_INT,    /* an int32_t */
 	FIELD_INT_ID, /* an int32_t that is none when negative (a CPU) */
+	FIELD_CONTAINER, /* a string id of a cgroup path: the container id it names, if any */
 };
 
 /*
  * The attributes of each sample (semantic-convention keys), in this order:
  * the key, the PEV_REPORT_LABEL_* bit that asks for it (0: always), and
- * the field of struct pev__sample it shows. A new one is one line, e.g.
- * {"container.id", 0, FIELD_STR, offsetof(struct pev__sample, cgroup)}.
+ * the field of struct pev__sample it shows. A new one is one line.
  */
 static const struct sample_attr {
 	const char *key;
@@ -380,6 +381,10 @@ static const struct sample_attr {
 	{"process.pid", PEV_REPORT_LABEL_PID, FIELD_INT, offsetof(struct pev__sample, pid)},
 	{"cpu.logical_number", PEV_REPORT_LABEL_CPU, FIELD_INT_ID,
 	 offsetof(struct pev__sample, cpu)},
+	{"process.linux.cgroup", PEV_REPORT_LABEL_CGROUP, FIELD_STR,
+	 offsetof(struct pev__sample, cgroup)},
+	{"container.id", PEV_REPORT_LABEL_CGROUP, FIELD_CONTAINER,
+	 offsetof(struct pev__sample, cgroup)},
 };
 #define NR_SAMPLE_ATTRS (sizeof(sample_attrs) / sizeof(sample_attrs[0]))
 
@@ -402,6 +407,13 @@ static int attrset_of(struct builder *b, const struct pev__sample *s, uint32_t *
 			if (!sid)
 				continue;
 			r = attr_str(b, a->key, pev__strtab_get(&b->p->str, sid), &k[n]);
+		} else if (a->kind == FIELD_CONTAINER) {
+			char id[65];
+			memcpy(&sid, field, sizeof(sid));
+			if (!sid ||
+			    pev_cgroup_container_id(pev__strtab_get(&b->p->str, sid), id, sizeof(id)) != 1)
+				continue;
+			r = attr_str(b, a->key, id, &k[n]);
 		} else {
 			memcpy(&v, field, sizeof(v));
 			if (a->kind == FIELD_INT_ID && v < 0)
@@ -941,10 +953,7 @@ static int encode(const struct pev_profile *p, const struct pev_report_opts *o, 
 	memset(&b, 0, sizeof(b));
 	b.p = p;
 	b.flags = o->flags;
-	b.labels = o->labels == 0 ? PEV_REPORT_LABEL_COMM | PEV_REPORT_LABEL_PID |
-					    PEV_REPORT_LABEL_TID | PEV_REPORT_LABEL_CPU
-		 : (o->labels & PEV_REPORT_LABEL_NONE) ? 0
-						      : o->labels & 0xf;
+	b.labels = pev__report_labels(p, o->labels);
 	column = calloc(p->nr_events ? p->nr_events : 1, sizeof(*column));
 	b.str_index = calloc(p->str.n ? p->str.n : 1, sizeof(*b.str_index));
 	b.dso_mapping = calloc(p->str.n ? p->str.n : 1, sizeof(*b.dso_mapping));

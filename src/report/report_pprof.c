@@ -767,11 +767,7 @@ int pev_profile_write_pprof(const struct pev_profile *p, FILE *out,
 	memset(&m, 0, sizeof(m));
 	b.p = p;
 	b.flags = o.flags;
-	b.labels = o.labels == 0 ? PEV_REPORT_LABEL_COMM | PEV_REPORT_LABEL_PID |
-					   PEV_REPORT_LABEL_TID | PEV_REPORT_LABEL_CPU |
-					   (p->has_cgroup ? PEV_REPORT_LABEL_CGROUP : 0)
-		 : (o.labels & PEV_REPORT_LABEL_NONE) ? 0
-						     : o.labels & 0x1f;
+	b.labels = pev__report_labels(p, o.labels);
 	events = calloc(p->nr_events ? p->nr_events : 1, sizeof(*events));
 	column = calloc(p->nr_events ? p->nr_events : 1, sizeof(*column));
 	b.str_index = calloc(p->str.n ? p->str.n : 1, sizeof(*b.str_index));
