@@ -4,7 +4,8 @@
 # and by perf, one per shape the structure-aware mutator knows: frame-pointer
 # callchains (-g), DWARF user stacks and registers (--call-graph dwarf), group
 # read values ({cpu-clock,page-faults}:S), tracepoints (raw data), all CPUs
-# (-a), and perf's pipe mode. Kept small (low frequencies, short runs, 2 KiB
+# (-a), cgroups (--all-cgroups: CGROUP records, each sample's id), and
+# perf's pipe mode. Kept small (low frequencies, short runs, 2 KiB
 # DWARF stacks) because they are committed: rerunning this script replaces
 # them (the recordings differ from machine to machine; a mutant S:I is the
 # same file wherever the same seeds are).
@@ -51,6 +52,13 @@ rec perfev-dwarf perfev -F 100 --call-graph dwarf,2048 -- python3 -c "$loop"
 rec perfev-group perfev -F 400 -e '{cpu-clock,page-faults}:S' -- sqlite3 :memory: "$query"
 rec perfev-tp perfev -e sched:sched_switch -e sched:sched_process_exec -- sh -c 'sleep 0.01; sleep 0.01'
 rec perfev-a perfev -F 100 -a -g -- sleep 0.2
+# gzip in a cgroup named as Docker names a container's (where cgroup v2 is mounted).
+v2=$(findmnt -n -t cgroup2 -o TARGET | head -n 1)
+scope=$v2/perfev-seed/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope
+mkdir -p "$scope"
+rec perfev-cgroups perfev -F 50 -a -g --all-cgroups -- \
+	sh -c "echo \$\$ > '$scope/cgroup.procs'; $gz; echo \$\$ > '$v2/cgroup.procs'"
+rmdir "$scope" "$v2/perfev-seed"
 rec perf-g perf -F 400 -g -- sh -c "$gz"
 rec perf-dwarf perf -F 100 --call-graph dwarf,2048 -- python3 -c "$loop"
 rec perf-group perf -F 400 -e '{cpu-clock,page-faults}:S' -- sqlite3 :memory: "$query"

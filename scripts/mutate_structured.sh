@@ -178,6 +178,9 @@ def run_one(build, seed, index, scratch, timeout):
     runs = [
         ('report', [perfev, 'report', '--stdio', '-i', mutant], env, True),
         ('gecko', [perfev, 'report', '--format', 'gecko', '-i', mutant], env, False),
+        # OTLP: every sample's attributes, the cgroup's path and container id among them.
+        ('otlp', [perfev, 'report', '--format', 'otlp', '-o', '/dev/null', '-i', mutant], env,
+         False),
         ('script', [perfev, 'script', '-i', mutant], env, False),
         ('diff', [perfev, 'diff', os.path.abspath(source), mutant], env, True),
         ('python', [sys.executable, '-c', PYREADER, mutant], pyenv, False),
