@@ -25,7 +25,9 @@
 static const char usage[] =
     "perfev record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
     "                     [-a | -C CPUS | -p PID | -t TID] [-m PAGES] [-o FILE] [-q]\n"
-    "                     [--rotate SECONDS -o DIR/ [--format perf|pprof]]\n"
+    "                     [--rotate SECONDS -o DIR/ [--format perf|pprof]\n"
+    "                      [--push URL [--push-format pprof|folded|otlp] [--push-name APP]\n"
+    "                       [--push-label KEY=VALUE]... [--push-queue N] [--push-timeout SECS]]]\n"
     "                     [--off-cpu] [-N]\n"
     "                     [--] [COMMAND [ARGS]]";
 
@@ -224,6 +226,7 @@ static void print_help(void)
 	       "                            directory -o DIR/ names (continuous profiling)\n"
 	       "      --format FORMAT       --rotate's files: perf (perf.data, the default) or\n"
 	       "                            pprof (gzipped profile.proto)\n"
+	       REC_PUSH_HELP
 	       "  -h, --help                print this help\n\n"
 	       "'man perfev-record' has the details.\n",
 	       usage, REC_DEFAULT_FREQ, REC_DEFAULT_PAGES);
@@ -254,6 +257,7 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	    {"rotate", required_argument, NULL, OPT_ROTATE},
 	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
+	    REC_PUSH_OPTIONS,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -350,6 +354,15 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		case OPT_OFF_CPU:
 			cfg->off_cpu = true;
 			break;
+		case REC_OPT_PUSH:
+		case REC_OPT_PUSH_FORMAT:
+		case REC_OPT_PUSH_NAME:
+		case REC_OPT_PUSH_LABEL:
+		case REC_OPT_PUSH_QUEUE:
+		case REC_OPT_PUSH_TIMEOUT:
+			if ((r = rec_push_option(&cfg->push, opt, optarg)) != 0)
+				return r;
+			break;
 		case 'h':
 			*help = true;
 			return 0;
@@ -375,6 +388,8 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	}
 	if (cfg->rotate_s)
 		cfg->rotate_dir = cfg->output;
+	if ((r = rec_push_check(cfg)) != 0)
+		return r;
 	if (pids && tids)
 		return conflict("-p", "-t");
 	if ((pids || tids) && (all || cfg->cpus))
@@ -443,6 +458,8 @@ static int record(struct rec_state *s)
 		return cli_exec_error(s->cfg.argv[0], r);
 	if (s->cfg.rotate_s && (r = rec_rotate_begin(s)) != 0)
 		return r;
+	if (rec_push_begin(s) != 0)
+		return 1;
 	if ((r = rec_open(s)) != 0)
 		return r;
 	/* A pipe's reader needs the tracepoints' formats before the first record. */
@@ -470,6 +487,8 @@ static int record(struct rec_state *s)
 			return cli_exec_error(s->cfg.argv[0], e);
 		}
 	}
+	if (rec_push_start(s) != 0) /* after the command's fork: no fork in a threaded perfev */
+		return 1;
 	int sig = rec_loop(s, child, &status);
 	if (s->failed)
 		return 1;
@@ -488,6 +507,7 @@ static int record(struct rec_state *s)
 	}
 	if (!s->cfg.quiet)
 		print_summary(s);
+	rec_push_finish(s, s->cfg.quiet);
 	if (child > 0 && WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (child > 0 && WIFSIGNALED(status)) {
@@ -518,6 +538,7 @@ int cmd_record(int argc, char **argv)
 		r = record(&s);
 		cli_wake_restore();
 	}
+	rec_push_free(&s);
 	rec_close(&s);
 	rec_rotate_free(&s);
 	free(s.cfg.ids);
