@@ -685,10 +685,10 @@ unsigned long rec_push_finish(struct rec_state *s, bool quiet)
 		free(list);
 	if (!quiet)
 		fprintf(stderr,
-			"[ perfev record: pushed %lu windows to %s:%s (%lu retries, %lu dropped, %lu "
-			"rejected), %zu left in %s ]\n",
-			ps->sent, ps->url.host, ps->url.port, ps->retries, ps->dropped,
-			ps->rejected, left, ps->dir);
+			"[ perfev record: pushed %lu window%s to %s:%s (%lu retr%s, %lu dropped, "
+			"%lu rejected), %zu left in %s ]\n",
+			ps->sent, ps->sent == 1 ? "" : "s", ps->url.host, ps->url.port, ps->retries,
+			ps->retries == 1 ? "y" : "ies", ps->dropped, ps->rejected, left, ps->dir);
 	if (left)
 		cli_warning("--push: %zu window%s not sent stay in '%s': the next `perfev record "
 			    "--rotate ... -o %s/ --push ...` sends them first",
