@@ -257,7 +257,12 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	    {"rotate", required_argument, NULL, OPT_ROTATE},
 	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
-	    REC_PUSH_OPTIONS,
+	    {"push", required_argument, NULL, REC_OPT_PUSH},
+	    {"push-format", required_argument, NULL, REC_OPT_PUSH_FORMAT},
+	    {"push-name", required_argument, NULL, REC_OPT_PUSH_NAME},
+	    {"push-label", required_argument, NULL, REC_OPT_PUSH_LABEL},
+	    {"push-queue", required_argument, NULL, REC_OPT_PUSH_QUEUE},
+	    {"push-timeout", required_argument, NULL, REC_OPT_PUSH_TIMEOUT},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};

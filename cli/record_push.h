@@ -33,7 +33,7 @@ struct rec_push_opts {
 	double timeout_s; /* --push-timeout (0: not given) */
 };
 
-/* getopt_long values of the --push options (cmd_record.c's table holds REC_PUSH_OPTIONS). */
+/* getopt_long values of the --push options (in cmd_record.c's table). */
 enum {
 	REC_OPT_PUSH = 400,
 	REC_OPT_PUSH_FORMAT,
@@ -42,15 +42,6 @@ enum {
 	REC_OPT_PUSH_QUEUE,
 	REC_OPT_PUSH_TIMEOUT,
 };
-
-/* The entries of struct option for the --push options. */
-#define REC_PUSH_OPTIONS                                                                           \
-	{"push", required_argument, NULL, REC_OPT_PUSH},                                           \
-	    {"push-format", required_argument, NULL, REC_OPT_PUSH_FORMAT},                         \
-	    {"push-name", required_argument, NULL, REC_OPT_PUSH_NAME},                             \
-	    {"push-label", required_argument, NULL, REC_OPT_PUSH_LABEL},                           \
-	    {"push-queue", required_argument, NULL, REC_OPT_PUSH_QUEUE},                           \
-	    {"push-timeout", required_argument, NULL, REC_OPT_PUSH_TIMEOUT}
 
 /* The help lines of the --push options. */
 #define REC_PUSH_HELP                                                                              \
