@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -69,6 +70,7 @@ struct rec_push {
 	bool wake;       /* a window was completed since the sender last looked */
 	bool finishing;  /* the recording ended: send what is left until deadline */
 	bool stop;       /* stop now */
+	bool exited;     /* the sender's loop has ended */
 	double deadline; /* finishing: CLOCK_MONOTONIC ms */
 	double next_try; /* a retry's time (ms), or 0 */
 
@@ -527,6 +529,7 @@ static void *sender(void *arg)
 		if (r == BROKEN)
 			ps->broken = true;
 	}
+	ps->exited = true;
 	pthread_mutex_unlock(&ps->lock);
 	return NULL;
 }
@@ -668,6 +671,24 @@ static void stop_sender(struct rec_push *ps, bool now)
 	}
 	pthread_cond_signal(&ps->cond);
 	pthread_mutex_unlock(&ps->lock);
+	/* A signal while what is left is sent (a second Ctrl-C) stops it at once. */
+	cli_wake_drain();
+	for (bool done = now; !done;) {
+		struct pollfd p = {.fd = cli_wake_fd(), .events = POLLIN};
+		if (poll(&p, 1, 100) > 0 && (p.revents & POLLIN)) {
+			cli_wake_drain();
+			pthread_mutex_lock(&ps->lock);
+			if (!ps->exited)
+				cli_warning("--push: stopped sending at a signal");
+			ps->stop = true;
+			pthread_cond_signal(&ps->cond);
+			pthread_mutex_unlock(&ps->lock);
+			break;
+		}
+		pthread_mutex_lock(&ps->lock);
+		done = ps->exited;
+		pthread_mutex_unlock(&ps->lock);
+	}
 	pthread_join(ps->thread, NULL);
 	ps->started = false;
 }
@@ -690,9 +711,10 @@ unsigned long rec_push_finish(struct rec_state *s, bool quiet)
 			ps->sent, ps->sent == 1 ? "" : "s", ps->url.host, ps->url.port, ps->retries,
 			ps->retries == 1 ? "y" : "ies", ps->dropped, ps->rejected, left, ps->dir);
 	if (left)
-		cli_warning("--push: %zu window%s not sent stay in '%s': the next `perfev record "
-			    "--rotate ... -o %s/ --push ...` sends them first",
-			    left, left == 1 ? " was" : "s were", ps->dir, ps->dir);
+		cli_warning("--push: %zu window%s not sent stay%s in '%s': the next `perfev record "
+			    "--rotate ... -o %s/ --push ...` sends %s first",
+			    left, left == 1 ? "" : "s", left == 1 ? "s" : "", ps->dir, ps->dir,
+			    left == 1 ? "it" : "them");
 	return left;
 }
 

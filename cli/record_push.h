@@ -89,9 +89,10 @@ int rec_push_start(struct rec_state *s);
 void rec_push_notify(struct rec_state *s);
 
 /*
- * The end: sends what is left for up to twice --push-timeout (SIGINT,
- * SIGTERM cut it short), stops the sender and, unless quiet, prints the
- * summary line (sent, retried, dropped, rejected, left in DIR). Returns
+ * The end: sends what is left for up to twice --push-timeout (a signal
+ * meanwhile, a second Ctrl-C, stops it after the request in flight), stops
+ * the sender, prints the summary line unless quiet (sent, retried,
+ * dropped, rejected, left in DIR) and says how many windows stay. Returns
  * the windows left unsent.
  */
 unsigned long rec_push_finish(struct rec_state *s, bool quiet);
