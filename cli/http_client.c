@@ -336,6 +336,8 @@ static void read_answer(int fd, double deadline, struct http_reply *reply)
 		if (status == 204 || status == 304 || (status >= 100 && status < 200))
 			length = 0;
 	}
+	if (!chunked && length >= 0 && (long long)kept > length)
+		reply->excerpt[length] = '\0'; /* what came after the body is not its */
 	if (chunked) { /* the first chunk's data, without sizes */
 		char *p = reply->excerpt + 2, *eol = strstr(p, "\r\n");
 		if (eol) {

@@ -19,14 +19,18 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -881,4 +885,127 @@ Test(record_push, window_names)
 	cr_expect_not(push_window_parse(".perfev-window-12-abc.data", &ns, &pprof));
 	cr_expect_not(push_window_parse("perfev-2024010XT030405.678Z.data", &ns, &pprof));
 	cr_expect_not(push_window_parse("perfev-20240102T030405.678Z.svg", &ns, &pprof));
+}
+
+/* A one-answer server for the client's unit test: takes one request, answers `answer`. */
+struct canned {
+	int listen_fd;
+	const char *answer; /* NULL: close without answering */
+	char request[8192]; /* what came, NUL-terminated */
+};
+
+static void *serve_once(void *arg)
+{
+	struct canned *c = arg;
+	int fd = accept(c->listen_fd, NULL, NULL);
+	size_t have = 0;
+
+	if (fd < 0)
+		return NULL;
+	for (;;) { /* the headers, then Content-Length bytes of body */
+		ssize_t n = read(fd, c->request + have, sizeof(c->request) - 1 - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		c->request[have] = '\0';
+		char *end = strstr(c->request, "\r\n\r\n"), *cl = strstr(c->request, "Content-Length: ");
+		if (end && cl && have >= (size_t)(end + 4 - c->request) + (size_t)atol(cl + 16))
+			break;
+	}
+	if (c->answer && write(fd, c->answer, strlen(c->answer)) < 0)
+		cr_log_warn("write: %s", strerror(errno));
+	close(fd);
+	return NULL;
+}
+
+/* Posts "hello body" to a server answering answer; returns the reply, the request in *c. */
+static struct http_reply post_to_canned(struct canned *c, const char *answer)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	struct http_url url;
+	struct http_reply reply;
+	char text[64], why[256];
+	pthread_t t;
+
+	memset(c, 0, sizeof(*c));
+	c->answer = answer;
+	c->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_geq(c->listen_fd, 0);
+	cr_assert_eq(bind(c->listen_fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(c->listen_fd, 1), 0);
+	cr_assert_eq(getsockname(c->listen_fd, (struct sockaddr *)&a, &len), 0);
+	snprintf(text, sizeof(text), "http://127.0.0.1:%d/base", ntohs(a.sin_port));
+	cr_assert(http_url_parse(text, &url, why, sizeof(why)), "%s", why);
+	cr_assert_eq(pthread_create(&t, NULL, serve_once, c), 0);
+	struct http_post req = {.url = &url, .target = "/base/ingest?name=a%7B%7D",
+				.content_type = "text/plain", .extra_header = "X-Test: 1",
+				.body = "hello body", .len = 10, .timeout_ms = 30000 * th_time_scale()};
+	http_post(&req, &reply);
+	pthread_join(t, NULL);
+	close(c->listen_fd);
+	return reply;
+}
+
+Test(record_push, http_client_reads_answers_of_every_shape)
+{
+	struct canned c;
+	struct http_reply r;
+
+	r = post_to_canned(&c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+			       "5\r\nhello\r\n0\r\n\r\n");
+	cr_expect_eq(r.outcome, HTTP_ANSWERED, "%s", r.why);
+	cr_expect_eq(r.status, 200);
+	cr_expect_str_eq(r.excerpt, "hello");
+	/* The request as sent: line, Host with the port, type, length, extra header, body. */
+	cr_expect(strncmp(c.request, "POST /base/ingest?name=a%7B%7D HTTP/1.1\r\n", 41) == 0, "%s",
+		  c.request);
+	cr_expect(strstr(c.request, "\r\nHost: 127.0.0.1:"), "%s", c.request);
+	cr_expect(strstr(c.request, "\r\nContent-Type: text/plain\r\n"), "%s", c.request);
+	cr_expect(strstr(c.request, "\r\nContent-Length: 10\r\n"), "%s", c.request);
+	cr_expect(strstr(c.request, "\r\nX-Test: 1\r\n"), "%s", c.request);
+	cr_expect(strstr(c.request, "\r\n\r\nhello body"), "%s", c.request);
+
+	r = post_to_canned(&c, "HTTP/1.0 400 Bad Request\r\nContent-Type: text/plain\r\n\r\n"
+			       "no such format");
+	cr_expect_eq(r.outcome, HTTP_ANSWERED, "%s", r.why);
+	cr_expect_eq(r.status, 400);
+	cr_expect_str_eq(r.excerpt, "no such format");
+
+	r = post_to_canned(&c, "HTTP/1.1 503 Busy\r\nContent-Length: 4\r\n\r\nbusyEXTRA");
+	cr_expect_eq(r.status, 503);
+	cr_expect_str_eq(r.excerpt, "busy");
+
+	r = post_to_canned(&c, "SSH-2.0-OpenSSH\r\n\r\n");
+	cr_expect_eq(r.outcome, HTTP_FAILED);
+	cr_expect(strstr(r.why, "not HTTP"), "%s", r.why);
+
+	r = post_to_canned(&c, NULL);
+	cr_expect_eq(r.outcome, HTTP_FAILED);
+	cr_expect(strstr(r.why, "closed without an answer"), "%s", r.why);
+}
+
+Test(record_push, http_client_says_when_nobody_listens)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	struct http_url url;
+	struct http_reply r;
+	char text[64], why[256];
+
+	/* A port bound and not listening: connections to it are refused. */
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	snprintf(text, sizeof(text), "http://127.0.0.1:%d", ntohs(a.sin_port));
+	cr_assert(http_url_parse(text, &url, why, sizeof(why)));
+	struct http_post req = {.url = &url, .content_type = "text/plain", .body = "x", .len = 1,
+				.timeout_ms = 30000};
+	cr_expect_eq(http_post(&req, &r), HTTP_UNREACHABLE);
+	cr_expect(strstr(r.why, "Connection refused"), "%s", r.why);
+	close(fd);
+
+	cr_assert(http_url_parse("http://no-such-host.invalid", &url, why, sizeof(why)));
+	cr_expect_eq(http_post(&req, &r), HTTP_UNREACHABLE);
+	cr_expect(strstr(r.why, "cannot resolve the host 'no-such-host.invalid'"), "%s", r.why);
 }
