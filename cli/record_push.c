@@ -75,7 +75,8 @@ struct rec_push {
 	double next_try; /* a retry's time (ms), or 0 */
 
 	/* The sender's figures (read by the recorder once the thread is joined). */
-	unsigned long sent, retries, dropped, rejected, earlier;
+	unsigned long sent, retries, dropped, rejected;
+
 	bool failing;         /* the last attempt failed (said once per run of failures) */
 	bool broken;          /* the format cannot be made here: nothing more is sent */
 	unsigned int seed;    /* jitter */
@@ -442,7 +443,6 @@ static void schedule_retry(struct rec_push *ps)
 static void *sender(void *arg)
 {
 	struct rec_push *ps = arg;
-	bool first_scan = true;
 	char why[1024];
 
 	pthread_mutex_lock(&ps->lock);
@@ -457,14 +457,6 @@ static void *sender(void *arg)
 			pthread_mutex_lock(&ps->lock);
 			break;
 		}
-		if (first_scan && n && !ps->quiet)
-			fprintf(stderr,
-				"perfev: --push: %zu window%s an earlier recording left in '%s' go "
-				"first\n",
-				n, n == 1 ? "" : "s", ps->dir);
-		if (first_scan)
-			ps->earlier = n;
-		first_scan = false;
 		enforce_bound(ps, list, &n, &first);
 		pthread_mutex_lock(&ps->lock);
 		double now = mono_ms();
@@ -619,6 +611,17 @@ int rec_push_begin(struct rec_state *s)
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&ps->lock, NULL);
 	ps->sync_ready = true;
+	/* Before the first window of this recording is finished: what is there is older. */
+	struct push_window *list;
+	size_t n;
+	if (push_queue_scan(ps->dir, &list, &n) == 0) {
+		if (n && !ps->quiet)
+			fprintf(stderr,
+				"perfev: --push: %zu window%s an earlier recording left in '%s' go "
+				"first\n",
+				n, n == 1 ? "" : "s", ps->dir);
+		free(list);
+	}
 	return 0;
 }
 
