@@ -97,11 +97,13 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 	if (n >= (int)sizeof(small) && (msg = malloc((size_t)n + 1)))
 		vsnprintf(msg, (size_t)n + 1, fmt, again);
 	va_end(again);
+	flockfile(stderr); /* one line, whole, when threads (record --push's sender) report too */
 	fprintf(stderr, "perfev: %s: ", prefix);
 	pev_text_fputs(n < 0 || !msg ? "(message unavailable)" : msg, stderr);
 	if (msg != small)
 		free(msg);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 void cli_error(const char *fmt, ...)

@@ -25,7 +25,9 @@
 static const char usage[] =
     "perfev record [-e EVENTS] [-F HZ | -c PERIOD] [-g | --call-graph fp|dwarf[,SIZE]]\n"
     "                     [-a | -C CPUS | -p PID | -t TID] [-m PAGES] [-o FILE] [-q]\n"
-    "                     [--rotate SECONDS -o DIR/ [--format perf|pprof]]\n"
+    "                     [--rotate SECONDS -o DIR/ [--format perf|pprof]\n"
+    "                      [--push URL [--push-format pprof|folded|otlp] [--push-name APP]\n"
+    "                       [--push-label KEY=VALUE]... [--push-queue N] [--push-timeout SECS]]]\n"
     "                     [--off-cpu] [-N] [-G CGROUPS] [--all-cgroups]\n"
     "                     [--] [COMMAND [ARGS]]";
 
@@ -228,6 +230,7 @@ static void print_help(void)
 	       "                            directory -o DIR/ names (continuous profiling)\n"
 	       "      --format FORMAT       --rotate's files: perf (perf.data, the default) or\n"
 	       "                            pprof (gzipped profile.proto)\n"
+	       REC_PUSH_HELP
 	       "  -h, --help                print this help\n\n"
 	       "'man perfev-record' has the details.\n",
 	       usage, REC_DEFAULT_FREQ, REC_DEFAULT_PAGES);
@@ -260,6 +263,12 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	    {"off-cpu", no_argument, NULL, OPT_OFF_CPU},
 	    {"cgroup", required_argument, NULL, 'G'},
 	    {"all-cgroups", no_argument, NULL, OPT_ALL_CGROUPS},
+	    {"push", required_argument, NULL, REC_OPT_PUSH},
+	    {"push-format", required_argument, NULL, REC_OPT_PUSH_FORMAT},
+	    {"push-name", required_argument, NULL, REC_OPT_PUSH_NAME},
+	    {"push-label", required_argument, NULL, REC_OPT_PUSH_LABEL},
+	    {"push-queue", required_argument, NULL, REC_OPT_PUSH_QUEUE},
+	    {"push-timeout", required_argument, NULL, REC_OPT_PUSH_TIMEOUT},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -363,6 +372,15 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 		case OPT_ALL_CGROUPS:
 			cfg->all_cgroups = true;
 			break;
+		case REC_OPT_PUSH:
+		case REC_OPT_PUSH_FORMAT:
+		case REC_OPT_PUSH_NAME:
+		case REC_OPT_PUSH_LABEL:
+		case REC_OPT_PUSH_QUEUE:
+		case REC_OPT_PUSH_TIMEOUT:
+			if ((r = rec_push_option(&cfg->push, opt, optarg)) != 0)
+				return r;
+			break;
 		case 'h':
 			*help = true;
 			return 0;
@@ -388,6 +406,8 @@ static int parse_options(struct rec_config *cfg, int argc, char **argv, bool *he
 	}
 	if (cfg->rotate_s)
 		cfg->rotate_dir = cfg->output;
+	if ((r = rec_push_check(cfg)) != 0)
+		return r;
 	if (pids && tids)
 		return conflict("-p", "-t");
 	if (cfg->cgroups && !all && !cfg->cpus) {
@@ -461,6 +481,8 @@ static int record(struct rec_state *s)
 		return cli_exec_error(s->cfg.argv[0], r);
 	if (s->cfg.rotate_s && (r = rec_rotate_begin(s)) != 0)
 		return r;
+	if (rec_push_begin(s) != 0)
+		return 1;
 	if ((r = rec_open(s)) != 0)
 		return r;
 	/* A pipe's reader needs the tracepoints' formats before the first record. */
@@ -488,6 +510,8 @@ static int record(struct rec_state *s)
 			return cli_exec_error(s->cfg.argv[0], e);
 		}
 	}
+	if (rec_push_start(s) != 0) /* after the command's fork: no fork in a threaded perfev */
+		return 1;
 	int sig = rec_loop(s, child, &status);
 	if (s->failed)
 		return 1;
@@ -506,6 +530,7 @@ static int record(struct rec_state *s)
 	}
 	if (!s->cfg.quiet)
 		print_summary(s);
+	rec_push_finish(s, s->cfg.quiet);
 	if (child > 0 && WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (child > 0 && WIFSIGNALED(status)) {
@@ -537,6 +562,7 @@ int cmd_record(int argc, char **argv)
 		r = record(&s);
 		cli_wake_restore();
 	}
+	rec_push_free(&s);
 	rec_close(&s);
 	rec_rotate_free(&s);
 	free(s.cfg.ids);

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "cli.h"
+#include "record_push.h"
 
 #define REC_MAX_LISTS     64    /* most -e options */
 #define REC_DEFAULT_FREQ  4000  /* -F, as perf */
@@ -69,6 +70,7 @@ struct rec_config {
 	bool all_cgroups;    /* --all-cgroups: each sample's cgroup id, CGROUP records */
 	bool use_clockid;    /* -k: sample times from clockid */
 	int32_t clockid;     /* CLOCK_MONOTONIC, ... */
+	struct rec_push_opts push; /* --push and its options (record_push.c) */
 };
 
 /* One event, opened on every unit of the target. */
@@ -179,6 +181,7 @@ struct rec_state {
 	pid_t *known; /* processes to describe again at each new window (command target) */
 	int nknown;
 	bool failed; /* a window could not be completed: stop, exit 1 */
+	struct rec_push *push; /* --push: the sender of the windows, or NULL */
 };
 
 /* cmd_record.c (`perfev top` reads the same options) */

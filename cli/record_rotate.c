@@ -255,6 +255,7 @@ static int publish(struct rec_state *s)
 	w->tmp[0] = w->pb_tmp[0] = '\0';
 	sync_dir(s->cfg.rotate_dir);
 	w->done++;
+	rec_push_notify(s); /* --push: one more window to send */
 	return 0;
 }
 
