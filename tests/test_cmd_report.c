@@ -936,7 +936,7 @@ Test(cmd_report, bad_options)
 	struct th_output r = th_perfev("report", "--sort", "sym,colour");
 	cr_expect_eq(r.status, 129);
 	expect_has(r.err, "unknown sort key 'colour'");
-	expect_has(r.err, "use comm, pid, process, tid, cpu, dso, sym, srcline or trace");
+	expect_has(r.err, "use comm, pid, process, tid, cpu, dso, sym, srcline, trace or cgroup");
 	th_output_free(&r);
 
 	r = th_perfev("report", "--percent-limit", "lots");

@@ -504,7 +504,7 @@ Test(report, table_bad_sort_key)
 	o.sort = "comm,bogus";
 	cr_expect_eq(run_writer(pev_profile_write_table, p, &o, &text, NULL, &err), PEV_EPARSE);
 	expect_has(err.message, "unknown sort key 'bogus'");
-	expect_has(err.hint, "comm, pid, process, tid, cpu, dso, sym, srcline and trace");
+	expect_has(err.hint, "comm, pid, process, tid, cpu, dso, sym, srcline, trace and cgroup");
 	cr_expect_eq(err.position, 5);
 	cr_expect_eq(err.length, 5);
 	cr_expect_str_eq(text, "", "nothing is written before the check");
