@@ -195,3 +195,23 @@ unsigned pev__report_labels(const struct pev_profile *p, unsigned labels)
 	return PEV_REPORT_LABEL_COMM | PEV_REPORT_LABEL_PID | PEV_REPORT_LABEL_TID |
 	       PEV_REPORT_LABEL_CPU | (p->has_cgroup ? PEV_REPORT_LABEL_CGROUP : 0);
 }
+
+bool pev__next_location(const struct pev_profile *p, const struct pev__sample *s,
+			bool no_inline, unsigned *at, unsigned *first, unsigned *last)
+{
+	const uint32_t *st = pev__sample_stack(p, s);
+	unsigned i = *at;
+
+	if (no_inline)
+		while (i < s->nr && (p->frames[st[i]].flags & PEV_FRAME_INLINED))
+			i++;
+	if (i >= s->nr)
+		return false;
+	unsigned j = i;
+	while (j + 1 < s->nr && (p->frames[st[j]].flags & PEV_FRAME_INLINED))
+		j++;
+	*first = no_inline ? j : i;
+	*last = j;
+	*at = j + 1;
+	return true;
+}

@@ -338,6 +338,15 @@ int pev__report_check(const struct pev_profile *p, const struct pev_report_opts 
 unsigned pev__report_labels(const struct pev_profile *p, unsigned labels);
 
 /*
+ * The next location (one address) of sample s's stack from frame *at, as
+ * pprof and OTLP write them: its inlined functions then the function that
+ * holds them, frames first..last (leaf first); with no_inline the holder
+ * alone (first == last). Returns false past the last frame; *at moves on.
+ */
+bool pev__next_location(const struct pev_profile *p, const struct pev__sample *s,
+			bool no_inline, unsigned *at, unsigned *first, unsigned *last);
+
+/*
  * The recorded program into *best (its DSO's string id, 0 when unknown):
  * the DSO described with PEV_PROFILE_MAPPING_MAIN, else the file named like
  * a program that is in the most samples' user stacks. 0 or -ENOMEM.

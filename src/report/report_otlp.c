@@ -334,23 +334,12 @@ static int stack_of(struct builder *b, const struct pev__sample *s, uint32_t *lo
 {
 	const struct pev_profile *p = b->p;
 	const uint32_t *st = pev__sample_stack(p, s);
-	unsigned n = 0, i = 0;
+	unsigned n = 0, at = 0, first, last;
 
-	while (i < s->nr) {
-		unsigned j = i;
-		if (b->flags & PEV_REPORT_NO_INLINE) {
-			if (p->frames[st[i]].flags & PEV_FRAME_INLINED) {
-				i++;
-				continue;
-			}
-		} else {
-			while (j + 1 < s->nr && (p->frames[st[j]].flags & PEV_FRAME_INLINED))
-				j++;
-		}
-		if (location_of(b, st, b->flags & PEV_REPORT_NO_INLINE ? j : i, j, key, &locs[n]))
+	while (pev__next_location(p, s, b->flags & PEV_REPORT_NO_INLINE, &at, &first, &last)) {
+		if (location_of(b, st, first, last, key, &locs[n]))
 			return -ENOMEM;
 		n++;
-		i = j + 1;
 	}
 	return ktab_intern(&b->stacks, locs, n, index);
 }

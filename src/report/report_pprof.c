@@ -357,27 +357,16 @@ static int add_samples(struct builder *b, const int *column)
 	for (uint32_t si = 0; si < p->nr_samples; si++) {
 		const struct pev__sample *s = &p->samples[si];
 		const uint32_t *st = pev__sample_stack(p, s);
-		unsigned n = 0, i = 0;
+		unsigned n = 0, at = 0, first, last;
 		uint32_t node, ls;
 		int64_t *v;
 
 		if (column[s->event] < 0)
 			continue;
-		while (i < s->nr) {
-			unsigned j = i;
-			if (b->flags & PEV_REPORT_NO_INLINE) {
-				if (p->frames[st[i]].flags & PEV_FRAME_INLINED) {
-					i++;
-					continue;
-				}
-			} else {
-				while (j + 1 < s->nr && (p->frames[st[j]].flags & PEV_FRAME_INLINED))
-					j++;
-			}
-			if (location_of(b, st, b->flags & PEV_REPORT_NO_INLINE ? j : i, j, &locs[n]))
+		while (pev__next_location(p, s, b->flags & PEV_REPORT_NO_INLINE, &at, &first, &last)) {
+			if (location_of(b, st, first, last, &locs[n]))
 				goto nomem;
 			n++;
-			i = j + 1;
 		}
 		if (labelset_of(b, s, &ls) || !(node = trie_child(&b->samples, 0, ls)))
 			goto nomem;
