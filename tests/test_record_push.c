@@ -446,73 +446,59 @@ static long send_leftovers(const struct receiver *r, const char *base, const cha
 	return s2.wrote;
 }
 
-/* ---- the acceptance test -------------------------------------------------------------------- */
+/* ---- the fixture ------------------------------------------------------------------------------ */
 
-Test(record_push, store_down_for_the_first_half_loses_nothing)
+/*
+ * One recording pushed to a receiver, and what came of it: most tests
+ * below are push_run(), their own checks, push_run_end(). The parts
+ * (push_run_begin, push_run_record or push_run_ended, push_run_collect)
+ * serve the tests that do something between them.
+ */
+struct pushed_run {
+	const char *base;          /* the test's temporary directory */
+	char *dir;                 /* the windows' directory, base/w/ */
+	char *err;                 /* perfev's stderr, base/perfev.err */
+	struct receiver r;         /* the store */
+	const char *const *more;   /* the recording's extra options (for the leftovers too) */
+	char *text;                /* perfev's stderr, read */
+	struct summary s;          /* its summary lines */
+	long total;                /* windows written: the run's and the leftovers run's */
+	struct request *list;      /* the requests the receiver logged */
+	int n;                     /* how many */
+	int ok;                    /* those answered 200, each window once, in order */
+};
+
+/* Makes the test's directory and starts the receiver `name` there with extra (NULL-terminated). */
+static void push_run_begin(struct pushed_run *p, const char *name, const char *const *extra)
 {
-	const char *base = th_temp_dir("push");
-	char *dir = th_path_join(base, "windows/"), *err = th_path_join(base, "perfev.err");
-	const char *extra[] = {"--down-until", "GO", NULL};
-	struct receiver r;
-	struct request *list;
-	int status;
-
-	receiver_start(&r, base, "store", extra);
-	const char *args[] = {"record", "--rotate", "0.5", "-o", dir, "--push", r.url,
-			      "--push-timeout", "5", "-g", "--", "/usr/bin/python3", "-c",
-			      BUSY_LOOP("4"), NULL};
-	pid_t pid = perfev_start(args, err);
-	/* The store is down until windows pile up (the first half of the run). */
-	double deadline = deadline_in(60);
-	bool done = false;
-	while (windows_in(dir, NULL, 0) < 3 && !(done = exited(pid, &status))) {
-		cr_assert(!passed(deadline), "no 3 windows in 60 s");
-		usleep(20 * 1000);
-	}
-	cr_expect(!done, "the workload ended before the store came up (a very slow machine?)");
-	receiver_go(&r);
-	if (!done)
-		status = wait_exit(pid, 120);
-	char *text = th_slurp(err, NULL);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d:\n%s", status, text);
-	struct summary s = read_summary(text);
-	cr_expect_geq(s.wrote, 6, "%s", text);
-	cr_expect_geq(s.retries, 1, "the store was down, yet no retry:\n%s", text);
-	cr_expect_eq(s.dropped, 0, "%s", text);
-	cr_expect_eq(s.rejected, 0, "%s", text);
-	cr_expect(strstr(text, "Connection refused"), "%s", text);
-	long total = s.wrote + send_leftovers(&r, base, dir, &s, NULL, text);
-	cr_expect_eq(windows_in(dir, NULL, 0), 0, "windows left in the directory");
-
-	int n = read_log(&r, &list);
-	cr_expect_eq(expect_each_window_once(list, n), total, "%s", text);
-	int checked = 0;
-	for (int i = 0; i < n; i++) {
-		if (strcmp(list[i].status, "200") != 0)
-			continue;
-		cr_expect_str_eq(list[i].name, "python3");
-		cr_expect_str_eq(list[i].format, "pprof");
-		cr_expect_str_eq(list[i].content_type, "application/octet-stream");
-		if (checked++ < 3) /* pprof -raw takes a while: the first three */
-			expect_pprof_body(&r, list[i].window);
-	}
-	free(list);
-	receiver_stop(&r);
-	free(text);
-	free(dir);
-	free(err);
+	memset(p, 0, sizeof(*p));
+	p->base = th_temp_dir("push");
+	p->dir = th_path_join(p->base, "w/");
+	p->err = th_path_join(p->base, "perfev.err");
+	receiver_start(&p->r, p->base, name, extra);
 }
 
-/* ---- retries ---------------------------------------------------------------------------------- */
-
-/* Records report_work for ms milliseconds of CPU in windows of rotate s, pushed to r with more. */
-static char *record_pushed(const struct receiver *r, const char *base, const char *dir,
-			   const char *rotate, const char *ms, const char *const *more, int *status)
+/* Takes the end of a perfev run (its wait status): asserts it exited 0, reads p->text and p->s. */
+static void push_run_ended(struct pushed_run *p, int status)
 {
-	const char *args[48] = {"record", "--rotate", rotate, "-o", dir, "--push", r->url};
-	int n = 7;
-	char *err = th_path_join(base, "perfev.err");
+	free(p->text);
+	p->text = th_slurp(p->err, NULL);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d:\n%s", status, p->text);
+	p->s = read_summary(p->text);
+}
 
+/*
+ * Records report_work for ms milliseconds of CPU in windows of rotate s into
+ * p->dir, pushed to p->r with more (NULL-terminated, kept in p->more); then
+ * push_run_ended.
+ */
+static void push_run_record(struct pushed_run *p, const char *rotate, const char *ms,
+			    const char *const *more)
+{
+	const char *args[48] = {"record", "--rotate", rotate, "-o", p->dir, "--push", p->r.url};
+	int n = 7;
+
+	p->more = more;
 	for (; more && *more && n < 40; more++)
 		args[n++] = *more;
 	args[n++] = "-g";
@@ -520,243 +506,251 @@ static char *record_pushed(const struct receiver *r, const char *base, const cha
 	args[n++] = th_test_program("report_work");
 	args[n++] = ms;
 	args[n] = NULL;
-	pid_t pid = perfev_start(args, err);
-	*status = wait_exit(pid, 180);
-	char *text = th_slurp(err, NULL);
-	free(err);
-	return text;
+	pid_t pid = perfev_start(args, p->err);
+	push_run_ended(p, wait_exit(pid, 180));
 }
+
+/*
+ * After the run: sends what it left (send_leftovers, with p->more), sets
+ * p->total, reads the receiver's log into p->list and p->n, and checks the
+ * windows it accepted (expect_each_window_once: p->ok, to compare with
+ * p->total).
+ */
+static void push_run_collect(struct pushed_run *p)
+{
+	p->total = p->s.wrote + send_leftovers(&p->r, p->base, p->dir, &p->s, p->more, p->text);
+	p->n = read_log(&p->r, &p->list);
+	p->ok = expect_each_window_once(p->list, p->n);
+}
+
+/*
+ * The whole run: a receiver "store" started with receiver_extra, a
+ * recording of report_work (push_run_record's rotate, ms, more) that exits
+ * 0, its leftovers sent and the log read (push_run_collect).
+ */
+static void push_run(struct pushed_run *p, const char *const *receiver_extra, const char *rotate,
+		     const char *ms, const char *const *more)
+{
+	push_run_begin(p, "store", receiver_extra);
+	push_run_record(p, rotate, ms, more);
+	push_run_collect(p);
+}
+
+/* Stops the receiver and frees what p holds (th_temp_dir removes the files). */
+static void push_run_end(struct pushed_run *p)
+{
+	free(p->list);
+	receiver_stop(&p->r);
+	free(p->text);
+	free(p->err);
+	free(p->dir);
+}
+
+/* ---- the acceptance test -------------------------------------------------------------------- */
+
+Test(record_push, store_down_for_the_first_half_loses_nothing)
+{
+	const char *extra[] = {"--down-until", "GO", NULL};
+	struct pushed_run p;
+	int status;
+
+	push_run_begin(&p, "store", extra);
+	const char *args[] = {"record", "--rotate", "0.5", "-o", p.dir, "--push", p.r.url,
+			      "--push-timeout", "5", "-g", "--", "/usr/bin/python3", "-c",
+			      BUSY_LOOP("4"), NULL};
+	pid_t pid = perfev_start(args, p.err);
+	/* The store is down until windows pile up (the first half of the run). */
+	double deadline = deadline_in(60);
+	bool done = false;
+	while (windows_in(p.dir, NULL, 0) < 3 && !(done = exited(pid, &status))) {
+		cr_assert(!passed(deadline), "no 3 windows in 60 s");
+		usleep(20 * 1000);
+	}
+	cr_expect(!done, "the workload ended before the store came up (a very slow machine?)");
+	receiver_go(&p.r);
+	if (!done)
+		status = wait_exit(pid, 120);
+	push_run_ended(&p, status);
+	cr_expect_geq(p.s.wrote, 6, "%s", p.text);
+	cr_expect_geq(p.s.retries, 1, "the store was down, yet no retry:\n%s", p.text);
+	cr_expect_eq(p.s.dropped, 0, "%s", p.text);
+	cr_expect_eq(p.s.rejected, 0, "%s", p.text);
+	cr_expect(strstr(p.text, "Connection refused"), "%s", p.text);
+	push_run_collect(&p);
+	cr_expect_eq(windows_in(p.dir, NULL, 0), 0, "windows left in the directory");
+	cr_expect_eq(p.ok, p.total, "%s", p.text);
+	int checked = 0;
+	for (int i = 0; i < p.n; i++) {
+		if (strcmp(p.list[i].status, "200") != 0)
+			continue;
+		cr_expect_str_eq(p.list[i].name, "python3");
+		cr_expect_str_eq(p.list[i].format, "pprof");
+		cr_expect_str_eq(p.list[i].content_type, "application/octet-stream");
+		if (checked++ < 3) /* pprof -raw takes a while: the first three */
+			expect_pprof_body(&p.r, p.list[i].window);
+	}
+	push_run_end(&p);
+}
+
+/* ---- retries ---------------------------------------------------------------------------------- */
 
 Test(record_push, a_503_is_retried_and_order_kept)
 {
-	const char *base = th_temp_dir("push");
-	char *dir = th_path_join(base, "w/");
 	const char *extra[] = {"--status-first", "2:503", NULL};
-	struct receiver r;
-	struct request *list;
-	int status;
+	struct pushed_run p;
 
-	receiver_start(&r, base, "store", extra);
-	char *text = record_pushed(&r, base, dir, "0.3", "900", NULL, &status);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", text);
-	struct summary s = read_summary(text);
-	cr_expect_geq(s.retries, 2, "%s", text);
-	cr_expect(strstr(text, "the store answered 503"), "%s", text);
-	long total = s.wrote + send_leftovers(&r, base, dir, &s, NULL, text);
-	int n = read_log(&r, &list);
-	cr_assert_geq(n, 3);
+	push_run(&p, extra, "0.3", "900", NULL);
+	cr_expect_geq(p.s.retries, 2, "%s", p.text);
+	cr_expect(strstr(p.text, "the store answered 503"), "%s", p.text);
+	cr_assert_geq(p.n, 3);
 	/* The first window, refused twice, is sent again before any other. */
-	cr_expect_str_eq(list[0].status, "503");
-	cr_expect_str_eq(list[1].status, "503");
-	cr_expect_str_eq(list[1].window, list[0].window);
-	cr_expect_str_eq(list[2].window, list[0].window);
-	cr_expect_str_eq(list[2].status, "200");
-	cr_expect_eq(expect_each_window_once(list, n), total);
-	free(list);
-	receiver_stop(&r);
-	free(text);
-	free(dir);
+	cr_expect_str_eq(p.list[0].status, "503");
+	cr_expect_str_eq(p.list[1].status, "503");
+	cr_expect_str_eq(p.list[1].window, p.list[0].window);
+	cr_expect_str_eq(p.list[2].window, p.list[0].window);
+	cr_expect_str_eq(p.list[2].status, "200");
+	cr_expect_eq(p.ok, p.total);
+	push_run_end(&p);
 }
 
 Test(record_push, a_store_that_hangs_times_out_and_is_retried)
 {
-	const char *base = th_temp_dir("push");
-	char *dir = th_path_join(base, "w/");
 	const char *extra[] = {"--hang-first", "1", NULL};
 	const char *more[] = {"--push-timeout", "1", NULL};
-	struct receiver r;
-	struct request *list;
-	int status;
+	struct pushed_run p;
 
-	receiver_start(&r, base, "store", extra);
-	char *text = record_pushed(&r, base, dir, "0.3", "900", more, &status);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", text);
-	struct summary s = read_summary(text);
-	cr_expect_geq(s.retries, 1, "%s", text);
-	cr_expect(strstr(text, "no answer in time"), "%s", text);
-	long total = s.wrote + send_leftovers(&r, base, dir, &s, more, text);
-	int n = read_log(&r, &list);
-	cr_assert_geq(n, 2);
-	cr_expect_str_eq(list[0].status, "hang");
-	cr_expect_str_eq(list[1].window, list[0].window);
-	cr_expect_eq(expect_each_window_once(list, n), total);
-	free(list);
-	receiver_stop(&r);
-	free(text);
-	free(dir);
+	push_run(&p, extra, "0.3", "900", more);
+	cr_expect_geq(p.s.retries, 1, "%s", p.text);
+	cr_expect(strstr(p.text, "no answer in time"), "%s", p.text);
+	cr_assert_geq(p.n, 2);
+	cr_expect_str_eq(p.list[0].status, "hang");
+	cr_expect_str_eq(p.list[1].window, p.list[0].window);
+	cr_expect_eq(p.ok, p.total);
+	push_run_end(&p);
 }
 
 Test(record_push, a_400_sets_the_window_aside_for_good)
 {
-	const char *base = th_temp_dir("push");
-	char *dir = th_path_join(base, "w/");
 	const char *extra[] = {"--status-first", "1:400", NULL};
-	struct receiver r;
-	struct request *list;
-	int status;
+	struct pushed_run p;
 
-	receiver_start(&r, base, "store", extra);
-	char *text = record_pushed(&r, base, dir, "0.3", "900", NULL, &status);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", text);
-	struct summary s = read_summary(text);
-	cr_expect_eq(s.rejected, 1, "%s", text);
-	cr_expect_eq(s.retries, 0, "%s", text);
-	long total = s.wrote + send_leftovers(&r, base, dir, &s, NULL, text);
+	push_run(&p, extra, "0.3", "900", NULL);
+	cr_expect_eq(p.s.rejected, 1, "%s", p.text);
+	cr_expect_eq(p.s.retries, 0, "%s", p.text);
 	/* The message names the status and what the store said. */
-	cr_expect(strstr(text, "the store answered 400 (\"refused by the test receiver: 400\")"),
-		  "%s", text);
-	cr_expect_eq(files_ending(dir, ".rejected"), 1);
-	int n = read_log(&r, &list);
-	cr_assert_geq(n, 1);
-	cr_expect_str_eq(list[0].status, "400");
+	cr_expect(strstr(p.text, "the store answered 400 (\"refused by the test receiver: 400\")"),
+		  "%s", p.text);
+	cr_expect_eq(files_ending(p.dir, ".rejected"), 1);
+	cr_assert_geq(p.n, 1);
+	cr_expect_str_eq(p.list[0].status, "400");
 	char aside[256];
-	snprintf(aside, sizeof(aside), "%s%s.rejected", dir, list[0].window);
+	snprintf(aside, sizeof(aside), "%s%s.rejected", p.dir, p.list[0].window);
 	cr_expect_eq(access(aside, F_OK), 0, "no %s", aside);
-	for (int i = 1; i < n; i++)
-		cr_expect_str_neq(list[i].window, list[0].window, "a rejected window sent again");
-	cr_expect_eq(expect_each_window_once(list, n), total - 1);
-	free(list);
-	receiver_stop(&r);
-	free(text);
-	free(dir);
+	for (int i = 1; i < p.n; i++)
+		cr_expect_str_neq(p.list[i].window, p.list[0].window, "a rejected window sent again");
+	cr_expect_eq(p.ok, p.total - 1);
+	push_run_end(&p);
 }
 
 /* ---- the queue -------------------------------------------------------------------------------- */
 
 Test(record_push, the_queue_keeps_its_bound_by_dropping_the_oldest)
 {
-	const char *base = th_temp_dir("push");
-	char *dir = th_path_join(base, "w/");
 	const char *extra[] = {"--down-until", "GO", NULL}; /* never up */
 	const char *more[] = {"--push-queue", "2", "--push-timeout", "0.5", NULL};
-	struct receiver r;
+	struct pushed_run p;
 	char left[8][128];
-	int status;
 
-	receiver_start(&r, base, "store", extra);
-	char *text = record_pushed(&r, base, dir, "0.2", "1200", more, &status);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", text);
-	struct summary s = read_summary(text);
-	cr_expect_geq(s.wrote, 4, "%s", text);
-	cr_expect_eq(s.sent, 0, "%s", text);
-	cr_expect_eq(s.left, 2, "%s", text);
-	cr_expect_eq(s.dropped, s.wrote - 2, "%s", text);
-	cr_expect_eq(windows_in(dir, left, 8), 2);
-	cr_expect(strstr(text, "2 windows not sent stay in"), "%s", text);
+	push_run_begin(&p, "store", extra);
+	push_run_record(&p, "0.2", "1200", more);
+	cr_expect_geq(p.s.wrote, 4, "%s", p.text);
+	cr_expect_eq(p.s.sent, 0, "%s", p.text);
+	cr_expect_eq(p.s.left, 2, "%s", p.text);
+	cr_expect_eq(p.s.dropped, p.s.wrote - 2, "%s", p.text);
+	cr_expect_eq(windows_in(p.dir, left, 8), 2);
+	cr_expect(strstr(p.text, "2 windows not sent stay in"), "%s", p.text);
 	/* Each drop said, naming a window older than the two kept. */
 	int said = 0;
-	for (const char *p = text; (p = strstr(p, "dropped the oldest, ")); said++) {
-		p += strlen("dropped the oldest, ");
-		cr_expect_lt(strncmp(p, left[0], strlen(left[0])), 0, "dropped %.40s, kept %s", p,
+	for (const char *q = p.text; (q = strstr(q, "dropped the oldest, ")); said++) {
+		q += strlen("dropped the oldest, ");
+		cr_expect_lt(strncmp(q, left[0], strlen(left[0])), 0, "dropped %.40s, kept %s", q,
 			     left[0]);
 	}
-	cr_expect_eq(said, s.dropped, "%s", text);
-	cr_expect_eq(accepted(&r), 0);
-	receiver_stop(&r);
-	free(text);
-	free(dir);
+	cr_expect_eq(said, p.s.dropped, "%s", p.text);
+	cr_expect_eq(accepted(&p.r), 0);
+	push_run_end(&p);
 }
 
 Test(record_push, windows_left_by_an_earlier_run_go_first)
 {
-	const char *base = th_temp_dir("push");
-	char *dir = th_path_join(base, "w/");
 	const char *down[] = {"--down-until", "GO", NULL}; /* never up */
 	const char *more[] = {"--push-timeout", "0.3", NULL};
-	struct receiver r1, r2;
-	struct request *list;
+	struct pushed_run p;
 	char earlier[64][128];
-	int status;
 
-	receiver_start(&r1, base, "down", down);
-	char *text = record_pushed(&r1, base, dir, "0.3", "600", more, &status);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", text);
-	struct summary s1 = read_summary(text);
-	cr_expect_eq(s1.sent, 0, "%s", text);
-	cr_expect_gt(s1.left, 0, "%s", text);
-	cr_expect(strstr(text, "the next `perfev record --rotate ... -o "), "%s", text);
-	receiver_stop(&r1);
-	free(text);
-	int n_earlier = windows_in(dir, earlier, 64);
-	cr_assert_eq(n_earlier, s1.left);
+	/* The first run, to a store that is down, leaves its windows. */
+	push_run_begin(&p, "down", down);
+	push_run_record(&p, "0.3", "600", more);
+	cr_expect_eq(p.s.sent, 0, "%s", p.text);
+	cr_expect_gt(p.s.left, 0, "%s", p.text);
+	cr_expect(strstr(p.text, "the next `perfev record --rotate ... -o "), "%s", p.text);
+	receiver_stop(&p.r);
+	int n_earlier = windows_in(p.dir, earlier, 64);
+	cr_assert_eq(n_earlier, p.s.left);
 
-	receiver_start(&r2, base, "up", NULL);
-	text = record_pushed(&r2, base, dir, "0.3", "300", NULL, &status);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", text);
-	struct summary s2 = read_summary(text);
-	cr_expect(strstr(text, "an earlier recording left in"), "%s", text);
-	s2.wrote += n_earlier; /* what there was to send */
-	long total = s2.wrote + send_leftovers(&r2, base, dir, &s2, NULL, text);
-	int n = read_log(&r2, &list);
-	cr_expect_eq(expect_each_window_once(list, n), total);
-	for (int i = 0; i < n_earlier && i < n; i++)
-		cr_expect_str_eq(list[i].window, earlier[i], "request %d", i);
-	free(list);
-	receiver_stop(&r2);
-	free(text);
-	free(dir);
+	/* The second, to a store that is up, sends them before its own. */
+	receiver_start(&p.r, p.base, "up", NULL);
+	push_run_record(&p, "0.3", "300", NULL);
+	cr_expect(strstr(p.text, "an earlier recording left in"), "%s", p.text);
+	p.s.wrote += n_earlier; /* what there was to send */
+	push_run_collect(&p);
+	cr_expect_eq(p.ok, p.total);
+	for (int i = 0; i < n_earlier && i < p.n; i++)
+		cr_expect_str_eq(p.list[i].window, earlier[i], "request %d", i);
+	push_run_end(&p);
 }
 
 Test(record_push, a_store_that_restarts_loses_nothing)
 {
-	const char *base = th_temp_dir("push");
-	char *dir = th_path_join(base, "w/");
 	const char *extra[] = {"--pause-after", "2:GO", NULL};
-	struct receiver r;
-	struct request *list;
+	struct pushed_run p;
 	int status;
 
-	receiver_start(&r, base, "store", extra);
-	const char *args[] = {"record", "--rotate", "0.3", "-o", dir, "--push", r.url,
+	push_run_begin(&p, "store", extra);
+	const char *args[] = {"record", "--rotate", "0.3", "-o", p.dir, "--push", p.r.url,
 			      "--push-timeout", "2", "-g", "--", th_test_program("report_work"),
 			      "2000", NULL};
-	char *err = th_path_join(base, "perfev.err");
-	pid_t pid = perfev_start(args, err);
+	pid_t pid = perfev_start(args, p.err);
 	/* Two windows taken, then the store goes away; back once two more wait. */
 	double deadline = deadline_in(60);
 	bool done = false;
-	while (!(accepted(&r) >= 2 && windows_in(dir, NULL, 0) >= 2) &&
+	while (!(accepted(&p.r) >= 2 && windows_in(p.dir, NULL, 0) >= 2) &&
 	       !(done = exited(pid, &status))) {
 		cr_assert(!passed(deadline), "the store's pause did not come in 60 s");
 		usleep(20 * 1000);
 	}
-	receiver_go(&r);
+	receiver_go(&p.r);
 	if (!done)
 		status = wait_exit(pid, 120);
-	char *text = th_slurp(err, NULL);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", text);
-	struct summary s = read_summary(text);
-	long total = s.wrote + send_leftovers(&r, base, dir, &s, NULL, text);
-	int n = read_log(&r, &list);
-	cr_expect_eq(expect_each_window_once(list, n), total);
-	free(list);
-	receiver_stop(&r);
-	free(text);
-	free(err);
-	free(dir);
+	push_run_ended(&p, status);
+	push_run_collect(&p);
+	cr_expect_eq(p.ok, p.total);
+	push_run_end(&p);
 }
 
 /* ---- what is sent ------------------------------------------------------------------------------ */
 
 Test(record_push, folded_bodies_and_labels_percent_encoded)
 {
-	const char *base = th_temp_dir("push");
-	char *dir = th_path_join(base, "w/");
 	const char *more[] = {"-F", "999", "--push-format", "folded", "--push-name", "my-app/svc",
 			      "--push-label", "env=prod", "--push-label", "zone=eu west.1=a", NULL};
-	struct receiver r;
-	struct request *list;
-	int status;
+	struct pushed_run p;
+	int hot = 0;
 
-	receiver_start(&r, base, "store", NULL);
-	char *text = record_pushed(&r, base, dir, "0.3", "600", more, &status);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", text);
-	struct summary s = read_summary(text);
-	long total = s.wrote + send_leftovers(&r, base, dir, &s, more, text);
-	int n = read_log(&r, &list), hot = 0;
-	cr_assert_eq(expect_each_window_once(list, n), total);
-	for (int i = 0; i < n; i++) {
-		const struct request *e = &list[i];
+	push_run(&p, NULL, "0.3", "600", more);
+	cr_assert_eq(p.ok, p.total);
+	for (int i = 0; i < p.n; i++) {
+		const struct request *e = &p.list[i];
 		cr_expect_str_eq(e->name, "my-app/svc{env=prod,zone=eu west.1=a}");
 		cr_expect(strncmp(e->raw_query,
 				  "name=my-app%2Fsvc%7Benv%3Dprod%2Czone%3Deu%20west.1%3Da%7D&from=",
@@ -769,7 +763,7 @@ Test(record_push, folded_bodies_and_labels_percent_encoded)
 		/* Each line "stack count"; the workload's functions among the stacks. */
 		char name[256];
 		snprintf(name, sizeof(name), "%s.body", e->window);
-		char *path = th_path_join(r.bodies, name);
+		char *path = th_path_join(p.r.bodies, name);
 		char *body = th_slurp(path, NULL);
 		for (char *line = strtok(body, "\n"); line; line = strtok(NULL, "\n")) {
 			char *sp = strrchr(line, ' ');
@@ -782,10 +776,7 @@ Test(record_push, folded_bodies_and_labels_percent_encoded)
 		free(path);
 	}
 	cr_expect_gt(hot, 0, "no stack names report_work's functions");
-	free(list);
-	receiver_stop(&r);
-	free(text);
-	free(dir);
+	push_run_end(&p);
 }
 
 /*
@@ -795,40 +786,35 @@ Test(record_push, folded_bodies_and_labels_percent_encoded)
  */
 Test(record_push, otlp_bodies_to_a_collector)
 {
-	const char *base = th_temp_dir("push");
-	char *dir = th_path_join(base, "w/");
 	const char *root = getenv("PERFEV_SOURCE_ROOT");
-	struct receiver r;
-	struct request *list;
-	int status;
+	struct pushed_run p;
+	int hot = 0;
 
-	receiver_start(&r, base, "collector", NULL);
-	strncat(r.url, "/v1development/profiles", sizeof(r.url) - strlen(r.url) - 1);
-	char *text = record_pushed(&r, base, dir, "0.3", "600", NULL, &status);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", text);
-	struct summary s = read_summary(text);
-	long total = s.wrote + send_leftovers(&r, base, dir, &s, NULL, text);
-	int n = read_log(&r, &list), hot = 0;
-	cr_assert_eq(expect_each_window_once(list, n), total);
+	push_run_begin(&p, "collector", NULL);
+	strncat(p.r.url, "/v1development/profiles", sizeof(p.r.url) - strlen(p.r.url) - 1);
+	push_run_record(&p, "0.3", "600", NULL);
+	push_run_collect(&p);
+	cr_assert_eq(p.ok, p.total);
 	bool decode = th_sh("/usr/bin/python3 -c 'import google.protobuf' && command -v protoc",
 			    NULL, NULL) == 0;
-	for (int i = 0; i < n; i++) {
-		const struct request *e = &list[i];
+	for (int i = 0; i < p.n; i++) {
+		const struct request *e = &p.list[i];
 		cr_expect_str_eq(e->content_type, "application/x-protobuf");
 		cr_expect_eq(e->raw_query[0], '\0', "a query for OTLP: %s", e->raw_query);
 		if (!decode || strcmp(e->status, "200") != 0)
 			continue;
 		char name[256];
 		snprintf(name, sizeof(name), "%s.body", e->window);
-		char *path = th_path_join(r.bodies, name);
+		char *path = th_path_join(p.r.bodies, name);
 		char *sum = th_sh_okf("/usr/bin/python3 '%s/scripts/otlp_check.py' --samples '%s'",
 				      root, path);
 		struct json_object *doc = th_json_parse(sum);
-		struct json_object *p = json_object_array_get_idx(th_json_get(doc, "profiles"), 0);
-		cr_expect(json_object_get_boolean(th_json_get(p, "timed")), "%s: untimed", e->window);
+		struct json_object *prof = json_object_array_get_idx(th_json_get(doc, "profiles"), 0);
+		cr_expect(json_object_get_boolean(th_json_get(prof, "timed")), "%s: untimed",
+			  e->window);
 		/* Its samples' times fall in the window (the name's start, the rotation's length). */
 		double t0 = (double)window_start_s(e->window) * 1e9;
-		double t = json_object_get_double(th_json_get(p, "time"));
+		double t = json_object_get_double(th_json_get(prof, "time"));
 		cr_expect(t >= t0 - 1e9 && t <= t0 + 2e9, "%s: profile time %.0f", e->window, t);
 		hot += strstr(sum, "report_work_") != NULL;
 		json_object_put(doc);
@@ -836,10 +822,7 @@ Test(record_push, otlp_bodies_to_a_collector)
 		free(path);
 	}
 	cr_expect(!decode || hot > 0, "no window names report_work's functions");
-	free(list);
-	receiver_stop(&r);
-	free(text);
-	free(dir);
+	push_run_end(&p);
 }
 
 /* ---- errors ----------------------------------------------------------------------------------- */
