@@ -145,7 +145,18 @@ class Server(http.server.ThreadingHTTPServer):
         # Swap in a bound, not listening socket on the same port, then close the old one.
         self.socket = fresh
         old.close()
-        fresh.bind(("127.0.0.1", port))
+        # The port may be held a moment longer (a connection the old socket accepted is
+        # still closing, seen under a sanitizer's slowness): bind again until it is free.
+        # Nobody listens meanwhile, which is what a pause is.
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                fresh.bind(("127.0.0.1", port))
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
         wait_for(self.opts.pause_after[1], self.stopping)
         fresh.listen(64)
         self.paused = False

@@ -424,9 +424,10 @@ Test(cgroup, record_names_a_cgroup_made_while_it_records)
 	char *table = th_sh_okf("'%s' report -i '%s' --stdio --sort cgroup", th_perfev_bin(), data);
 	char want[512];
 	snprintf(want, sizeof(want), "  %s/new\n", w.name);
+	/* (Other rows may read "unknown": a cgroup another program made between perfev's scan
+	 * and the command's exec, when the events were not enabled yet, has no record.) */
 	cr_expect(strstr(table, want), "the CGROUP record the kernel wrote names no row:\n%s",
 		  table);
-	cr_expect(!strstr(table, "unknown"), "%s", table);
 	free(table);
 	th_cg_work_end(&w);
 }
