@@ -2265,3 +2265,55 @@ Test(report, writers_on_an_empty_profile)
 	free(text);
 	pev_profile_free(p);
 }
+
+/*
+ * The cgroup key: a row per cgroup path ("N/A" for a sample without one),
+ * rows that weigh the same in the order of the cgroups' ids, as perf orders
+ * them (not their paths'); folded stacks start at the cgroup with
+ * PEV_REPORT_CGROUP; JSON names it.
+ */
+Test(report, cgroup_key_rows_ties_by_id_and_folded_roots)
+{
+	struct pev_profile *p = NULL;
+	struct pev_profile_sample s = PEV_PROFILE_SAMPLE_INIT;
+	const struct pev_profile_frame fr[] = {F("work", "w"), F("main", "w")};
+	static const struct {
+		const char *cgroup;
+		uint64_t id;
+		int times;
+	} in[] = {{"/b.slice", 7, 2}, {"/a.slice", 9, 2}, {"/c.slice", 3, 5}, {NULL, 0, 1}};
+
+	cr_assert_eq(pev_profile_new(&p), 0);
+	cr_assert_eq(add_event(p, "cpu-clock", PEV_PROFILE_UNIT_NANOSECONDS), 0);
+	s.period = 100;
+	s.comm = "w";
+	s.pid = s.tid = 10;
+	s.frames = fr;
+	s.nr_frames = 2;
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		s.cgroup = in[i].cgroup;
+		s.cgroup_id = in[i].id;
+		for (int t = 0; t < in[i].times; t++)
+			cr_assert_eq(pev_profile_add_sample(p, &s), 0);
+	}
+	struct pev_report_opts o = PEV_REPORT_OPTS_INIT;
+	o.sort = "cgroup";
+	o.flags = PEV_REPORT_NO_HEADER;
+	char *t = write_ok(pev_profile_write_table, p, &o);
+	/* /b.slice (id 7) before /a.slice (id 9): equal weights, by id. */
+	cr_expect_str_eq(t, "    50.00%  /c.slice\n"
+			    "    20.00%  /b.slice\n"
+			    "    20.00%  /a.slice\n"
+			    "    10.00%  N/A\n\n\n", "%s", t);
+	free(t);
+	t = write_ok(pev_profile_write_json, p, &o);
+	expect_has(t, "\"cgroup\":\"/c.slice\"");
+	free(t);
+	o.sort = NULL;
+	o.flags = PEV_REPORT_CGROUP;
+	t = write_ok(pev_profile_write_folded, p, &o);
+	expect_has(t, "/c.slice;w;main;work 5\n");
+	expect_has(t, "N/A;w;main;work 1\n");
+	free(t);
+	pev_profile_free(p);
+}

@@ -168,6 +168,12 @@ struct pev_profile_sample {
 	 * key, pprof's "cgroup" label and the other writers show it.
 	 */
 	const char *cgroup;
+	/**
+	 * The cgroup's id (PEV_SAMPLE_CGROUP's value), or 0 when unknown: the
+	 * table orders rows of the cgroup key that weigh the same by it, as
+	 * perf does. The first id given for a path stays.
+	 */
+	uint64_t cgroup_id;
 };
 
 #ifdef __cplusplus

@@ -52,6 +52,7 @@ void pev_profile_free(struct pev_profile *p)
 	free(p->thread_names);
 	free(p->tl);
 	free(p->markers);
+	free(p->cgroup_ids);
 	free(p);
 }
 
@@ -456,6 +457,13 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 	    pev__strtab_intern_str(&p->str, c.cgroup, &k.cgroup))
 		return PEV_ENOMEM;
 	p->has_cgroup |= k.cgroup != 0;
+	if (k.cgroup && c.cgroup_id && !pev__profile_cgroup_id(p, k.cgroup)) {
+		if (pev__grow((void **)&p->cgroup_ids, &p->cap_cgroup_ids, p->nr_cgroup_ids + 1,
+			      sizeof(*p->cgroup_ids)))
+			return PEV_ENOMEM;
+		p->cgroup_ids[p->nr_cgroup_ids++] =
+			(struct pev__cgroup_id){.path = k.cgroup, .id = c.cgroup_id};
+	}
 	k.frames = (uint32_t)base;
 	k.nr = (uint16_t)c.nr_frames;
 	k.event = (uint16_t)c.event;
@@ -717,5 +725,13 @@ int pev_profile_totals(const struct pev_profile *p, unsigned event, uint64_t *sa
 		*samples = p->events[event].samples;
 	if (period)
 		*period = p->events[event].total;
+	return 0;
+}
+
+uint64_t pev__profile_cgroup_id(const struct pev_profile *p, uint32_t path)
+{
+	for (size_t i = 0; i < p->nr_cgroup_ids; i++)
+		if (p->cgroup_ids[i].path == path)
+			return p->cgroup_ids[i].id;
 	return 0;
 }

@@ -547,6 +547,7 @@ static int load(struct pev_perfdata *pd, struct pev_replay *r, struct pev_profil
 		if (o->sample_text)
 			ps.trace = o->sample_text(o->sample_text_ctx, &s);
 		ps.cgroup = pev_replay_sample_cgroup(r, &s);
+		ps.cgroup_id = ps.cgroup ? s.record->sample.cgroup : 0;
 		size_t entries = p->nr_tl;
 		uint64_t cpu = p->timeline && oc->file_switches &&
 					       !(s.record->sample.fields & PEV_SAMPLE_READ)

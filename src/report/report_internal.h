@@ -267,6 +267,12 @@ struct pev_profile {
 	uint64_t min_time, max_time;
 	bool has_time;
 	bool has_cgroup; /* a sample has a cgroup */
+	/* The cgroup paths' ids (pev_profile_sample.cgroup_id): few, looked up at ties only. */
+	struct pev__cgroup_id {
+		uint32_t path; /* string id */
+		uint64_t id;
+	} *cgroup_ids;
+	size_t nr_cgroup_ids, cap_cgroup_ids;
 };
 
 /*
@@ -336,6 +342,9 @@ int pev__report_check(const struct pev_profile *p, const struct pev_report_opts 
  * where samples have one), PEV_REPORT_LABEL_NONE none.
  */
 unsigned pev__report_labels(const struct pev_profile *p, unsigned labels);
+
+/* The id samples gave the cgroup path of string id path, or 0 when none did. */
+uint64_t pev__profile_cgroup_id(const struct pev_profile *p, uint32_t path);
 
 /*
  * The next location (one address) of sample s's stack from frame *at, as

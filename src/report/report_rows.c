@@ -317,6 +317,11 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 			return c;
 	for (unsigned i = 0; i < r->keys.n; i++) {
 		enum pev__key k = r->keys.k[i];
+		/* As perf: cgroups that weigh the same by their ids (then by path). */
+		if (k == PEV__KEY_CGROUP &&
+		    (c = pev__cmp_u64(pev__profile_cgroup_id(r->p, x->cgroup),
+				      pev__profile_cgroup_id(r->p, y->cgroup))))
+			return c;
 		switch (k) {
 		case PEV__KEY_PROCESS:
 			c = (x->pid > y->pid) - (x->pid < y->pid);
@@ -328,6 +333,7 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 		case PEV__KEY_CPU:
 			c = (x->cpu > y->cpu) - (x->cpu < y->cpu);
 			break;
+
 		case PEV__KEY_SYM: {
 			const struct pev__sym *sx = &r->p->syms[x->sym], *sy = &r->p->syms[y->sym];
 			/* As perf: named symbols before unresolved addresses. */
