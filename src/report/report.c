@@ -215,3 +215,20 @@ bool pev__next_location(const struct pev_profile *p, const struct pev__sample *s
 	*at = j + 1;
 	return true;
 }
+
+void pev__mapping_range(const struct pev__mapinfo *info, uint64_t lo, uint64_t hi, bool offsets,
+			uint64_t *start, uint64_t *limit, uint64_t *file_offset)
+{
+	uint64_t end = lo <= hi ? hi + 1 : 0;
+
+	if (info && info->limit) {
+		lo = info->start < lo ? info->start : lo;
+		end = info->limit > end ? info->limit : end;
+	}
+	*start = lo <= end ? lo : 0;
+	*limit = end;
+	if (offsets || (info && info->limit && info->start == info->file_offset))
+		*file_offset = *start;
+	else if (info && info->limit && info->start == *start)
+		*file_offset = info->file_offset;
+}

@@ -343,6 +343,16 @@ int pev__report_check(const struct pev_profile *p, const struct pev_report_opts 
  */
 unsigned pev__report_labels(const struct pev_profile *p, unsigned labels);
 
+/*
+ * A DSO's mapping as pprof and OTLP write it: the addresses its frames hit
+ * (lo..hi; lo > hi: none), widened to what pev_profile_add_mapping said
+ * (info, may be NULL), into *start and *limit (one past the end); the file
+ * offset start maps into *file_offset where known (addresses that are file
+ * offsets, `offsets`, map to themselves), else it is left as it was.
+ */
+void pev__mapping_range(const struct pev__mapinfo *info, uint64_t lo, uint64_t hi, bool offsets,
+			uint64_t *start, uint64_t *limit, uint64_t *file_offset);
+
 /* The id samples gave the cgroup path of string id path, or 0 when none did. */
 uint64_t pev__profile_cgroup_id(const struct pev_profile *p, uint32_t path);
 

@@ -636,7 +636,6 @@ static int build_mappings(struct builder *b, P_(ProfilesDictionary) *d)
 		P_(Mapping) *x;
 		const struct mapping *y = &b->map[i];
 		const struct pev__mapinfo *info = i ? pev__profile_mapinfo(p, y->dso) : NULL;
-		uint64_t lo = y->lo, limit = y->lo <= y->hi ? y->hi + 1 : 0;
 		uint32_t idx;
 
 		if (!BALLOC(b, x, 1))
@@ -645,17 +644,8 @@ static int build_mappings(struct builder *b, P_(ProfilesDictionary) *d)
 		d->mapping_table[i] = x;
 		if (!i)
 			continue; /* the zero mapping */
-		if (info && info->limit) {
-			lo = info->start < lo ? info->start : lo;
-			limit = info->limit > limit ? info->limit : limit;
-		}
-		x->memory_start = lo <= limit ? lo : 0;
-		x->memory_limit = limit;
-		/* Addresses that are file offsets map to themselves in the file. */
-		if (y->offsets || (info && info->limit && info->start == info->file_offset))
-			x->file_offset = x->memory_start;
-		else if (info && info->limit && info->start == x->memory_start)
-			x->file_offset = info->file_offset;
+		pev__mapping_range(info, y->lo, y->hi, y->offsets, &x->memory_start,
+				   &x->memory_limit, &x->file_offset);
 		if (str_of_id(b, y->dso, (uint32_t *)&x->filename_strindex))
 			return -ENOMEM;
 		if (info && info->build_id) {

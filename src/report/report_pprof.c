@@ -594,21 +594,11 @@ static int build_message(struct builder *b, const unsigned *events, unsigned ne,
 		Pev__Pprof__Mapping *x = &m->maps[i];
 		const struct mapping *y = &b->map[i];
 		const struct pev__mapinfo *info = pev__profile_mapinfo(p, y->dso);
-		uint64_t lo = y->lo, limit = y->lo <= y->hi ? y->hi + 1 : 0;
 
-		if (info && info->limit) {
-			lo = info->start < lo ? info->start : lo;
-			limit = info->limit > limit ? info->limit : limit;
-		}
 		pev__pprof__mapping__init(x);
 		x->id = i + 1;
-		x->memory_start = lo <= limit ? lo : 0;
-		x->memory_limit = limit;
-		/* Addresses that are file offsets map to themselves in the file. */
-		if (y->offsets || (info && info->limit && info->start == info->file_offset))
-			x->file_offset = x->memory_start;
-		else if (info && info->limit && info->start == x->memory_start)
-			x->file_offset = info->file_offset;
+		pev__mapping_range(info, y->lo, y->hi, y->offsets, &x->memory_start, &x->memory_limit,
+				   &x->file_offset);
 		if (str_of_id(b, y->dso, &x->filename) ||
 		    (info && str_of_id(b, info->build_id, &x->build_id)))
 			return -ENOMEM;
