@@ -341,6 +341,24 @@ static void append(char *line, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Whether any event counts a cgroup: then, as perf, every row has the
+ * cgroup's column (empty for an event counted everywhere).
+ */
+static bool uses_cgroups(const struct stat_report *r)
+{
+	for (int e = 0; e < r->nevents; e++)
+		if (r->events[e].cgroup)
+			return true;
+	return false;
+}
+
+/* An event's cgroup as its column shows it: "" for one counted everywhere. */
+static const char *cgroup_of(const struct stat_event *ev)
+{
+	return ev->cgroup ? cli_shown(ev->cgroup) : "";
+}
+
 /* ---- text ------------------------------------------------------------------ */
 
 /*
@@ -363,8 +381,8 @@ static void text_row(const struct stat_report *r, int e, int k)
 	format_value(ev, cell, r->cfg->big_num ? cli_thousands_sep() : "", value, sizeof(value));
 	snprintf(line, sizeof(line), "%s%*s %-*s %-*s", prefix, VALUE_WIDTH, value, UNIT_WIDTH,
 	         unit_of(ev), counted ? NAME_WIDTH : NAME_WIDTH_NOT_COUNTED, cli_shown(ev->name));
-	if (ev->cgroup) /* as perf: the cgroup after the name's column */
-		append(line, sizeof(line), " %s", cli_shown(ev->cgroup));
+	if (uses_cgroups(r)) /* as perf: the cgroup after the name's column */
+		append(line, sizeof(line), " %s", cgroup_of(ev));
 	if (nm > 0) {
 		char num[48];
 		snprintf(num, sizeof(num), m[0].fmt, m[0].value);
@@ -421,8 +439,9 @@ static void csv_row(const struct stat_report *r, int e, int k)
 	format_prefix(r, k, prefix, sizeof(prefix));
 	format_value(ev, cell, "", value, sizeof(value));
 	fprintf(out, "%s%s%s%s%s%s", prefix, value, sep, unit_of(ev), sep, cli_shown(ev->name));
-	if (ev->cgroup) /* as perf: a field after the event's, only in its rows */
-		fprintf(out, "%s%s", sep, cli_shown(ev->cgroup));
+	bool cgroups = uses_cgroups(r);
+	if (cgroups) /* as perf: a field after the event's */
+		fprintf(out, "%s%s", sep, cgroup_of(ev));
 	if (r->runs > 1)
 		fprintf(out, "%s%.2f%%", sep, cell->noise_pct);
 	/* perf's spelling of a row without a count: run time 0, 100.00 percent. */
@@ -435,7 +454,7 @@ static void csv_row(const struct stat_report *r, int e, int k)
 	for (int i = 1; i < nm; i++) {
 		csv_metric(&m[i], num, sizeof(num));
 		fprintf(out, "%s", prefix);
-		for (int f = 0; f < (r->runs > 1 ? 6 : 5) + (ev->cgroup != NULL); f++)
+		for (int f = 0; f < (r->runs > 1 ? 6 : 5) + cgroups; f++)
 			fputs(sep, out);
 		fprintf(out, "%s%s%s\n", num, sep, m[i].unit);
 	}
@@ -501,9 +520,9 @@ static void json_line_row(const struct stat_report *r, int e, int k)
 	json_chars(out, unit_of(ev));
 	fputs("\", \"event\" : \"", out);
 	json_chars(out, ev->name);
-	if (ev->cgroup) {
+	if (uses_cgroups(r)) {
 		fputs("\", \"cgroup\" : \"", out);
-		json_chars(out, ev->cgroup);
+		json_chars(out, ev->cgroup ? ev->cgroup : "");
 	}
 	fputs("\", ", out);
 	if (r->runs > 1)

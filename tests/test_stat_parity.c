@@ -643,3 +643,46 @@ Test(stat_parity, an_empty_event_beside_a_tool_event_is_refused)
 	cr_expect(strstr(r.err, "cycles,,page-faults"), "%s", r.err);
 	th_output_free(&r);
 }
+
+/*
+ * Counting cgroups (-G, --for-each-cgroup; the root cgroup "/", which every
+ * host with cgroups has): the table's lines, their padding, the CSV fields
+ * and the JSON lines' keys are perf's, the cgroup after the event.
+ */
+Test(stat_parity, cgroup_rows_as_perf)
+{
+	char root[4096], *perf = need_perf();
+
+	th_require_root();
+	if (pev_cgroup_events_root(root, sizeof(root)) < 0)
+		th_skip("no cgroup hierarchy is mounted here");
+	const char *text[] = {"-a", "-e", "cpu-clock,task-clock", "-G", "/,", "--", "true", NULL};
+	const char *each[] = {"-a", "-e", "cpu-clock", "--for-each-cgroup", "/", "--", "true",
+			      NULL};
+	const char *csv[] = {"-x", ",", "-a", "-e", "cpu-clock,task-clock", "-G", "/,", "--",
+			     "true", NULL};
+	const char *const *cases[] = {text, each, csv};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char *ours = run_stat(th_perfev_bin(), cases[c]), *theirs = run_stat(perf, cases[c]);
+		char a[4096], b[4096];
+		text_shape(ours, a, sizeof(a));
+		text_shape(theirs, b, sizeof(b));
+		cr_expect_str_eq(a, b, "perfev:\n%s\nperf:\n%s", ours, theirs);
+		cr_expect(strstr(ours, c == 2 ? "cpu-clock,/," : "cpu-clock                        / #"),
+			  "%s", ours);
+		if (c != 1) /* the event counted everywhere: an empty cgroup column, as perf */
+			cr_expect(strstr(ours, c == 2 ? "task-clock,," : "task-clock                        #"),
+				  "%s", ours);
+		if (c < 2) {
+			line_lengths(ours, false, a, sizeof(a));
+			line_lengths(theirs, false, b, sizeof(b));
+			cr_expect_str_eq(a, b, "line lengths differ\nperfev:\n%s\nperf:\n%s", ours,
+					 theirs);
+		}
+		free(ours);
+		free(theirs);
+	}
+	free(perf);
+	const char *json[] = {"-j", "-a", "-e", "cpu-clock", "-G", "/", "--", "true", NULL};
+	expect_same_keys(json, "counter-value unit event cgroup ");
+}
