@@ -7,7 +7,9 @@
  * cpu.stat says exactly how much CPU time it had. `perfev stat -G` and
  * `--for-each-cgroup` count each within 2% of it, `record --all-cgroups`
  * splits the samples the same way, and perf reads perfev's file with the
- * same split.
+ * same split. cpu.stat leaves interrupt time out where cpu-clock counts it:
+ * the suite runs alone, one test at a time (tests/meson.build), since another
+ * test's system-wide sampling inside the window adds 2 to 6% to a count.
  */
 #include <inttypes.h>
 #include <json-c/json.h>

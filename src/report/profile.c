@@ -400,6 +400,38 @@ static uint64_t sample_hash(uint64_t h, const struct pev__sample *k)
 	return pev__hash_u64(h, (uint64_t)k->trace << 32 | (uint32_t)k->cpu);
 }
 
+/* Where path is, or would go, in p->cgroup_ids (kept sorted by path). */
+static size_t cgroup_id_at(const struct pev_profile *p, uint32_t path)
+{
+	size_t lo = 0, hi = p->nr_cgroup_ids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->cgroup_ids[mid].path < path)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Remembers the first id given for cgroup path (string id). Returns 0 or -ENOMEM. */
+static int note_cgroup_id(struct pev_profile *p, uint32_t path, uint64_t id)
+{
+	size_t at = cgroup_id_at(p, path);
+
+	if (at < p->nr_cgroup_ids && p->cgroup_ids[at].path == path)
+		return 0;
+	if (pev__grow((void **)&p->cgroup_ids, &p->cap_cgroup_ids, p->nr_cgroup_ids + 1,
+		      sizeof(*p->cgroup_ids)))
+		return -ENOMEM;
+	memmove(p->cgroup_ids + at + 1, p->cgroup_ids + at,
+		(p->nr_cgroup_ids - at) * sizeof(*p->cgroup_ids));
+	p->cgroup_ids[at] = (struct pev__cgroup_id){.path = path, .id = id};
+	p->nr_cgroup_ids++;
+	return 0;
+}
+
 int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile_sample *s,
 				 uint32_t *slot)
 {
@@ -457,13 +489,8 @@ int pev__profile_add_sample_slot(struct pev_profile *p, const struct pev_profile
 	    pev__strtab_intern_str(&p->str, c.cgroup, &k.cgroup))
 		return PEV_ENOMEM;
 	p->has_cgroup |= k.cgroup != 0;
-	if (k.cgroup && c.cgroup_id && !pev__profile_cgroup_id(p, k.cgroup)) {
-		if (pev__grow((void **)&p->cgroup_ids, &p->cap_cgroup_ids, p->nr_cgroup_ids + 1,
-			      sizeof(*p->cgroup_ids)))
-			return PEV_ENOMEM;
-		p->cgroup_ids[p->nr_cgroup_ids++] =
-			(struct pev__cgroup_id){.path = k.cgroup, .id = c.cgroup_id};
-	}
+	if (k.cgroup && c.cgroup_id && note_cgroup_id(p, k.cgroup, c.cgroup_id))
+		return PEV_ENOMEM;
 	k.frames = (uint32_t)base;
 	k.nr = (uint16_t)c.nr_frames;
 	k.event = (uint16_t)c.event;
@@ -730,8 +757,7 @@ int pev_profile_totals(const struct pev_profile *p, unsigned event, uint64_t *sa
 
 uint64_t pev__profile_cgroup_id(const struct pev_profile *p, uint32_t path)
 {
-	for (size_t i = 0; i < p->nr_cgroup_ids; i++)
-		if (p->cgroup_ids[i].path == path)
-			return p->cgroup_ids[i].id;
-	return 0;
+	size_t at = cgroup_id_at(p, path);
+
+	return at < p->nr_cgroup_ids && p->cgroup_ids[at].path == path ? p->cgroup_ids[at].id : 0;
 }

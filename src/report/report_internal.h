@@ -267,7 +267,7 @@ struct pev_profile {
 	uint64_t min_time, max_time;
 	bool has_time;
 	bool has_cgroup; /* a sample has a cgroup */
-	/* The cgroup paths' ids (pev_profile_sample.cgroup_id): few, looked up at ties only. */
+	/* The cgroup paths' ids (pev_profile_sample.cgroup_id), sorted by path's string id. */
 	struct pev__cgroup_id {
 		uint32_t path; /* string id */
 		uint64_t id;
