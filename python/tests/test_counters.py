@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+import errno
 import mmap
 import os
 import subprocess
@@ -118,6 +119,7 @@ def test_a_cgroup_counts_its_tasks_on_every_cpu():
         pytest.skip("needs root and a cgroup v2 hierarchy")
     name = f"/perfev-py-{os.getpid()}"
     os.mkdir(root + name)
+    # Two busy processes, one in the cgroup: only its time is counted.
     busy = subprocess.Popen([sys.executable, "-c", "while True: sum(range(10**5))"])
     idle = subprocess.Popen([sys.executable, "-c", "while True: sum(range(10**5))"])
     try:
@@ -127,7 +129,14 @@ def test_a_cgroup_counts_its_tasks_on_every_cpu():
         assert perfev.cgroup_dir(name[1:]) == root + name
         with pytest.raises(perfev.PerfevError, match="no cgroup '/perfev-nothing-here'"):
             perfev.cgroup_dir("perfev-nothing-here")
-        with perfev.Counters("task-clock", cgroup=name) as c:
+        try:
+            c = perfev.Counters("task-clock", cgroup=name)
+        except perfev.PerfevError as e:
+            # ENOENT: a kernel that counts in no v2 cgroup (Debian 12's arm64)
+            if e.errno == errno.ENOENT or getattr(e, "code", 0) == -errno.ENOENT:
+                pytest.skip(f"this kernel counts in no cgroup v2 cgroup: {e}")
+            raise
+        with c:
             time.sleep(0.5)
         counted = c.read()["task-clock"].value
         c.close()
