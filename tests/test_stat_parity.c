@@ -644,6 +644,24 @@ Test(stat_parity, an_empty_event_beside_a_tool_event_is_refused)
 	th_output_free(&r);
 }
 
+/* Removes the "  (12.34%)" a multiplexed row ends with, in place. */
+static void drop_running_percentages(char *text)
+{
+	char *w = text;
+
+	for (char *r = text; *r;) {
+		double pct;
+		int n = 0;
+		if (r[0] == ' ' && r[1] == ' ' && r[2] == '(' && sscanf(r + 3, "%lf%%)%n", &pct, &n) == 1 &&
+		    n > 0) {
+			r += 3 + n;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
 /*
  * Counting cgroups (-G, --for-each-cgroup; the root cgroup "/", which every
  * host with cgroups has): the table's lines, their padding, the CSV fields
@@ -672,6 +690,14 @@ Test(stat_parity, cgroup_rows_as_perf)
 	const char *const *cases[] = {text, each, csv};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		char *ours = run_stat(th_perfev_bin(), cases[c]), *theirs = run_stat(perf, cases[c]);
+		/*
+		 * The kernel's enabled and running times of a cgroup event are erratic
+		 * over a short run (perf 6.1 printed a run time of 122 ms for a count of
+		 * 1.9 ms; perfev once read 10% running): the running percentage a row
+		 * may then carry is not the format's, and is left out of both.
+		 */
+		drop_running_percentages(ours);
+		drop_running_percentages(theirs);
 		char a[4096], b[4096];
 		text_shape(ours, a, sizeof(a));
 		text_shape(theirs, b, sizeof(b));
